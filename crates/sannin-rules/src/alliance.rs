@@ -1,0 +1,286 @@
+//! Material threats (RULES §12.1), and the forced alliances they cause: the
+//! discovered attack (§12.2), the double attack (§12.3) and the defence
+//! exception (§12.4).
+//!
+//! Everything here is judged on positions after step 1 of §11 (board and
+//! hands); threats are geometric (§10.1, D10), and only the mate threat and
+//! the "cannot meet both" test look at legal actions, by §10.4 alone.
+
+use crate::action::Action;
+use crate::bitboard::Bitboard;
+use crate::board::{AttackMap, Board};
+use crate::cell::{first_blocker, opposite};
+use crate::event::AllianceCause;
+use crate::movegen::{apply, has_legal_action, is_safe_after, pseudo_actions};
+use crate::piece::{moves_of, Piece, Role};
+use crate::player::{Player, Players};
+use crate::position::{Core, LastAction};
+
+/// The attack maps of all three players on one board.
+pub(crate) struct Maps([AttackMap; 3]);
+
+impl Maps {
+    pub(crate) fn of(board: &Board) -> Maps {
+        Maps(Player::ALL.map(|p| board.attack_map(p)))
+    }
+    fn get(&self, p: Player) -> &AttackMap {
+        &self.0[p as usize]
+    }
+}
+
+/// The pieces of `y` under a check, en prise or unequal-exchange threat by `x`
+/// (RULES §12.1, the three geometric kinds).
+pub(crate) fn cheap_threats(board: &Board, maps: &Maps, x: Player, y: Player) -> Bitboard {
+    let ax = maps.get(x);
+    let attacked = ax.all();
+    let mine = board.of(y) & attacked;
+    if mine.is_empty() {
+        return Bitboard::EMPTY;
+    }
+    let mut t = Bitboard::EMPTY;
+    if let Some(k) = board.king(y) {
+        if attacked.contains(k) {
+            t.set(k);
+        }
+    }
+    let defended = maps.get(y).all();
+    t |= mine & !defended;
+    for v in 1..=2u8 {
+        t |= board.pieces_of_value(y, v) & ax.below(v);
+    }
+    t
+}
+
+/// RULES §12.1, mate threat: `x` has an action (legal by §10.4 as if it were
+/// `x`'s turn) after which `y` is in check and has no legal action.
+pub(crate) fn mate_threat(core: &Core, x: Player, y: Player) -> bool {
+    if core.board.king(y).is_none() || core.board.king(x).is_none() {
+        return false;
+    }
+    let mut actions = Vec::with_capacity(128);
+    pseudo_actions(core, x, &mut actions);
+    for a in actions {
+        let mut after = core.clone();
+        apply(&mut after, x, a);
+        if !after.in_check(y) || !is_safe_after(&after.board, after.alliance, x) {
+            continue;
+        }
+        if !has_legal_action(&after, y) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether the threat `(x, p)` exists, all four kinds (RULES §12.1).
+fn threat_exists(core: &Core, maps: &Maps, x: Player, p: crate::cell::Cell) -> bool {
+    let Some(piece) = core.board.get(p) else { return false };
+    if cheap_threats(&core.board, maps, x, piece.owner).contains(p) {
+        return true;
+    }
+    piece.role == Role::King && mate_threat(core, x, piece.owner)
+}
+
+/// Where a piece on `p` stands after `action` (a threat follows its piece).
+fn follow(p: crate::cell::Cell, action: Action) -> crate::cell::Cell {
+    match action {
+        Action::Move { from, to, .. } if from == p => to,
+        _ => p,
+    }
+}
+
+/// RULES §12.4: the action of `actor` was a direct defence — before it, a
+/// piece of `actor` was under a check, en prise or unequal-exchange threat by
+/// another player, and after it that threat no longer exists.
+fn direct_defence(pre: &Board, pre_maps: &Maps, post: &Board, post_maps: &Maps, actor: Player, action: Action) -> bool {
+    for y in Player::ALL {
+        if y == actor || pre.king(y).is_none() {
+            continue;
+        }
+        let before = cheap_threats(pre, pre_maps, y, actor);
+        let after = cheap_threats(post, post_maps, y, actor);
+        for p in before.iter() {
+            if !after.contains(follow(p, action)) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// RULES §12.4, second sentence: a piece of either would-be ally attacks the
+/// other's king.
+fn allies_in_check(board: &Board, a: Player, b: Player) -> bool {
+    let hits = |x: Player, y: Player| board.king(y).is_some_and(|k| board.is_attacked(k, Players::only(x)));
+    hits(a, b) || hits(b, a)
+}
+
+/// The pair that a discovered attack (RULES §12.2) makes qualify with `a`:
+/// every `b` whose piece, on a ray through the vacated cell, now makes a new
+/// check, en prise or unequal-exchange threat on a piece of the third player.
+fn discovered(pre: &Core, pre_maps: &Maps, post: &Core, post_maps: &Maps, a: Player, s: crate::cell::Cell) -> Players {
+    let board = &post.board;
+    let occ = board.occupied();
+    let mut found = Players::NONE;
+    for e in 0..12 {
+        let (Some(q), Some(p)) = (first_blocker(s, opposite(e), occ), first_blocker(s, e, occ)) else {
+            continue;
+        };
+        let qp = board.get(q).expect("occupied");
+        let pp = board.get(p).expect("occupied");
+        let (b, c) = (qp.owner, pp.owner);
+        if b == a || c == a || b == c || moves_of(qp.code()).1 & (1 << e) == 0 {
+            continue;
+        }
+        // The attack of q qualifies p as a check, en prise or unequal exchange.
+        let qualifies = pp.role == Role::King
+            || !post_maps.get(c).all().contains(p)
+            || qp.role.value() < pp.role.value();
+        if !qualifies {
+            continue;
+        }
+        // ... and the threat (b, p) did not exist before the action.
+        if cheap_threats(&pre.board, pre_maps, b, c).contains(p) {
+            continue;
+        }
+        found.insert(b);
+    }
+    found
+}
+
+/// King threats of `x` on `y`'s king: check, or (for the double attack) a mate threat.
+fn king_threat(core: &Core, maps: &Maps, x: Player, y: Player) -> bool {
+    threat_exists(core, maps, x, core.board.king(y).expect("active king"))
+}
+
+/// RULES §12.3: whether `b1` (who made the previous action) and `a` qualify.
+fn double_attack(
+    last: &LastAction,
+    pre: &Core,
+    pre_maps: &Maps,
+    post: &Core,
+    post_maps: &Maps,
+    a: Player,
+    action: Action,
+) -> bool {
+    let b1 = last.actor;
+    let c = Player::third(a, b1);
+    let Some(kc) = post.board.king(c) else { return false };
+    let b1_pre = &last.pre;
+    let b1_pre_maps = Maps::of(&b1_pre.board);
+    let not_king = !kc.bb();
+
+    // Threats (b1, p1) created by b1's action that still exist after a's.
+    let p1_plain = cheap_threats(&pre.board, pre_maps, b1, c)
+        & !cheap_threats(&b1_pre.board, &b1_pre_maps, b1, c)
+        & cheap_threats(&post.board, post_maps, b1, c)
+        & not_king;
+    // Threats (a, p2) created by a's action.
+    let p2_plain = cheap_threats(&post.board, post_maps, a, c) & !cheap_threats(&pre.board, pre_maps, a, c) & not_king;
+    if p1_plain.is_empty() && p2_plain.is_empty() {
+        // p1 ≠ p2, so at least one of them is not the king.
+        return false;
+    }
+    let mut p1 = p1_plain;
+    if p2_plain.any()
+        && king_threat(post, post_maps, b1, c)
+        && king_threat(pre, pre_maps, b1, c)
+        && !king_threat(b1_pre, &b1_pre_maps, b1, c)
+    {
+        p1.set(kc);
+    }
+    let mut p2 = p2_plain;
+    if p1_plain.any() && king_threat(post, post_maps, a, c) && !king_threat(pre, pre_maps, a, c) {
+        p2.set(kc);
+    }
+    let mut pairs: Vec<(crate::cell::Cell, crate::cell::Cell)> = Vec::new();
+    for x in p1.iter() {
+        for y in p2.iter() {
+            if x != y {
+                pairs.push((x, y));
+            }
+        }
+    }
+    if pairs.is_empty() {
+        return false;
+    }
+    // RULES §12.4 before the costly part.
+    if direct_defence(&b1_pre.board, &b1_pre_maps, &pre.board, pre_maps, b1, last.action)
+        || direct_defence(&pre.board, pre_maps, &post.board, post_maps, a, action)
+        || allies_in_check(&post.board, a, b1)
+    {
+        return false;
+    }
+    cannot_meet_both(post, b1, a, c, pairs)
+}
+
+/// RULES §12.3: after each legal action of `c` (§10.4) on the position after
+/// a's action, one of the two threats still exists (for some pair).
+fn cannot_meet_both(post: &Core, b1: Player, a: Player, c: Player, mut pairs: Vec<(crate::cell::Cell, crate::cell::Cell)>) -> bool {
+    let mut actions = Vec::with_capacity(128);
+    pseudo_actions(post, c, &mut actions);
+    for act in actions {
+        let mut after = post.clone();
+        apply(&mut after, c, act);
+        if !is_safe_after(&after.board, after.alliance, c) {
+            continue;
+        }
+        let maps = Maps::of(&after.board);
+        pairs.retain(|&(p1, p2)| {
+            threat_exists(&after, &maps, b1, follow(p1, act)) || threat_exists(&after, &maps, a, follow(p2, act))
+        });
+        if pairs.is_empty() {
+            return false;
+        }
+    }
+    true
+}
+
+/// Step 3 of RULES §11: the pair forced into an alliance by `a`'s action, if
+/// exactly one pair qualifies. `pre` is the position before the action,
+/// `post` after its step 1.
+pub(crate) fn forced(last: Option<&LastAction>, pre: &Core, post: &Core, a: Player, action: Action) -> Option<(Players, AllianceCause)> {
+    let pre_maps = Maps::of(&pre.board);
+    let post_maps = Maps::of(&post.board);
+    let mut pairs: Vec<(Players, AllianceCause)> = Vec::new();
+    let mut defence: Option<bool> = None;
+    let mut a_defended =
+        || *defence.get_or_insert_with(|| direct_defence(&pre.board, &pre_maps, &post.board, &post_maps, a, action));
+
+    if let Action::Move { from, .. } = action {
+        let bs = discovered(pre, &pre_maps, post, &post_maps, a, from);
+        for b in bs.iter() {
+            if !a_defended() && !allies_in_check(&post.board, a, b) {
+                let mut pair = Players::only(a);
+                pair.insert(b);
+                pairs.push((pair, AllianceCause::Discovered));
+            }
+        }
+    }
+    if let Some(last) = last.filter(|l| l.actor != a && post.active.contains(l.actor)) {
+        if double_attack(last, pre, &pre_maps, post, &post_maps, a, action) {
+            let mut pair = Players::only(a);
+            pair.insert(last.actor);
+            if !pairs.iter().any(|(p, _)| *p == pair) {
+                pairs.push((pair, AllianceCause::Double));
+            }
+        }
+    }
+    match pairs.as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    }
+}
+
+/// The pieces giving check to `p`'s king, by owner.
+pub(crate) fn checkers(board: &Board, p: Player) -> Players {
+    let mut out = Players::NONE;
+    if let Some(k) = board.king(p) {
+        let mut others = Players::ALL;
+        others.remove(p);
+        for c in board.attackers_of(k, others).iter() {
+            out.insert(board.get(c).map(|x: Piece| x.owner).expect("attacker"));
+        }
+    }
+    out
+}

@@ -1,0 +1,299 @@
+//! The board and hands: a mailbox, per-player occupancy, king cells, Zobrist
+//! hash, and the attack queries of RULES §10.1.
+
+use crate::bitboard::Bitboard;
+use crate::cell::{first_blocker, opposite, ray_attacks, Cell, NUM_CELLS};
+use crate::piece::{moves_of, Piece, Role};
+use crate::player::{Player, Players};
+
+const fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+const fn build_piece_keys() -> [[u64; NUM_CELLS]; 49] {
+    let mut t = [[0u64; NUM_CELLS]; 49];
+    let mut p = 1;
+    while p < 49 {
+        let mut c = 0;
+        while c < NUM_CELLS {
+            t[p][c] = splitmix((p * 1000 + c) as u64);
+            c += 1;
+        }
+        p += 1;
+    }
+    t
+}
+
+const fn build_hand_keys() -> [[u64; 7]; 3] {
+    let mut t = [[0u64; 7]; 3];
+    let mut p = 0;
+    while p < 3 {
+        let mut r = 0;
+        while r < 7 {
+            t[p][r] = splitmix((900_000 + p * 10 + r) as u64);
+            r += 1;
+        }
+        p += 1;
+    }
+    t
+}
+
+const PIECE_KEYS: [[u64; NUM_CELLS]; 49] = build_piece_keys();
+/// A hand's count `n` contributes `n × key` (wrapping), so a count change is one add.
+const HAND_KEYS: [[u64; 7]; 3] = build_hand_keys();
+
+/// Pieces on the board and in hand. Cheap to copy.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct Board {
+    cells: [u8; NUM_CELLS],
+    occ: [Bitboard; 3],
+    kings: [Option<Cell>; 3],
+    hands: [[u8; 7]; 3],
+    hash: u64,
+}
+
+impl std::fmt::Debug for Board {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Board").field("kings", &self.kings).field("hands", &self.hands).finish()
+    }
+}
+
+impl Board {
+    pub(crate) fn empty() -> Board {
+        Board {
+            cells: [0; NUM_CELLS],
+            occ: [Bitboard::EMPTY; 3],
+            kings: [None; 3],
+            hands: [[0; 7]; 3],
+            hash: 0,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, c: Cell) -> Option<Piece> {
+        let code = self.cells[c.index()];
+        if code == 0 {
+            None
+        } else {
+            Some(Piece::from_code(code))
+        }
+    }
+
+    #[inline]
+    pub(crate) fn code(&self, c: Cell) -> u8 {
+        self.cells[c.index()]
+    }
+
+    pub(crate) fn put(&mut self, c: Cell, p: Piece) {
+        debug_assert_eq!(self.cells[c.index()], 0, "put on occupied {c}");
+        let code = p.code();
+        self.cells[c.index()] = code;
+        self.occ[p.owner as usize].set(c);
+        if p.role == Role::King {
+            self.kings[p.owner as usize] = Some(c);
+        }
+        self.hash ^= PIECE_KEYS[code as usize][c.index()];
+    }
+
+    pub(crate) fn take(&mut self, c: Cell) -> Option<Piece> {
+        let code = self.cells[c.index()];
+        if code == 0 {
+            return None;
+        }
+        let p = Piece::from_code(code);
+        self.cells[c.index()] = 0;
+        self.occ[p.owner as usize].clear(c);
+        if p.role == Role::King && self.kings[p.owner as usize] == Some(c) {
+            self.kings[p.owner as usize] = None;
+        }
+        self.hash ^= PIECE_KEYS[code as usize][c.index()];
+        Some(p)
+    }
+
+    #[inline]
+    pub(crate) fn occupied(&self) -> Bitboard {
+        self.occ[0] | self.occ[1] | self.occ[2]
+    }
+
+    #[inline]
+    pub(crate) fn of(&self, p: Player) -> Bitboard {
+        self.occ[p as usize]
+    }
+
+    pub(crate) fn of_players(&self, ps: Players) -> Bitboard {
+        let mut b = Bitboard::EMPTY;
+        for p in ps.iter() {
+            b |= self.occ[p as usize];
+        }
+        b
+    }
+
+    #[inline]
+    pub(crate) fn king(&self, p: Player) -> Option<Cell> {
+        self.kings[p as usize]
+    }
+
+    pub(crate) fn kings(&self) -> Bitboard {
+        let mut b = Bitboard::EMPTY;
+        for c in self.kings.iter().flatten() {
+            b.set(*c);
+        }
+        b
+    }
+
+    pub(crate) fn hand(&self, p: Player, r: Role) -> u8 {
+        self.hands[p as usize][r.hand_index()]
+    }
+
+    pub(crate) fn hand_counts(&self, p: Player) -> [u8; 7] {
+        self.hands[p as usize]
+    }
+
+    pub(crate) fn add_hand(&mut self, p: Player, r: Role) {
+        self.hands[p as usize][r.hand_index()] += 1;
+        self.hash = self.hash.wrapping_add(HAND_KEYS[p as usize][r.hand_index()]);
+    }
+
+    pub(crate) fn remove_hand(&mut self, p: Player, r: Role) {
+        self.hands[p as usize][r.hand_index()] -= 1;
+        self.hash = self.hash.wrapping_sub(HAND_KEYS[p as usize][r.hand_index()]);
+    }
+
+    /// Removes every piece of `p`, on the board and in hand (RULES §11 step 6).
+    pub(crate) fn remove_player(&mut self, p: Player) {
+        for c in self.occ[p as usize].iter() {
+            self.take(c);
+        }
+        for r in Role::HAND {
+            while self.hand(p, r) > 0 {
+                self.remove_hand(p, r);
+            }
+        }
+    }
+
+    pub(crate) fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// Cells attacked by the piece standing on `c` (RULES §10.1).
+    pub(crate) fn attacks_from(&self, c: Cell) -> Bitboard {
+        let code = self.cells[c.index()];
+        debug_assert!(code != 0);
+        self.attacks_of(code, c, self.occupied())
+    }
+
+    /// Cells a piece with `code` on `c` attacks given occupancy `occ`.
+    #[inline]
+    pub(crate) fn attacks_of(&self, code: u8, c: Cell, occ: Bitboard) -> Bitboard {
+        let (steps, ranges) = moves_of(code);
+        let mut att = Bitboard::EMPTY;
+        let mut s = steps;
+        while s != 0 {
+            let d = s.trailing_zeros() as usize;
+            s &= s - 1;
+            if let Some(n) = c.step(d) {
+                att.set(n);
+            }
+        }
+        let mut r = ranges;
+        while r != 0 {
+            let d = r.trailing_zeros() as usize;
+            r &= r - 1;
+            att |= ray_attacks(c, d, occ);
+        }
+        att
+    }
+
+    /// Whether any piece of a player in `by` attacks `target` (RULES §10.1).
+    pub(crate) fn is_attacked(&self, target: Cell, by: Players) -> bool {
+        let occ = self.occupied();
+        let attackers = self.of_players(by);
+        for d in 0..12 {
+            let back = opposite(d);
+            // A step of direction d that lands on target starts one step back.
+            if let Some(n) = target.step(back) {
+                if attackers.contains(n) && moves_of(self.cells[n.index()]).0 & (1 << d) != 0 {
+                    return true;
+                }
+            }
+            if let Some(b) = first_blocker(target, back, occ) {
+                if attackers.contains(b) && moves_of(self.cells[b.index()]).1 & (1 << d) != 0 {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// The cells of pieces of players in `by` that attack `target`.
+    pub(crate) fn attackers_of(&self, target: Cell, by: Players) -> Bitboard {
+        let occ = self.occupied();
+        let attackers = self.of_players(by);
+        let mut out = Bitboard::EMPTY;
+        for d in 0..12 {
+            let back = opposite(d);
+            if let Some(n) = target.step(back) {
+                if attackers.contains(n) && moves_of(self.cells[n.index()]).0 & (1 << d) != 0 {
+                    out.set(n);
+                }
+            }
+            if let Some(b) = first_blocker(target, back, occ) {
+                if attackers.contains(b) && moves_of(self.cells[b.index()]).1 & (1 << d) != 0 {
+                    out.set(b);
+                }
+            }
+        }
+        out
+    }
+
+    /// Every cell attacked by `p`'s pieces, split by the attacker's value class
+    /// (RULES §12.1: index 0 pawns, 1 G S N L, 2 R B, 3 kings).
+    pub(crate) fn attack_map(&self, p: Player) -> AttackMap {
+        let occ = self.occupied();
+        let mut by_value = [Bitboard::EMPTY; 4];
+        for c in self.occ[p as usize].iter() {
+            let code = self.cells[c.index()];
+            let piece = Piece::from_code(code);
+            by_value[piece.role.value() as usize] |= self.attacks_of(code, c, occ);
+        }
+        AttackMap { by_value }
+    }
+
+    /// Cells of `p`'s pieces whose kind has value `v` (RULES §12.1).
+    pub(crate) fn pieces_of_value(&self, p: Player, v: u8) -> Bitboard {
+        let mut b = Bitboard::EMPTY;
+        for c in self.occ[p as usize].iter() {
+            if Piece::from_code(self.cells[c.index()]).role.value() == v {
+                b.set(c);
+            }
+        }
+        b
+    }
+
+    pub(crate) fn pieces(&self) -> impl Iterator<Item = (Cell, Piece)> + '_ {
+        self.occupied().iter().map(move |c| (c, Piece::from_code(self.cells[c.index()])))
+    }
+}
+
+/// Cells attacked by one player, by attacker value class.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct AttackMap {
+    pub by_value: [Bitboard; 4],
+}
+
+impl AttackMap {
+    pub(crate) fn all(&self) -> Bitboard {
+        self.by_value[0] | self.by_value[1] | self.by_value[2] | self.by_value[3]
+    }
+    /// Cells attacked by a piece worth less than `v`.
+    pub(crate) fn below(&self, v: u8) -> Bitboard {
+        let mut b = Bitboard::EMPTY;
+        for i in 0..v as usize {
+            b |= self.by_value[i];
+        }
+        b
+    }
+}

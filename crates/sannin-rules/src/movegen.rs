@@ -1,0 +1,246 @@
+//! Generation of actions that follow RULES §5–§9, and the legality test of
+//! §10.3. `pseudo_actions` + `is_legal_basic` is the one source of truth: the
+//! checked `play` and the legal-action lists both go through it.
+
+use crate::action::Action;
+use crate::bitboard::Bitboard;
+use crate::board::Board;
+use crate::cell::{first_blocker, territory, Cell};
+use crate::piece::{Piece, Role};
+use crate::player::{Player, Players};
+use crate::position::{is_dead_cell, Core};
+
+/// Promotion zone of `p` for a piece of kind `role` (RULES §7.1): both other
+/// players' territories, and the Pleasure Garden except for a king.
+pub(crate) fn promotion_zone(p: Player, role: Role) -> Bitboard {
+    let mut z = territory(p.next()) | territory(p.next().next());
+    if role != Role::King {
+        z.set(Cell::GARDEN);
+    }
+    z
+}
+
+/// Whether a move of `piece` from `from` to `to` may promote (RULES §7.2, §7.4).
+pub(crate) fn may_promote(core: &Core, piece: Piece, from: Cell, to: Cell) -> bool {
+    piece.role.can_promote()
+        && !piece.promoted
+        && !core.alliance.contains(piece.owner)
+        && {
+            let z = promotion_zone(piece.owner, piece.role);
+            z.contains(from) || z.contains(to)
+        }
+}
+
+/// Cells a promoted king on `from` would capture by illuminating (RULES §9.1),
+/// judged on `core` before the action.
+pub(crate) fn illumination_targets(core: &Core, p: Player, from: Cell) -> Bitboard {
+    let b = &core.board;
+    let occ = b.occupied();
+    let ally = core.ally(p);
+    let mut candidates = Bitboard::EMPTY;
+    for d in 0..12 {
+        if let Some(c) = first_blocker(from, d, occ) {
+            let piece = b.get(c).expect("blocker is occupied");
+            if piece.owner != p && Some(piece.owner) != ally && piece.role != Role::King {
+                candidates.set(c);
+            }
+        }
+    }
+    if candidates.is_empty() {
+        return candidates;
+    }
+    let mut attacked = Bitboard::EMPTY;
+    for q in Player::ALL {
+        if q != p {
+            attacked |= b.attack_map(q).all();
+        }
+    }
+    candidates & !attacked
+}
+
+/// Every action of `p` that follows RULES §5–§9, ignoring §10.3 (king safety,
+/// allies), repetition and the pawn-drop mate ban.
+pub(crate) fn pseudo_actions(core: &Core, p: Player, out: &mut Vec<Action>) {
+    let b = &core.board;
+    let own = b.of(p);
+    let occ = b.occupied();
+    let blocked = own | b.kings();
+    for from in own.iter() {
+        let code = b.code(from);
+        let piece = Piece::from_code(code);
+        let targets = b.attacks_of(code, from, occ) & !blocked;
+        for to in targets.iter() {
+            push_move(core, piece, from, to, out);
+        }
+        if piece.role == Role::King {
+            if piece.promoted {
+                if illumination_targets(core, p, from).any() {
+                    out.push(Action::Illuminate { from });
+                }
+            } else if core.castling.contains(p) && !core.in_check(p) {
+                // RULES §8.1: any cell of the own territory, empty or holding
+                // another player's piece other than a king; §8.3: a jump to a
+                // neighbour is the ordinary step, generated above.
+                let jumps = territory(p) & !blocked & !targets;
+                for to in jumps.iter() {
+                    if to != from {
+                        out.push(Action::Move { from, to, promote: false });
+                    }
+                }
+            }
+        }
+    }
+    let empty = !occ;
+    for role in Role::HAND {
+        if b.hand(p, role) == 0 {
+            continue;
+        }
+        for to in empty.iter() {
+            if !is_dead_cell(p, role, to) {
+                out.push(Action::Drop { role, to });
+            }
+        }
+    }
+}
+
+fn push_move(core: &Core, piece: Piece, from: Cell, to: Cell, out: &mut Vec<Action>) {
+    let can = may_promote(core, piece, from, to);
+    // RULES §7.3 / D1: a pawn or lance that would have no move must promote.
+    let must = !piece.promoted && is_dead_cell(piece.owner, piece.role, to);
+    if must {
+        if can {
+            out.push(Action::Move { from, to, promote: true });
+        }
+        return;
+    }
+    out.push(Action::Move { from, to, promote: false });
+    if can {
+        out.push(Action::Move { from, to, promote: true });
+    }
+}
+
+/// What step 1 of RULES §11 did.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Applied {
+    /// Pieces captured, with the cell they stood on, before demotion.
+    pub captured: Vec<(Cell, Piece)>,
+    /// The cell the moved piece left, for a move.
+    pub vacated: Option<Cell>,
+    pub moved_king: bool,
+    pub promoted: Option<(Cell, Piece)>,
+}
+
+/// Step 1 of RULES §11 on `board` for a pseudo-legal action of `p`.
+pub(crate) fn apply(core: &mut Core, p: Player, action: Action) -> Applied {
+    let mut applied = Applied::default();
+    match action {
+        Action::Move { from, to, promote } => {
+            let board = &mut core.board;
+            let mut piece = board.take(from).expect("a piece on from");
+            if let Some(victim) = board.take(to) {
+                board.add_hand(p, victim.role);
+                applied.captured.push((to, victim));
+            }
+            if promote {
+                piece.promoted = true;
+                applied.promoted = Some((to, piece));
+            }
+            applied.moved_king = piece.role == Role::King;
+            applied.vacated = Some(from);
+            board.put(to, piece);
+        }
+        Action::Drop { role, to } => {
+            let board = &mut core.board;
+            board.remove_hand(p, role);
+            board.put(to, Piece::new(p, role, false));
+        }
+        Action::Illuminate { from } => {
+            let targets = illumination_targets(core, p, from);
+            let board = &mut core.board;
+            for c in targets.iter() {
+                let victim = board.take(c).expect("target occupied");
+                board.add_hand(p, victim.role);
+                applied.captured.push((c, victim));
+            }
+        }
+    }
+    applied
+}
+
+/// Step 1 on a board only, for the cheap legality test.
+#[inline]
+pub(crate) fn apply_board(board: &mut Board, p: Player, action: Action, illum: Bitboard) {
+    match action {
+        Action::Move { from, to, promote } => {
+            let mut piece = board.take(from).expect("a piece on from");
+            if let Some(victim) = board.take(to) {
+                board.add_hand(p, victim.role);
+            }
+            piece.promoted |= promote;
+            board.put(to, piece);
+        }
+        Action::Drop { role, to } => {
+            board.remove_hand(p, role);
+            board.put(to, Piece::new(p, role, false));
+        }
+        Action::Illuminate { .. } => {
+            for c in illum.iter() {
+                let victim = board.take(c).expect("target occupied");
+                board.add_hand(p, victim.role);
+            }
+        }
+    }
+}
+
+/// RULES §10.3 on the position after step 1: the mover's king is not in
+/// check, and no piece of the mover attacks its ally's king.
+pub(crate) fn is_safe_after(board: &Board, alliance: Players, p: Player) -> bool {
+    let mut others = Players::ALL;
+    others.remove(p);
+    if let Some(k) = board.king(p) {
+        if board.is_attacked(k, others) {
+            return false;
+        }
+    }
+    if alliance.contains(p) {
+        for ally in alliance.iter().filter(|&q| q != p) {
+            if let Some(k) = board.king(ally) {
+                if board.is_attacked(k, Players::only(p)) {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Whether `action` (pseudo-legal for `p`) passes RULES §10.3 (= §10.4's test).
+pub(crate) fn is_legal_basic(core: &Core, p: Player, action: Action) -> bool {
+    let mut board = core.board.clone();
+    let illum = match action {
+        Action::Illuminate { from } => illumination_targets(core, p, from),
+        _ => Bitboard::EMPTY,
+    };
+    apply_board(&mut board, p, action, illum);
+    is_safe_after(&board, core.alliance, p)
+}
+
+/// Actions of `p` legal by RULES §10.4 (no repetition, no pawn-drop-mate ban).
+pub(crate) fn basic_legal_actions(core: &Core, p: Player) -> Vec<Action> {
+    let mut v = Vec::with_capacity(128);
+    pseudo_actions(core, p, &mut v);
+    v.retain(|&a| is_legal_basic(core, p, a));
+    v
+}
+
+/// Whether `p` has an action legal by RULES §10.4.
+pub(crate) fn has_legal_action(core: &Core, p: Player) -> bool {
+    let mut v = Vec::with_capacity(128);
+    pseudo_actions(core, p, &mut v);
+    // King moves first: they are the likeliest escapes.
+    let king = core.board.king(p);
+    v.iter()
+        .filter(|a| a.from() == king)
+        .chain(v.iter().filter(|a| a.from() != king))
+        .any(|&a| is_legal_basic(core, p, a))
+}

@@ -1,0 +1,401 @@
+//! Resolving an action, step by step as RULES §11 lists them.
+
+use crate::action::Action;
+use crate::alliance::{checkers, forced};
+use crate::bitboard::Bitboard;
+use crate::cell::Cell;
+use crate::error::IllegalAction;
+use crate::event::{AllianceCause, EndReason, Event, LossReason, Outcome};
+use crate::movegen::{apply, has_legal_action, illumination_targets, is_legal_basic, is_safe_after, pseudo_actions};
+use crate::piece::{Piece, Role};
+use crate::player::{Player, Players};
+use crate::position::{Core, LastAction, Position};
+
+/// Positions a game has been in, for repetition (RULES §12.7).
+pub(crate) trait History {
+    /// Whether a position with this key and core occurred before.
+    fn seen(&self, key: u64, core: &Core) -> bool;
+}
+
+/// A history with nothing in it (a position string carries no history).
+pub(crate) struct NoHistory;
+
+impl History for NoHistory {
+    fn seen(&self, _: u64, _: &Core) -> bool {
+        false
+    }
+}
+
+impl History for Vec<(u64, Core)> {
+    fn seen(&self, key: u64, core: &Core) -> bool {
+        self.iter().any(|(k, c)| *k == key && c == core)
+    }
+}
+
+/// A history plus one more position.
+struct With<'a> {
+    base: &'a dyn History,
+    key: u64,
+    core: &'a Core,
+}
+
+impl History for With<'_> {
+    fn seen(&self, key: u64, core: &Core) -> bool {
+        (key == self.key && core == self.core) || self.base.seen(key, core)
+    }
+}
+
+/// The result of a legal action.
+#[derive(Clone, Debug)]
+pub(crate) struct Resolved {
+    pub position: Position,
+    pub events: Vec<Event>,
+    pub outcome: Option<Outcome>,
+    /// Players eliminated by this action, in order.
+    pub eliminated: Vec<Player>,
+}
+
+/// The partial state of a resolution, shared by §11 steps 6, 7 and 9 and by
+/// resignation (§12.10).
+struct Resolution {
+    core: Core,
+    events: Vec<Event>,
+    outcome: Option<Outcome>,
+    eliminated: Vec<Player>,
+}
+
+impl Resolution {
+    /// RULES §11 step 6 for players leaving the game together.
+    fn eliminate(&mut self, losers: &[(Player, Option<Player>, LossReason)]) {
+        for &(p, by, reason) in losers {
+            if reason == LossReason::Mated {
+                self.events.push(Event::Mated { player: p, by });
+            }
+            self.core.board.remove_player(p);
+            self.core.active.remove(p);
+            self.core.castling.remove(p);
+            self.events.push(Event::Eliminated { player: p, reason });
+            self.eliminated.push(p);
+        }
+        if let Some(un) = self.core.unallied() {
+            let allies = self.core.alliance;
+            if losers.iter().any(|l| l.0 == un) {
+                // The unallied player's loss dissolves the alliance first (D13).
+                let mut it = allies.iter();
+                let pair = [it.next().expect("ally"), it.next().expect("ally")];
+                self.core.alliance = Players::NONE;
+                self.events.push(Event::AllianceDissolved { allies: pair });
+            } else if losers.iter().any(|l| allies.contains(l.0)) {
+                // RULES §12.5: both allies lose; the unallied player wins.
+                self.finish(vec![un], EndReason::AllianceDefeated);
+                return;
+            }
+        }
+        if self.core.active.len() == 1 {
+            let winner = self.core.active.iter().next().expect("one active");
+            self.finish(vec![winner], EndReason::LastPlayer);
+        }
+    }
+
+    fn finish(&mut self, winners: Vec<Player>, reason: EndReason) {
+        self.core.to_move = None;
+        self.events.push(Event::GameOver { winners: winners.clone(), reason });
+        self.outcome = Some(Outcome { winners, reason, ranking: Vec::new() });
+    }
+
+    /// RULES §11 step 9 (and §14 D5): while the player to move has no legal
+    /// action, it loses, and the turn passes on.
+    fn no_legal_action(&mut self, last: Option<&LastAction>, history: &dyn History, actor: Player) {
+        while self.outcome.is_none() {
+            let Some(p) = self.core.to_move else { return };
+            let position = Position { core: self.core.clone(), last: last.map(|l| Box::new(l.clone())) };
+            if has_fully_legal_action(&position, history) {
+                return;
+            }
+            if self.core.in_check(p) {
+                let by = mating_player(&self.core, p, actor);
+                self.eliminate(&[(p, Some(by), LossReason::Mated)]);
+                if self.outcome.is_none() {
+                    self.core.to_move = Some(by);
+                }
+            } else {
+                self.eliminate(&[(p, None, LossReason::NoLegalAction)]);
+                if self.outcome.is_none() {
+                    self.core.to_move = self.core.next_active(p);
+                }
+            }
+        }
+    }
+}
+
+/// RULES §11 step 6: the owner of the piece giving check; the actor if
+/// pieces of two players give check. Where two players check and neither is
+/// the actor (only possible in step 9), the first of them in play order after
+/// the mated player (docs/rules-notes.md).
+fn mating_player(core: &Core, mated: Player, actor: Player) -> Player {
+    let by = checkers(&core.board, mated);
+    if by.len() == 1 {
+        return by.iter().next().expect("one checker");
+    }
+    if by.contains(actor) {
+        return actor;
+    }
+    let mut q = mated.next();
+    while !by.contains(q) {
+        q = q.next();
+    }
+    q
+}
+
+/// Step 1 and the §10.3 test, with the reason when it fails.
+fn check_safety(core: &Core, p: Player) -> Result<(), IllegalAction> {
+    if is_safe_after(&core.board, core.alliance, p) {
+        return Ok(());
+    }
+    if let Some(k) = core.board.king(p) {
+        let attackers = core.board.attackers_of(k, core.others(p));
+        if attackers.any() {
+            return Err(IllegalAction::LeavesKingInCheck { by: attackers.iter().collect() });
+        }
+    }
+    let ally = core.ally(p).expect("the other failure is checking the ally");
+    Err(IllegalAction::ChecksAlly(ally))
+}
+
+/// Resolves a pseudo-legal `action` of the player to move (RULES §11).
+/// Step 9 runs only when `settle` is set: legality never needs it.
+pub(crate) fn resolve(
+    pos: &Position,
+    action: Action,
+    history: &dyn History,
+    settle: bool,
+) -> Result<Resolved, IllegalAction> {
+    let pre = &pos.core;
+    let a = pre.to_move.ok_or(IllegalAction::GameOver)?;
+    let mut core = pre.clone();
+    let mut events = Vec::new();
+
+    // Step 1: board, then the legality test of §10.3.
+    let applied = apply(&mut core, a, action);
+    check_safety(&core, a)?;
+    for &(cell, victim) in &applied.captured {
+        events.push(Event::Captured {
+            cell,
+            piece: victim.role,
+            promoted: victim.promoted,
+            owner: victim.owner,
+            by: a,
+        });
+    }
+    if let Action::Illuminate { .. } = action {
+        events.push(Event::Illuminated { player: a, cells: applied.captured.iter().map(|c| c.0).collect() });
+    }
+    if let Some((cell, piece)) = applied.promoted {
+        events.push(Event::Promoted { cell, piece: piece.role, player: a });
+    }
+    let mut res = Resolution { core, events, outcome: None, eliminated: Vec::new() };
+    let last = LastAction { actor: a, action, pre: pre.clone() };
+
+    // Step 2: the Pleasure Garden.
+    if let Action::Move { to, .. } = action {
+        if applied.moved_king && to == Cell::GARDEN && !pre.alliance.contains(a) {
+            res.finish(vec![a], EndReason::PleasureGarden);
+            return Ok(res.done(pos, last));
+        }
+    }
+
+    // Step 3: forced alliance.
+    let mut formed = false;
+    if res.core.alliance.is_empty() && res.core.active.len() == 3 {
+        if let Some((pair, cause)) = forced(pos.last.as_deref(), pre, &res.core, a, action) {
+            form_alliance(&mut res.core, &mut res.events, pair, cause);
+            formed = true;
+        }
+    }
+
+    // Step 4: castling rights.
+    for p in Player::ALL {
+        if res.core.active.contains(p) && res.core.in_check(p) {
+            res.core.castling.remove(p);
+        }
+    }
+    if applied.moved_king || formed {
+        res.core.castling.remove(a);
+    }
+    if formed {
+        res.core.castling = Players::NONE;
+    }
+
+    // Step 5: mates, all at once.
+    let mut mated = Vec::new();
+    for p in res.core.active.iter().filter(|&p| p != a) {
+        let by = checkers(&res.core.board, p);
+        if by.is_empty() {
+            continue;
+        }
+        res.events.push(Event::Check { player: p, by: by.iter().collect() });
+        if !has_legal_action(&res.core, p) {
+            mated.push(p);
+        }
+    }
+    if let Action::Drop { role: Role::Pawn, to } = action {
+        for &m in &mated {
+            let king = res.core.board.king(m).expect("active king");
+            if res.core.board.attacks_from(to).contains(king) {
+                return Err(IllegalAction::PawnDropMate(m));
+            }
+        }
+    }
+
+    // Step 6: elimination.
+    let mut mating = None;
+    if !mated.is_empty() {
+        let losers: Vec<_> = mated
+            .iter()
+            .map(|&m| {
+                let by = mating_player(&res.core, m, a);
+                mating = Some(by);
+                (m, Some(by), LossReason::Mated)
+            })
+            .collect();
+        res.eliminate(&losers);
+    }
+
+    // Step 7: the turn.
+    if res.outcome.is_none() {
+        res.core.to_move = match mating {
+            Some(by) => Some(by),
+            None => res.core.next_active(a),
+        };
+    }
+
+    // Step 8: repetition.
+    if res.outcome.is_none() && history.seen(res.core.key(), &res.core) {
+        return Err(IllegalAction::Repetition);
+    }
+
+    // Step 9: no legal action.
+    if settle {
+        let key = res.core.key();
+        let snapshot = res.core.clone();
+        let with = With { base: history, key, core: &snapshot };
+        res.no_legal_action(Some(&last), &with, a);
+    }
+    Ok(res.done(pos, last))
+}
+
+impl Resolution {
+    fn done(self, _pos: &Position, last: LastAction) -> Resolved {
+        Resolved {
+            position: Position { core: self.core, last: Some(Box::new(last)) },
+            events: self.events,
+            outcome: self.outcome,
+            eliminated: self.eliminated,
+        }
+    }
+}
+
+/// RULES §12.5 applied when an alliance forms: the unallied king promotes;
+/// castling ends for everyone (the caller clears the rights).
+pub(crate) fn form_alliance(core: &mut Core, events: &mut Vec<Event>, pair: Players, cause: AllianceCause) {
+    core.alliance = pair;
+    let mut it = pair.iter();
+    let allies = [it.next().expect("ally"), it.next().expect("ally")];
+    events.push(Event::AllianceFormed { allies, cause });
+    if let Some(un) = core.unallied() {
+        if let Some(k) = core.board.king(un) {
+            let king = core.board.get(k).expect("king");
+            if !king.promoted {
+                core.board.take(k);
+                core.board.put(k, Piece { promoted: true, ..king });
+                events.push(Event::Promoted { cell: k, piece: Role::King, player: un });
+            }
+        }
+    }
+}
+
+/// The key of the position an action leads to when it forms no alliance and
+/// mates no one (RULES §11 steps 1, 4, 7): the only case in which it can
+/// repeat an earlier position, since alliances and eliminations never undo.
+fn quiet_key(pos: &Position, a: Player, action: Action) -> (u64, Core) {
+    let mut core = pos.core.clone();
+    let applied = apply(&mut core, a, action);
+    for p in Player::ALL {
+        if core.active.contains(p) && core.in_check(p) {
+            core.castling.remove(p);
+        }
+    }
+    if applied.moved_king {
+        core.castling.remove(a);
+    }
+    core.to_move = core.next_active(a);
+    (core.key(), core)
+}
+
+/// Whether a pseudo-legal action that passes §10.3 is legal in full: not a
+/// pawn-drop mate (§6.5) and no repetition (§12.7).
+pub(crate) fn is_fully_legal(pos: &Position, action: Action, history: &dyn History) -> bool {
+    let a = pos.core.to_move.expect("a player to move");
+    let pawn_check = match action {
+        Action::Drop { role: Role::Pawn, to } => {
+            let pawn = Piece::new(a, Role::Pawn, false);
+            let att = pos.core.board.attacks_of(pawn.code(), to, pos.core.board.occupied());
+            pos.core.active.iter().any(|p| p != a && pos.core.board.king(p).is_some_and(|k| att.contains(k)))
+        }
+        _ => false,
+    };
+    if !pawn_check {
+        let (key, core) = quiet_key(pos, a, action);
+        if !history.seen(key, &core) {
+            return true;
+        }
+    }
+    resolve(pos, action, history, false).is_ok()
+}
+
+/// Every legal action of the player to move (RULES §10.3, §6.5, §12.7).
+pub(crate) fn legal_actions(pos: &Position, history: &dyn History) -> Vec<Action> {
+    let Some(p) = pos.core.to_move else { return Vec::new() };
+    let mut v = Vec::with_capacity(128);
+    pseudo_actions(&pos.core, p, &mut v);
+    v.retain(|&a| is_legal_basic(&pos.core, p, a) && is_fully_legal(pos, a, history));
+    v
+}
+
+/// Whether the player to move has any legal action, repetition included.
+pub(crate) fn has_fully_legal_action(pos: &Position, history: &dyn History) -> bool {
+    let Some(p) = pos.core.to_move else { return false };
+    let mut v = Vec::with_capacity(128);
+    pseudo_actions(&pos.core, p, &mut v);
+    v.into_iter().any(|a| is_legal_basic(&pos.core, p, a) && is_fully_legal(pos, a, history))
+}
+
+/// Removes `p` as if mated with no mating player (RULES §12.10), then settles
+/// the turn (§11 steps 6, 7 and 9).
+pub(crate) fn lose(pos: &Position, p: Player, reason: LossReason, history: &dyn History) -> Resolved {
+    let mut res = Resolution { core: pos.core.clone(), events: Vec::new(), outcome: None, eliminated: Vec::new() };
+    let was_to_move = res.core.to_move == Some(p);
+    res.eliminate(&[(p, None, reason)]);
+    if res.outcome.is_none() && was_to_move {
+        res.core.to_move = res.core.next_active(p);
+    }
+    let key = res.core.key();
+    let snapshot = res.core.clone();
+    let with = With { base: history, key, core: &snapshot };
+    let actor = res.core.to_move.unwrap_or(p);
+    res.no_legal_action(pos.last.as_deref(), &with, actor);
+    Resolved {
+        position: Position { core: res.core, last: pos.last.clone() },
+        events: res.events,
+        outcome: res.outcome,
+        eliminated: res.eliminated,
+    }
+}
+
+/// Cells a promoted king on `from` would take now.
+pub(crate) fn illumination(pos: &Position, from: Cell) -> Bitboard {
+    match pos.core.to_move {
+        Some(p) => illumination_targets(&pos.core, p, from),
+        None => Bitboard::EMPTY,
+    }
+}

@@ -1,0 +1,634 @@
+//! Positions: the state of a game between actions, the position string of
+//! RULES §13.3, and the checks that turn an arbitrary string into a playable
+//! position (STYLE: unchecked input, checked state).
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::action::Action;
+use crate::board::Board;
+use crate::cell::{Cell, NUM_CELLS};
+use crate::piece::{Piece, Role};
+use crate::player::{Player, Players};
+
+/// The start position (RULES §4).
+pub const START: &str = "lL1lP1fP1fL/lSlBlP2fPfRfS/lG1lP3fP1fG/lK1lP4fP1fK/lG1lN5fN1fG/lS1lP6fP1fS/lLlRlP7fPfBfL/1lP8fP1/lP9fP/10/mPmPmPmPmNmPmPmPmP/1mB4mR1/mLmSmGmKmGmSmL F -/-/- FML - FML";
+
+/// Everything that §11 step 8 compares: board, hands, player to move, active
+/// players, alliance and castling rights.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub(crate) struct Core {
+    pub board: Board,
+    pub to_move: Option<Player>,
+    pub active: Players,
+    pub alliance: Players,
+    pub castling: Players,
+}
+
+const fn flag_key(kind: u64, v: u64) -> u64 {
+    let mut x = (kind << 8 | v).wrapping_add(0x5851_F42D_4C95_7F2D);
+    x = (x ^ (x >> 31)).wrapping_mul(0x7FB5_D329_728E_A185);
+    x = (x ^ (x >> 27)).wrapping_mul(0x81DA_DEF4_BC2D_D44D);
+    x ^ (x >> 33)
+}
+
+impl Core {
+    /// Hash of everything compared for repetition (RULES §11 step 8).
+    pub(crate) fn key(&self) -> u64 {
+        self.board.hash()
+            ^ flag_key(1, self.to_move.map_or(3, |p| p as u64))
+            ^ flag_key(2, self.active.0 as u64)
+            ^ flag_key(3, self.alliance.0 as u64)
+            ^ flag_key(4, self.castling.0 as u64)
+    }
+
+    pub(crate) fn ally(&self, p: Player) -> Option<Player> {
+        if self.alliance.contains(p) {
+            self.alliance.iter().find(|&q| q != p)
+        } else {
+            None
+        }
+    }
+
+    /// The unallied player while an alliance stands.
+    pub(crate) fn unallied(&self) -> Option<Player> {
+        if self.alliance.len() == 2 {
+            Player::ALL.into_iter().find(|&p| !self.alliance.contains(p))
+        } else {
+            None
+        }
+    }
+
+    pub(crate) fn others(&self, p: Player) -> Players {
+        let mut s = Players::ALL;
+        s.remove(p);
+        s
+    }
+
+    /// RULES §10.2: attacked by a piece of any other player, an ally included.
+    pub(crate) fn in_check(&self, p: Player) -> bool {
+        match self.board.king(p) {
+            Some(k) => self.board.is_attacked(k, self.others(p)),
+            None => false,
+        }
+    }
+
+    /// Next active player after `p` in play order (RULES §2).
+    pub(crate) fn next_active(&self, p: Player) -> Option<Player> {
+        let mut q = p.next();
+        for _ in 0..3 {
+            if self.active.contains(q) {
+                return Some(q);
+            }
+            q = q.next();
+        }
+        None
+    }
+}
+
+/// What the last action was, kept for the double attack (RULES §12.3) and the
+/// defence exception (§12.4), which look one action back.
+#[derive(Clone, Debug)]
+pub(crate) struct LastAction {
+    pub actor: Player,
+    pub action: Action,
+    /// The position before that action.
+    pub pre: Core,
+}
+
+/// A playable position: a state of the game between two actions.
+///
+/// ```
+/// use sannin_rules::Position;
+/// let start = Position::start();
+/// assert_eq!(start.to_string().parse::<Position>().unwrap().to_string(), start.to_string());
+/// ```
+#[derive(Clone, Debug)]
+pub struct Position {
+    pub(crate) core: Core,
+    pub(crate) last: Option<Box<LastAction>>,
+}
+
+impl PartialEq for Position {
+    fn eq(&self, other: &Position) -> bool {
+        self.core == other.core
+    }
+}
+
+impl Position {
+    /// The start position (RULES §4).
+    pub fn start() -> Position {
+        START.parse().expect("the start position is valid")
+    }
+
+    /// The start of a game with a voluntary alliance (RULES §12.8): First's
+    /// king promoted, alliance ML, no castling rights.
+    pub fn voluntary_alliance_start() -> Position {
+        let s = START
+            .replace("fP1fK/", "fP1f+K/")
+            .replace(" FML - FML", " FML ML -");
+        s.parse().expect("the voluntary alliance start is valid")
+    }
+
+    /// The player to move, `None` once the game is over.
+    pub fn to_move(&self) -> Option<Player> {
+        self.core.to_move
+    }
+
+    /// Players not eliminated, in play order.
+    pub fn active(&self) -> Vec<Player> {
+        self.core.active.iter().collect()
+    }
+
+    /// The two allies, if an alliance stands (or stood when the game ended).
+    pub fn alliance(&self) -> Option<(Player, Player)> {
+        let mut it = self.core.alliance.iter();
+        match (it.next(), it.next()) {
+            (Some(a), Some(b)) => Some((a, b)),
+            _ => None,
+        }
+    }
+
+    /// Players still holding the castling right (RULES §8).
+    pub fn castling_rights(&self) -> Vec<Player> {
+        self.core.castling.iter().collect()
+    }
+
+    /// The piece on `c`.
+    pub fn piece_at(&self, c: Cell) -> Option<Piece> {
+        self.core.board.get(c)
+    }
+
+    /// Every piece on the board.
+    pub fn pieces(&self) -> Vec<(Cell, Piece)> {
+        self.core.board.pieces().collect()
+    }
+
+    /// How many pieces of kind `r` `p` holds in hand.
+    pub fn hand(&self, p: Player, r: Role) -> u8 {
+        self.core.board.hand(p, r)
+    }
+
+    /// Whether `p` is in check (RULES §10.2).
+    pub fn in_check(&self, p: Player) -> bool {
+        self.core.active.contains(p) && self.core.in_check(p)
+    }
+
+    /// The king cell of `p`.
+    pub fn king(&self, p: Player) -> Option<Cell> {
+        self.core.board.king(p)
+    }
+
+    /// The same position rotated by 120° with players relabelled
+    /// Middle → First → Last → Middle (RULES §2). Game history is not kept.
+    pub fn rotated(&self) -> Position {
+        let rot = |p: Player| match p {
+            Player::Middle => Player::First,
+            Player::First => Player::Last,
+            Player::Last => Player::Middle,
+        };
+        let map_set = |s: Players| {
+            let mut out = Players::NONE;
+            for p in s.iter() {
+                out.insert(rot(p));
+            }
+            out
+        };
+        let mut board = Board::empty();
+        for (c, piece) in self.core.board.pieces() {
+            let owner = rot(piece.owner);
+            let target = rotate_cell(c);
+            board.put(target, Piece { owner, ..piece });
+        }
+        for p in Player::ALL {
+            for r in Role::HAND {
+                for _ in 0..self.core.board.hand(p, r) {
+                    board.add_hand(rot(p), r);
+                }
+            }
+        }
+        Position {
+            core: Core {
+                board,
+                to_move: self.core.to_move.map(rot),
+                active: map_set(self.core.active),
+                alliance: map_set(self.core.alliance),
+                castling: map_set(self.core.castling),
+            },
+            last: None,
+        }
+    }
+}
+
+/// The cell that `c` becomes under the 120° rotation mapping Middle's depth to
+/// First's, First's to Last's and Last's to Middle's (RULES §2).
+pub fn rotate_cell(c: Cell) -> Cell {
+    // New depths: First' = Middle, Last' = First, Middle' = Last.
+    let d_first = c.depth(Player::Middle);
+    let d_middle = c.depth(Player::Last);
+    // depth_First = f, depth_Middle = 12 − r.
+    let f = d_first;
+    let r = 12 - d_middle;
+    Cell::from_coords(r, f).expect("rotation maps cells to cells")
+}
+
+/// Why a position string was rejected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PositionError {
+    #[error("a position string has 6 fields separated by spaces; found {0}")]
+    FieldCount(usize),
+    #[error("the board has 13 ranks (a to m) separated by '/'; found {0}")]
+    RankCount(usize),
+    #[error("rank {rank} must describe {expected} cells; it describes {found}")]
+    RankLength { rank: char, expected: usize, found: usize },
+    #[error("rank {rank}: `{token}` is not a piece (owner f/m/l, optional +, letter K R B G S N L P)")]
+    UnknownPiece { rank: char, token: String },
+    #[error("{0} has two kings")]
+    TwoKings(Player),
+    #[error("{0} is active but has no king on the board")]
+    MissingKing(Player),
+    #[error("{0} is not active but has pieces on the board or in hand")]
+    EliminatedPieces(Player),
+    #[error("`{0}` is not a player to move (F, M, L, or - for a finished game)")]
+    BadToMove(String),
+    #[error("{0} is to move but is not active")]
+    ToMoveNotActive(Player),
+    #[error("hands: {0}")]
+    BadHands(String),
+    #[error("`{0}` is not a set of players (letters F, M, L in any order, or -)")]
+    BadPlayers(String),
+    #[error("alliance `{0}` must be two different players or -")]
+    BadAlliance(String),
+    #[error("an alliance needs three active players while the game goes on")]
+    AllianceWithoutThree,
+    #[error("castling rights cannot survive an alliance (RULES §8.2)")]
+    CastlingWithAlliance,
+    #[error("{0} holds a castling right but is not active")]
+    CastlingInactive(Player),
+    #[error("there are {count} pieces of kind {role} in the game; three sets have only {max}")]
+    TooManyPieces { role: char, count: u32, max: u32 },
+    #[error("an unpromoted {piece} of {owner} on {cell} would have no move (RULES §6.4)")]
+    DeadPiece { cell: Cell, piece: Role, owner: Player },
+    #[error("a game still being played needs at least two active players")]
+    TooFewPlayers,
+}
+
+fn rank_files(r: u8) -> impl Iterator<Item = u8> {
+    let lo = r.saturating_sub(6);
+    let hi = (r + 6).min(12);
+    (lo..=hi).rev()
+}
+
+fn parse_players(s: &str) -> Result<Players, PositionError> {
+    let mut out = Players::NONE;
+    if s == "-" {
+        return Ok(out);
+    }
+    if s.is_empty() {
+        return Err(PositionError::BadPlayers(s.to_string()));
+    }
+    for ch in s.chars() {
+        let p = Player::from_letter(ch).ok_or_else(|| PositionError::BadPlayers(s.to_string()))?;
+        if out.contains(p) {
+            return Err(PositionError::BadPlayers(s.to_string()));
+        }
+        out.insert(p);
+    }
+    Ok(out)
+}
+
+fn parse_board(s: &str) -> Result<Board, PositionError> {
+    let ranks: Vec<&str> = s.split('/').collect();
+    if ranks.len() != 13 {
+        return Err(PositionError::RankCount(ranks.len()));
+    }
+    let mut board = Board::empty();
+    for (r, text) in ranks.iter().enumerate() {
+        let rank = (b'a' + r as u8) as char;
+        let files: Vec<u8> = rank_files(r as u8).collect();
+        let expected = files.len();
+        let mut pos = 0usize;
+        let chars: Vec<char> = text.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            let ch = chars[i];
+            if ch.is_ascii_digit() {
+                let start = i;
+                while i < chars.len() && chars[i].is_ascii_digit() {
+                    i += 1;
+                }
+                let digits: String = chars[start..i].iter().collect();
+                let n: usize = digits.parse().unwrap_or(usize::MAX);
+                if n == 0 || digits.starts_with('0') {
+                    return Err(PositionError::UnknownPiece { rank, token: digits });
+                }
+                pos = pos.saturating_add(n);
+                continue;
+            }
+            let start = i;
+            let owner = Player::from_owner_char(ch).filter(|_| ch.is_ascii_lowercase());
+            i += 1;
+            let promoted = i < chars.len() && chars[i] == '+';
+            if promoted {
+                i += 1;
+            }
+            let role = chars.get(i).and_then(|&c| Role::from_letter(c));
+            i += 1;
+            let token: String = chars[start..i.min(chars.len())].iter().collect();
+            let (Some(owner), Some(role)) = (owner, role) else {
+                return Err(PositionError::UnknownPiece { rank, token });
+            };
+            if promoted && !role.can_promote() {
+                return Err(PositionError::UnknownPiece { rank, token });
+            }
+            if pos < expected {
+                let cell = Cell::from_coords(r as u8, files[pos]).expect("rank cell");
+                if role == Role::King && board.king(owner).is_some() {
+                    return Err(PositionError::TwoKings(owner));
+                }
+                board.put(cell, Piece::new(owner, role, promoted));
+            }
+            pos += 1;
+        }
+        if pos != expected {
+            return Err(PositionError::RankLength { rank, expected, found: pos });
+        }
+    }
+    Ok(board)
+}
+
+fn parse_hands(s: &str, board: &mut Board) -> Result<(), PositionError> {
+    let parts: Vec<&str> = s.split('/').collect();
+    if parts.len() != 3 {
+        return Err(PositionError::BadHands(format!(
+            "three hands separated by '/' are needed; found {}",
+            parts.len()
+        )));
+    }
+    for (p, part) in Player::ALL.into_iter().zip(parts) {
+        if part == "-" {
+            continue;
+        }
+        if part.is_empty() {
+            return Err(PositionError::BadHands(format!("{p}'s hand is empty; write -")));
+        }
+        let mut count: Option<u32> = None;
+        for ch in part.chars() {
+            if let Some(d) = ch.to_digit(10) {
+                let c = count.unwrap_or(0) * 10 + d;
+                if c > 99 {
+                    return Err(PositionError::BadHands(format!("count too large in `{part}`")));
+                }
+                count = Some(c);
+                continue;
+            }
+            let role = Role::from_letter(ch).filter(|r| *r != Role::King).ok_or_else(|| {
+                PositionError::BadHands(format!("`{ch}` in `{part}` is not a piece that can be in hand"))
+            })?;
+            let n = count.take().unwrap_or(1);
+            if n == 0 {
+                return Err(PositionError::BadHands(format!("a count of 0 in `{part}`")));
+            }
+            for _ in 0..n {
+                board.add_hand(p, role);
+            }
+        }
+        if count.is_some() {
+            return Err(PositionError::BadHands(format!("`{part}` ends with a count")));
+        }
+    }
+    Ok(())
+}
+
+/// Whether an unpromoted pawn or lance of `owner` on `c` has no move (RULES §6.4, §7.3).
+pub(crate) fn is_dead_cell(owner: Player, role: Role, c: Cell) -> bool {
+    matches!(role, Role::Pawn | Role::Lance) && c.depth(owner) == 12
+}
+
+impl FromStr for Position {
+    type Err = PositionError;
+
+    fn from_str(s: &str) -> Result<Position, PositionError> {
+        let fields: Vec<&str> = s.split_whitespace().collect();
+        if fields.len() != 6 {
+            return Err(PositionError::FieldCount(fields.len()));
+        }
+        let mut board = parse_board(fields[0])?;
+        let to_move = match fields[1] {
+            "-" => None,
+            t => Some(
+                t.chars()
+                    .next()
+                    .filter(|_| t.len() == 1)
+                    .and_then(Player::from_letter)
+                    .ok_or_else(|| PositionError::BadToMove(t.to_string()))?,
+            ),
+        };
+        parse_hands(fields[2], &mut board)?;
+        let active = parse_players(fields[3])?;
+        let alliance = parse_players(fields[4]).map_err(|_| PositionError::BadAlliance(fields[4].into()))?;
+        if !(alliance.is_empty() || alliance.len() == 2) {
+            return Err(PositionError::BadAlliance(fields[4].into()));
+        }
+        let castling = parse_players(fields[5])?;
+        let core = Core { board, to_move, active, alliance, castling };
+        validate(&core)?;
+        Ok(Position { core, last: None })
+    }
+}
+
+fn validate(core: &Core) -> Result<(), PositionError> {
+    let b = &core.board;
+    for p in Player::ALL {
+        let has_pieces = b.of(p).any() || Role::HAND.iter().any(|&r| b.hand(p, r) > 0);
+        if core.active.contains(p) {
+            if b.king(p).is_none() {
+                return Err(PositionError::MissingKing(p));
+            }
+        } else if has_pieces {
+            return Err(PositionError::EliminatedPieces(p));
+        }
+    }
+    if let Some(p) = core.to_move {
+        if !core.active.contains(p) {
+            return Err(PositionError::ToMoveNotActive(p));
+        }
+        if core.active.len() < 2 {
+            return Err(PositionError::TooFewPlayers);
+        }
+        if core.alliance.len() == 2 && core.active.len() != 3 {
+            return Err(PositionError::AllianceWithoutThree);
+        }
+    }
+    if core.alliance.len() == 2 && !core.castling.is_empty() {
+        return Err(PositionError::CastlingWithAlliance);
+    }
+    for p in core.castling.iter() {
+        if !core.active.contains(p) {
+            return Err(PositionError::CastlingInactive(p));
+        }
+    }
+    let mut counts = [0u32; 8];
+    for (c, piece) in b.pieces() {
+        counts[piece.role as usize] += 1;
+        if !piece.promoted && is_dead_cell(piece.owner, piece.role, c) {
+            return Err(PositionError::DeadPiece { cell: c, piece: piece.role, owner: piece.owner });
+        }
+    }
+    for p in Player::ALL {
+        for r in Role::HAND {
+            counts[r as usize] += b.hand(p, r) as u32;
+        }
+    }
+    for r in Role::HAND {
+        let max = 3 * r.per_set() as u32;
+        if counts[r as usize] > max {
+            return Err(PositionError::TooManyPieces { role: r.letter(), count: counts[r as usize], max });
+        }
+    }
+    Ok(())
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_core(&self.core, f)
+    }
+}
+
+pub(crate) fn write_core(core: &Core, f: &mut impl fmt::Write) -> fmt::Result {
+    let b = &core.board;
+    for r in 0..13u8 {
+        if r > 0 {
+            f.write_char('/')?;
+        }
+        let mut empty = 0;
+        for file in rank_files(r) {
+            let c = Cell::from_coords(r, file).expect("cell");
+            match b.get(c) {
+                None => empty += 1,
+                Some(p) => {
+                    if empty > 0 {
+                        write!(f, "{empty}")?;
+                        empty = 0;
+                    }
+                    f.write_char(p.owner.owner_char())?;
+                    if p.promoted {
+                        f.write_char('+')?;
+                    }
+                    f.write_char(p.role.letter())?;
+                }
+            }
+        }
+        if empty > 0 {
+            write!(f, "{empty}")?;
+        }
+    }
+    f.write_char(' ')?;
+    f.write_char(core.to_move.map_or('-', Player::letter))?;
+    f.write_char(' ')?;
+    for (i, p) in Player::ALL.into_iter().enumerate() {
+        if i > 0 {
+            f.write_char('/')?;
+        }
+        let mut any = false;
+        for r in Role::HAND {
+            let n = b.hand(p, r);
+            if n > 1 {
+                write!(f, "{n}")?;
+            }
+            if n > 0 {
+                f.write_char(r.letter())?;
+                any = true;
+            }
+        }
+        if !any {
+            f.write_char('-')?;
+        }
+    }
+    write!(f, " {} {} {}", core.active.letters(), core.alliance.letters(), core.castling.letters())
+}
+
+const _: () = assert!(NUM_CELLS == 127);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_4_start_position_round_trips() {
+        let p = Position::start();
+        assert_eq!(p.to_string(), START);
+        assert_eq!(p.pieces().len(), 54);
+        for pl in Player::ALL {
+            assert_eq!(p.pieces().iter().filter(|(_, x)| x.owner == pl).count(), 18);
+        }
+    }
+
+    #[test]
+    fn rules_4_setup_matches_listed_cells() {
+        let p = Position::start();
+        let at = |s: &str| p.piece_at(s.parse().unwrap()).map(|x| (x.owner, x.role));
+        use Player::*;
+        use Role::*;
+        assert_eq!(at("10m"), Some((Middle, King)));
+        assert_eq!(at("12l"), Some((Middle, Bishop)));
+        assert_eq!(at("7l"), Some((Middle, Rook)));
+        assert_eq!(at("9k"), Some((Middle, Knight)));
+        for (cell, role) in [("1d", King), ("2g", Bishop), ("2b", Rook), ("3e", Knight), ("1a", Lance), ("3i", Pawn)] {
+            assert_eq!(at(cell), Some((First, role)), "{cell}");
+        }
+        for (cell, role) in [("10d", King), ("7b", Bishop), ("12g", Rook), ("9e", Knight), ("13g", Lance), ("13i", Pawn)] {
+            assert_eq!(at(cell), Some((Last, role)), "{cell}");
+        }
+    }
+
+    #[test]
+    fn rules_2_rotation_maps_start_to_start() {
+        let p = Position::start();
+        let r = p.rotated();
+        // The setup is rotation-symmetric; only the player to move changes (F → L).
+        assert_eq!(r.to_string().replace(" L ", " F "), START);
+        assert_eq!(r.rotated().rotated().to_string(), START);
+    }
+
+    #[test]
+    fn rules_12_8_voluntary_alliance_start() {
+        let p = Position::voluntary_alliance_start();
+        assert_eq!(p.alliance(), Some((Player::Middle, Player::Last)));
+        assert!(p.castling_rights().is_empty());
+        assert!(p.piece_at("1d".parse().unwrap()).unwrap().promoted);
+    }
+
+    #[test]
+    fn rules_13_3_bad_strings_are_rejected_with_reasons() {
+        let cases: Vec<(String, &str)> = vec![
+            ("".into(), "6 fields"),
+            (START.replacen("lL1lP1fP1fL", "lL1lP1fP1f", 1), "rank a must describe 7"),
+            (START.replacen("lL1lP1fP1fL", "lL1lP1fP1fX", 1), "not a piece"),
+            (START.replacen("mK", "mK", 1).replacen("1mB4mR1", "1mB3mKmR1", 1), "two kings"),
+            (START.replace(" FML - FML", " FM - FM"), "Last is not active"),
+            (START.replace(" F -/-/- ", " X -/-/- "), "not a player to move"),
+            (START.replace(" -/-/- ", " K/-/- "), "hands"),
+            (START.replace(" -/-/- ", " -/- "), "hands"),
+            (START.replace(" FML - FML", " FML MM -"), "alliance"),
+            (START.replace(" FML - FML", " FML ML FML"), "castling rights cannot survive"),
+            (START.replace(" -/-/- ", " 9P/-/- "), "pieces of kind P"),
+            (START.replace("1mB4mR1", "1mB4mG1"), "pieces of kind G"),
+            (START.replace("lL1lP1fP1fL", "lL1lP1fP1f+G"), "not a piece"),
+        ];
+        for (s, needle) in cases {
+            let err = s.parse::<Position>().unwrap_err().to_string();
+            assert!(err.contains(needle), "{s}\n -> {err}\n expected `{needle}`");
+        }
+    }
+
+    #[test]
+    fn rules_6_4_dead_pawn_on_board_is_rejected() {
+        // A Middle pawn on rank a has no move.
+        let s = START.replacen("lL1lP1fP1fL", "lL1lPmPfP1fL", 1).replace(" -/-/- ", " -/-/- ");
+        let s = s.replacen("mPmPmPmPmNmPmPmPmP", "mPmPmPmPmN1mPmPmP", 1);
+        let err = s.parse::<Position>().unwrap_err();
+        assert!(matches!(err, PositionError::DeadPiece { .. }), "{err}");
+    }
+}

@@ -1,0 +1,173 @@
+//! Game records (RULES §13.2): headers, then actions in play order.
+
+use crate::event::{EndReason, LossReason};
+use crate::game::{Entry, Game, PlayError};
+use crate::player::Player;
+use crate::position::{Position, START};
+
+/// A parsed game record.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Record {
+    /// `[Key "Value"]` headers in order.
+    pub headers: Vec<(String, String)>,
+    /// Action tokens in play order, as written. A token `resign:First`-style
+    /// entry is never produced; resignations are written as comments.
+    pub actions: Vec<String>,
+}
+
+/// Why a record could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecordError {
+    #[error("line {line}: a header is written [Key \"Value\"]")]
+    BadHeader { line: usize },
+    #[error("a comment opened with {{ is never closed")]
+    UnclosedComment,
+}
+
+impl Record {
+    /// Reads a record: headers, then white-space separated actions; round
+    /// numbers (`12.`) and `{…}` comments are ignored.
+    ///
+    /// # Errors
+    /// A malformed header or an unclosed comment.
+    pub fn parse(text: &str) -> Result<Record, RecordError> {
+        let mut rec = Record::default();
+        let mut body = String::new();
+        let mut in_headers = true;
+        for (i, line) in text.lines().enumerate() {
+            let trimmed = line.trim();
+            if in_headers && trimmed.starts_with('[') {
+                let inner = trimmed
+                    .strip_prefix('[')
+                    .and_then(|s| s.strip_suffix(']'))
+                    .ok_or(RecordError::BadHeader { line: i + 1 })?;
+                let (key, value) = inner.split_once(' ').ok_or(RecordError::BadHeader { line: i + 1 })?;
+                let value = value
+                    .trim()
+                    .strip_prefix('"')
+                    .and_then(|v| v.strip_suffix('"'))
+                    .ok_or(RecordError::BadHeader { line: i + 1 })?;
+                rec.headers.push((key.to_string(), value.replace("\\\"", "\"")));
+                continue;
+            }
+            if !trimmed.is_empty() {
+                in_headers = false;
+            }
+            body.push_str(line);
+            body.push('\n');
+        }
+        let mut clean = String::new();
+        let mut depth = 0;
+        for ch in body.chars() {
+            match ch {
+                '{' => depth += 1,
+                '}' if depth > 0 => depth -= 1,
+                _ if depth > 0 => {}
+                _ => clean.push(ch),
+            }
+        }
+        if depth > 0 {
+            return Err(RecordError::UnclosedComment);
+        }
+        for token in clean.split_whitespace() {
+            let mut t = token;
+            // "12." or "12.P3c-4d"
+            if let Some(dot) = t.find('.') {
+                if t[..dot].bytes().all(|b| b.is_ascii_digit()) && dot > 0 {
+                    t = t[dot..].trim_start_matches('.');
+                }
+            }
+            if !t.is_empty() {
+                rec.actions.push(t.to_string());
+            }
+        }
+        Ok(rec)
+    }
+
+    /// The value of header `key`.
+    pub fn header(&self, key: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+}
+
+fn result_text(game: &Game) -> Option<String> {
+    let o = game.outcome()?;
+    let reason = match o.reason {
+        EndReason::PleasureGarden => "Pleasure Garden",
+        EndReason::LastPlayer => "last player standing",
+        EndReason::AllianceDefeated => "alliance defeated",
+        EndReason::DrawAgreed => "draw by agreement",
+    };
+    if o.winners.is_empty() {
+        return Some(format!("draw ({reason})"));
+    }
+    let w: Vec<String> = o.winners.iter().map(Player::to_string).collect();
+    Some(format!("{} wins ({reason})", w.join(" and ")))
+}
+
+/// Writes `game` as a record: a `Position` header when it did not start from
+/// the start position, a `Result` header once it is over, actions numbered
+/// by rounds of three, and losses outside play as comments.
+pub(crate) fn write(game: &Game) -> String {
+    let mut out = String::new();
+    let start = game.start_position().to_string();
+    if start != START {
+        out.push_str(&format!("[Position \"{start}\"]\n"));
+    }
+    if let Some(r) = result_text(game) {
+        out.push_str(&format!("[Result \"{r}\"]\n"));
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    let mut n = 0;
+    let mut line = String::new();
+    for e in game.log() {
+        match e {
+            Entry::Action { notation, .. } => {
+                if n % 3 == 0 {
+                    if !line.is_empty() {
+                        line.push(' ');
+                    }
+                    line.push_str(&format!("{}.", n / 3 + 1));
+                }
+                line.push(' ');
+                line.push_str(notation);
+                n += 1;
+            }
+            Entry::Loss { player, reason } => {
+                let what = match reason {
+                    LossReason::Resigned => "resigns",
+                    LossReason::Timeout => "loses on time",
+                    LossReason::Abandoned => "abandons",
+                    LossReason::NoLegalAction => "has no legal action",
+                    LossReason::Mated => "is mated",
+                };
+                line.push_str(&format!(" {{{player} {what}}}"));
+            }
+            Entry::Draw => line.push_str(" {draw agreed}"),
+        }
+    }
+    out.push_str(line.trim_start());
+    out.push('\n');
+    out
+}
+
+/// Replays a record's actions from its `Position` header (or the start),
+/// stopping at the first action that cannot be played.
+///
+/// # Errors
+/// The ply (1-based), the token and the reason.
+pub fn replay(record: &Record, start: Option<Position>) -> Result<Game, (usize, String, String)> {
+    let start = match (start, record.header("Position")) {
+        (Some(p), _) => p,
+        (None, Some(s)) => s.parse().map_err(|e: crate::PositionError| (0, s.to_string(), e.to_string()))?,
+        (None, None) => Position::start(),
+    };
+    let mut game = Game::from_position(start);
+    for (i, token) in record.actions.iter().enumerate() {
+        let p = game.to_move().ok_or_else(|| (i + 1, token.clone(), PlayError::GameOver.to_string()))?;
+        game.play_notation(p, token).map_err(|e| (i + 1, token.clone(), e.to_string()))?;
+    }
+    Ok(game)
+}
