@@ -148,10 +148,6 @@ impl Board {
         self.hands[p as usize][r.hand_index()]
     }
 
-    pub(crate) fn hand_counts(&self, p: Player) -> [u8; 7] {
-        self.hands[p as usize]
-    }
-
     pub(crate) fn add_hand(&mut self, p: Player, r: Role) {
         self.hands[p as usize][r.hand_index()] += 1;
         self.hash = self.hash.wrapping_add(HAND_KEYS[p as usize][r.hand_index()]);
@@ -176,6 +172,33 @@ impl Board {
 
     pub(crate) fn hash(&self) -> u64 {
         self.hash
+    }
+
+    /// The board hash after a move or drop of `p` (step 1 of RULES §11),
+    /// without making it; `None` for an illumination.
+    pub(crate) fn hash_after(&self, p: Player, action: crate::action::Action) -> Option<u64> {
+        use crate::action::Action;
+        match action {
+            Action::Move { from, to, promote } => {
+                let code = self.cells[from.index()];
+                let mut moved = Piece::from_code(code);
+                moved.promoted |= promote;
+                let mut h = self.hash ^ PIECE_KEYS[code as usize][from.index()];
+                h ^= PIECE_KEYS[moved.code() as usize][to.index()];
+                let victim = self.cells[to.index()];
+                if victim != 0 {
+                    h ^= PIECE_KEYS[victim as usize][to.index()];
+                    let role = Piece::from_code(victim).role;
+                    h = h.wrapping_add(HAND_KEYS[p as usize][role.hand_index()]);
+                }
+                Some(h)
+            }
+            Action::Drop { role, to } => {
+                let h = self.hash.wrapping_sub(HAND_KEYS[p as usize][role.hand_index()]);
+                Some(h ^ PIECE_KEYS[Piece::new(p, role, false).code() as usize][to.index()])
+            }
+            Action::Illuminate { .. } => None,
+        }
     }
 
     /// Cells attacked by the piece standing on `c` (RULES §10.1).
@@ -209,10 +232,16 @@ impl Board {
 
     /// Whether any piece of a player in `by` attacks `target` (RULES §10.1).
     pub(crate) fn is_attacked(&self, target: Cell, by: Players) -> bool {
-        let occ = self.occupied();
         let attackers = self.of_players(by);
+        if (attackers & target.lines()).is_empty() {
+            return false;
+        }
+        let occ = self.occupied();
         for d in 0..12 {
             let back = opposite(d);
+            if (attackers & target.ray(back)).is_empty() {
+                continue;
+            }
             // A step of direction d that lands on target starts one step back.
             if let Some(n) = target.step(back) {
                 if attackers.contains(n) && moves_of(self.cells[n.index()]).0 & (1 << d) != 0 {

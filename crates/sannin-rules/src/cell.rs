@@ -136,6 +136,23 @@ const fn build_rays() -> [[u128; NUM_CELLS]; 12] {
 /// `RAYS[d][c]`: every cell beyond `c` in direction `d`, not including `c`.
 const RAYS: [[u128; NUM_CELLS]; 12] = build_rays();
 
+const fn build_all_rays() -> [u128; NUM_CELLS] {
+    let mut t = [0u128; NUM_CELLS];
+    let mut c = 0;
+    while c < NUM_CELLS {
+        let mut d = 0;
+        while d < 12 {
+            t[c] |= RAYS[d][c];
+            d += 1;
+        }
+        c += 1;
+    }
+    t
+}
+
+/// `ALL_RAYS[c]`: every cell on any of the twelve rays from `c`.
+const ALL_RAYS: [u128; NUM_CELLS] = build_all_rays();
+
 /// Depth of a cell for each player (RULES §1): `[First, Middle, Last]`.
 const fn build_depth() -> [[u8; 3]; NUM_CELLS] {
     let mut t = [[0u8; 3]; NUM_CELLS];
@@ -235,6 +252,12 @@ impl Cell {
 
     pub(crate) fn ray(self, d: usize) -> Bitboard {
         Bitboard(RAYS[d][self.0 as usize])
+    }
+
+    /// Every cell on any of the twelve rays from `self`: the only cells a
+    /// piece attacking `self` can stand on.
+    pub(crate) fn lines(self) -> Bitboard {
+        Bitboard(ALL_RAYS[self.0 as usize])
     }
 
     pub(crate) fn bb(self) -> Bitboard {

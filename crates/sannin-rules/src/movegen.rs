@@ -225,14 +225,6 @@ pub(crate) fn is_legal_basic(core: &Core, p: Player, action: Action) -> bool {
     is_safe_after(&board, core.alliance, p)
 }
 
-/// Actions of `p` legal by RULES §10.4 (no repetition, no pawn-drop-mate ban).
-pub(crate) fn basic_legal_actions(core: &Core, p: Player) -> Vec<Action> {
-    let mut v = Vec::with_capacity(128);
-    pseudo_actions(core, p, &mut v);
-    v.retain(|&a| is_legal_basic(core, p, a));
-    v
-}
-
 /// Whether `p` has an action legal by RULES §10.4.
 pub(crate) fn has_legal_action(core: &Core, p: Player) -> bool {
     let mut v = Vec::with_capacity(128);

@@ -1,8 +1,6 @@
 //! Action notation (RULES §13.1): the canonical written form, the parser that
 //! also reads short forms, and the diagnosis of why an action is not legal.
 
-use std::fmt;
-
 use crate::action::Action;
 use crate::cell::{ray_attacks, Cell};
 use crate::error::IllegalAction;
@@ -143,15 +141,6 @@ pub(crate) fn canonical(core: &Core, p: Player, action: Action) -> String {
 /// Castling never promotes (RULES §8.3), so no `=` is written for it.
 fn piece_is_king_castling(piece: Piece, from: Cell, to: Cell) -> bool {
     piece.role == Role::King && !from.is_neighbour(to)
-}
-
-/// A displayable canonical action.
-pub struct Canonical<'a>(pub(crate) &'a Core, pub(crate) Player, pub(crate) Action);
-
-impl fmt::Display for Canonical<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&canonical(self.0, self.1, self.2))
-    }
 }
 
 /// Turns a written action into an `Action` of `p` in `pos`, resolving short

@@ -15,20 +15,16 @@ use crate::position::{Core, LastAction, Position};
 pub(crate) trait History {
     /// Whether a position with this key and core occurred before.
     fn seen(&self, key: u64, core: &Core) -> bool;
-}
-
-/// A history with nothing in it (a position string carries no history).
-pub(crate) struct NoHistory;
-
-impl History for NoHistory {
-    fn seen(&self, _: u64, _: &Core) -> bool {
-        false
-    }
+    /// Whether any earlier position had this board hash (a cheap pre-filter).
+    fn seen_board(&self, board_hash: u64) -> bool;
 }
 
 impl History for Vec<(u64, Core)> {
     fn seen(&self, key: u64, core: &Core) -> bool {
         self.iter().any(|(k, c)| *k == key && c == core)
+    }
+    fn seen_board(&self, board_hash: u64) -> bool {
+        self.iter().any(|(_, c)| c.board.hash() == board_hash)
     }
 }
 
@@ -42,6 +38,9 @@ struct With<'a> {
 impl History for With<'_> {
     fn seen(&self, key: u64, core: &Core) -> bool {
         (key == self.key && core == self.core) || self.base.seen(key, core)
+    }
+    fn seen_board(&self, board_hash: u64) -> bool {
+        self.core.board.hash() == board_hash || self.base.seen_board(board_hash)
     }
 }
 
@@ -215,7 +214,7 @@ pub(crate) fn resolve(
 
     // Step 4: castling rights.
     for p in Player::ALL {
-        if res.core.active.contains(p) && res.core.in_check(p) {
+        if res.core.castling.contains(p) && res.core.in_check(p) {
             res.core.castling.remove(p);
         }
     }
@@ -321,7 +320,7 @@ fn quiet_key(pos: &Position, a: Player, action: Action) -> (u64, Core) {
     let mut core = pos.core.clone();
     let applied = apply(&mut core, a, action);
     for p in Player::ALL {
-        if core.active.contains(p) && core.in_check(p) {
+        if core.castling.contains(p) && core.in_check(p) {
             core.castling.remove(p);
         }
     }
@@ -345,6 +344,12 @@ pub(crate) fn is_fully_legal(pos: &Position, action: Action, history: &dyn Histo
         _ => false,
     };
     if !pawn_check {
+        // No earlier board equals the new one: nothing can repeat.
+        if let Some(h) = pos.core.board.hash_after(a, action) {
+            if !history.seen_board(h) {
+                return true;
+            }
+        }
         let (key, core) = quiet_key(pos, a, action);
         if !history.seen(key, &core) {
             return true;

@@ -124,19 +124,3 @@ impl Players {
         }
     }
 }
-
-/// One value per player (after shakmaty's `ByColor`).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, Debug)]
-pub struct ByPlayer<T>(pub [T; 3]);
-
-impl<T> std::ops::Index<Player> for ByPlayer<T> {
-    type Output = T;
-    fn index(&self, p: Player) -> &T {
-        &self.0[p as usize]
-    }
-}
-impl<T> std::ops::IndexMut<Player> for ByPlayer<T> {
-    fn index_mut(&mut self, p: Player) -> &mut T {
-        &mut self.0[p as usize]
-    }
-}

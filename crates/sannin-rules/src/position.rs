@@ -604,7 +604,7 @@ mod tests {
     fn rules_13_3_bad_strings_are_rejected_with_reasons() {
         let cases: Vec<(String, &str)> = vec![
             ("".into(), "6 fields"),
-            (START.replacen("lL1lP1fP1fL", "lL1lP1fP1f", 1), "rank a must describe 7"),
+            (START.replacen("lL1lP1fP1fL", "lL1lP1fP2fL", 1), "rank a must describe 7"),
             (START.replacen("lL1lP1fP1fL", "lL1lP1fP1fX", 1), "not a piece"),
             (START.replacen("mK", "mK", 1).replacen("1mB4mR1", "1mB3mKmR1", 1), "two kings"),
             (START.replace(" FML - FML", " FM - FM"), "Last is not active"),

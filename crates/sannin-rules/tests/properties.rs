@@ -1,0 +1,123 @@
+//! Property tests over random playouts (proptest): no panics, generated
+//! actions are accepted, round trips hold, and the 120° rotation (RULES §2)
+//! preserves the number of legal actions.
+
+use proptest::prelude::*;
+use sannin_rules::{Action, Cell, Game, Player, Position, Role};
+
+/// Plays `choices` as indices into the legal-action list, checking every
+/// property along the way.
+fn playout(start: Position, choices: &[u16]) {
+    let mut game = Game::from_position(start);
+    for &c in choices {
+        let Some(mover) = game.to_move() else { break };
+        let pos = game.position().clone();
+        // Position strings round-trip (RULES §13.3).
+        let text = pos.to_string();
+        assert_eq!(text.parse::<Position>().unwrap().to_string(), text);
+        let legal = game.legal();
+        let names = game.legal_actions();
+        assert_eq!(legal.len(), names.len());
+        // Notation round-trips: canonical text reads back as the same action.
+        for (a, name) in legal.iter().zip(&names) {
+            assert_eq!(game.parse_action(name).unwrap(), *a, "{name} in {text}");
+        }
+        // Rotation by 120° keeps the number of legal actions (no history in either).
+        let fresh = Game::from_position(pos.clone()).legal().len();
+        assert_eq!(Game::from_position(pos.rotated()).legal().len(), fresh, "{text}");
+        if legal.is_empty() {
+            break;
+        }
+        let a = legal[c as usize % legal.len()];
+        let played = game.play(a).unwrap_or_else(|e| panic!("generated {a:?} rejected: {e} in {text}"));
+        assert_eq!(played.player, mover);
+        // RULES §10.3: the mover's king is never left in check.
+        assert!(!game.position().in_check(mover), "{} left {mover} in check", played.action);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_playouts_keep_every_invariant(choices in prop::collection::vec(any::<u16>(), 1..90)) {
+        playout(Position::start(), &choices);
+    }
+
+    #[test]
+    fn random_allied_playouts_keep_every_invariant(choices in prop::collection::vec(any::<u16>(), 1..60)) {
+        playout(Position::voluntary_alliance_start(), &choices);
+    }
+}
+
+fn arb_cell() -> impl Strategy<Value = Cell> {
+    (0usize..127).prop_map(|i| Cell::from_index(i).unwrap())
+}
+
+fn arb_action() -> impl Strategy<Value = Action> {
+    prop_oneof![
+        (arb_cell(), arb_cell(), any::<bool>()).prop_map(|(from, to, promote)| Action::Move { from, to, promote }),
+        (0usize..8, arb_cell()).prop_map(|(r, to)| Action::Drop { role: Role::ALL[r], to }),
+        arb_cell().prop_map(|from| Action::Illuminate { from }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    /// Fuzz: arbitrary text never panics the position parser.
+    #[test]
+    fn position_parser_never_panics(s in "\\PC{0,200}") {
+        let _ = s.parse::<Position>();
+    }
+
+    /// Fuzz: mutations of a real position string never panic and, when
+    /// accepted, round-trip.
+    #[test]
+    fn mutated_position_strings_never_panic(i in 0usize..300, ch in "[fml+KRBGSNLP0-9/ FML-]") {
+        let start = Position::start().to_string();
+        let mut s: Vec<char> = start.chars().collect();
+        let i = i % s.len();
+        s[i] = ch.chars().next().unwrap();
+        let s: String = s.into_iter().collect();
+        if let Ok(p) = s.parse::<Position>() {
+            prop_assert_eq!(p.to_string().parse::<Position>().unwrap().to_string(), p.to_string());
+        }
+    }
+
+    /// Fuzz: arbitrary text never panics the notation parser.
+    #[test]
+    fn notation_parser_never_panics(s in "\\PC{0,24}", t in "[+]?[KRBGSNLPX][0-9]{0,2}[a-n]?[-x*!]?[0-9]{0,2}[a-n]?[+=!]?") {
+        let game = Game::new();
+        let _ = game.parse_action(&s);
+        let _ = game.parse_action(&t);
+    }
+
+    /// Fuzz: arbitrary actions after an arbitrary opening: `play` accepts
+    /// exactly the generated actions (the legals-are-legal property).
+    #[test]
+    fn play_accepts_exactly_the_generated_actions(opening in prop::collection::vec(any::<u16>(), 0..40), tries in prop::collection::vec(arb_action(), 1..40)) {
+        let mut game = Game::new();
+        for c in opening {
+            let legal = game.legal();
+            if legal.is_empty() { break; }
+            game.play(legal[c as usize % legal.len()]).unwrap();
+        }
+        let legal = game.legal();
+        for a in tries {
+            let mut g = game.clone();
+            let accepted = g.play(a).is_ok();
+            prop_assert_eq!(accepted, legal.contains(&a), "{:?} in {}", a, game.position());
+            if !accepted {
+                prop_assert_eq!(g.position().to_string(), game.position().to_string());
+            }
+        }
+    }
+}
+
+#[test]
+fn every_player_sees_the_same_start() {
+    let g = Game::new();
+    assert_eq!(g.to_move(), Some(Player::First));
+    assert_eq!(g.legal().len(), 48);
+}
