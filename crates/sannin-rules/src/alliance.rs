@@ -74,7 +74,9 @@ pub(crate) fn mate_threat(core: &Core, x: Player, y: Player) -> bool {
 
 /// Whether the threat `(x, p)` exists, all four kinds (RULES §12.1).
 fn threat_exists(core: &Core, maps: &Maps, x: Player, p: crate::cell::Cell) -> bool {
-    let Some(piece) = core.board.get(p) else { return false };
+    let Some(piece) = core.board.get(p) else {
+        return false;
+    };
     if cheap_threats(&core.board, maps, x, piece.owner).contains(p) {
         return true;
     }
@@ -92,7 +94,14 @@ fn follow(p: crate::cell::Cell, action: Action) -> crate::cell::Cell {
 /// RULES §12.4: the action of `actor` was a direct defence — before it, a
 /// piece of `actor` was under a check, en prise or unequal-exchange threat by
 /// another player, and after it that threat no longer exists.
-fn direct_defence(pre: &Board, pre_maps: &Maps, post: &Board, post_maps: &Maps, actor: Player, action: Action) -> bool {
+fn direct_defence(
+    pre: &Board,
+    pre_maps: &Maps,
+    post: &Board,
+    post_maps: &Maps,
+    actor: Player,
+    action: Action,
+) -> bool {
     for y in Player::ALL {
         if y == actor || pre.king(y).is_none() {
             continue;
@@ -111,19 +120,31 @@ fn direct_defence(pre: &Board, pre_maps: &Maps, post: &Board, post_maps: &Maps, 
 /// RULES §12.4, second sentence: a piece of either would-be ally attacks the
 /// other's king.
 fn allies_in_check(board: &Board, a: Player, b: Player) -> bool {
-    let hits = |x: Player, y: Player| board.king(y).is_some_and(|k| board.is_attacked(k, Players::only(x)));
+    let hits = |x: Player, y: Player| {
+        board
+            .king(y)
+            .is_some_and(|k| board.is_attacked(k, Players::only(x)))
+    };
     hits(a, b) || hits(b, a)
 }
 
 /// The pair that a discovered attack (RULES §12.2) makes qualify with `a`:
 /// every `b` whose piece, on a ray through the vacated cell, now makes a new
 /// check, en prise or unequal-exchange threat on a piece of the third player.
-fn discovered(pre: &Core, pre_maps: &Maps, post: &Core, post_maps: &Maps, a: Player, s: crate::cell::Cell) -> Players {
+fn discovered(
+    pre: &Core,
+    pre_maps: &Maps,
+    post: &Core,
+    post_maps: &Maps,
+    a: Player,
+    s: crate::cell::Cell,
+) -> Players {
     let board = &post.board;
     let occ = board.occupied();
     let mut found = Players::NONE;
     for e in 0..12 {
-        let (Some(q), Some(p)) = (first_blocker(s, opposite(e), occ), first_blocker(s, e, occ)) else {
+        let (Some(q), Some(p)) = (first_blocker(s, opposite(e), occ), first_blocker(s, e, occ))
+        else {
             continue;
         };
         let qp = board.get(q).expect("occupied");
@@ -165,7 +186,9 @@ fn double_attack(
 ) -> bool {
     let b1 = last.actor;
     let c = Player::third(a, b1);
-    let Some(kc) = post.board.king(c) else { return false };
+    let Some(kc) = post.board.king(c) else {
+        return false;
+    };
     let b1_pre = &last.pre;
     let b1_pre_maps = Maps::of(&b1_pre.board);
     let not_king = !kc.bb();
@@ -176,7 +199,9 @@ fn double_attack(
         & cheap_threats(&post.board, post_maps, b1, c)
         & not_king;
     // Threats (a, p2) created by a's action.
-    let p2_plain = cheap_threats(&post.board, post_maps, a, c) & !cheap_threats(&pre.board, pre_maps, a, c) & not_king;
+    let p2_plain = cheap_threats(&post.board, post_maps, a, c)
+        & !cheap_threats(&pre.board, pre_maps, a, c)
+        & not_king;
     if p1_plain.is_empty() && p2_plain.is_empty() {
         // p1 ≠ p2, so at least one of them is not the king.
         return false;
@@ -205,8 +230,14 @@ fn double_attack(
         return false;
     }
     // RULES §12.4 before the costly part.
-    if direct_defence(&b1_pre.board, &b1_pre_maps, &pre.board, pre_maps, b1, last.action)
-        || direct_defence(&pre.board, pre_maps, &post.board, post_maps, a, action)
+    if direct_defence(
+        &b1_pre.board,
+        &b1_pre_maps,
+        &pre.board,
+        pre_maps,
+        b1,
+        last.action,
+    ) || direct_defence(&pre.board, pre_maps, &post.board, post_maps, a, action)
         || allies_in_check(&post.board, a, b1)
     {
         return false;
@@ -216,7 +247,13 @@ fn double_attack(
 
 /// RULES §12.3: after each legal action of `c` (§10.4) on the position after
 /// a's action, one of the two threats still exists (for some pair).
-fn cannot_meet_both(post: &Core, b1: Player, a: Player, c: Player, mut pairs: Vec<(crate::cell::Cell, crate::cell::Cell)>) -> bool {
+fn cannot_meet_both(
+    post: &Core,
+    b1: Player,
+    a: Player,
+    c: Player,
+    mut pairs: Vec<(crate::cell::Cell, crate::cell::Cell)>,
+) -> bool {
     let mut actions = Vec::with_capacity(128);
     pseudo_actions(post, c, &mut actions);
     for act in actions {
@@ -227,7 +264,8 @@ fn cannot_meet_both(post: &Core, b1: Player, a: Player, c: Player, mut pairs: Ve
         }
         let maps = Maps::of(&after.board);
         pairs.retain(|&(p1, p2)| {
-            threat_exists(&after, &maps, b1, follow(p1, act)) || threat_exists(&after, &maps, a, follow(p2, act))
+            threat_exists(&after, &maps, b1, follow(p1, act))
+                || threat_exists(&after, &maps, a, follow(p2, act))
         });
         if pairs.is_empty() {
             return false;
@@ -239,13 +277,22 @@ fn cannot_meet_both(post: &Core, b1: Player, a: Player, c: Player, mut pairs: Ve
 /// Step 3 of RULES §11: the pair forced into an alliance by `a`'s action, if
 /// exactly one pair qualifies. `pre` is the position before the action,
 /// `post` after its step 1.
-pub(crate) fn forced(last: Option<&LastAction>, pre: &Core, post: &Core, a: Player, action: Action) -> Option<(Players, AllianceCause)> {
+pub(crate) fn forced(
+    last: Option<&LastAction>,
+    pre: &Core,
+    post: &Core,
+    a: Player,
+    action: Action,
+) -> Option<(Players, AllianceCause)> {
     let pre_maps = Maps::of(&pre.board);
     let post_maps = Maps::of(&post.board);
     let mut pairs: Vec<(Players, AllianceCause)> = Vec::new();
     let mut defence: Option<bool> = None;
-    let mut a_defended =
-        || *defence.get_or_insert_with(|| direct_defence(&pre.board, &pre_maps, &post.board, &post_maps, a, action));
+    let mut a_defended = || {
+        *defence.get_or_insert_with(|| {
+            direct_defence(&pre.board, &pre_maps, &post.board, &post_maps, a, action)
+        })
+    };
 
     if let Action::Move { from, .. } = action {
         let bs = discovered(pre, &pre_maps, post, &post_maps, a, from);

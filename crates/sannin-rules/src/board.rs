@@ -57,7 +57,10 @@ pub(crate) struct Board {
 
 impl std::fmt::Debug for Board {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Board").field("kings", &self.kings).field("hands", &self.hands).finish()
+        f.debug_struct("Board")
+            .field("kings", &self.kings)
+            .field("hands", &self.hands)
+            .finish()
     }
 }
 
@@ -150,12 +153,16 @@ impl Board {
 
     pub(crate) fn add_hand(&mut self, p: Player, r: Role) {
         self.hands[p as usize][r.hand_index()] += 1;
-        self.hash = self.hash.wrapping_add(HAND_KEYS[p as usize][r.hand_index()]);
+        self.hash = self
+            .hash
+            .wrapping_add(HAND_KEYS[p as usize][r.hand_index()]);
     }
 
     pub(crate) fn remove_hand(&mut self, p: Player, r: Role) {
         self.hands[p as usize][r.hand_index()] -= 1;
-        self.hash = self.hash.wrapping_sub(HAND_KEYS[p as usize][r.hand_index()]);
+        self.hash = self
+            .hash
+            .wrapping_sub(HAND_KEYS[p as usize][r.hand_index()]);
     }
 
     /// Removes every piece of `p`, on the board and in hand (RULES §11 step 6).
@@ -194,7 +201,9 @@ impl Board {
                 Some(h)
             }
             Action::Drop { role, to } => {
-                let h = self.hash.wrapping_sub(HAND_KEYS[p as usize][role.hand_index()]);
+                let h = self
+                    .hash
+                    .wrapping_sub(HAND_KEYS[p as usize][role.hand_index()]);
                 Some(h ^ PIECE_KEYS[Piece::new(p, role, false).code() as usize][to.index()])
             }
             Action::Illuminate { .. } => None,
@@ -303,7 +312,9 @@ impl Board {
     }
 
     pub(crate) fn pieces(&self) -> impl Iterator<Item = (Cell, Piece)> + '_ {
-        self.occupied().iter().map(move |c| (c, Piece::from_code(self.cells[c.index()])))
+        self.occupied()
+            .iter()
+            .map(move |c| (c, Piece::from_code(self.cells[c.index()])))
     }
 }
 

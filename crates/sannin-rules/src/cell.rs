@@ -434,7 +434,10 @@ mod tests {
         ];
         for (i, row) in table.iter().enumerate() {
             let hour = i + 1;
-            for (p, &expected) in [Player::First, Player::Middle, Player::Last].iter().zip(row) {
+            for (p, &expected) in [Player::First, Player::Middle, Player::Last]
+                .iter()
+                .zip(row)
+            {
                 assert_eq!(DIRS[abs_dir(*p, hour)], expected, "hour {hour} for {p:?}");
             }
         }
@@ -449,7 +452,11 @@ mod tests {
     fn rules_1_neighbours_are_the_six_orthogonals() {
         // 7g has six neighbours and six diagonal cells.
         let g = Cell::GARDEN;
-        let n: Vec<String> = (1..12).step_by(2).filter_map(|d| g.step(d)).map(|c| c.to_string()).collect();
+        let n: Vec<String> = (1..12)
+            .step_by(2)
+            .filter_map(|d| g.step(d))
+            .map(|c| c.to_string())
+            .collect();
         assert_eq!(n.len(), 6);
         for s in ["6g", "8g", "7f", "7h", "6f", "8h"] {
             assert!(n.contains(&s.to_string()), "{s} in {n:?}");
@@ -463,7 +470,10 @@ mod tests {
         let occ = c("7j").bb() | c("7c").bb();
         let up = abs_dir(Player::Middle, 11);
         let att = ray_attacks(from, up, occ);
-        assert_eq!(att.iter().map(|c| c.to_string()).collect::<Vec<_>>(), ["7j", "7k", "7l"]);
+        assert_eq!(
+            att.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+            ["7j", "7k", "7l"]
+        );
         assert_eq!(first_blocker(from, up, occ), Some(c("7j")));
     }
 }

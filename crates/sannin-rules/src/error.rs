@@ -6,7 +6,10 @@ use crate::piece::{Piece, Role};
 use crate::player::Player;
 
 fn cells(v: &[Cell]) -> String {
-    v.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")
+    v.iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// An action that the rules do not allow, and the rule it breaks.
@@ -22,7 +25,12 @@ pub enum IllegalAction {
     #[error("the {piece} on {from} cannot move to {to} (RULES §5)")]
     CannotReach { piece: Piece, from: Cell, to: Cell },
     #[error("the {piece} on {from} cannot reach {to}: {by} is occupied")]
-    Blocked { piece: Piece, from: Cell, to: Cell, by: Cell },
+    Blocked {
+        piece: Piece,
+        from: Cell,
+        to: Cell,
+        by: Cell,
+    },
     #[error("{0} holds one of your own pieces")]
     OwnPiece(Cell),
     #[error("the king on {0} cannot be captured: kings are mated, not taken (RULES §6.1)")]

@@ -60,18 +60,48 @@ pub struct Outcome {
 #[cfg_attr(feature = "serde", serde(tag = "type", rename_all = "snake_case"))]
 pub enum Event {
     /// A piece was captured and went, unpromoted, to `by`'s hand.
-    Captured { cell: Cell, piece: Role, promoted: bool, owner: Player, by: Player },
+    Captured {
+        cell: Cell,
+        piece: Role,
+        promoted: bool,
+        owner: Player,
+        by: Player,
+    },
     /// A piece promoted: by a move, or a king by an alliance forming (RULES §12.5).
-    Promoted { cell: Cell, piece: Role, player: Player },
+    Promoted {
+        cell: Cell,
+        piece: Role,
+        player: Player,
+    },
     /// A promoted king illuminated and captured the pieces on `cells` (RULES §9).
-    Illuminated { player: Player, cells: Vec<Cell> },
-    AllianceFormed { allies: [Player; 2], cause: AllianceCause },
+    Illuminated {
+        player: Player,
+        cells: Vec<Cell>,
+    },
+    AllianceFormed {
+        allies: [Player; 2],
+        cause: AllianceCause,
+    },
     /// `player` is in check from pieces of `by` after the action.
-    Check { player: Player, by: Vec<Player> },
+    Check {
+        player: Player,
+        by: Vec<Player>,
+    },
     /// `player` was mated; `by` is the mating player (RULES §11 step 6).
-    Mated { player: Player, by: Option<Player> },
-    Eliminated { player: Player, reason: LossReason },
+    Mated {
+        player: Player,
+        by: Option<Player>,
+    },
+    Eliminated {
+        player: Player,
+        reason: LossReason,
+    },
     /// The unallied player was eliminated; the former allies play on (RULES §12.6).
-    AllianceDissolved { allies: [Player; 2] },
-    GameOver { winners: Vec<Player>, reason: EndReason },
+    AllianceDissolved {
+        allies: [Player; 2],
+    },
+    GameOver {
+        winners: Vec<Player>,
+        reason: EndReason,
+    },
 }

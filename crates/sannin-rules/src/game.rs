@@ -50,8 +50,15 @@ pub struct Played {
 /// One entry of a game's log.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Entry {
-    Action { player: Player, action: Action, notation: String },
-    Loss { player: Player, reason: LossReason },
+    Action {
+        player: Player,
+        action: Action,
+        notation: String,
+    },
+    Loss {
+        player: Player,
+        reason: LossReason,
+    },
     Draw,
 }
 
@@ -89,7 +96,10 @@ impl Game {
 
     /// A game from any position; it has no history before it.
     pub fn from_position(start: Position) -> Game {
-        let start = Position { core: start.core, last: None };
+        let start = Position {
+            core: start.core,
+            last: None,
+        };
         let history = vec![(start.core.key(), start.core.clone())];
         let mut game = Game {
             position: start.clone(),
@@ -101,9 +111,17 @@ impl Game {
         };
         if game.position.core.to_move.is_some() {
             // A player to move with no legal action loses at once (RULES §11 step 9).
-            if !crate::play::has_fully_legal_action(&game.position, &game.history as &dyn crate::play::History) {
+            if !crate::play::has_fully_legal_action(
+                &game.position,
+                &game.history as &dyn crate::play::History,
+            ) {
                 let p = game.position.core.to_move.expect("to move");
-                let r = lose(&game.position, p, LossReason::NoLegalAction, &game.history as &dyn crate::play::History);
+                let r = lose(
+                    &game.position,
+                    p,
+                    LossReason::NoLegalAction,
+                    &game.history as &dyn crate::play::History,
+                );
                 game.apply_loss(r);
             }
         }
@@ -148,8 +166,13 @@ impl Game {
 
     /// The legal actions of the player to move, in canonical notation.
     pub fn legal_actions(&self) -> Vec<String> {
-        let Some(p) = self.to_move() else { return Vec::new() };
-        self.legal().into_iter().map(|a| canonical(&self.position.core, p, a)).collect()
+        let Some(p) = self.to_move() else {
+            return Vec::new();
+        };
+        self.legal()
+            .into_iter()
+            .map(|a| canonical(&self.position.core, p, a))
+            .collect()
     }
 
     /// Canonical notation of `action` in the current position.
@@ -192,11 +215,24 @@ impl Game {
             return Err(why.into());
         }
         let notation = canonical(&self.position.core, p, action);
-        let r = resolve(&self.position, action, &self.history as &dyn crate::play::History, true)?;
-        self.log.push(Entry::Action { player: p, action, notation: notation.clone() });
+        let r = resolve(
+            &self.position,
+            action,
+            &self.history as &dyn crate::play::History,
+            true,
+        )?;
+        self.log.push(Entry::Action {
+            player: p,
+            action,
+            notation: notation.clone(),
+        });
         let events = r.events.clone();
         self.commit(r);
-        Ok(Played { player: p, action: notation, events })
+        Ok(Played {
+            player: p,
+            action: notation,
+            events,
+        })
     }
 
     /// Plays an action written in RULES §13.1 notation for `player`.
@@ -206,7 +242,10 @@ impl Game {
     pub fn play_notation(&mut self, player: Player, text: &str) -> Result<Played, PlayError> {
         let to_move = self.to_move().ok_or(PlayError::GameOver)?;
         if to_move != player {
-            return Err(PlayError::NotYourTurn { expected: to_move, got: player });
+            return Err(PlayError::NotYourTurn {
+                expected: to_move,
+                got: player,
+            });
         }
         let action = self.parse_action(text)?;
         self.play(action)
@@ -231,7 +270,12 @@ impl Game {
         if !self.position.core.active.contains(player) {
             return Err(PlayError::NotActive { got: player });
         }
-        let r = lose(&self.position, player, reason, &self.history as &dyn crate::play::History);
+        let r = lose(
+            &self.position,
+            player,
+            reason,
+            &self.history as &dyn crate::play::History,
+        );
         self.log.push(Entry::Loss { player, reason });
         let events = r.events.clone();
         self.apply_loss(r);
@@ -248,7 +292,10 @@ impl Game {
         }
         self.position.core.to_move = None;
         self.log.push(Entry::Draw);
-        let ev = Event::GameOver { winners: Vec::new(), reason: EndReason::DrawAgreed };
+        let ev = Event::GameOver {
+            winners: Vec::new(),
+            reason: EndReason::DrawAgreed,
+        };
         self.set_outcome(Vec::new(), EndReason::DrawAgreed);
         Ok(vec![ev])
     }
@@ -260,7 +307,8 @@ impl Game {
     fn commit(&mut self, r: Resolved) {
         self.eliminated.extend(r.eliminated.iter().copied());
         self.position = r.position;
-        self.history.push((self.position.core.key(), self.position.core.clone()));
+        self.history
+            .push((self.position.core.key(), self.position.core.clone()));
         if let Some(o) = r.outcome {
             self.set_outcome(o.winners, o.reason);
         }
@@ -283,7 +331,11 @@ impl Game {
                 ranking.push(p);
             }
         }
-        self.outcome = Some(Outcome { winners, reason, ranking });
+        self.outcome = Some(Outcome {
+            winners,
+            reason,
+            ranking,
+        });
     }
 
     /// The game record (RULES §13.2).

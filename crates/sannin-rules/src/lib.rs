@@ -41,6 +41,7 @@ pub use game::{Entry, Game, PlayError, Played};
 pub use notation::NotationError;
 pub use perft::{perft, perft_divide};
 pub use piece::{Piece, Role};
+pub use play::Successor;
 pub use player::Player;
 pub use position::{rotate_cell, Position, PositionError, START};
 pub use record::{replay, Record, RecordError};

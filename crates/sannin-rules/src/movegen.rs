@@ -22,13 +22,10 @@ pub(crate) fn promotion_zone(p: Player, role: Role) -> Bitboard {
 
 /// Whether a move of `piece` from `from` to `to` may promote (RULES §7.2, §7.4).
 pub(crate) fn may_promote(core: &Core, piece: Piece, from: Cell, to: Cell) -> bool {
-    piece.role.can_promote()
-        && !piece.promoted
-        && !core.alliance.contains(piece.owner)
-        && {
-            let z = promotion_zone(piece.owner, piece.role);
-            z.contains(from) || z.contains(to)
-        }
+    piece.role.can_promote() && !piece.promoted && !core.alliance.contains(piece.owner) && {
+        let z = promotion_zone(piece.owner, piece.role);
+        z.contains(from) || z.contains(to)
+    }
 }
 
 /// Cells a promoted king on `from` would capture by illuminating (RULES §9.1),
@@ -84,7 +81,11 @@ pub(crate) fn pseudo_actions(core: &Core, p: Player, out: &mut Vec<Action>) {
                 let jumps = territory(p) & !blocked & !targets;
                 for to in jumps.iter() {
                     if to != from {
-                        out.push(Action::Move { from, to, promote: false });
+                        out.push(Action::Move {
+                            from,
+                            to,
+                            promote: false,
+                        });
                     }
                 }
             }
@@ -109,13 +110,25 @@ fn push_move(core: &Core, piece: Piece, from: Cell, to: Cell, out: &mut Vec<Acti
     let must = !piece.promoted && is_dead_cell(piece.owner, piece.role, to);
     if must {
         if can {
-            out.push(Action::Move { from, to, promote: true });
+            out.push(Action::Move {
+                from,
+                to,
+                promote: true,
+            });
         }
         return;
     }
-    out.push(Action::Move { from, to, promote: false });
+    out.push(Action::Move {
+        from,
+        to,
+        promote: false,
+    });
     if can {
-        out.push(Action::Move { from, to, promote: true });
+        out.push(Action::Move {
+            from,
+            to,
+            promote: true,
+        });
     }
 }
 

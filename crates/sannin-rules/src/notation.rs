@@ -12,9 +12,21 @@ use crate::position::{is_dead_cell, Core, Position};
 /// An action as written, before it is matched against a position.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Written {
-    Move { role: Role, promoted: bool, from: Option<Cell>, capture: bool, to: Cell, suffix: Option<char> },
-    Drop { role: Role, to: Cell },
-    Illuminate { from: Option<Cell> },
+    Move {
+        role: Role,
+        promoted: bool,
+        from: Option<Cell>,
+        capture: bool,
+        to: Cell,
+        suffix: Option<char>,
+    },
+    Drop {
+        role: Role,
+        to: Cell,
+    },
+    Illuminate {
+        from: Option<Cell>,
+    },
 }
 
 /// Why a text could not be read as an action of this position.
@@ -24,19 +36,35 @@ pub enum NotationError {
     #[error("`{text}` is not an action: {why} (write e.g. P3c-4d, B2gx10k+, P*5e or +K7g!)")]
     Syntax { text: String, why: String },
     #[error("`{text}` could be {}; write the starting cell", .candidates.join(" or "))]
-    Ambiguous { text: String, candidates: Vec<String> },
+    Ambiguous {
+        text: String,
+        candidates: Vec<String>,
+    },
     #[error("the piece on {cell} is a {found}, not what `{text}` names")]
-    WrongPiece { text: String, cell: Cell, found: Piece },
+    WrongPiece {
+        text: String,
+        cell: Cell,
+        found: Piece,
+    },
     #[error("`{text}`: {to} is {}; write {}", if *.occupied { "occupied" } else { "empty" }, if *.occupied { "x for a capture" } else { "- for a move" })]
-    CaptureMark { text: String, to: Cell, occupied: bool },
-    #[error("`{text}`: no promotion is possible on this move, so there is nothing to decline with =")]
+    CaptureMark {
+        text: String,
+        to: Cell,
+        occupied: bool,
+    },
+    #[error(
+        "`{text}`: no promotion is possible on this move, so there is nothing to decline with ="
+    )]
     NothingToDecline { text: String },
     #[error("`{text}`: {why}")]
     NoSuchAction { text: String, why: String },
 }
 
 fn syntax(text: &str, why: &str) -> NotationError {
-    NotationError::Syntax { text: text.to_string(), why: why.to_string() }
+    NotationError::Syntax {
+        text: text.to_string(),
+        why: why.to_string(),
+    }
 }
 
 /// Reads a cell at the start of `s`, returning it and the rest.
@@ -45,7 +73,9 @@ fn take_cell<'a>(text: &str, s: &'a str) -> Result<(Cell, &'a str), NotationErro
     if digits == 0 || s.len() <= digits {
         return Err(syntax(text, "a cell is a file number then a rank letter"));
     }
-    let cell = s[..digits + 1].parse::<Cell>().map_err(|e| syntax(text, &e.to_string()))?;
+    let cell = s[..digits + 1]
+        .parse::<Cell>()
+        .map_err(|e| syntax(text, &e.to_string()))?;
     Ok((cell, &s[digits + 1..]))
 }
 
@@ -62,8 +92,11 @@ pub(crate) fn parse_written(text: &str) -> Result<Written, NotationError> {
         None => (false, t),
     };
     let mut chars = rest.chars();
-    let letter = chars.next().ok_or_else(|| syntax(text, "a piece letter is missing"))?;
-    let role = Role::from_letter(letter).ok_or_else(|| syntax(text, "the piece letter must be one of K R B G S N L P"))?;
+    let letter = chars
+        .next()
+        .ok_or_else(|| syntax(text, "a piece letter is missing"))?;
+    let role = Role::from_letter(letter)
+        .ok_or_else(|| syntax(text, "the piece letter must be one of K R B G S N L P"))?;
     let rest = chars.as_str();
     if promoted && !role.can_promote() {
         return Err(syntax(text, "golds and knights have no promoted side"));
@@ -112,7 +145,14 @@ pub(crate) fn parse_written(text: &str) -> Result<Written, NotationError> {
         "=" => Some('='),
         _ => return Err(syntax(text, "only + or = may follow the target cell")),
     };
-    Ok(Written::Move { role, promoted, from, capture, to, suffix })
+    Ok(Written::Move {
+        role,
+        promoted,
+        from,
+        capture,
+        to,
+        suffix,
+    })
 }
 
 /// The canonical written form of a pseudo-legal `action` of `p` in `core`.
@@ -120,10 +160,15 @@ pub(crate) fn canonical(core: &Core, p: Player, action: Action) -> String {
     match action {
         Action::Move { from, to, promote } => {
             let piece = core.board.get(from).expect("a piece on from");
-            let sep = if core.board.get(to).is_some() { 'x' } else { '-' };
+            let sep = if core.board.get(to).is_some() {
+                'x'
+            } else {
+                '-'
+            };
             let suffix = if promote {
                 "+"
-            } else if may_promote(core, piece, from, to) && !piece_is_king_castling(piece, from, to) {
+            } else if may_promote(core, piece, from, to) && !piece_is_king_castling(piece, from, to)
+            {
                 "="
             } else {
                 ""
@@ -158,27 +203,57 @@ pub(crate) fn resolve_written(
         Written::Illuminate { from: Some(from) } => Ok(Action::Illuminate { from }),
         Written::Illuminate { from: None } => {
             let king = core.board.king(p).ok_or_else(|| {
-                crate::PlayError::Notation(NotationError::NoSuchAction { text: text.into(), why: "you have no king".into() })
+                crate::PlayError::Notation(NotationError::NoSuchAction {
+                    text: text.into(),
+                    why: "you have no king".into(),
+                })
             })?;
             Ok(Action::Illuminate { from: king })
         }
-        Written::Move { role, promoted, from: Some(from), capture, to, suffix } => {
+        Written::Move {
+            role,
+            promoted,
+            from: Some(from),
+            capture,
+            to,
+            suffix,
+        } => {
             if let Some(found) = core.board.get(from) {
                 if found.owner == p && (found.role != role || found.promoted != promoted) {
-                    return Err(NotationError::WrongPiece { text: text.into(), cell: from, found }.into());
+                    return Err(NotationError::WrongPiece {
+                        text: text.into(),
+                        cell: from,
+                        found,
+                    }
+                    .into());
                 }
                 if found.owner == p {
                     check_marks(core, found, from, to, capture, suffix, text)?;
                 }
             }
-            Ok(Action::Move { from, to, promote: suffix == Some('+') })
+            Ok(Action::Move {
+                from,
+                to,
+                promote: suffix == Some('+'),
+            })
         }
-        Written::Move { role, promoted, from: None, capture, to, suffix } => {
+        Written::Move {
+            role,
+            promoted,
+            from: None,
+            capture,
+            to,
+            suffix,
+        } => {
             let promote = suffix == Some('+');
             let matches: Vec<Action> = legal()
                 .into_iter()
                 .filter(|a| match *a {
-                    Action::Move { from, to: t, promote: pr } => {
+                    Action::Move {
+                        from,
+                        to: t,
+                        promote: pr,
+                    } => {
                         let piece = core.board.get(from).expect("piece");
                         t == to && pr == promote && piece.role == role && piece.promoted == promoted
                     }
@@ -188,14 +263,25 @@ pub(crate) fn resolve_written(
             match matches.as_slice() {
                 [one] => {
                     let piece = core.board.get(one.from().expect("move")).expect("piece");
-                    check_marks(core, piece, one.from().expect("move"), to, capture, suffix, text)?;
+                    check_marks(
+                        core,
+                        piece,
+                        one.from().expect("move"),
+                        to,
+                        capture,
+                        suffix,
+                        text,
+                    )?;
                     Ok(*one)
                 }
                 [] => {
                     let name = Piece::new(p, role, promoted);
                     Err(NotationError::NoSuchAction {
                         text: text.into(),
-                        why: format!("none of your pieces of kind {} can legally make this move", name.notation()),
+                        why: format!(
+                            "none of your pieces of kind {} can legally make this move",
+                            name.notation()
+                        ),
                     }
                     .into())
                 }
@@ -220,7 +306,11 @@ fn check_marks(
 ) -> Result<(), NotationError> {
     let occupied = core.board.get(to).is_some();
     if occupied != capture {
-        return Err(NotationError::CaptureMark { text: text.into(), to, occupied });
+        return Err(NotationError::CaptureMark {
+            text: text.into(),
+            to,
+            occupied,
+        });
     }
     if suffix == Some('=') && !may_promote(core, piece, from, to) {
         return Err(NotationError::NothingToDecline { text: text.into() });
@@ -259,7 +349,9 @@ pub(crate) fn diagnose(core: &Core, p: Player, action: Action) -> Option<Illegal
             _ => IllegalAction::NotPromotedKing(from),
         },
         Action::Move { from, to, promote } => {
-            let Some(piece) = b.get(from) else { return Some(IllegalAction::NoPiece(from)) };
+            let Some(piece) = b.get(from) else {
+                return Some(IllegalAction::NoPiece(from));
+            };
             if piece.owner != p {
                 return Some(IllegalAction::NotYourPiece { cell: from, piece });
             }
@@ -314,10 +406,18 @@ fn reach(core: &Core, piece: Piece, from: Cell, to: Cell) -> Option<IllegalActio
                 return None;
             }
             let by = crate::cell::first_blocker(from, d, occ).expect("a blocker");
-            return Some(IllegalAction::Blocked { piece, from, to, by });
+            return Some(IllegalAction::Blocked {
+                piece,
+                from,
+                to,
+                by,
+            });
         }
     }
-    if piece.role == Role::King && !piece.promoted && crate::cell::territory(piece.owner).contains(to) {
+    if piece.role == Role::King
+        && !piece.promoted
+        && crate::cell::territory(piece.owner).contains(to)
+    {
         let why = if !core.castling.contains(piece.owner) {
             if core.alliance.len() == 2 {
                 "no king may castle once an alliance has formed"

@@ -15,12 +15,18 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
 
 /// Perft split by first action: `(canonical action, count)`.
 pub fn perft_divide(pos: &Position, depth: u32) -> Vec<(String, u64)> {
-    let Some(p) = pos.core.to_move else { return Vec::new() };
+    let Some(p) = pos.core.to_move else {
+        return Vec::new();
+    };
     let mut history = vec![(pos.core.key(), pos.core.clone())];
     let mut out = Vec::new();
     for a in root_actions(pos) {
         let n = if depth <= 1 {
-            u64::from(is_fully_legal(pos, a, &history as &dyn crate::play::History))
+            u64::from(is_fully_legal(
+                pos,
+                a,
+                &history as &dyn crate::play::History,
+            ))
         } else {
             child(pos, a, depth, &mut history)
         };
@@ -35,7 +41,9 @@ pub fn perft_divide(pos: &Position, depth: u32) -> Vec<(String, u64)> {
 }
 
 fn root_actions(pos: &Position) -> Vec<Action> {
-    let Some(p) = pos.core.to_move else { return Vec::new() };
+    let Some(p) = pos.core.to_move else {
+        return Vec::new();
+    };
     let mut v = Vec::with_capacity(128);
     pseudo_actions(&pos.core, p, &mut v);
     v.retain(|&a| is_legal_basic(&pos.core, p, a));
@@ -61,7 +69,11 @@ fn count(pos: &Position, depth: u32, history: &mut Vec<(u64, Core)>) -> u64 {
     let mut n = 0;
     for a in root_actions(pos) {
         n += if depth == 1 {
-            u64::from(is_fully_legal(pos, a, &*history as &dyn crate::play::History))
+            u64::from(is_fully_legal(
+                pos,
+                a,
+                &*history as &dyn crate::play::History,
+            ))
         } else {
             child(pos, a, depth, history)
         };

@@ -120,7 +120,11 @@ pub struct Piece {
 
 impl Piece {
     pub const fn new(owner: Player, role: Role, promoted: bool) -> Piece {
-        Piece { owner, role, promoted }
+        Piece {
+            owner,
+            role,
+            promoted,
+        }
     }
     /// Compact code `1..=48` used by the board's mailbox (0 is an empty cell).
     pub(crate) const fn code(self) -> u8 {

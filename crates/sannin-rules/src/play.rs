@@ -6,7 +6,9 @@ use crate::bitboard::Bitboard;
 use crate::cell::Cell;
 use crate::error::IllegalAction;
 use crate::event::{AllianceCause, EndReason, Event, LossReason, Outcome};
-use crate::movegen::{apply, has_legal_action, illumination_targets, is_legal_basic, is_safe_after, pseudo_actions};
+use crate::movegen::{
+    apply, has_legal_action, illumination_targets, is_legal_basic, is_safe_after, pseudo_actions,
+};
 use crate::piece::{Piece, Role};
 use crate::player::{Player, Players};
 use crate::position::{Core, LastAction, Position};
@@ -98,8 +100,15 @@ impl Resolution {
 
     fn finish(&mut self, winners: Vec<Player>, reason: EndReason) {
         self.core.to_move = None;
-        self.events.push(Event::GameOver { winners: winners.clone(), reason });
-        self.outcome = Some(Outcome { winners, reason, ranking: Vec::new() });
+        self.events.push(Event::GameOver {
+            winners: winners.clone(),
+            reason,
+        });
+        self.outcome = Some(Outcome {
+            winners,
+            reason,
+            ranking: Vec::new(),
+        });
     }
 
     /// RULES §11 step 9 (and §14 D5): while the player to move has no legal
@@ -107,7 +116,10 @@ impl Resolution {
     fn no_legal_action(&mut self, last: Option<&LastAction>, history: &dyn History, actor: Player) {
         while self.outcome.is_none() {
             let Some(p) = self.core.to_move else { return };
-            let position = Position { core: self.core.clone(), last: last.map(|l| Box::new(l.clone())) };
+            let position = Position {
+                core: self.core.clone(),
+                last: last.map(|l| Box::new(l.clone())),
+            };
             if has_fully_legal_action(&position, history) {
                 return;
             }
@@ -154,10 +166,14 @@ fn check_safety(core: &Core, p: Player) -> Result<(), IllegalAction> {
     if let Some(k) = core.board.king(p) {
         let attackers = core.board.attackers_of(k, core.others(p));
         if attackers.any() {
-            return Err(IllegalAction::LeavesKingInCheck { by: attackers.iter().collect() });
+            return Err(IllegalAction::LeavesKingInCheck {
+                by: attackers.iter().collect(),
+            });
         }
     }
-    let ally = core.ally(p).expect("the other failure is checking the ally");
+    let ally = core
+        .ally(p)
+        .expect("the other failure is checking the ally");
     Err(IllegalAction::ChecksAlly(ally))
 }
 
@@ -187,13 +203,29 @@ pub(crate) fn resolve(
         });
     }
     if let Action::Illuminate { .. } = action {
-        events.push(Event::Illuminated { player: a, cells: applied.captured.iter().map(|c| c.0).collect() });
+        events.push(Event::Illuminated {
+            player: a,
+            cells: applied.captured.iter().map(|c| c.0).collect(),
+        });
     }
     if let Some((cell, piece)) = applied.promoted {
-        events.push(Event::Promoted { cell, piece: piece.role, player: a });
+        events.push(Event::Promoted {
+            cell,
+            piece: piece.role,
+            player: a,
+        });
     }
-    let mut res = Resolution { core, events, outcome: None, eliminated: Vec::new() };
-    let last = LastAction { actor: a, action, pre: pre.clone() };
+    let mut res = Resolution {
+        core,
+        events,
+        outcome: None,
+        eliminated: Vec::new(),
+    };
+    let last = LastAction {
+        actor: a,
+        action,
+        pre: pre.clone(),
+    };
 
     // Step 2: the Pleasure Garden.
     if let Action::Move { to, .. } = action {
@@ -232,12 +264,19 @@ pub(crate) fn resolve(
         if by.is_empty() {
             continue;
         }
-        res.events.push(Event::Check { player: p, by: by.iter().collect() });
+        res.events.push(Event::Check {
+            player: p,
+            by: by.iter().collect(),
+        });
         if !has_legal_action(&res.core, p) {
             mated.push(p);
         }
     }
-    if let Action::Drop { role: Role::Pawn, to } = action {
+    if let Action::Drop {
+        role: Role::Pawn,
+        to,
+    } = action
+    {
         for &m in &mated {
             let king = res.core.board.king(m).expect("active king");
             if res.core.board.attacks_from(to).contains(king) {
@@ -277,7 +316,11 @@ pub(crate) fn resolve(
     if settle {
         let key = res.core.key();
         let snapshot = res.core.clone();
-        let with = With { base: history, key, core: &snapshot };
+        let with = With {
+            base: history,
+            key,
+            core: &snapshot,
+        };
         res.no_legal_action(Some(&last), &with, a);
     }
     Ok(res.done(pos, last))
@@ -286,7 +329,10 @@ pub(crate) fn resolve(
 impl Resolution {
     fn done(self, _pos: &Position, last: LastAction) -> Resolved {
         Resolved {
-            position: Position { core: self.core, last: Some(Box::new(last)) },
+            position: Position {
+                core: self.core,
+                last: Some(Box::new(last)),
+            },
             events: self.events,
             outcome: self.outcome,
             eliminated: self.eliminated,
@@ -296,7 +342,12 @@ impl Resolution {
 
 /// RULES §12.5 applied when an alliance forms: the unallied king promotes;
 /// castling ends for everyone (the caller clears the rights).
-pub(crate) fn form_alliance(core: &mut Core, events: &mut Vec<Event>, pair: Players, cause: AllianceCause) {
+pub(crate) fn form_alliance(
+    core: &mut Core,
+    events: &mut Vec<Event>,
+    pair: Players,
+    cause: AllianceCause,
+) {
     core.alliance = pair;
     let mut it = pair.iter();
     let allies = [it.next().expect("ally"), it.next().expect("ally")];
@@ -306,8 +357,18 @@ pub(crate) fn form_alliance(core: &mut Core, events: &mut Vec<Event>, pair: Play
             let king = core.board.get(k).expect("king");
             if !king.promoted {
                 core.board.take(k);
-                core.board.put(k, Piece { promoted: true, ..king });
-                events.push(Event::Promoted { cell: k, piece: Role::King, player: un });
+                core.board.put(
+                    k,
+                    Piece {
+                        promoted: true,
+                        ..king
+                    },
+                );
+                events.push(Event::Promoted {
+                    cell: k,
+                    piece: Role::King,
+                    player: un,
+                });
             }
         }
     }
@@ -336,10 +397,19 @@ fn quiet_key(pos: &Position, a: Player, action: Action) -> (u64, Core) {
 pub(crate) fn is_fully_legal(pos: &Position, action: Action, history: &dyn History) -> bool {
     let a = pos.core.to_move.expect("a player to move");
     let pawn_check = match action {
-        Action::Drop { role: Role::Pawn, to } => {
+        Action::Drop {
+            role: Role::Pawn,
+            to,
+        } => {
             let pawn = Piece::new(a, Role::Pawn, false);
-            let att = pos.core.board.attacks_of(pawn.code(), to, pos.core.board.occupied());
-            pos.core.active.iter().any(|p| p != a && pos.core.board.king(p).is_some_and(|k| att.contains(k)))
+            let att = pos
+                .core
+                .board
+                .attacks_of(pawn.code(), to, pos.core.board.occupied());
+            pos.core
+                .active
+                .iter()
+                .any(|p| p != a && pos.core.board.king(p).is_some_and(|k| att.contains(k)))
         }
         _ => false,
     };
@@ -360,7 +430,9 @@ pub(crate) fn is_fully_legal(pos: &Position, action: Action, history: &dyn Histo
 
 /// Every legal action of the player to move (RULES §10.3, §6.5, §12.7).
 pub(crate) fn legal_actions(pos: &Position, history: &dyn History) -> Vec<Action> {
-    let Some(p) = pos.core.to_move else { return Vec::new() };
+    let Some(p) = pos.core.to_move else {
+        return Vec::new();
+    };
     let mut v = Vec::with_capacity(128);
     pseudo_actions(&pos.core, p, &mut v);
     v.retain(|&a| is_legal_basic(&pos.core, p, a) && is_fully_legal(pos, a, history));
@@ -369,16 +441,29 @@ pub(crate) fn legal_actions(pos: &Position, history: &dyn History) -> Vec<Action
 
 /// Whether the player to move has any legal action, repetition included.
 pub(crate) fn has_fully_legal_action(pos: &Position, history: &dyn History) -> bool {
-    let Some(p) = pos.core.to_move else { return false };
+    let Some(p) = pos.core.to_move else {
+        return false;
+    };
     let mut v = Vec::with_capacity(128);
     pseudo_actions(&pos.core, p, &mut v);
-    v.into_iter().any(|a| is_legal_basic(&pos.core, p, a) && is_fully_legal(pos, a, history))
+    v.into_iter()
+        .any(|a| is_legal_basic(&pos.core, p, a) && is_fully_legal(pos, a, history))
 }
 
 /// Removes `p` as if mated with no mating player (RULES §12.10), then settles
 /// the turn (§11 steps 6, 7 and 9).
-pub(crate) fn lose(pos: &Position, p: Player, reason: LossReason, history: &dyn History) -> Resolved {
-    let mut res = Resolution { core: pos.core.clone(), events: Vec::new(), outcome: None, eliminated: Vec::new() };
+pub(crate) fn lose(
+    pos: &Position,
+    p: Player,
+    reason: LossReason,
+    history: &dyn History,
+) -> Resolved {
+    let mut res = Resolution {
+        core: pos.core.clone(),
+        events: Vec::new(),
+        outcome: None,
+        eliminated: Vec::new(),
+    };
     let was_to_move = res.core.to_move == Some(p);
     res.eliminate(&[(p, None, reason)]);
     if res.outcome.is_none() && was_to_move {
@@ -386,11 +471,18 @@ pub(crate) fn lose(pos: &Position, p: Player, reason: LossReason, history: &dyn 
     }
     let key = res.core.key();
     let snapshot = res.core.clone();
-    let with = With { base: history, key, core: &snapshot };
+    let with = With {
+        base: history,
+        key,
+        core: &snapshot,
+    };
     let actor = res.core.to_move.unwrap_or(p);
     res.no_legal_action(pos.last.as_deref(), &with, actor);
     Resolved {
-        position: Position { core: res.core, last: pos.last.clone() },
+        position: Position {
+            core: res.core,
+            last: pos.last.clone(),
+        },
         events: res.events,
         outcome: res.outcome,
         eliminated: res.eliminated,
@@ -402,5 +494,98 @@ pub(crate) fn illumination(pos: &Position, from: Cell) -> Bitboard {
     match pos.core.to_move {
         Some(p) => illumination_targets(&pos.core, p, from),
         None => Bitboard::EMPTY,
+    }
+}
+
+/// A position after one action, as [`Position::play`] returns it.
+#[derive(Clone, Debug)]
+pub struct Successor {
+    pub position: Position,
+    pub events: Vec<Event>,
+    /// `Some` when the action ended the game.
+    pub outcome: Option<Outcome>,
+}
+
+impl From<Resolved> for Successor {
+    fn from(r: Resolved) -> Successor {
+        Successor {
+            position: r.position,
+            events: r.events,
+            outcome: r.outcome,
+        }
+    }
+}
+
+/// Positions seen on the way to this one, for searches that track repetition
+/// themselves: a slice of [`Position::repetition_key`] values.
+struct Keys<'a>(&'a [u64]);
+
+impl History for Keys<'_> {
+    fn seen(&self, key: u64, _: &Core) -> bool {
+        self.0.contains(&key)
+    }
+    fn seen_board(&self, _: u64) -> bool {
+        !self.0.is_empty()
+    }
+}
+
+impl Position {
+    /// The legal actions of the player to move, judging repetition against
+    /// nothing (a position string has no history; use [`crate::Game`] for a game).
+    pub fn legal_actions(&self) -> Vec<Action> {
+        legal_actions(self, &Vec::new())
+    }
+
+    /// Plays `action` for the player to move (RULES §11, steps 1–9; no earlier
+    /// positions, so no repetition).
+    ///
+    /// # Errors
+    /// The rule the action breaks; `self` is unchanged.
+    pub fn play(&self, action: Action) -> Result<Successor, IllegalAction> {
+        let p = self.core.to_move.ok_or(IllegalAction::GameOver)?;
+        if let Some(why) = crate::notation::diagnose(&self.core, p, action) {
+            return Err(why);
+        }
+        resolve(self, action, &Vec::new(), true).map(Successor::from)
+    }
+
+    /// Plays an action taken from [`Position::legal_actions`] without
+    /// checking that it is one (for search and perft). `earlier` holds the
+    /// [`Position::repetition_key`]s of the line so far; an action that
+    /// would repeat one of them returns `None`, as does any illegal action.
+    pub fn play_unchecked(&self, action: Action, earlier: &[u64]) -> Option<Successor> {
+        resolve(self, action, &Keys(earlier), true)
+            .ok()
+            .map(Successor::from)
+    }
+
+    /// A 64-bit hash of everything repetition compares (RULES §11 step 8):
+    /// board, hands, player to move, active players, alliance, castling.
+    pub fn repetition_key(&self) -> u64 {
+        self.core.key()
+    }
+
+    /// Canonical notation (RULES §13.1) of `action`, which must follow the
+    /// rules' piece moves in this position.
+    pub fn notation(&self, action: Action) -> Option<String> {
+        let p = self.core.to_move?;
+        crate::notation::diagnose(&self.core, p, action)
+            .is_none()
+            .then(|| crate::notation::canonical(&self.core, p, action))
+    }
+
+    /// Whether a piece of `by` attacks `cell` (RULES §10.1).
+    pub fn is_attacked_by(&self, cell: Cell, by: Player) -> bool {
+        self.core.board.is_attacked(cell, Players::only(by))
+    }
+
+    /// Cells attacked by the pieces of `by` (RULES §10.1).
+    pub fn attacks(&self, by: Player) -> Vec<Cell> {
+        self.core.board.attack_map(by).all().iter().collect()
+    }
+
+    /// The player whose action led to this position, if it came from one.
+    pub fn last_actor(&self) -> Option<Player> {
+        self.last.as_ref().map(|l| l.actor)
     }
 }

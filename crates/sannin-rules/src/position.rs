@@ -53,7 +53,9 @@ impl Core {
     /// The unallied player while an alliance stands.
     pub(crate) fn unallied(&self) -> Option<Player> {
         if self.alliance.len() == 2 {
-            Player::ALL.into_iter().find(|&p| !self.alliance.contains(p))
+            Player::ALL
+                .into_iter()
+                .find(|&p| !self.alliance.contains(p))
         } else {
             None
         }
@@ -241,8 +243,14 @@ pub enum PositionError {
     #[error("the board has 13 ranks (a to m) separated by '/'; found {0}")]
     RankCount(usize),
     #[error("rank {rank} must describe {expected} cells; it describes {found}")]
-    RankLength { rank: char, expected: usize, found: usize },
-    #[error("rank {rank}: `{token}` is not a piece (owner f/m/l, optional +, letter K R B G S N L P)")]
+    RankLength {
+        rank: char,
+        expected: usize,
+        found: usize,
+    },
+    #[error(
+        "rank {rank}: `{token}` is not a piece (owner f/m/l, optional +, letter K R B G S N L P)"
+    )]
     UnknownPiece { rank: char, token: String },
     #[error("{0} has two kings")]
     TwoKings(Player),
@@ -269,7 +277,11 @@ pub enum PositionError {
     #[error("there are {count} pieces of kind {role} in the game; three sets have only {max}")]
     TooManyPieces { role: char, count: u32, max: u32 },
     #[error("an unpromoted {piece} of {owner} on {cell} would have no move (RULES §6.4)")]
-    DeadPiece { cell: Cell, piece: Role, owner: Player },
+    DeadPiece {
+        cell: Cell,
+        piece: Role,
+        owner: Player,
+    },
     #[error("a game still being played needs at least two active players")]
     TooFewPlayers,
 }
@@ -321,7 +333,10 @@ fn parse_board(s: &str) -> Result<Board, PositionError> {
                 let digits: String = chars[start..i].iter().collect();
                 let n: usize = digits.parse().unwrap_or(usize::MAX);
                 if n == 0 || digits.starts_with('0') {
-                    return Err(PositionError::UnknownPiece { rank, token: digits });
+                    return Err(PositionError::UnknownPiece {
+                        rank,
+                        token: digits,
+                    });
                 }
                 pos = pos.saturating_add(n);
                 continue;
@@ -352,7 +367,11 @@ fn parse_board(s: &str) -> Result<Board, PositionError> {
             pos += 1;
         }
         if pos != expected {
-            return Err(PositionError::RankLength { rank, expected, found: pos });
+            return Err(PositionError::RankLength {
+                rank,
+                expected,
+                found: pos,
+            });
         }
     }
     Ok(board)
@@ -371,21 +390,29 @@ fn parse_hands(s: &str, board: &mut Board) -> Result<(), PositionError> {
             continue;
         }
         if part.is_empty() {
-            return Err(PositionError::BadHands(format!("{p}'s hand is empty; write -")));
+            return Err(PositionError::BadHands(format!(
+                "{p}'s hand is empty; write -"
+            )));
         }
         let mut count: Option<u32> = None;
         for ch in part.chars() {
             if let Some(d) = ch.to_digit(10) {
                 let c = count.unwrap_or(0) * 10 + d;
                 if c > 99 {
-                    return Err(PositionError::BadHands(format!("count too large in `{part}`")));
+                    return Err(PositionError::BadHands(format!(
+                        "count too large in `{part}`"
+                    )));
                 }
                 count = Some(c);
                 continue;
             }
-            let role = Role::from_letter(ch).filter(|r| *r != Role::King).ok_or_else(|| {
-                PositionError::BadHands(format!("`{ch}` in `{part}` is not a piece that can be in hand"))
-            })?;
+            let role = Role::from_letter(ch)
+                .filter(|r| *r != Role::King)
+                .ok_or_else(|| {
+                    PositionError::BadHands(format!(
+                        "`{ch}` in `{part}` is not a piece that can be in hand"
+                    ))
+                })?;
             let n = count.take().unwrap_or(1);
             if n == 0 {
                 return Err(PositionError::BadHands(format!("a count of 0 in `{part}`")));
@@ -395,7 +422,9 @@ fn parse_hands(s: &str, board: &mut Board) -> Result<(), PositionError> {
             }
         }
         if count.is_some() {
-            return Err(PositionError::BadHands(format!("`{part}` ends with a count")));
+            return Err(PositionError::BadHands(format!(
+                "`{part}` ends with a count"
+            )));
         }
     }
     Ok(())
@@ -427,12 +456,19 @@ impl FromStr for Position {
         };
         parse_hands(fields[2], &mut board)?;
         let active = parse_players(fields[3])?;
-        let alliance = parse_players(fields[4]).map_err(|_| PositionError::BadAlliance(fields[4].into()))?;
+        let alliance =
+            parse_players(fields[4]).map_err(|_| PositionError::BadAlliance(fields[4].into()))?;
         if !(alliance.is_empty() || alliance.len() == 2) {
             return Err(PositionError::BadAlliance(fields[4].into()));
         }
         let castling = parse_players(fields[5])?;
-        let core = Core { board, to_move, active, alliance, castling };
+        let core = Core {
+            board,
+            to_move,
+            active,
+            alliance,
+            castling,
+        };
         validate(&core)?;
         Ok(Position { core, last: None })
     }
@@ -473,7 +509,11 @@ fn validate(core: &Core) -> Result<(), PositionError> {
     for (c, piece) in b.pieces() {
         counts[piece.role as usize] += 1;
         if !piece.promoted && is_dead_cell(piece.owner, piece.role, c) {
-            return Err(PositionError::DeadPiece { cell: c, piece: piece.role, owner: piece.owner });
+            return Err(PositionError::DeadPiece {
+                cell: c,
+                piece: piece.role,
+                owner: piece.owner,
+            });
         }
     }
     for p in Player::ALL {
@@ -484,7 +524,11 @@ fn validate(core: &Core) -> Result<(), PositionError> {
     for r in Role::HAND {
         let max = 3 * r.per_set() as u32;
         if counts[r as usize] > max {
-            return Err(PositionError::TooManyPieces { role: r.letter(), count: counts[r as usize], max });
+            return Err(PositionError::TooManyPieces {
+                role: r.letter(),
+                count: counts[r as usize],
+                max,
+            });
         }
     }
     Ok(())
@@ -546,7 +590,13 @@ pub(crate) fn write_core(core: &Core, f: &mut impl fmt::Write) -> fmt::Result {
             f.write_char('-')?;
         }
     }
-    write!(f, " {} {} {}", core.active.letters(), core.alliance.letters(), core.castling.letters())
+    write!(
+        f,
+        " {} {} {}",
+        core.active.letters(),
+        core.alliance.letters(),
+        core.castling.letters()
+    )
 }
 
 const _: () = assert!(NUM_CELLS == 127);
@@ -575,10 +625,24 @@ mod tests {
         assert_eq!(at("12l"), Some((Middle, Bishop)));
         assert_eq!(at("7l"), Some((Middle, Rook)));
         assert_eq!(at("9k"), Some((Middle, Knight)));
-        for (cell, role) in [("1d", King), ("2g", Bishop), ("2b", Rook), ("3e", Knight), ("1a", Lance), ("3i", Pawn)] {
+        for (cell, role) in [
+            ("1d", King),
+            ("2g", Bishop),
+            ("2b", Rook),
+            ("3e", Knight),
+            ("1a", Lance),
+            ("3i", Pawn),
+        ] {
             assert_eq!(at(cell), Some((First, role)), "{cell}");
         }
-        for (cell, role) in [("10d", King), ("7b", Bishop), ("12g", Rook), ("9e", Knight), ("13g", Lance), ("13i", Pawn)] {
+        for (cell, role) in [
+            ("10d", King),
+            ("7b", Bishop),
+            ("12g", Rook),
+            ("9e", Knight),
+            ("13g", Lance),
+            ("13i", Pawn),
+        ] {
             assert_eq!(at(cell), Some((Last, role)), "{cell}");
         }
     }
@@ -604,15 +668,35 @@ mod tests {
     fn rules_13_3_bad_strings_are_rejected_with_reasons() {
         let cases: Vec<(String, &str)> = vec![
             ("".into(), "6 fields"),
-            (START.replacen("lL1lP1fP1fL", "lL1lP1fP2fL", 1), "rank a must describe 7"),
-            (START.replacen("lL1lP1fP1fL", "lL1lP1fP1fX", 1), "not a piece"),
-            (START.replacen("mK", "mK", 1).replacen("1mB4mR1", "1mB3mKmR1", 1), "two kings"),
-            (START.replace(" FML - FML", " FM - FM"), "Last is not active"),
-            (START.replace(" F -/-/- ", " X -/-/- "), "not a player to move"),
+            (
+                START.replacen("lL1lP1fP1fL", "lL1lP1fP2fL", 1),
+                "rank a must describe 7",
+            ),
+            (
+                START.replacen("lL1lP1fP1fL", "lL1lP1fP1fX", 1),
+                "not a piece",
+            ),
+            (
+                START
+                    .replacen("mK", "mK", 1)
+                    .replacen("1mB4mR1", "1mB3mKmR1", 1),
+                "two kings",
+            ),
+            (
+                START.replace(" FML - FML", " FM - FM"),
+                "Last is not active",
+            ),
+            (
+                START.replace(" F -/-/- ", " X -/-/- "),
+                "not a player to move",
+            ),
             (START.replace(" -/-/- ", " K/-/- "), "hands"),
             (START.replace(" -/-/- ", " -/- "), "hands"),
             (START.replace(" FML - FML", " FML MM -"), "alliance"),
-            (START.replace(" FML - FML", " FML ML FML"), "castling rights cannot survive"),
+            (
+                START.replace(" FML - FML", " FML ML FML"),
+                "castling rights cannot survive",
+            ),
             (START.replace(" -/-/- ", " 9P/-/- "), "pieces of kind P"),
             (START.replace("1mB4mR1", "1mB4mG1"), "pieces of kind G"),
             (START.replace("lL1lP1fP1fL", "lL1lP1fP1f+G"), "not a piece"),
@@ -626,7 +710,9 @@ mod tests {
     #[test]
     fn rules_6_4_dead_pawn_on_board_is_rejected() {
         // A Middle pawn on rank a has no move.
-        let s = START.replacen("lL1lP1fP1fL", "lL1lPmPfP1fL", 1).replace(" -/-/- ", " -/-/- ");
+        let s = START
+            .replacen("lL1lP1fP1fL", "lL1lPmPfP1fL", 1)
+            .replace(" -/-/- ", " -/-/- ");
         let s = s.replacen("mPmPmPmPmNmPmPmPmP", "mPmPmPmPmN1mPmPmP", 1);
         let err = s.parse::<Position>().unwrap_err();
         assert!(matches!(err, PositionError::DeadPiece { .. }), "{err}");

@@ -41,13 +41,16 @@ impl Record {
                     .strip_prefix('[')
                     .and_then(|s| s.strip_suffix(']'))
                     .ok_or(RecordError::BadHeader { line: i + 1 })?;
-                let (key, value) = inner.split_once(' ').ok_or(RecordError::BadHeader { line: i + 1 })?;
+                let (key, value) = inner
+                    .split_once(' ')
+                    .ok_or(RecordError::BadHeader { line: i + 1 })?;
                 let value = value
                     .trim()
                     .strip_prefix('"')
                     .and_then(|v| v.strip_suffix('"'))
                     .ok_or(RecordError::BadHeader { line: i + 1 })?;
-                rec.headers.push((key.to_string(), value.replace("\\\"", "\"")));
+                rec.headers
+                    .push((key.to_string(), value.replace("\\\"", "\"")));
                 continue;
             }
             if !trimmed.is_empty() {
@@ -86,7 +89,10 @@ impl Record {
 
     /// The value of header `key`.
     pub fn header(&self, key: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -161,13 +167,18 @@ pub(crate) fn write(game: &Game) -> String {
 pub fn replay(record: &Record, start: Option<Position>) -> Result<Game, (usize, String, String)> {
     let start = match (start, record.header("Position")) {
         (Some(p), _) => p,
-        (None, Some(s)) => s.parse().map_err(|e: crate::PositionError| (0, s.to_string(), e.to_string()))?,
+        (None, Some(s)) => s
+            .parse()
+            .map_err(|e: crate::PositionError| (0, s.to_string(), e.to_string()))?,
         (None, None) => Position::start(),
     };
     let mut game = Game::from_position(start);
     for (i, token) in record.actions.iter().enumerate() {
-        let p = game.to_move().ok_or_else(|| (i + 1, token.clone(), PlayError::GameOver.to_string()))?;
-        game.play_notation(p, token).map_err(|e| (i + 1, token.clone(), e.to_string()))?;
+        let p = game
+            .to_move()
+            .ok_or_else(|| (i + 1, token.clone(), PlayError::GameOver.to_string()))?;
+        game.play_notation(p, token)
+            .map_err(|e| (i + 1, token.clone(), e.to_string()))?;
     }
     Ok(game)
 }

@@ -165,7 +165,8 @@ impl Naive {
     }
 
     fn in_check(&self, p: Player) -> bool {
-        self.king(p).is_some_and(|k| self.attacked_by(k, &|o| o != p))
+        self.king(p)
+            .is_some_and(|k| self.attacked_by(k, &|o| o != p))
     }
 
     /// RULES §10.3.
@@ -231,7 +232,9 @@ impl Naive {
 
     /// RULES §9.1.
     fn illumination(&self, p: Player) -> Vec<(i32, i32)> {
-        let Some((kr, kf)) = self.king(p) else { return vec![] };
+        let Some((kr, kf)) = self.king(p) else {
+            return vec![];
+        };
         if !self.at(kr, kf).unwrap().promoted {
             return vec![];
         }
@@ -276,18 +279,33 @@ impl Naive {
                             continue;
                         }
                     }
-                    let promotable = !matches!(piece.role, Role::Gold | Role::Knight) && !piece.promoted && !allied;
-                    let zone = Self::in_zone(p, piece.role, r, f) || Self::in_zone(p, piece.role, tr, tf);
+                    let promotable = !matches!(piece.role, Role::Gold | Role::Knight)
+                        && !piece.promoted
+                        && !allied;
+                    let zone =
+                        Self::in_zone(p, piece.role, r, f) || Self::in_zone(p, piece.role, tr, tf);
                     let must = !piece.promoted && Self::no_move_from(p, piece.role, tr, tf);
                     let (from, to) = (cell(r, f), cell(tr, tf));
                     if !must {
-                        cands.push(Action::Move { from, to, promote: false });
+                        cands.push(Action::Move {
+                            from,
+                            to,
+                            promote: false,
+                        });
                     }
                     if promotable && zone {
-                        cands.push(Action::Move { from, to, promote: true });
+                        cands.push(Action::Move {
+                            from,
+                            to,
+                            promote: true,
+                        });
                     }
                 }
-                if piece.role == Role::King && !piece.promoted && self.castling.contains(&p) && !self.in_check(p) {
+                if piece.role == Role::King
+                    && !piece.promoted
+                    && self.castling.contains(&p)
+                    && !self.in_check(p)
+                {
                     for tr in 0..13 {
                         for tf in 0..13 {
                             if !exists(tr, tf) || depth(p, tr, tf) > 2 || (tr, tf) == (r, f) {
@@ -298,7 +316,11 @@ impl Naive {
                                     continue;
                                 }
                             }
-                            cands.push(Action::Move { from: cell(r, f), to: cell(tr, tf), promote: false });
+                            cands.push(Action::Move {
+                                from: cell(r, f),
+                                to: cell(tr, tf),
+                                promote: false,
+                            });
                         }
                     }
                 }
@@ -313,8 +335,12 @@ impl Naive {
             }
             for r in 0..13 {
                 for f in 0..13 {
-                    if exists(r, f) && self.at(r, f).is_none() && !Self::no_move_from(p, role, r, f) {
-                        cands.push(Action::Drop { role, to: cell(r, f) });
+                    if exists(r, f) && self.at(r, f).is_none() && !Self::no_move_from(p, role, r, f)
+                    {
+                        cands.push(Action::Drop {
+                            role,
+                            to: cell(r, f),
+                        });
                     }
                 }
             }
@@ -331,11 +357,27 @@ impl Naive {
     fn legal(&self) -> BTreeSet<String> {
         let p = self.to_move;
         let mut out = self.basic_legal(p);
-        let drops: Vec<String> = out.iter().filter(|s| s.starts_with("Drop { role: Pawn")).cloned().collect();
+        let drops: Vec<String> = out
+            .iter()
+            .filter(|s| s.starts_with("Drop { role: Pawn"))
+            .cloned()
+            .collect();
         for s in drops {
             // Re-create the action from the text.
-            let to: Cell = s.split("to: ").nth(1).unwrap().trim_end_matches(" }").parse().unwrap();
-            let after = self.apply(p, Action::Drop { role: Role::Pawn, to });
+            let to: Cell = s
+                .split("to: ")
+                .nth(1)
+                .unwrap()
+                .trim_end_matches(" }")
+                .parse()
+                .unwrap();
+            let after = self.apply(
+                p,
+                Action::Drop {
+                    role: Role::Pawn,
+                    to,
+                },
+            );
             let pawn_attacks = after.attacks(to.rank() as i32, to.file() as i32);
             for &q in &self.active {
                 if q == p {
@@ -373,16 +415,27 @@ fn fast_generator_agrees_with_naive_oracle_on_random_playouts() {
     for n in 0..36 {
         // Every third game starts with a voluntary alliance (RULES §12.8), so
         // allied rules and First's promoted king (illumination) are covered.
-        let start = if n % 3 == 2 { Position::voluntary_alliance_start() } else { Position::start() };
+        let start = if n % 3 == 2 {
+            Position::voluntary_alliance_start()
+        } else {
+            Position::start()
+        };
         let mut game = Game::from_position(start);
         for _ply in 0..110 {
             let Some(_) = game.to_move() else { break };
             let pos = game.position().clone();
-            let fast: BTreeSet<String> = Game::from_position(pos.clone()).legal().iter().map(key).collect();
+            let fast: BTreeSet<String> = Game::from_position(pos.clone())
+                .legal()
+                .iter()
+                .map(key)
+                .collect();
             let naive = Naive::from(&pos).legal();
             assert_eq!(fast, naive, "legal actions differ in {pos}");
             positions += 1;
-            if Player::ALL.iter().any(|&p| Role::ALL[1..].iter().any(|&r| pos.hand(p, r) > 0)) {
+            if Player::ALL
+                .iter()
+                .any(|&p| Role::ALL[1..].iter().any(|&r| pos.hand(p, r) > 0))
+            {
                 with_hands += 1;
             }
             let legal = game.legal();
@@ -391,5 +444,8 @@ fn fast_generator_agrees_with_naive_oracle_on_random_playouts() {
         }
     }
     assert!(positions > 3000, "{positions} positions");
-    assert!(with_hands > 500, "{with_hands} positions with pieces in hand");
+    assert!(
+        with_hands > 500,
+        "{with_hands} positions with pieces in hand"
+    );
 }

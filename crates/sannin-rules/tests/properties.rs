@@ -24,15 +24,25 @@ fn playout(start: Position, choices: &[u16]) {
         }
         // Rotation by 120° keeps the number of legal actions (no history in either).
         let fresh = Game::from_position(pos.clone()).legal().len();
-        assert_eq!(Game::from_position(pos.rotated()).legal().len(), fresh, "{text}");
+        assert_eq!(
+            Game::from_position(pos.rotated()).legal().len(),
+            fresh,
+            "{text}"
+        );
         if legal.is_empty() {
             break;
         }
         let a = legal[c as usize % legal.len()];
-        let played = game.play(a).unwrap_or_else(|e| panic!("generated {a:?} rejected: {e} in {text}"));
+        let played = game
+            .play(a)
+            .unwrap_or_else(|e| panic!("generated {a:?} rejected: {e} in {text}"));
         assert_eq!(played.player, mover);
         // RULES §10.3: the mover's king is never left in check.
-        assert!(!game.position().in_check(mover), "{} left {mover} in check", played.action);
+        assert!(
+            !game.position().in_check(mover),
+            "{} left {mover} in check",
+            played.action
+        );
     }
 }
 
@@ -56,8 +66,15 @@ fn arb_cell() -> impl Strategy<Value = Cell> {
 
 fn arb_action() -> impl Strategy<Value = Action> {
     prop_oneof![
-        (arb_cell(), arb_cell(), any::<bool>()).prop_map(|(from, to, promote)| Action::Move { from, to, promote }),
-        (0usize..8, arb_cell()).prop_map(|(r, to)| Action::Drop { role: Role::ALL[r], to }),
+        (arb_cell(), arb_cell(), any::<bool>()).prop_map(|(from, to, promote)| Action::Move {
+            from,
+            to,
+            promote
+        }),
+        (0usize..8, arb_cell()).prop_map(|(r, to)| Action::Drop {
+            role: Role::ALL[r],
+            to
+        }),
         arb_cell().prop_map(|from| Action::Illuminate { from }),
     ]
 }
