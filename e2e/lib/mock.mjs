@@ -1,0 +1,36 @@
+// A page whose static files come from ../static and whose server is scripted by the
+// test: HTTP routes and the room WebSocket are mocked with Playwright routing, so the
+// client can be checked without the Rust server.
+import { readFile } from 'node:fs/promises';
+import { extname, join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const STATIC = fileURLToPath(new URL('../../static/', import.meta.url));
+export const ORIGIN = 'http://sannin.test';
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml' };
+
+export const START = 'lL1lP1fP1fL/lSlBlP2fPfRfS/lG1lP3fP1fG/lK1lP4fP1fK/lG1lN5fN1fG/lS1lP6fP1fS/lLlRlP7fPfBfL/1lP8fP1/lP9fP/10/mPmPmPmPmNmPmPmPmP/1mB4mR1/mLmSmGmKmGmSmL F -/-/- FML - FML';
+
+/** Serves static files for every non-API request; `api(path, method, body)` answers /api. */
+export async function mockServer(page, { api = () => null, ws } = {}) {
+  await page.route(`${ORIGIN}/**`, async (route) => {
+    const url = new URL(route.request().url());
+    if (url.pathname.startsWith('/api/')) {
+      let answer = await api(url.pathname, route.request().method(), route.request().postData());
+      const room = /^\/api\/rooms\/([^/]+)$/.exec(url.pathname);
+      if (answer === null && room) answer = { json: { id: room[1], status: 'playing' } };
+      if (answer === null) return route.fulfill({ status: 404, json: { error: { code: 'not_found', message: 'No such thing.' } } });
+      return route.fulfill({ status: answer.status ?? 200, json: answer.json, body: answer.body, contentType: answer.contentType });
+    }
+    let path = url.pathname;
+    if (path === '/' || path.startsWith('/rooms/')) path = '/index.html';
+    const file = normalize(join(STATIC, path));
+    if (!file.startsWith(STATIC)) return route.fulfill({ status: 403 });
+    try {
+      return route.fulfill({ body: await readFile(file), contentType: TYPES[extname(file)] ?? 'application/octet-stream' });
+    } catch {
+      return route.fulfill({ status: 404, body: 'not found' });
+    }
+  });
+  if (ws) await page.routeWebSocket(/\/api\/rooms\/[^/]+\/ws$/, ws);
+}

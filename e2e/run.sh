@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs the browser tests of the Sannin client on a fresh machine: installs Chromium
+# (Debian package) and playwright-core (npm, from package-lock.json), then runs
+# `node --test`. Needs node >= 20, npm and cargo. Usage: e2e/run.sh [test files...]
+set -euo pipefail
+cd "$(dirname "$0")"
+
+CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
+if [ ! -x "$CHROMIUM_PATH" ]; then
+  echo "e2e: installing chromium" >&2
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+fi
+# Kanji on the pieces need a CJK font; without one the tests still pass, the
+# screenshots just show boxes.
+if command -v fc-list >/dev/null && ! fc-list | grep -qi cjk; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y fonts-noto-cjk || echo "e2e: no CJK font installed" >&2
+fi
+export CHROMIUM_PATH
+
+if [ ! -d node_modules/playwright-core ]; then
+  npm ci --no-audit --no-fund
+fi
+
+# Build the server once up front so that the tests' own build is a no-op.
+if [ -z "${SANNIN_BIN:-}" ]; then
+  (cd .. && cargo build -p sannin)
+fi
+
+if [ $# -gt 0 ]; then
+  exec node --test --test-concurrency=1 "$@"
+fi
+exec node --test --test-concurrency=1 tests/*.test.mjs

@@ -1,0 +1,360 @@
+// The browser client against a scripted server (Playwright routing): geometry, drawing
+// from each side, selection and targets from `legal` only, promotion choice, drops,
+// illumination, keyboard use, seq gaps, reconnects, and text-only user names.
+// Runs without the Rust server; game.test.mjs covers the real one.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { launch } from '../lib/browser.mjs';
+import { mockServer, ORIGIN, START } from '../lib/mock.mjs';
+
+const SHOTS = new URL('../screenshots/', import.meta.url).pathname;
+let browser;
+before(async () => {
+  browser = await launch();
+  await mkdir(SHOTS, { recursive: true });
+});
+after(async () => { await browser?.close(); });
+
+const SEATS = {
+  first: { name: 'Akira', connected: true, ready: true },
+  middle: { name: '<img src=x onerror="window.pwned=1">Beni', connected: true, ready: true },
+  last: { name: 'Chiyo', connected: true, ready: true },
+};
+
+// First to move at the start; a few of its real opening actions (RULES §4).
+const FIRST_LEGAL = ['P3c-4c', 'P3c-4d', 'B2g-4h', 'B2g-6i', 'B2g-8j', 'B2gx10k+', 'B2gx10k='];
+
+function state(over = {}) {
+  return {
+    type: 'state', seq: 3, position: START, moves: [], seats: SEATS, status: 'playing',
+    to_move: 'first', legal: [], you: null, illumination: null, outcome: null, result: null, ...over,
+  };
+}
+
+/** Opens a room page with a scripted socket; returns the page, the messages the client
+ * sent, and the server side of the socket. */
+async function openRoom(first, { viewport = { width: 1200, height: 900 }, token } = {}) {
+  const page = await browser.newPage({ viewport });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const sent = [];
+  const sockets = [];
+  await mockServer(page, {
+    ws: (ws) => {
+      sockets.push(ws);
+      ws.onMessage((m) => sent.push(JSON.parse(m)));
+      ws.send(JSON.stringify(typeof first === 'function' ? first(sockets.length) : first));
+    },
+  });
+  if (token) await page.addInitScript((t) => localStorage.setItem('sannin.token.r1', t), token);
+  await page.goto(`${ORIGIN}/rooms/r1`);
+  await page.waitForSelector('[data-cell="7g"] .hex');
+  return { page, sent, sockets, errors, server: () => sockets.at(-1) };
+}
+
+const cell = (page, name) => page.locator(`[data-cell="${name}"]`);
+
+test('geometry: 127 cells, depths, territories and the 120° views (RULES §1–§2)', async () => {
+  const { page } = await openRoom(state());
+  const g = await page.evaluate(async () => {
+    const m = await import('/js/geometry.js');
+    const count = m.CELLS.length;
+    const sums = m.CELLS.every(({ r, f }) => m.SEATS.reduce((a, s) => a + m.depth(s, r, f), 0) === 18);
+    const terr = { first: 0, middle: 0, last: 0, none: 0 };
+    for (const { r, f } of m.CELLS) terr[m.territoryOf(r, f) ?? 'none'] += 1;
+    const views = {};
+    for (const view of m.SEATS) {
+      const at = m.layout(view, 10);
+      // Every neighbour pair is the same distance apart on screen.
+      const dists = new Set();
+      for (const { r, f } of m.CELLS) {
+        for (const [a, b] of m.neighbours(r, f)) {
+          const p = at(r, f); const q = at(a, b);
+          dists.add(Math.hypot(p.x - q.x, p.y - q.y).toFixed(3));
+        }
+      }
+      // The lowest row of cells on screen is the viewer's home edge (depth 0).
+      const ys = m.CELLS.map(({ r, f, name }) => ({ name, y: at(r, f).y, d: m.depth(view, r, f) }));
+      const maxY = Math.max(...ys.map((c) => c.y));
+      const bottom = ys.filter((c) => Math.abs(c.y - maxY) < 1e-6);
+      views[view] = { dists: [...dists], bottom: bottom.length, bottomDepths: [...new Set(bottom.map((c) => c.d))] };
+    }
+    return { count, sums, terr, views, pg: m.territoryOf(6, 6) };
+  });
+  assert.equal(g.count, 127);
+  assert.ok(g.sums);
+  assert.deepEqual(g.terr, { first: 24, middle: 24, last: 24, none: 55 });
+  assert.equal(g.pg, null);
+  for (const view of ['first', 'middle', 'last']) {
+    assert.equal(g.views[view].dists.length, 1, `${view}: neighbours equidistant`);
+    assert.equal(g.views[view].bottom, 7, `${view}: 7 cells on the bottom edge`);
+    assert.deepEqual(g.views[view].bottomDepths, [0], `${view}: own home edge at the bottom`);
+  }
+  assert.equal(await page.locator('[data-cell]').count(), 127);
+  await page.close();
+});
+
+test('start position drawn from every side; pieces face their owner\'s way', async () => {
+  const { page, errors } = await openRoom(state());
+  assert.equal(await page.locator('[data-cell] .piece').count(), 54);
+  assert.equal(await cell(page, '10k').locator('.piece').getAttribute('data-piece'), 'mP');
+  assert.equal(await cell(page, '1d').locator('.piece').getAttribute('data-piece'), 'fK');
+  assert.equal(await cell(page, '10d').locator('.piece').getAttribute('data-piece'), 'lK');
+  assert.ok(await cell(page, '7g').evaluate((n) => n.classList.contains('garden')));
+  assert.ok(await cell(page, '1a').evaluate((n) => n.classList.contains('terr-first')));
+  assert.ok(await cell(page, '7m').evaluate((n) => n.classList.contains('terr-middle')));
+  assert.ok(await cell(page, '13g').evaluate((n) => n.classList.contains('terr-last')));
+  for (const view of ['first', 'middle', 'last']) {
+    await page.getByTestId(`view-${view}`).click();
+    await page.waitForSelector(`[data-testid="board"][data-view="${view}"]`);
+    // Each viewer's own pieces point straight up; the others' are turned by ±120°.
+    const rot = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('[data-cell] .piece')]
+      .map((p) => [p.dataset.piece[0], p.getAttribute('transform')])));
+    assert.equal(rot[view[0]], 'rotate(0)', `${view} sees its own pieces upright`);
+    // Kings stand on their owner's home edge, which is at the bottom for the viewer.
+    const kingY = await cell(page, { first: '1d', middle: '10m', last: '10d' }[view]).boundingBox();
+    const board = await page.getByTestId('board').boundingBox();
+    assert.ok(kingY.y > board.y + board.height * 0.75, `${view}'s king is near the bottom`);
+    await page.getByTestId('board').screenshot({ path: `${SHOTS}mock-start-${view}.png` });
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('select shows targets from `legal` only; promotion choice; illegal clicks send nothing', async () => {
+  const { page, sent } = await openRoom(state({ you: 'first', legal: FIRST_LEGAL }), { token: 'tok-first' });
+  assert.deepEqual(sent[0], { type: 'resume', token: 'tok-first' });
+  await page.waitForSelector('[data-testid="turn"].mine');
+  const before = sent.length;
+  // A Middle piece, an empty cell and a First piece with no legal move: nothing happens.
+  await cell(page, '10m').click();
+  await cell(page, '5e').click();
+  await cell(page, '1d').click();
+  assert.equal(await page.locator('[data-target]').count(), 0);
+  assert.equal(sent.length, before);
+  // The bishop: exactly its targets from `legal`.
+  await cell(page, '2g').click();
+  const targets = await page.$$eval('[data-target]', (ns) => ns.map((n) => `${n.dataset.cell}:${n.dataset.target}`).sort());
+  assert.deepEqual(targets, ['10k:capture', '4h:move', '6i:move', '8j:move']);
+  // A non-target cell while selected cancels, sends nothing.
+  await cell(page, '5e').click();
+  assert.equal(await page.locator('[data-target]').count(), 0);
+  assert.equal(sent.length, before);
+  // Promote or not: both are legal, so the client asks.
+  await cell(page, '2g').click();
+  await cell(page, '10k').click();
+  await page.getByTestId('promotion-dialog').waitFor();
+  await page.getByTestId('board').page().screenshot({ path: `${SHOTS}mock-promotion.png` });
+  await page.getByTestId('promote-yes').click();
+  assert.deepEqual(sent.at(-1), { type: 'act', action: 'B2gx10k+' });
+  await page.close();
+});
+
+test('keyboard: arrows move focus, Enter selects and plays, Escape cancels', async () => {
+  const { page, sent } = await openRoom(state({ you: 'first', legal: FIRST_LEGAL }), { token: 't' });
+  await page.waitForSelector('[data-testid="turn"].mine');
+  await page.getByTestId('view-middle').click(); // Middle's view: rows are ranks
+  await cell(page, '7g').focus();
+  const focused = () => page.evaluate(() => document.activeElement?.dataset?.cell);
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await focused(), '6g');
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(await focused(), '8g');
+  await page.keyboard.press('ArrowUp');
+  assert.ok(['8f', '7f'].includes(await focused()));
+  // Walk to 2g (the First bishop): right along rank g from 7g.
+  await cell(page, '7g').focus();
+  for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowRight');
+  assert.equal(await focused(), '2g');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.locator('[data-target]').count(), 4);
+  await page.keyboard.press('Escape');
+  assert.equal(await page.locator('[data-target]').count(), 0);
+  await page.keyboard.press(' ');
+  assert.equal(await page.locator('[data-target]').count(), 4);
+  // Move to 4h: down-left twice from 2g in Middle's view is 3h, 4i... go by name instead.
+  await cell(page, '4h').focus();
+  await page.keyboard.press('Enter');
+  assert.deepEqual(sent.at(-1), { type: 'act', action: 'B2g-4h' });
+  await page.close();
+});
+
+test('drops from hand and illumination', async () => {
+  const pos = START.replace(' F -/-/- FML - FML', ' F 2P/-/- FML - FML');
+  const { page, sent } = await openRoom(state({
+    you: 'first', position: pos, legal: ['P*5e', 'P*6e', 'P3c-4c', '+K1d!'], illumination: ['3g', '5e'],
+  }), { token: 't' });
+  await page.waitForSelector('[data-testid="turn"].mine');
+  assert.equal(await page.getByTestId('hand-first').locator('[data-kind="P"]').getAttribute('data-count'), '2');
+  await page.getByTestId('drop-P').click();
+  const targets = await page.$$eval('[data-target]', (ns) => ns.map((n) => n.dataset.cell).sort());
+  assert.deepEqual(targets, ['5e', '6e']);
+  await cell(page, '6e').click();
+  assert.deepEqual(sent.at(-1), { type: 'act', action: 'P*6e' });
+  // The server answers with a new state where it is our move again (scripted).
+  await page.close();
+
+  const r2 = await openRoom(state({ you: 'first', legal: ['+K1d!', 'P3c-4c'], illumination: ['3g', '5e'] }), { token: 't' });
+  // By keyboard: the button, then the confirmation that takes focus.
+  await r2.page.getByTestId('illuminate').focus();
+  await r2.page.keyboard.press('Enter');
+  assert.deepEqual(await r2.page.$$eval('.cell.lit', (ns) => ns.map((n) => n.dataset.cell).sort()), ['3g', '5e']);
+  assert.equal(await r2.page.evaluate(() => document.activeElement.dataset.testid), 'illuminate-confirm');
+  await r2.page.getByTestId('board').screenshot({ path: `${SHOTS}mock-illuminate.png` });
+  await r2.page.keyboard.press('Enter');
+  assert.deepEqual(r2.sent.at(-1), { type: 'act', action: '+K1d!' });
+  await r2.page.close();
+});
+
+test('events: alliance banner, check on the king, result; names are text', async () => {
+  const { page, server, errors } = await openRoom(state({ you: 'middle', to_move: 'first' }), { token: 't' });
+  const ws = server();
+  let seq = 3;
+  const ev = (event) => ws.send(JSON.stringify({ type: 'event', seq: ++seq, event }));
+  ev({ type: 'action', player: 'first', action: 'P3c-4c' });
+  ev({ type: 'check', player: 'Middle', by: ['First'] });
+  ev({ type: 'alliance_formed', allies: ['First', 'Last'], cause: 'discovered' });
+  await page.getByTestId('banner-alliance').waitFor();
+  assert.match(await page.getByTestId('banner-alliance').textContent(), /First and Last.*discovered attack/);
+  assert.ok(await cell(page, '10m').evaluate((n) => n.classList.contains('check')));
+  // Name with markup shows as text, runs nothing.
+  assert.match(await page.getByTestId('seat-middle').textContent(), /<img src=x/);
+  assert.equal(await page.evaluate(() => window.pwned), undefined);
+  ws.send(JSON.stringify(state({
+    seq, you: 'middle', status: 'finished', to_move: null, moves: ['P3c-4c'],
+    position: START.replace(' F -/-/- FML - FML', ' - -/-/- FL FL -'),
+    outcome: { winners: ['First', 'Last'], reason: 'alliance_defeated', ranking: ['First', 'Last', 'Middle'] },
+  })));
+  await page.getByTestId('result').waitFor();
+  assert.match(await page.getByTestId('result').textContent(), /First and Last win/);
+  assert.equal(await page.getByTestId('seat-middle').getAttribute('data-eliminated'), 'true');
+  await page.screenshot({ path: `${SHOTS}mock-finished.png`, fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a gap in seq asks for a fresh state; a dropped socket reconnects and resumes', async () => {
+  const { page, sent, server, sockets } = await openRoom((n) => state({ seq: n === 1 ? 3 : 9, you: 'middle' }), { token: 'tok' });
+  server().send(JSON.stringify({ type: 'event', seq: 6, event: { type: 'player_ready', seat: 'first', ready: true } }));
+  await page.waitForFunction(() => true);
+  await new Promise((r) => setTimeout(r, 200));
+  assert.deepEqual(sent.at(-1), { type: 'sync' });
+  server().close();
+  await page.waitForSelector('[data-testid="conn-status"][data-phase="reconnecting"]');
+  assert.match(await page.getByTestId('conn-status').textContent(), /Reconnecting/);
+  await page.waitForSelector('[data-testid="conn-status"][data-phase="open"]', { timeout: 10000 });
+  assert.equal(sockets.length, 2);
+  assert.deepEqual(sent.at(-1), { type: 'resume', token: 'tok' });
+  await page.close();
+});
+
+test('server errors are shown in words; bad tokens are forgotten', async () => {
+  const { page, server, sent } = await openRoom(state({ you: null }), { token: 'stale' });
+  server().send(JSON.stringify({ type: 'error', code: 'bad_token', message: 'That seat token is not valid here.' }));
+  await page.getByText('That seat token is not valid here.').waitFor();
+  assert.equal(await page.evaluate(() => localStorage.getItem('sannin.token.r1')), null);
+  assert.deepEqual(sent.at(-1), { type: 'watch' });
+  await page.close();
+});
+
+test('waiting room: take a seat, ready, alliance proposal', async () => {
+  const waiting = state({ status: 'waiting', to_move: null, seats: { first: null, middle: { name: 'Beni', connected: true, ready: false }, last: null } });
+  const { page, sent, server } = await openRoom(waiting);
+  await page.getByTestId('room-name').fill('Akira');
+  await page.getByTestId('sit-first').click();
+  assert.deepEqual(sent.at(-1), { type: 'join', seat: 'first', name: 'Akira' });
+  const ws = server();
+  ws.send(JSON.stringify({ type: 'seated', seat: 'first', token: 'tok-a' }));
+  ws.send(JSON.stringify({ ...waiting, seq: 4, you: 'first', seats: { ...waiting.seats, first: { name: 'Akira', connected: true, ready: false } } }));
+  await page.getByTestId('ready').click();
+  assert.deepEqual(sent.at(-1), { type: 'ready' });
+  await page.getByTestId('propose-middle').click();
+  assert.deepEqual(sent.at(-1), { type: 'propose_alliance', seat: 'middle' });
+  ws.send(JSON.stringify({ type: 'event', seq: 5, event: { type: 'alliance_proposed', from: 'middle', to: 'first' } }));
+  await page.getByTestId('accept-alliance').click();
+  assert.deepEqual(sent.at(-1), { type: 'accept_alliance' });
+  assert.equal(await page.evaluate(() => localStorage.getItem('sannin.token.r1')), 'tok-a');
+  await page.close();
+});
+
+test('lobby lists rooms by status, creates rooms and joins seats', async () => {
+  const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  const posted = [];
+  await mockServer(page, {
+    api: (path, method, body) => {
+      if (path === '/api/rooms' && method === 'POST') { posted.push(body); return { status: 201, json: { id: 'new1' } }; }
+      if (path === '/api/rooms') {
+        return {
+          json: [
+            { id: 'w1', status: 'waiting', seats: { first: { name: 'A<b>', connected: true, ready: false }, middle: null, last: null }, spectators: 1 },
+            { id: 'p1', status: 'playing', seats: { first: { name: 'A' }, middle: { name: 'B' }, last: { name: 'C' } }, spectators: 4 },
+            { id: 'f1', status: 'finished', seats: { first: { name: 'A' }, middle: { name: 'B' }, last: { name: 'C' } }, spectators: 0 },
+          ],
+        };
+      }
+      return null;
+    },
+    ws: (ws) => ws.send(JSON.stringify(state({ status: 'waiting', to_move: null, seats: { first: null, middle: null, last: null } }))),
+  });
+  await page.goto(`${ORIGIN}/`);
+  await page.getByTestId('rooms-waiting').locator('[data-room="w1"]').waitFor();
+  assert.equal(await page.getByTestId('rooms-playing').locator('[data-room="p1"]').count(), 1);
+  assert.equal(await page.getByTestId('rooms-finished').locator('[data-room="f1"]').count(), 1);
+  assert.match(await page.getByTestId('rooms-waiting').textContent(), /A<b>/);
+  await page.screenshot({ path: `${SHOTS}mock-lobby-phone.png`, fullPage: true });
+  await page.getByTestId('name').fill('Dai');
+  await page.getByTestId('join-w1-middle').click();
+  await page.waitForURL(`${ORIGIN}/rooms/w1`);
+  await page.waitForSelector('[data-cell="7g"]');
+  await page.goto(`${ORIGIN}/`);
+  await page.getByTestId('create-room').click();
+  await page.waitForURL(`${ORIGIN}/rooms/new1`);
+  assert.deepEqual(posted, ['{}']);
+  await page.close();
+});
+
+test('phone-sized room page', async () => {
+  const { page } = await openRoom(state({ you: 'last', to_move: 'last', legal: ['P7c-7d'] }), { token: 't', viewport: { width: 390, height: 844 } });
+  const board = await page.getByTestId('board').boundingBox();
+  assert.ok(board.width >= 360 && board.width <= 390, `board fills the phone width (${board.width})`);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, 'no horizontal scrolling');
+  await page.screenshot({ path: `${SHOTS}mock-phone-last.png`, fullPage: true });
+  await page.close();
+});
+
+test('a missing room says so; a player leaving shows a countdown', async () => {
+  const page = await browser.newPage();
+  await mockServer(page, {
+    api: (path) => (path === '/api/rooms/nope' ? { status: 404, json: { error: { code: 'room_not_found', message: 'no room' } } } : null),
+  });
+  await page.goto(`${ORIGIN}/rooms/nope`);
+  await page.getByTestId('no-room').waitFor();
+  await page.close();
+
+  const { page: p2, server } = await openRoom(state({ you: 'middle' }), { token: 't' });
+  server().send(JSON.stringify({ type: 'event', seq: 4, event: { type: 'player_left', seat: 'last', grace_seconds: 90 } }));
+  await p2.getByTestId('countdown-last').waitFor();
+  assert.match(await p2.getByTestId('countdown-last').textContent(), /abandoned in (89|90) s/);
+  server().send(JSON.stringify({ type: 'event', seq: 5, event: { type: 'player_reconnected', seat: 'last' } }));
+  await p2.getByTestId('countdown-last').waitFor({ state: 'detached' });
+  await p2.close();
+});
+
+test('a seat resumed elsewhere stops this page instead of taking it back', async () => {
+  const { page, server, sockets, sent } = await openRoom(state({ you: 'middle' }), { token: 'tok' });
+  server().send(JSON.stringify({ type: 'error', code: 'replaced', message: 'Your seat was resumed on another connection.' }));
+  await server().close({ code: 4000, reason: 'replaced' });
+  await page.waitForSelector('[data-testid="conn-status"][data-phase="closed"]');
+  await page.getByTestId('offline').waitFor();
+  assert.match(await page.getByTestId('offline').textContent(), /another window/);
+  await page.waitForTimeout(1500);
+  assert.equal(sockets.length, 1, 'no automatic reconnect');
+  await page.getByTestId('retry').click();
+  await page.waitForSelector('[data-testid="conn-status"][data-phase="open"]');
+  assert.equal(sockets.length, 2);
+  assert.deepEqual(sent.at(-1), { type: 'resume', token: 'tok' });
+  await page.close();
+});

@@ -1,0 +1,231 @@
+// The SVG board: 127 hex cells laid out from RULES §1 coordinates, seen from one side.
+import {
+  CELLS, PLEASURE_GARDEN, cellName, labelSpots, layout, neighbours, parseCell,
+  pieceRotation, territoryOf,
+} from './geometry.js';
+
+const SVG = 'http://www.w3.org/2000/svg';
+const SIZE = 10; // hexagon circumradius in SVG units
+
+export const KANJI = { K: '玉', R: '飛', B: '角', G: '金', S: '銀', N: '桂', L: '香', P: '歩' };
+export const PROMOTED_KANJI = { K: '帝', R: '龍', B: '馬', S: '全', L: '杏', P: 'と' };
+export const PIECE_NAMES = {
+  K: 'king', R: 'rook', B: 'bishop', G: 'gold', S: 'silver', N: 'knight', L: 'lance', P: 'pawn',
+};
+export const SEAT_NAMES = { first: 'First', middle: 'Middle', last: 'Last' };
+
+function el(name, attrs = {}) {
+  const node = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  return node;
+}
+
+function hexPoints(radius) {
+  const pts = [];
+  for (let i = 0; i < 6; i++) {
+    const a = ((-90 + 60 * i) * Math.PI) / 180;
+    pts.push(`${(radius * Math.cos(a)).toFixed(3)},${(radius * Math.sin(a)).toFixed(3)}`);
+  }
+  return pts.join(' ');
+}
+
+// A shogi-style pentagon pointing up, fitting inside the hexagon.
+// Every corner stays inside the hexagon (inradius 8.66), so it fits in any of the
+// 60°-multiple rotations the three facings need.
+const TILE = [[0, -8.7], [5.5, -4.6], [5.7, 6.1], [-5.7, 6.1], [-5.5, -4.6]]
+  .map(([x, y]) => `${x},${y}`).join(' ');
+
+/** Builds the SVG drawing of one piece (also used for hands), pointing up before `rotate`. */
+export function pieceSvg(piece, rotate = 0) {
+  const g = el('g', {
+    class: `piece owner-${piece.owner}${piece.promoted ? ' promoted' : ''}`,
+    transform: `rotate(${rotate})`,
+    'data-piece': `${piece.owner[0]}${piece.promoted ? '+' : ''}${piece.kind}`,
+  });
+  g.append(el('polygon', { class: 'tile', points: TILE }));
+  const kanji = el('text', { class: 'kanji', x: 0, y: -1.2, 'text-anchor': 'middle', 'dominant-baseline': 'central' });
+  kanji.textContent = (piece.promoted ? PROMOTED_KANJI : KANJI)[piece.kind] ?? piece.kind;
+  const latin = el('text', { class: 'latin', x: 0, y: 4.45, 'text-anchor': 'middle', 'dominant-baseline': 'central' });
+  latin.textContent = `${piece.promoted ? '+' : ''}${piece.kind}`;
+  g.append(kanji, latin);
+  return g;
+}
+
+export function describePiece(piece) {
+  return `${SEAT_NAMES[piece.owner]} ${piece.promoted ? 'promoted ' : ''}${PIECE_NAMES[piece.kind]}`;
+}
+
+/**
+ * Board view. `onActivate(cell)` is called when a cell is clicked or activated with
+ * Enter/Space; `onCancel()` on Escape.
+ */
+export class Board {
+  constructor(container, { onActivate, onCancel }) {
+    this.container = container;
+    this.onActivate = onActivate;
+    this.onCancel = onCancel;
+    this.view = 'middle';
+    this.cells = new Map();
+    this.focusCell = PLEASURE_GARDEN;
+    this.navX = null;
+    this.last = null;
+    this.build();
+  }
+
+  setView(view) {
+    if (view === this.view) return;
+    this.view = view;
+    const hadFocus = this.svg.contains(document.activeElement);
+    this.build();
+    if (this.last) this.render(this.last);
+    if (hadFocus) this.cells.get(this.focusCell)?.focus();
+  }
+
+  build() {
+    const at = layout(this.view, SIZE);
+    const svg = el('svg', {
+      class: 'board', viewBox: '-123 -109 246 218', role: 'group',
+      'aria-label': `Board, seen from ${SEAT_NAMES[this.view]}'s side`,
+      'data-testid': 'board', 'data-view': this.view,
+    });
+    const labels = el('g', { class: 'labels', 'aria-hidden': 'true' });
+    for (const spot of labelSpots()) {
+      const p = at(spot.r, spot.f);
+      const t = el('text', {
+        class: `label ${spot.kind}`, x: p.x.toFixed(2), y: p.y.toFixed(2),
+        'text-anchor': 'middle', 'dominant-baseline': 'central',
+      });
+      t.textContent = spot.text;
+      labels.append(t);
+    }
+    const cells = el('g', { class: 'cells' });
+    this.cells.clear();
+    this.pos = new Map();
+    for (const { r, f, name } of CELLS) {
+      const p = at(r, f);
+      this.pos.set(name, p);
+      const terr = territoryOf(r, f);
+      const g = el('g', {
+        class: `cell ${terr ? `terr-${terr}` : 'arena'}${name === PLEASURE_GARDEN ? ' garden' : ''}`,
+        transform: `translate(${p.x.toFixed(3)} ${p.y.toFixed(3)})`,
+        'data-cell': name, tabindex: name === this.focusCell ? 0 : -1, role: 'button',
+      });
+      g.append(el('polygon', { class: 'hex', points: hexPoints(SIZE * 0.985) }));
+      // Outlines for selection, focus, targets and check sit inside the cell, where the
+      // neighbours (drawn later) cannot paint over them.
+      g.append(el('polygon', { class: 'ring', points: hexPoints(SIZE * 0.9) }));
+      if (name === PLEASURE_GARDEN) {
+        g.append(el('polygon', { class: 'garden-ring', points: hexPoints(SIZE * 0.78) }));
+      }
+      g.append(el('g', { class: 'content' }));
+      g.addEventListener('click', () => {
+        this.setFocusCell(name, false);
+        this.onActivate(name);
+      });
+      g.addEventListener('keydown', (e) => this.onKey(e, name));
+      this.cells.set(name, g);
+      cells.append(g);
+    }
+    svg.append(labels, cells);
+    this.svg = svg;
+    this.container.replaceChildren(svg);
+  }
+
+  setFocusCell(name, focus = true) {
+    const old = this.cells.get(this.focusCell);
+    if (old) old.setAttribute('tabindex', -1);
+    this.focusCell = name;
+    const g = this.cells.get(name);
+    g.setAttribute('tabindex', 0);
+    if (focus) g.focus();
+  }
+
+  focus() {
+    this.cells.get(this.focusCell)?.focus();
+  }
+
+  onKey(e, name) {
+    const dirs = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      this.onActivate(name);
+    } else if (e.key === 'Escape') {
+      e.preventDefault();
+      this.onCancel();
+    } else if (dirs[e.key]) {
+      e.preventDefault();
+      const next = this.neighbourToward(name, dirs[e.key]);
+      if (next) this.setFocusCell(next);
+    } else if (e.key === 'Home' || e.key === 'End') {
+      e.preventDefault();
+      this.setFocusCell(PLEASURE_GARDEN);
+    }
+  }
+
+  /** The neighbour on screen in the arrow's direction; moving up/down keeps close to the
+   * column the vertical movement started in, so it zig-zags straight on a hex grid. */
+  neighbourToward(name, [dx, dy]) {
+    const { r, f } = parseCell(name);
+    const here = this.pos.get(name);
+    if (dy === 0 || this.navX === null) this.navX = here.x;
+    let best = null;
+    let bestScore = Infinity;
+    for (const [nr, nf] of neighbours(r, f)) {
+      const n = cellName(nr, nf);
+      const p = this.pos.get(n);
+      const vx = p.x - here.x;
+      const vy = p.y - here.y;
+      let score;
+      if (dy === 0) {
+        if (Math.abs(vy) > 1 || Math.sign(vx) !== dx) continue;
+        score = 0;
+      } else {
+        if (Math.sign(vy) !== dy || Math.abs(vy) < 1) continue;
+        score = Math.abs(p.x - this.navX);
+      }
+      if (score < bestScore) { best = n; bestScore = score; }
+    }
+    if (dy === 0) this.navX = null;
+    return best;
+  }
+
+  /**
+   * Draws a snapshot. `s`: { board: Map<cell, piece>, selected, sources: Set,
+   * targets: Map<cell, 'move'|'capture'>, last: Set, checks: Set<cell>,
+   * illumination: Set<cell> }.
+   */
+  render(s) {
+    this.last = s;
+    for (const [name, g] of this.cells) {
+      const piece = s.board.get(name);
+      const content = g.querySelector('.content');
+      content.replaceChildren();
+      if (piece) content.append(pieceSvg(piece, pieceRotation(piece.owner, this.view)));
+      const target = s.targets?.get(name);
+      if (target) content.append(el('circle', { class: `target-mark ${target}`, r: target === 'capture' ? SIZE * 0.8 : SIZE * 0.28 }));
+      const flags = {
+        selected: s.selected === name,
+        source: s.sources?.has(name),
+        target: Boolean(target),
+        last: s.last?.has(name),
+        check: s.checks?.has(name),
+        lit: s.illumination?.has(name),
+      };
+      for (const [k, on] of Object.entries(flags)) g.classList.toggle(k, Boolean(on));
+      if (target) g.dataset.target = target; else delete g.dataset.target;
+      let label = name;
+      if (name === PLEASURE_GARDEN) label += ', Pleasure Garden';
+      const terr = territoryOf(...Object.values(parseCell(name)));
+      if (terr) label += `, ${SEAT_NAMES[terr]}'s territory`;
+      label += piece ? `, ${describePiece(piece)}` : ', empty';
+      if (flags.selected) label += ', selected';
+      if (target) label += target === 'capture' ? ', capture target' : ', move target';
+      if (flags.check) label += ', in check';
+      if (flags.last) label += ', last move';
+      if (flags.lit) label += ', would be taken by illumination';
+      g.setAttribute('aria-label', label);
+      g.setAttribute('aria-pressed', flags.selected ? 'true' : 'false');
+    }
+  }
+}
+

@@ -1,0 +1,177 @@
+// The room WebSocket of CONTRACT §3: join/resume/watch, seq tracking, reconnects.
+
+const TOKEN_KEY = (roomId) => `sannin.token.${roomId}`;
+
+export function savedToken(roomId) {
+  try { return localStorage.getItem(TOKEN_KEY(roomId)); } catch { return null; }
+}
+function saveToken(roomId, token) {
+  try {
+    if (token) localStorage.setItem(TOKEN_KEY(roomId), token);
+    else localStorage.removeItem(TOKEN_KEY(roomId));
+  } catch { /* storage unavailable: the seat just won't survive a reload */ }
+}
+
+/**
+ * One room connection. Callbacks:
+ *  onState(state), onEvent(event, seq), onSeated(msg), onError(msg), onStatus(status)
+ * where status is { phase: 'connecting'|'open'|'reconnecting'|'closed', attempt, delayMs }.
+ * Reconnects with exponential backoff; resumes the seat with the stored token; on a
+ * gap in `seq` it asks for a fresh snapshot (resume or watch again).
+ */
+export class RoomConnection {
+  constructor(roomId, handlers) {
+    this.roomId = roomId;
+    this.h = handlers;
+    this.ws = null;
+    this.seq = null; // seq of the last state/event applied
+    this.attempt = 0;
+    this.closed = false;
+    this.resyncing = false;
+    this.queue = [];
+    this.timer = null;
+  }
+
+  get token() { return savedToken(this.roomId); }
+
+  url() {
+    const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    return `${proto}//${location.host}/api/rooms/${encodeURIComponent(this.roomId)}/ws`;
+  }
+
+  connect() {
+    this.closed = false;
+    if (this.ws && this.ws.readyState <= WebSocket.OPEN) return; // already connecting or open
+    clearTimeout(this.timer);
+    this.status(this.attempt ? 'reconnecting' : 'connecting');
+    let ws;
+    try {
+      ws = new WebSocket(this.url());
+    } catch {
+      this.scheduleReconnect();
+      return;
+    }
+    this.ws = ws;
+    ws.addEventListener('open', () => {
+      this.attempt = 0;
+      this.status('open');
+      this.hello();
+      for (const msg of this.queue.splice(0)) this.send(msg);
+    });
+    ws.addEventListener('message', (e) => this.receive(e.data));
+    ws.addEventListener('close', (e) => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      // 4000: another connection resumed this seat (docs/protocol.md §3.5). Reconnecting
+      // would take it back and start a tug of war between two tabs, so stop here.
+      if (e.code === 4000) this.closed = true;
+      if (this.closed) this.status('closed');
+      else this.scheduleReconnect();
+    });
+    ws.addEventListener('error', () => { /* a close event follows */ });
+  }
+
+  /** First words on a (re)opened socket: take the seat back, or spectate. */
+  hello() {
+    const token = this.token;
+    if (token) this.sendNow({ type: 'resume', token });
+    else this.sendNow({ type: 'watch' });
+  }
+
+  scheduleReconnect() {
+    this.attempt += 1;
+    const base = Math.min(10000, 500 * 2 ** (this.attempt - 1));
+    const delayMs = Math.round(base * (0.75 + Math.random() * 0.5));
+    this.status('reconnecting', delayMs);
+    this.timer = setTimeout(() => this.connect(), delayMs);
+  }
+
+  status(phase, delayMs = 0) {
+    this.h.onStatus?.({ phase, attempt: this.attempt, delayMs });
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.ws?.close();
+  }
+
+  sendNow(msg) {
+    if (this.ws?.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify(msg));
+      return true;
+    }
+    return false;
+  }
+
+  /** Sends now, or once the socket is open again (joins, readies, actions are not lost). */
+  send(msg) {
+    if (!this.sendNow(msg)) this.queue.push(msg);
+  }
+
+  /** Gives the seat up (before the game starts) and forgets its token. */
+  leave() {
+    this.send({ type: 'leave' });
+    saveToken(this.roomId, null);
+  }
+
+  /** Asks the server for a fresh snapshot (after a gap in `seq`). */
+  resync() {
+    this.resyncing = true;
+    if (!this.sendNow({ type: 'sync' })) this.resyncing = false;
+  }
+
+  receive(data) {
+    let msg;
+    try { msg = JSON.parse(data); } catch { return; }
+    switch (msg.type) {
+      case 'seated':
+        if (msg.token) saveToken(this.roomId, msg.token);
+        this.h.onSeated?.(msg);
+        break;
+      case 'state':
+        this.resyncing = false;
+        if (typeof msg.seq === 'number') this.seq = msg.seq;
+        this.h.onState?.(msg);
+        break;
+      case 'event': {
+        if (this.resyncing) break; // a full state is on its way
+        if (typeof msg.seq === 'number' && this.seq !== null) {
+          if (msg.seq <= this.seq) break; // already applied
+          if (msg.seq !== this.seq + 1) { this.resync(); break; }
+        }
+        if (typeof msg.seq === 'number') this.seq = msg.seq;
+        this.h.onEvent?.(msg.event ?? {}, msg.seq);
+        break;
+      }
+      case 'error':
+        if (msg.code === 'replaced') this.closed = true;
+        if (msg.code === 'bad_token') {
+          saveToken(this.roomId, null);
+          this.sendNow({ type: 'watch' });
+        }
+        this.h.onError?.(msg);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+export async function api(path, options = {}) {
+  const res = await fetch(path, {
+    ...options,
+    headers: { 'content-type': 'application/json', ...(options.headers ?? {}) },
+  });
+  const text = await res.text();
+  let body = null;
+  try { body = text ? JSON.parse(text) : null; } catch { body = text; }
+  if (!res.ok) {
+    const message = body?.error?.message ?? `${res.status} ${res.statusText}`;
+    const err = new Error(message);
+    err.code = body?.error?.code;
+    err.status = res.status;
+    throw err;
+  }
+  return body;
+}
