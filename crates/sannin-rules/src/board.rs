@@ -41,7 +41,7 @@ const fn build_hand_keys() -> [[u64; 7]; 3] {
     t
 }
 
-const PIECE_KEYS: [[u64; NUM_CELLS]; 49] = build_piece_keys();
+static PIECE_KEYS: [[u64; NUM_CELLS]; 49] = build_piece_keys();
 /// A hand's count `n` contributes `n × key` (wrapping), so a count change is one add.
 const HAND_KEYS: [[u64; 7]; 3] = build_hand_keys();
 

@@ -134,15 +134,16 @@ const fn build_rays() -> [[u128; NUM_CELLS]; 12] {
 }
 
 /// `RAYS[d][c]`: every cell beyond `c` in direction `d`, not including `c`.
-const RAYS: [[u128; NUM_CELLS]; 12] = build_rays();
+static RAYS: [[u128; NUM_CELLS]; 12] = build_rays();
 
 const fn build_all_rays() -> [u128; NUM_CELLS] {
+    let rays = build_rays();
     let mut t = [0u128; NUM_CELLS];
     let mut c = 0;
     while c < NUM_CELLS {
         let mut d = 0;
         while d < 12 {
-            t[c] |= RAYS[d][c];
+            t[c] |= rays[d][c];
             d += 1;
         }
         c += 1;
