@@ -10,7 +10,9 @@ use sannin_rules::{perft_divide, Game, Position, Record};
 fn position(arg: Option<&str>) -> Result<Position> {
     match arg {
         None => Ok(Position::start()),
-        Some(s) => s.parse().map_err(|e| anyhow::anyhow!("bad --position: {e}")),
+        Some(s) => s
+            .parse()
+            .map_err(|e| anyhow::anyhow!("bad --position: {e}")),
     }
 }
 
@@ -79,7 +81,9 @@ pub struct ReplayArgs {
 pub fn replay(args: ReplayArgs) -> Result<ExitCode> {
     let text = if args.file == "-" {
         let mut s = String::new();
-        std::io::stdin().read_to_string(&mut s).context("reading standard input")?;
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .context("reading standard input")?;
         s
     } else {
         std::fs::read_to_string(&args.file).with_context(|| format!("reading {}", args.file))?
@@ -87,7 +91,9 @@ pub fn replay(args: ReplayArgs) -> Result<ExitCode> {
     let record = Record::parse(&text).map_err(|e| anyhow::anyhow!("{e}"))?;
     let start = match (&args.position, record.header("Position")) {
         (Some(p), _) => position(Some(p))?,
-        (None, Some(p)) => p.parse().map_err(|e| anyhow::anyhow!("bad Position header: {e}"))?,
+        (None, Some(p)) => p
+            .parse()
+            .map_err(|e| anyhow::anyhow!("bad Position header: {e}"))?,
         (None, None) => Position::start(),
     };
     let mut game = Game::from_position(start);

@@ -1,0 +1,44 @@
+//! Times the levels on a few positions of one game: `cargo run --release -p sannin-bot --example timing`.
+
+use std::time::Instant;
+
+use sannin_bot::{choose_detailed, Level, Limits};
+use sannin_rules::Game;
+
+fn main() {
+    let args: Vec<u64> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let level = Level::from_number(args.first().copied().unwrap_or(2) as u8).expect("level 0..=3");
+    let plies = args.get(1).copied().unwrap_or(60);
+    let mut game = Game::new();
+    let mut total = 0.0;
+    let mut n = 0;
+    for ply in 0..plies {
+        if game.is_over() {
+            break;
+        }
+        let t = Instant::now();
+        let c = choose_detailed(&game, level, ply, Limits::default()).expect("a choice");
+        let dt = t.elapsed().as_secs_f64();
+        total += dt;
+        n += 1;
+        let text = game.notation(c.action).expect("legal");
+        println!(
+            "{ply:3} {:?} {text:12} score {:7} depth {} nodes {:6} {:.3}s {:.1}us/node",
+            game.to_move().expect("to move"),
+            c.score,
+            c.depth,
+            c.nodes,
+            dt,
+            dt * 1e6 / c.nodes.max(1) as f64
+        );
+        game.play(c.action).expect("legal");
+    }
+    println!(
+        "{n} moves, {:.3} s/move, outcome {:?}",
+        total / n.max(1) as f64,
+        game.outcome()
+    );
+}

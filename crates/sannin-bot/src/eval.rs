@@ -1,0 +1,271 @@
+//! The static evaluation: material (hand pieces a bit above board pieces),
+//! king safety, the Pleasure Garden threat (RULES §11 step 2) and what an
+//! alliance changes (RULES §12.5), scored for one player (or its team).
+
+use sannin_rules::{Cell, Player, Position, Role};
+
+/// A won game, from the evaluating player's side; wins nearer the root score
+/// higher (`WIN - ply`).
+pub const WIN: i32 = 1_000_000;
+/// Scores at least this large are wins or losses, not evaluations.
+pub const WIN_BOUND: i32 = WIN - 10_000;
+
+/// Value of a piece on the board. The hex board gives every piece more
+/// directions than in shogi; the ratios follow shogi programs loosely.
+pub fn piece_value(role: Role, promoted: bool) -> i32 {
+    match (role, promoted) {
+        (Role::King, false) => 0,
+        // A promoted king ranges in twelve directions and illuminates (RULES §9).
+        (Role::King, true) => 1200,
+        (Role::Rook, false) => 900,
+        (Role::Rook, true) => 1150,
+        (Role::Bishop, false) => 800,
+        (Role::Bishop, true) => 1050,
+        (Role::Gold, _) => 500,
+        (Role::Silver, false) => 450,
+        (Role::Silver, true) => 600,
+        (Role::Knight, _) => 350,
+        (Role::Lance, false) => 300,
+        (Role::Lance, true) => 450,
+        (Role::Pawn, false) => 100,
+        (Role::Pawn, true) => 450,
+    }
+}
+
+/// Value of a piece in hand: a drop can go anywhere (RULES §6.3), so a bit more
+/// than the same piece on the board.
+pub fn hand_value(role: Role) -> i32 {
+    piece_value(role, false) * 115 / 100
+}
+
+/// The six orthogonal steps `(Δr, Δf)` (RULES §1 neighbours).
+const ORTHOGONAL: [(i8, i8); 6] = [(0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (-1, -1)];
+/// The six diagonal steps (RULES §3: each the sum of two adjacent orthogonals).
+const DIAGONAL: [(i8, i8); 6] = [(-1, 1), (1, -1), (-2, -1), (2, 1), (-1, -2), (1, 2)];
+
+fn offset(c: Cell, (dr, df): (i8, i8)) -> Option<Cell> {
+    let r = c.rank() as i8 + dr;
+    let f = c.file() as i8 + df;
+    if (0..13).contains(&r) && (0..13).contains(&f) {
+        Cell::from_coords(r as u8, f as u8)
+    } else {
+        None
+    }
+}
+
+/// The orthogonal neighbours of `c`.
+pub fn neighbours(c: Cell) -> impl Iterator<Item = Cell> {
+    ORTHOGONAL.into_iter().filter_map(move |d| offset(c, d))
+}
+
+/// Steps between two cells for a piece stepping to neighbours (hex distance).
+pub fn distance(a: Cell, b: Cell) -> i32 {
+    let dr = a.rank() as i32 - b.rank() as i32;
+    let df = a.file() as i32 - b.file() as i32;
+    dr.abs().max(df.abs()).max((dr - df).abs())
+}
+
+/// Whether a promoted king on `from` could range to `to` in one move: `to`
+/// lies on one of its twelve lines and every cell between is empty.
+fn clear_line(pos: &Position, from: Cell, to: Cell) -> bool {
+    for d in ORTHOGONAL.into_iter().chain(DIAGONAL) {
+        let mut c = from;
+        while let Some(n) = offset(c, d) {
+            if n == to {
+                return true;
+            }
+            if pos.piece_at(n).is_some() {
+                break;
+            }
+            c = n;
+        }
+    }
+    false
+}
+
+/// The players whose pieces can check `p` (RULES §12.5: allies cannot).
+pub fn enemies(pos: &Position, p: Player) -> Vec<Player> {
+    let ally = ally_of(pos, p);
+    pos.active()
+        .into_iter()
+        .filter(|&q| q != p && Some(q) != ally)
+        .collect()
+}
+
+/// `p`'s ally while an alliance stands.
+pub fn ally_of(pos: &Position, p: Player) -> Option<Player> {
+    match pos.alliance() {
+        Some((a, b)) if a == p => Some(b),
+        Some((a, b)) if b == p => Some(a),
+        _ => None,
+    }
+}
+
+/// Whether `p` and `q` are on one side: the same player or allies.
+pub fn same_side(pos: &Position, p: Player, q: Player) -> bool {
+    p == q || ally_of(pos, p) == Some(q)
+}
+
+/// Whether a piece of one of `enemies` attacks `cell`.
+pub fn attacked_by_any(pos: &Position, enemies: &[Player], cell: Cell) -> bool {
+    enemies.iter().any(|&e| pos.is_attacked_by(cell, e))
+}
+
+/// King safety of `p`: enemy-attacked cells around the king, free escape
+/// cells, own pieces sheltering it, enemy pieces close to it, check.
+fn king_safety(pos: &Position, p: Player, king: Cell, near_enemies: i32) -> i32 {
+    let foes = enemies(pos, p);
+    let mut attacked = 0;
+    let mut escapes = 0;
+    let mut shelter = 0;
+    for n in neighbours(king) {
+        let hit = attacked_by_any(pos, &foes, n);
+        match pos.piece_at(n) {
+            Some(piece) if piece.owner == p => {
+                shelter += 1;
+                attacked += hit as i32;
+            }
+            _ if hit => attacked += 1,
+            _ => escapes += 1,
+        }
+    }
+    let escape_term = match escapes {
+        0 => -90,
+        1 => -35,
+        2 => -10,
+        _ => 0,
+    };
+    let check = if pos.in_check(p) { -70 } else { 0 };
+    12 * shelter - 30 * attacked - 18 * near_enemies + escape_term + check
+}
+
+/// The Pleasure Garden threat for `p` (RULES §11 step 2): only a player not in
+/// an alliance wins there; a king one move from an unattacked, reachable 7g is
+/// an immediate threat, and a decisive one when its owner is to move.
+fn garden(pos: &Position, p: Player, king: Cell, promoted: bool) -> i32 {
+    if pos.alliance().is_some_and(|(a, b)| a == p || b == p) {
+        return 0;
+    }
+    let d = distance(king, Cell::GARDEN);
+    let free = match pos.piece_at(Cell::GARDEN) {
+        None => true,
+        Some(x) => x.owner != p && x.role != Role::King,
+    };
+    let reach = free
+        && if promoted {
+            clear_line(pos, king, Cell::GARDEN)
+        } else {
+            d == 1
+        };
+    // Moving into check is illegal (RULES §10.3), so an attacked 7g is closed;
+    // any other player's attack counts, an ally's too (§10.2).
+    if reach
+        && !pos
+            .active()
+            .into_iter()
+            .any(|q| q != p && pos.is_attacked_by(Cell::GARDEN, q))
+    {
+        return if pos.to_move() == Some(p) { 5000 } else { 450 };
+    }
+    let d = if promoted { (d + 1) / 2 } else { d };
+    match d {
+        0 | 1 => 160,
+        2 => 90,
+        3 => 40,
+        4 => 15,
+        5 => 5,
+        _ => 0,
+    }
+}
+
+/// Scores of each player (indexed by `Player::index`); 0 for eliminated players.
+pub fn player_scores(pos: &Position) -> [i32; 3] {
+    let pieces = pos.pieces();
+    let mut score = [0i32; 3];
+    let mut kings: [Option<(Cell, bool)>; 3] = [None; 3];
+    for &(c, piece) in &pieces {
+        score[piece.owner.index()] += piece_value(piece.role, piece.promoted);
+        if piece.role == Role::King {
+            kings[piece.owner.index()] = Some((c, piece.promoted));
+        }
+    }
+    for p in pos.active() {
+        for r in Role::HAND {
+            score[p.index()] += hand_value(r) * pos.hand(p, r) as i32;
+        }
+        let Some((king, promoted)) = kings[p.index()] else {
+            continue;
+        };
+        let near = pieces
+            .iter()
+            .filter(|(c, x)| {
+                x.role != Role::Pawn
+                    && x.role != Role::King
+                    && !same_side(pos, p, x.owner)
+                    && distance(*c, king) <= 2
+            })
+            .count() as i32;
+        score[p.index()] += king_safety(pos, p, king, near) + garden(pos, p, king, promoted);
+    }
+    score
+}
+
+/// The evaluation of `pos` for `me` (paranoid: `me`'s side against the rest).
+///
+/// Free for all: `me`'s score minus half the sum of the others' (an
+/// eliminated player scores 0, so eliminating an opponent gains). While an
+/// alliance stands the two allies are one team (RULES §12.5): the team's
+/// average against the unallied player. Each eliminated opponent is worth
+/// [`ELIMINATED`] on top of its pieces leaving the board. The halving keeps both sides on one
+/// scale, so an alliance forming does not by itself swing the score.
+pub fn evaluate(pos: &Position, me: Player) -> i32 {
+    let s = player_scores(pos);
+    team_value(pos, me, &s)
+}
+
+/// Bonus per eliminated opponent in a free-for-all: mating a player is worth
+/// more than any material it could cost.
+const ELIMINATED: i32 = 6000;
+
+pub fn team_value(pos: &Position, me: Player, s: &[i32; 3]) -> i32 {
+    match pos.alliance() {
+        Some((a, b)) if pos.active().len() == 3 => {
+            let team = (s[a.index()] + s[b.index()]) / 2;
+            let un = Player::ALL
+                .into_iter()
+                .find(|&q| q != a && q != b)
+                .expect("unallied");
+            if me == un {
+                s[un.index()] - team
+            } else {
+                team - s[un.index()]
+            }
+        }
+        _ => {
+            let others: i32 = Player::ALL
+                .into_iter()
+                .filter(|&q| q != me)
+                .map(|q| s[q.index()])
+                .sum();
+            let out = 3 - pos.active().len() as i32;
+            s[me.index()] - others / 2 + ELIMINATED * out
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_is_balanced_and_symmetric() {
+        let pos = Position::start();
+        let s = player_scores(&pos);
+        assert_eq!(s[0], s[1]);
+        assert_eq!(s[1], s[2]);
+        assert_eq!(distance("1d".parse().unwrap(), Cell::GARDEN), 6);
+        assert_eq!(distance("7f".parse().unwrap(), Cell::GARDEN), 1);
+        assert_eq!(neighbours(Cell::GARDEN).count(), 6);
+        assert_eq!(neighbours("1a".parse().unwrap()).count(), 3);
+    }
+}

@@ -1,0 +1,226 @@
+//! Computer players for sannin shogi.
+//!
+//! [`choose`] picks an action for the player to move in a [`Game`]:
+//!
+//! | level | play |
+//! |---|---|
+//! | 0 | a random legal action |
+//! | 1 | greedy: the action whose resulting position evaluates best (mates and captures first), with a penalty for leaving the moved piece hanging |
+//! | 2 | paranoid alpha-beta search, small node budget ([`Level::nodes`]) |
+//! | 3 | the same search with a larger budget (well under a second a move on one core) |
+//!
+//! The choice is a pure function of the game, the level, the seed and the
+//! node budget: the search stops on a node count, never on the clock, and
+//! random tie-breaks come from a PRNG seeded with `seed`. [`Limits::time`] is
+//! a separate wall-clock safety net: if it is ever reached the search stops
+//! early and that one choice may differ from run to run.
+//!
+//! Everything is owned by the call (no global state), so `choose` can run on
+//! any thread, e.g. under `tokio::task::spawn_blocking`.
+//!
+//! ```
+//! use sannin_bot::{choose, Level, Limits};
+//! use sannin_rules::Game;
+//! let game = Game::new();
+//! let a = choose(&game, Level::from_number(1).unwrap(), 42, Limits::default()).unwrap();
+//! assert!(game.legal().contains(&a));
+//! ```
+
+use std::time::{Duration, Instant};
+
+use sannin_rules::{Action, Entry, Game, Player, Position};
+
+mod eval;
+mod rng;
+mod search;
+
+pub use eval::{evaluate, piece_value, WIN};
+pub use rng::Rng;
+pub use search::Found;
+
+/// How strong (and slow) a bot plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Level(u8);
+
+impl Level {
+    pub const RANDOM: Level = Level(0);
+    pub const GREEDY: Level = Level(1);
+    pub const SEARCH_SMALL: Level = Level(2);
+    pub const SEARCH_LARGE: Level = Level(3);
+    /// The highest level.
+    pub const MAX: Level = Level(3);
+
+    /// Level `n` (0..=3).
+    pub fn from_number(n: u8) -> Option<Level> {
+        (n <= Level::MAX.0).then_some(Level(n))
+    }
+
+    pub fn number(self) -> u8 {
+        self.0
+    }
+
+    /// The search's node budget (actions played) at this level; `None` for the
+    /// levels that do not search.
+    pub fn nodes(self) -> Option<u64> {
+        match self.0 {
+            2 => Some(3_000),
+            3 => Some(30_000),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Level {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// Overrides of a level's budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Node budget instead of the level's ([`Level::nodes`]).
+    pub nodes: Option<u64>,
+    /// Hard wall-clock cap on a search (a safety net, not the normal stop; the
+    /// first iteration, every action with its capture replies, always completes).
+    pub time: Option<Duration>,
+}
+
+impl Default for Limits {
+    /// The level's node budget, and a 10 s safety cap.
+    fn default() -> Limits {
+        Limits {
+            nodes: None,
+            time: Some(Duration::from_secs(10)),
+        }
+    }
+}
+
+/// What [`choose_detailed`] reports besides the action.
+#[derive(Clone, Copy, Debug)]
+pub struct Choice {
+    pub action: Action,
+    /// Evaluation for the mover's side (0 at level 0).
+    pub score: i32,
+    /// Search depth completed (0 for levels 0 and 1).
+    pub depth: i32,
+    /// Actions played while choosing.
+    pub nodes: u64,
+}
+
+/// An action for the player to move, `None` when the game is over.
+pub fn choose(game: &Game, level: Level, seed: u64, limits: Limits) -> Option<Action> {
+    choose_detailed(game, level, seed, limits).map(|c| c.action)
+}
+
+/// [`choose`], with the score, depth and node count.
+pub fn choose_detailed(game: &Game, level: Level, seed: u64, limits: Limits) -> Option<Choice> {
+    let me = game.to_move()?;
+    let mut legal = game.legal();
+    if legal.is_empty() {
+        return None;
+    }
+    let mut rng = Rng::new(seed ^ (game.log().len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    // A seeded shuffle is the tie-break of every level: among equal scores the
+    // first in this order wins.
+    rng.shuffle(&mut legal);
+    match level.0 {
+        0 => Some(Choice {
+            action: legal[0],
+            score: 0,
+            depth: 0,
+            nodes: 0,
+        }),
+        1 => greedy(game.position(), me, &legal, &game_keys(game)),
+        _ => {
+            let budget = limits.nodes.or(level.nodes()).unwrap_or(1);
+            let deadline = limits.time.map(|t| Instant::now() + t);
+            let mut s = search::Searcher::new(me, game_keys(game), budget, deadline);
+            s.run(game.position(), legal).map(|f| Choice {
+                action: f.action,
+                score: f.score,
+                depth: f.depth,
+                nodes: f.nodes,
+            })
+        }
+    }
+}
+
+/// Level 1: every action played once; the best resulting evaluation wins, less
+/// the value of the moved piece when it now stands attacked by an enemy and
+/// undefended (a third of it when defended).
+fn greedy(pos: &Position, me: Player, legal: &[Action], keys: &[u64]) -> Option<Choice> {
+    let mut best: Option<Choice> = None;
+    let mut nodes = 0;
+    for &a in legal {
+        nodes += 1;
+        let Some(succ) = pos.play_unchecked(a, keys) else {
+            continue;
+        };
+        let score = if let Some(o) = &succ.outcome {
+            if o.winners.contains(&me) {
+                WIN
+            } else if o.winners.is_empty() {
+                0
+            } else {
+                -WIN
+            }
+        } else if !succ.position.active().contains(&me) {
+            -WIN
+        } else {
+            let after = &succ.position;
+            let mut v = evaluate(after, me);
+            let to = match a {
+                Action::Move { to, .. } | Action::Drop { to, .. } => Some(to),
+                Action::Illuminate { .. } => None,
+            };
+            if let Some(piece) = to.and_then(|c| after.piece_at(c).map(|p| (c, p))) {
+                let (cell, piece) = piece;
+                let foes = eval::enemies(after, me);
+                if eval::attacked_by_any(after, &foes, cell) {
+                    let value = piece_value(piece.role, piece.promoted);
+                    v -= if after.is_attacked_by(cell, me) {
+                        value / 3
+                    } else {
+                        value
+                    };
+                }
+            }
+            v
+        };
+        if best.is_none_or(|b| score > b.score) {
+            best = Some(Choice {
+                action: a,
+                score,
+                depth: 0,
+                nodes,
+            });
+        }
+    }
+    best.map(|b| Choice { nodes, ..b })
+}
+
+/// Repetition keys of the game's positions (the current one last), replayed
+/// from its start. A resignation or timeout cannot be replayed with the
+/// position API, but it removes a player, so no earlier position can come back:
+/// the keys then start again from the current position.
+fn game_keys(game: &Game) -> Vec<u64> {
+    let current = game.position().repetition_key();
+    let mut pos = game.start_position().clone();
+    let mut keys = vec![pos.repetition_key()];
+    for e in game.log() {
+        let Entry::Action { action, .. } = e else {
+            return vec![current];
+        };
+        match pos.play_unchecked(*action, &[]) {
+            Some(s) => pos = s.position,
+            None => return vec![current],
+        }
+        keys.push(pos.repetition_key());
+    }
+    if keys.last() == Some(&current) {
+        keys
+    } else {
+        vec![current]
+    }
+}

@@ -1,0 +1,537 @@
+//! Paranoid alpha-beta search (Sturtevant & Korf 2000): the player to move at
+//! the root (with its ally, while an alliance stands) maximises, everyone else
+//! is assumed to play against it and minimises. That turns three players into
+//! two sides, so alpha-beta pruning applies. Iterative deepening under a node
+//! budget, a transposition table on [`Position::repetition_key`], captures,
+//! promotions and killers first (and, two plies or more from the horizon,
+//! every child played and sorted by its evaluation, checks first), and a
+//! capture-only quiescence search at the horizon.
+
+use std::time::Instant;
+
+use sannin_rules::{Action, Event, Player, Position, Role, Successor};
+
+use crate::eval::{evaluate, piece_value, same_side, WIN, WIN_BOUND};
+
+const INF: i32 = WIN + 1;
+/// Deepest iteration tried (the node budget stops far earlier in practice).
+const MAX_DEPTH: i32 = 32;
+/// Plies of captures searched past the horizon.
+const QDEPTH: i32 = 3;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Bound {
+    Exact,
+    Lower,
+    Upper,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    key: u64,
+    score: i32,
+    depth: i8,
+    bound: Bound,
+    best: Option<Action>,
+}
+
+/// What a search found.
+#[derive(Clone, Copy, Debug)]
+pub struct Found {
+    pub action: Action,
+    /// For the root player's side, in centipawn-like units; `±(WIN - ply)` for
+    /// a forced win or loss.
+    pub score: i32,
+    /// Deepest iteration completed (1 = every action and its capture replies).
+    pub depth: i32,
+    /// Actions played during the search.
+    pub nodes: u64,
+}
+
+/// One search: owns its table and counters (no global state, so any number
+/// can run at once on any threads).
+pub struct Searcher {
+    me: Player,
+    tt: Vec<Option<Entry>>,
+    keys: Vec<u64>,
+    killers: Vec<[Option<Action>; 2]>,
+    nodes: u64,
+    budget: u64,
+    deadline: Option<Instant>,
+    may_stop: bool,
+    stopped: bool,
+}
+
+/// One root action with its successor and latest score.
+struct RootChild {
+    action: Action,
+    succ: Successor,
+    score: i32,
+}
+
+impl Searcher {
+    /// `earlier`: repetition keys of the game so far, the current position last.
+    pub fn new(me: Player, earlier: Vec<u64>, budget: u64, deadline: Option<Instant>) -> Searcher {
+        // About 32 bytes an entry; scale the table with the budget (4k to 1M entries).
+        let size = (budget.saturating_mul(2))
+            .clamp(1 << 12, 1 << 20)
+            .next_power_of_two() as usize;
+        Searcher {
+            me,
+            tt: vec![None; size],
+            keys: earlier,
+            killers: vec![[None; 2]; 64],
+            nodes: 0,
+            budget,
+            deadline,
+            may_stop: false,
+            stopped: false,
+        }
+    }
+
+    /// Counts one played action; false once the search must stop. The node
+    /// budget is the normal stop (deterministic); the deadline is a safety net
+    /// checked every 256 nodes. Neither applies before the first iteration ends.
+    fn tick(&mut self) -> bool {
+        self.nodes += 1;
+        if !self.may_stop || self.stopped {
+            return !self.stopped;
+        }
+        if self.nodes >= self.budget {
+            self.stopped = true;
+        } else if self.nodes % 256 == 0 {
+            if let Some(d) = self.deadline {
+                if Instant::now() >= d {
+                    self.stopped = true;
+                }
+            }
+        }
+        !self.stopped
+    }
+
+    fn friend(&self, pos: &Position, p: Player) -> bool {
+        same_side(pos, self.me, p)
+    }
+
+    /// A game-ending (for us) successor: won, lost, or `me` eliminated.
+    fn terminal(&self, succ: &Successor, ply: i32) -> Option<i32> {
+        if let Some(o) = &succ.outcome {
+            return Some(if o.winners.is_empty() {
+                0
+            } else if o.winners.contains(&self.me) {
+                WIN - ply
+            } else {
+                -WIN + ply
+            });
+        }
+        if !succ.position.active().contains(&self.me) {
+            return Some(-WIN + ply);
+        }
+        None
+    }
+
+    fn slot(&self, key: u64) -> usize {
+        (key as usize) & (self.tt.len() - 1)
+    }
+
+    fn probe(&self, key: u64) -> Option<Entry> {
+        self.tt[self.slot(key)].filter(|e| e.key == key)
+    }
+
+    fn store(&mut self, key: u64, score: i32, depth: i32, bound: Bound, best: Option<Action>) {
+        let i = self.slot(key);
+        // Depth-preferred, but always replace an entry of another position.
+        if let Some(old) = self.tt[i] {
+            if old.key == key && old.depth as i32 > depth {
+                return;
+            }
+        }
+        let depth = depth.clamp(0, i8::MAX as i32) as i8;
+        self.tt[i] = Some(Entry {
+            key,
+            score,
+            depth,
+            bound,
+            best,
+        });
+    }
+
+    /// Cheap ordering score of an action before playing it: the table's move,
+    /// illuminations and captures (most valuable victim, least valuable
+    /// attacker), promotions, killers.
+    fn order_score(&self, pos: &Position, a: Action, tt_move: Option<Action>, ply: usize) -> i32 {
+        if Some(a) == tt_move {
+            return 1 << 30;
+        }
+        let killers = self.killers.get(ply).copied().unwrap_or_default();
+        let killer = if killers[0] == Some(a) {
+            40_000
+        } else if killers[1] == Some(a) {
+            39_000
+        } else {
+            0
+        };
+        match a {
+            Action::Illuminate { .. } => 200_000,
+            Action::Move { from, to, promote } => {
+                let Some(mover) = pos.piece_at(from) else {
+                    return 0;
+                };
+                let mut s = killer;
+                if let Some(victim) = pos.piece_at(to) {
+                    if !same_side(pos, mover.owner, victim.owner) {
+                        s += 100_000 + 10 * piece_value(victim.role, victim.promoted)
+                            - piece_value(mover.role, mover.promoted) / 10;
+                    }
+                }
+                if promote {
+                    s += 50_000 + piece_value(mover.role, true) - piece_value(mover.role, false);
+                }
+                s
+            }
+            Action::Drop { .. } => killer,
+        }
+    }
+
+    fn is_capture(pos: &Position, a: Action) -> Option<i32> {
+        match a {
+            Action::Illuminate { .. } => Some(600),
+            Action::Move { from, to, .. } => {
+                let mover = pos.piece_at(from)?;
+                let victim = pos.piece_at(to)?;
+                (!same_side(pos, mover.owner, victim.owner)).then(|| {
+                    10 * piece_value(victim.role, victim.promoted)
+                        - piece_value(mover.role, mover.promoted) / 10
+                })
+            }
+            Action::Drop { .. } => None,
+        }
+    }
+
+    fn add_killer(&mut self, ply: usize, a: Action, pos: &Position) {
+        if Self::is_capture(pos, a).is_some() {
+            return;
+        }
+        if let Some(k) = self.killers.get_mut(ply) {
+            if k[0] != Some(a) {
+                k[1] = k[0];
+                k[0] = Some(a);
+            }
+        }
+    }
+
+    /// The value of a child: terminal, or searched with the child's key on the path.
+    fn child_value(
+        &mut self,
+        succ: &Successor,
+        depth: i32,
+        ply: i32,
+        alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        if let Some(v) = self.terminal(succ, ply) {
+            return v;
+        }
+        self.keys.push(succ.position.repetition_key());
+        let v = if depth <= 0 {
+            self.quiesce(&succ.position, ply, alpha, beta, QDEPTH)
+        } else {
+            self.search(&succ.position, depth, ply, alpha, beta)
+        };
+        self.keys.pop();
+        v
+    }
+
+    /// Alpha-beta on `pos` (whose key is the last of `self.keys`).
+    fn search(
+        &mut self,
+        pos: &Position,
+        depth: i32,
+        ply: i32,
+        mut alpha: i32,
+        mut beta: i32,
+    ) -> i32 {
+        let Some(to_move) = pos.to_move() else {
+            return evaluate(pos, self.me);
+        };
+        let key = pos.repetition_key();
+        let mut tt_move = None;
+        if let Some(e) = self.probe(key) {
+            tt_move = e.best;
+            if e.depth as i32 >= depth {
+                match e.bound {
+                    Bound::Exact => return e.score,
+                    Bound::Lower if e.score >= beta => return e.score,
+                    Bound::Upper if e.score <= alpha => return e.score,
+                    _ => {}
+                }
+            }
+        }
+        let maximizing = self.friend(pos, to_move);
+        let (alpha0, beta0) = (alpha, beta);
+        let mut best = if maximizing { -INF } else { INF };
+        let mut best_move = None;
+        let mut actions = pos.legal_actions();
+        let uply = ply as usize;
+
+        // Far from the horizon, play every child first and sort by its
+        // evaluation for the mover (checks and wins first): good ordering is
+        // worth more there than the plays it costs.
+        let mut children: Vec<(i32, Action, Option<Successor>)> = Vec::with_capacity(actions.len());
+        if depth >= 2 {
+            for a in actions {
+                if !self.tick() {
+                    return 0;
+                }
+                let Some(s) = pos.play_unchecked(a, &self.keys) else {
+                    continue;
+                };
+                let mut g = match self.terminal(&s, ply + 1) {
+                    Some(v) => v,
+                    None => evaluate(&s.position, self.me),
+                };
+                if !maximizing {
+                    g = -g;
+                }
+                let checks = s.events.iter().any(|e| {
+                    matches!(e, Event::Check { player, .. } if !same_side(pos, to_move, *player))
+                });
+                if checks {
+                    g += 300;
+                }
+                if Some(a) == tt_move {
+                    g = INF + 1;
+                }
+                children.push((g, a, Some(s)));
+            }
+        } else {
+            actions.sort_by_cached_key(|&a| -self.order_score(pos, a, tt_move, uply));
+            children.extend(actions.into_iter().map(|a| (0, a, None)));
+        }
+        children.sort_by_key(|c| -c.0);
+
+        for (_, a, succ) in children {
+            let succ = match succ {
+                Some(s) => s,
+                None => {
+                    if !self.tick() {
+                        return 0;
+                    }
+                    match pos.play_unchecked(a, &self.keys) {
+                        Some(s) => s,
+                        None => continue,
+                    }
+                }
+            };
+            let v = self.child_value(&succ, depth - 1, ply + 1, alpha, beta);
+            if self.stopped {
+                return 0;
+            }
+            if maximizing {
+                if v > best {
+                    best = v;
+                    best_move = Some(a);
+                }
+                alpha = alpha.max(v);
+            } else {
+                if v < best {
+                    best = v;
+                    best_move = Some(a);
+                }
+                beta = beta.min(v);
+            }
+            if alpha >= beta {
+                self.add_killer(uply, a, pos);
+                break;
+            }
+        }
+        if best_move.is_none() {
+            // Every action repeats a position of the line: judge it statically.
+            return evaluate(pos, self.me);
+        }
+        let bound = if best <= alpha0 {
+            Bound::Upper
+        } else if best >= beta0 {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        };
+        self.store(key, best, depth, bound, best_move);
+        best
+    }
+
+    /// Captures (and illuminations) only, with standing pat, `qdepth` plies deep.
+    fn quiesce(
+        &mut self,
+        pos: &Position,
+        ply: i32,
+        mut alpha: i32,
+        mut beta: i32,
+        qdepth: i32,
+    ) -> i32 {
+        let stand = evaluate(pos, self.me);
+        let Some(to_move) = pos.to_move() else {
+            return stand;
+        };
+        if qdepth <= 0 {
+            return stand;
+        }
+        let maximizing = self.friend(pos, to_move);
+        if maximizing {
+            if stand >= beta {
+                return stand;
+            }
+            alpha = alpha.max(stand);
+        } else {
+            if stand <= alpha {
+                return stand;
+            }
+            beta = beta.min(stand);
+        }
+        // Only captures worth a look: of an undefended piece or of anything
+        // but a pawn, and (delta pruning) able to reach the window at all. When
+        // no target qualifies, the legal actions are not even generated.
+        let window = if maximizing { alpha } else { beta };
+        let targets: Vec<(sannin_rules::Cell, i32)> = pos
+            .pieces()
+            .into_iter()
+            .filter(|(c, x)| {
+                x.role != Role::King
+                    && !same_side(pos, to_move, x.owner)
+                    && pos.is_attacked_by(*c, to_move)
+            })
+            .map(|(c, x)| (c, piece_value(x.role, x.promoted), x.owner))
+            .filter(|&(c, v, owner)| {
+                let hopeful = if maximizing {
+                    stand + 2 * v + 200 > window
+                } else {
+                    stand - 2 * v - 200 < window
+                };
+                hopeful && (v > 100 || !pos.is_attacked_by(c, owner))
+            })
+            .map(|(c, v, _)| (c, v))
+            .collect();
+        let illuminates = pos
+            .king(to_move)
+            .and_then(|k| pos.piece_at(k))
+            .is_some_and(|k| k.promoted);
+        if targets.is_empty() && !illuminates {
+            return stand;
+        }
+        let mut captures: Vec<(i32, Action)> = pos
+            .legal_actions()
+            .into_iter()
+            .filter(|a| match a {
+                Action::Move { to, .. } => targets.iter().any(|t| t.0 == *to),
+                Action::Illuminate { .. } => true,
+                Action::Drop { .. } => false,
+            })
+            .filter_map(|a| Self::is_capture(pos, a).map(|s| (s, a)))
+            .collect();
+        captures.sort_by_key(|c| -c.0);
+        let mut best = stand;
+        for (_, a) in captures {
+            if !self.tick() {
+                return 0;
+            }
+            let Some(succ) = pos.play_unchecked(a, &self.keys) else {
+                continue;
+            };
+            let v = match self.terminal(&succ, ply + 1) {
+                Some(v) => v,
+                None => {
+                    self.keys.push(succ.position.repetition_key());
+                    let v = self.quiesce(&succ.position, ply + 1, alpha, beta, qdepth - 1);
+                    self.keys.pop();
+                    v
+                }
+            };
+            if self.stopped {
+                return 0;
+            }
+            if maximizing {
+                best = best.max(v);
+                alpha = alpha.max(v);
+            } else {
+                best = best.min(v);
+                beta = beta.min(v);
+            }
+            if alpha >= beta {
+                break;
+            }
+        }
+        best
+    }
+
+    /// Iterative deepening from `pos` (the game's current position, whose
+    /// legal actions, repetition included, are `actions`, already shuffled
+    /// for tie-breaking). `None` only when `actions` is empty.
+    pub fn run(&mut self, pos: &Position, actions: Vec<Action>) -> Option<Found> {
+        let mut children: Vec<RootChild> = Vec::with_capacity(actions.len());
+        for a in actions {
+            self.tick();
+            if let Some(succ) = pos.play_unchecked(a, &self.keys) {
+                children.push(RootChild {
+                    action: a,
+                    succ,
+                    score: 0,
+                });
+            }
+        }
+        if children.is_empty() {
+            return None;
+        }
+        let mut found: Option<Found> = None;
+        for depth in 1..=MAX_DEPTH {
+            let mut alpha = -INF;
+            let mut best_this: Option<usize> = None;
+            let mut finished = true;
+            for (i, child) in children.iter_mut().enumerate() {
+                let v = self.child_value(&child.succ, depth - 1, 1, alpha, INF);
+                if self.stopped {
+                    finished = false;
+                    break;
+                }
+                child.score = v;
+                if v > alpha {
+                    alpha = v;
+                    best_this = Some(i);
+                }
+            }
+            // The first iteration always finishes: it sees every mate in one.
+            self.may_stop = true;
+            if let Some(i) = best_this {
+                // Paranoia sees a forced loss whenever both opponents together
+                // can mate; they rarely cooperate that well, so a deeper "all
+                // lose" does not overrule a shallower choice that did not lose.
+                let despair =
+                    children[i].score <= -WIN_BOUND && found.is_some_and(|f| f.score > -WIN_BOUND);
+                if despair {
+                    break;
+                }
+                // In an unfinished iteration this is still sound: the previous
+                // best is searched first, and only a better score replaces it.
+                found = Some(Found {
+                    action: children[i].action,
+                    score: children[i].score,
+                    depth: if finished { depth } else { depth - 1 },
+                    nodes: self.nodes,
+                });
+            }
+            if !finished {
+                break;
+            }
+            // Best first for the next iteration; a stable sort keeps the
+            // shuffled order among equals.
+            children.sort_by_key(|c| -c.score);
+            let top = children[0].score;
+            if top.abs() >= WIN_BOUND || children.len() == 1 || self.nodes >= self.budget {
+                break;
+            }
+        }
+        if let Some(f) = &mut found {
+            f.nodes = self.nodes;
+        }
+        found
+    }
+}

@@ -1,0 +1,196 @@
+//! Configuration: `sannin serve` flags (each with an environment variable) and the
+//! resolved [`Config`] the server runs with. Defaults run with nothing set up.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Flags of `sannin serve`. Every flag can also be given by the environment variable
+/// named next to it.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "SANNIN_ADDR", default_value = "127.0.0.1:8080")]
+    pub addr: String,
+
+    /// Database URL: `postgres://…` for PostgreSQL, `sqlite://FILE` for SQLite.
+    /// Default: the SQLite file `./data/sannin.db` (the directory is created).
+    #[arg(long, env = "DATABASE_URL")]
+    pub database_url: Option<String>,
+
+    /// Directory of the browser client. Default: `./static` if it exists, else the
+    /// workspace's `static/` (found at compile time).
+    #[arg(long, env = "SANNIN_STATIC_DIR")]
+    pub static_dir: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// Limits and timings. Shared by `serve` and the in-process server of `loadtest`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LimitArgs {
+    /// Seconds a seated player may stay disconnected while it is to move before it
+    /// loses by abandonment (fractions allowed). Before the game starts, a seat left
+    /// disconnected this long is freed.
+    #[arg(long, env = "SANNIN_GRACE_SECONDS", default_value_t = 120.0)]
+    pub grace_seconds: f64,
+
+    /// Largest WebSocket message accepted, in bytes. A larger text message gets a
+    /// `bad_message` error; one over 4× this (or 64 KiB, if more) closes the socket.
+    #[arg(long, env = "SANNIN_MAX_MESSAGE_BYTES", default_value_t = 4096)]
+    pub max_message_bytes: usize,
+
+    /// Messages a connection may send per second on average (token bucket).
+    #[arg(long, env = "SANNIN_RATE_PER_SECOND", default_value_t = 10.0)]
+    pub rate_per_second: f64,
+
+    /// Burst size of the per-connection rate limit.
+    #[arg(long, env = "SANNIN_RATE_BURST", default_value_t = 30)]
+    pub rate_burst: u32,
+
+    /// Most rooms not yet finished at once; creating one more gives `too_many_rooms`.
+    #[arg(long, env = "SANNIN_MAX_ROOMS", default_value_t = 10_000)]
+    pub max_rooms: usize,
+
+    /// Most connections (players and spectators) per room; more gives `room_full`.
+    #[arg(long, env = "SANNIN_MAX_CONNECTIONS_PER_ROOM", default_value_t = 200)]
+    pub max_connections_per_room: usize,
+
+    /// Longest player name, in characters.
+    #[arg(long, env = "SANNIN_MAX_NAME_CHARS", default_value_t = 32)]
+    pub max_name_chars: usize,
+
+    /// Messages queued for one connection; a client that falls further behind is
+    /// disconnected (it can resume).
+    #[arg(long, env = "SANNIN_SEND_QUEUE", default_value_t = 256)]
+    pub send_queue: usize,
+
+    /// Seconds between server pings; a connection silent for three intervals is closed.
+    #[arg(long, env = "SANNIN_PING_SECONDS", default_value_t = 20.0)]
+    pub ping_seconds: f64,
+
+    /// Seconds a finished room with no connection stays in memory; it is then
+    /// unloaded (and loaded again from the database when someone asks for it).
+    #[arg(long, env = "SANNIN_FINISHED_IDLE_SECONDS", default_value_t = 600.0)]
+    pub finished_idle_seconds: f64,
+
+    /// Database connections (PostgreSQL; SQLite always uses one writer connection).
+    #[arg(long, env = "SANNIN_DB_CONNECTIONS", default_value_t = 8)]
+    pub db_connections: u32,
+}
+
+impl Default for LimitArgs {
+    fn default() -> Self {
+        LimitArgs {
+            grace_seconds: 120.0,
+            max_message_bytes: 4096,
+            rate_per_second: 10.0,
+            rate_burst: 30,
+            max_rooms: 10_000,
+            max_connections_per_room: 200,
+            max_name_chars: 32,
+            send_queue: 256,
+            ping_seconds: 20.0,
+            finished_idle_seconds: 600.0,
+            db_connections: 8,
+        }
+    }
+}
+
+/// The resolved configuration of a running server.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// sqlx URL of the database.
+    pub database_url: String,
+    /// Directory served at `/`.
+    pub static_dir: PathBuf,
+    /// Abandonment grace period.
+    pub grace: Duration,
+    /// Largest accepted message (bytes).
+    pub max_message_bytes: usize,
+    /// Rate limit: tokens per second and bucket size.
+    pub rate_per_second: f64,
+    /// Rate limit burst.
+    pub rate_burst: u32,
+    /// Most unfinished rooms.
+    pub max_rooms: usize,
+    /// Most connections in one room.
+    pub max_connections_per_room: usize,
+    /// Longest name in characters.
+    pub max_name_chars: usize,
+    /// Per-connection send queue length.
+    pub send_queue: usize,
+    /// Ping interval.
+    pub ping_interval: Duration,
+    /// How long an idle finished room stays in memory.
+    pub finished_idle: Duration,
+    /// Pool size for PostgreSQL.
+    pub db_connections: u32,
+}
+
+/// Default SQLite database, relative to the working directory.
+pub const DEFAULT_SQLITE_URL: &str = "sqlite://./data/sannin.db";
+
+impl Config {
+    /// Config for `database_url` with default limits and static dir (handy in tests).
+    pub fn new(database_url: impl Into<String>) -> Config {
+        Config::from_parts(database_url.into(), None, &LimitArgs::default())
+    }
+
+    /// The same config with other limits.
+    pub fn with_limits(self, limits: &LimitArgs) -> Config {
+        Config::from_parts(self.database_url, Some(self.static_dir), limits)
+    }
+
+    /// Resolves the flags.
+    pub fn from_args(args: &ServeArgs) -> Config {
+        let url = args
+            .database_url
+            .clone()
+            .filter(|u| !u.trim().is_empty())
+            .unwrap_or_else(|| DEFAULT_SQLITE_URL.to_string());
+        Config::from_parts(url, args.static_dir.clone(), &args.limits)
+    }
+
+    fn from_parts(database_url: String, static_dir: Option<PathBuf>, l: &LimitArgs) -> Config {
+        Config {
+            database_url,
+            static_dir: static_dir.unwrap_or_else(default_static_dir),
+            grace: secs(l.grace_seconds),
+            max_message_bytes: l.max_message_bytes.max(64),
+            rate_per_second: l.rate_per_second.max(0.001),
+            rate_burst: l.rate_burst.max(1),
+            max_rooms: l.max_rooms,
+            max_connections_per_room: l.max_connections_per_room.max(1),
+            max_name_chars: l.max_name_chars.max(1),
+            send_queue: l.send_queue.max(8),
+            ping_interval: secs(l.ping_seconds).max(Duration::from_millis(100)),
+            finished_idle: secs(l.finished_idle_seconds),
+            db_connections: l.db_connections.max(1),
+        }
+    }
+
+    /// The hard cap handed to the WebSocket codec: larger messages close the socket.
+    pub fn hard_message_cap(&self) -> usize {
+        (self.max_message_bytes * 4).max(64 * 1024)
+    }
+}
+
+fn secs(s: f64) -> Duration {
+    if s.is_finite() && s > 0.0 {
+        Duration::from_secs_f64(s)
+    } else {
+        Duration::ZERO
+    }
+}
+
+/// `./static` when it exists (the usual layout when run from the repository or an
+/// install dir), else the workspace's `static/` as seen at compile time, so that
+/// `cargo run` works from any directory.
+fn default_static_dir() -> PathBuf {
+    let here = PathBuf::from("static");
+    if here.is_dir() {
+        return here;
+    }
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../static"))
+}

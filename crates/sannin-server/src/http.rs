@@ -1,0 +1,160 @@
+//! HTTP routes (CONTRACT §2) and the WebSocket upgrade (§3).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::sync::oneshot;
+use tower_http::services::{ServeDir, ServeFile};
+use uuid::Uuid;
+
+use crate::app::Shared;
+use crate::error::ApiError;
+use crate::room::{Cmd, RoomHandle};
+use crate::ws;
+
+/// The whole application.
+pub fn router(shared: Arc<Shared>) -> Router {
+    let static_dir = shared.config.static_dir.clone();
+    let index = ServeFile::new(static_dir.join("index.html"));
+    Router::new()
+        .route("/api/rooms", get(list_rooms).post(create_room))
+        .route("/api/rooms/{id}", get(room_details))
+        .route("/api/rooms/{id}/record", get(room_record))
+        .route("/api/rooms/{id}/ws", get(room_ws))
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/metrics", get(metrics))
+        .route_service("/rooms/{id}", index)
+        .fallback_service(ServeDir::new(static_dir))
+        .layer(DefaultBodyLimit::max(64 * 1024))
+        .with_state(shared)
+}
+
+/// Body of `POST /api/rooms`; every field optional.
+#[derive(Debug, Default, Deserialize)]
+struct CreateRoom {
+    /// Start from this position string (RULES §13.3) instead of the standard start.
+    #[serde(default)]
+    position: Option<String>,
+}
+
+async fn create_room(State(shared): State<Arc<Shared>>, body: Bytes) -> Result<Response, ApiError> {
+    let req: CreateRoom = if body.iter().all(u8::is_ascii_whitespace) {
+        CreateRoom::default()
+    } else {
+        serde_json::from_slice(&body)
+            .map_err(|e| ApiError::BadRequest(format!("bad JSON body: {e}")))?
+    };
+    let id = shared.create_room(req.position).await?;
+    Ok((StatusCode::CREATED, Json(json!({ "id": id }))).into_response())
+}
+
+async fn list_rooms(State(shared): State<Arc<Shared>>) -> Json<Value> {
+    let mut rooms: Vec<_> = shared
+        .handles()
+        .into_iter()
+        .map(|h| h.summary.borrow().clone())
+        .collect();
+    rooms.sort_by_key(|s| s.id);
+    Json(json!(rooms))
+}
+
+fn parse_id(id: &str) -> Result<Uuid, ApiError> {
+    id.parse()
+        .map_err(|_| ApiError::RoomNotFound(id.to_string()))
+}
+
+async fn find(shared: &Arc<Shared>, id: &str) -> Result<RoomHandle, ApiError> {
+    let uuid = parse_id(id)?;
+    shared
+        .room(uuid)
+        .await?
+        .ok_or_else(|| ApiError::RoomNotFound(id.to_string()))
+}
+
+/// Asks the room actor something, with a timeout so a wedged room cannot hang HTTP.
+/// A room that unloaded itself meanwhile (idle and finished) is loaded again once.
+async fn ask<T>(
+    shared: &Arc<Shared>,
+    id: &str,
+    make: impl Fn(oneshot::Sender<T>) -> Cmd,
+) -> Result<T, ApiError> {
+    for _ in 0..2 {
+        let room = find(shared, id).await?;
+        let (tx, rx) = oneshot::channel();
+        if room.tx.send(make(tx)).await.is_err() {
+            shared.unload_room(room.id);
+            continue;
+        }
+        match tokio::time::timeout(Duration::from_secs(10), rx).await {
+            Ok(Ok(v)) => return Ok(v),
+            Ok(Err(_)) => shared.unload_room(room.id),
+            Err(_) => {
+                return Err(ApiError::Internal(anyhow::anyhow!(
+                    "room {} did not answer",
+                    room.id
+                )))
+            }
+        }
+    }
+    Err(ApiError::ShuttingDown)
+}
+
+async fn room_details(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(
+        ask(&shared, &id, |reply| Cmd::Details { reply }).await?,
+    ))
+}
+
+async fn room_record(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let record = ask(&shared, &id, |reply| Cmd::Record { reply }).await?;
+    Ok((
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        record,
+    )
+        .into_response())
+}
+
+async fn room_ws(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+    ws: WebSocketUpgrade,
+) -> Result<Response, ApiError> {
+    if shared.shutdown.is_cancelled() {
+        return Err(ApiError::ShuttingDown);
+    }
+    let mut room = find(&shared, &id).await?;
+    if room.tx.is_closed() {
+        // Unloaded (idle and finished) just now: load it again.
+        shared.unload_room(room.id);
+        room = find(&shared, &id).await?;
+    }
+    let cap = shared.config.hard_message_cap();
+    // Small buffers: protocol messages are small, and at thousands of connections the
+    // 128 KiB defaults dominate memory.
+    Ok(ws
+        .read_buffer_size(4 * 1024)
+        .write_buffer_size(0)
+        .max_message_size(cap)
+        .max_frame_size(cap)
+        .on_upgrade(move |socket| ws::connection(socket, room, shared)))
+}
+
+async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
+    let body = shared.metrics.render(shared.room_counts());
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body).into_response()
+}

@@ -1,0 +1,164 @@
+//! The sannin game server: rooms of three players (and spectators) playing sannin
+//! shogi over WebSockets, stored in SQLite or PostgreSQL.
+//!
+//! `sannin serve` calls [`serve`]; tests and the load test call [`run`] with a
+//! listener bound to `127.0.0.1:0` and talk to it over real sockets (STYLE 8).
+//! The wire protocol is described in `docs/protocol.md`.
+
+use std::future::Future;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use tokio::net::TcpListener;
+use tracing::{info, warn};
+
+mod app;
+mod config;
+mod error;
+mod http;
+pub mod loadtest;
+mod metrics;
+mod protocol;
+mod room;
+mod store;
+mod ws;
+
+pub use config::{Config, LimitArgs, ServeArgs, DEFAULT_SQLITE_URL};
+pub use error::{ApiError, WsCode};
+pub use store::Store;
+
+/// `sannin serve`: logging, config, listener, and [`run`] until SIGTERM or ctrl-c.
+///
+/// # Errors
+/// Bad address, unreachable database, failed migration.
+pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    init_tracing();
+    let config = Config::from_args(&args);
+    let listener = TcpListener::bind(&args.addr)
+        .await
+        .with_context(|| format!("cannot listen on {}", args.addr))?;
+    info!(addr = %listener.local_addr()?, "listening");
+    run(listener, config, shutdown_signal()).await
+}
+
+/// [`serve`] on a fresh multi-threaded runtime, for a synchronous `main`.
+///
+/// # Errors
+/// As [`serve`].
+pub fn serve_blocking(args: ServeArgs) -> anyhow::Result<()> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?
+        .block_on(serve(args))
+}
+
+/// Installs the `tracing` subscriber: `RUST_LOG` (EnvFilter syntax), default `info`.
+/// Does nothing if one is already installed.
+pub fn init_tracing() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).try_init();
+}
+
+/// Runs the server on `listener` until `shutdown` completes: connects to the database,
+/// runs the migrations, restores every unfinished room, serves HTTP and WebSockets.
+/// On shutdown, stops accepting, lets every room finish the command it is handling
+/// (so no write in flight is cut), closes the connections and the database.
+///
+/// # Errors
+/// Unreachable database, failed migration, listener failure.
+pub async fn run(
+    listener: TcpListener,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let store = Store::connect(&config.database_url, config.db_connections).await?;
+    info!(
+        database = %redact_url(&config.database_url),
+        static_dir = %config.static_dir.display(),
+        "database ready"
+    );
+    let shared = app::Shared::new(config, store.clone());
+    let restored = shared.restore_all().await?;
+    if restored > 0 {
+        info!(rooms = restored, "restored unfinished rooms");
+    }
+    let router = http::router(shared.clone());
+    let cancel = shared.shutdown.clone();
+    // Small JSON frames: no Nagle delay between an event and the state after it.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    let result = axum::serve(listener, router)
+        .with_graceful_shutdown(async move {
+            shutdown.await;
+            info!("shutting down");
+            cancel.cancel();
+        })
+        .await;
+    shared.shutdown.cancel();
+    shared.tracker.close();
+    if tokio::time::timeout(Duration::from_secs(10), shared.tracker.wait())
+        .await
+        .is_err()
+    {
+        warn!("some rooms did not stop within 10 s");
+    }
+    // Give connection writers a moment to flush their close frames.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    store.close().await;
+    info!("stopped");
+    result.context("server error")
+}
+
+/// Completes on ctrl-c or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+}
+
+/// The URL without its password, for logs.
+fn redact_url(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s => {
+            let creds = &url[s + 3..at];
+            match creds.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..s + 3], &url[at..]),
+                None => url.to_string(),
+            }
+        }
+        _ => url.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn passwords_are_redacted_from_logged_urls() {
+        assert_eq!(
+            super::redact_url("postgres://u:secret@h:5432/db"),
+            "postgres://u:***@h:5432/db"
+        );
+        assert_eq!(super::redact_url("postgres://u@h/db"), "postgres://u@h/db");
+        assert_eq!(
+            super::redact_url("sqlite://./data/x.db"),
+            "sqlite://./data/x.db"
+        );
+    }
+}

@@ -1,0 +1,437 @@
+//! `sannin loadtest`: many rooms played at once over real sockets (loopback only).
+//!
+//! Without `--addr` it starts a server in this process on a throwaway SQLite file
+//! (or `--database-url`), which also lets it measure the memory of idle rooms (RSS
+//! from `/proc/self/status` before and after creating them). Then every room gets
+//! three player connections that join, ready, and play random legal actions until the
+//! game ends, the room reaches `--plies` actions, or `--seconds` run out. It reports
+//! accepted actions per second and the round trip from sending `act` to receiving
+//! its `action` event on the same connection.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context as _};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::Semaphore;
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::config::{Config, LimitArgs};
+
+/// Flags of `sannin loadtest`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LoadtestArgs {
+    /// Rooms to play at once (three connections each).
+    #[arg(long, default_value_t = 100)]
+    pub rooms: usize,
+
+    /// Target a running server at this address (loopback only). Default: start one
+    /// in this process.
+    #[arg(long)]
+    pub addr: Option<String>,
+
+    /// Database of the in-process server. Default: a throwaway SQLite file.
+    #[arg(long)]
+    pub database_url: Option<String>,
+
+    /// Most actions played per room.
+    #[arg(long, default_value_t = 30)]
+    pub plies: usize,
+
+    /// Longest time spent playing, in seconds (setup not counted).
+    #[arg(long, default_value_t = 120)]
+    pub seconds: u64,
+
+    /// Pause before each action, in milliseconds (0: play as fast as the server answers,
+    /// which measures throughput; a pause measures latency under a steady load).
+    #[arg(long, default_value_t = 0)]
+    pub think_ms: u64,
+
+    /// Connections opened at once during setup.
+    #[arg(long, default_value_t = 128)]
+    pub concurrency: usize,
+}
+
+/// What one room's players measured.
+#[derive(Debug, Default)]
+struct RoomStats {
+    actions: u64,
+    latencies_us: Vec<u32>,
+    errors: Vec<String>,
+    finished: bool,
+}
+
+/// Entry point for a synchronous `main`.
+///
+/// # Errors
+/// Non-loopback address, setup failures.
+pub fn run_blocking(args: LoadtestArgs) -> anyhow::Result<()> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?
+        .block_on(run(args))
+}
+
+fn rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn raise_fd_limit(needed: u64) {
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(n) if n < needed => eprintln!(
+            "warning: open-file limit is {n}, this run needs about {needed}: raise `ulimit -n`"
+        ),
+        Ok(_) => {}
+        Err(e) => eprintln!("warning: cannot raise the open-file limit: {e}"),
+    }
+}
+
+async fn resolve_loopback(addr: &str) -> anyhow::Result<SocketAddr> {
+    let addrs: Vec<SocketAddr> = tokio::net::lookup_host(addr)
+        .await
+        .with_context(|| format!("cannot resolve {addr}"))?
+        .collect();
+    match addrs.into_iter().find(|a| a.ip().is_loopback()) {
+        Some(a) => Ok(a),
+        None => bail!(
+            "the load test only targets loopback addresses (127.0.0.1, ::1, localhost), not {addr}"
+        ),
+    }
+}
+
+/// A bare HTTP/1.1 request (keeps the load test free of an HTTP client crate).
+async fn http(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: &str,
+) -> anyhow::Result<(u16, String)> {
+    let mut s = TcpStream::connect(addr).await?;
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).await?;
+    let mut buf = Vec::new();
+    s.read_to_end(&mut buf).await?;
+    let text = String::from_utf8_lossy(&buf);
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .context("bad HTTP response")?;
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    Ok((status, body))
+}
+
+async fn create_room(addr: SocketAddr) -> anyhow::Result<String> {
+    let (status, body) = http(addr, "POST", "/api/rooms", "{}").await?;
+    if status != 201 {
+        bail!("POST /api/rooms: {status} {body}");
+    }
+    let v: Value = serde_json::from_str(&body)?;
+    v["id"].as_str().map(String::from).context("no id")
+}
+
+fn percentile(sorted: &[u32], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    f64::from(sorted[i]) / 1000.0
+}
+
+/// Runs the load test and prints its report.
+///
+/// # Errors
+/// Non-loopback address, setup failures.
+pub async fn run(args: LoadtestArgs) -> anyhow::Result<()> {
+    let rooms = args.rooms.max(1);
+    raise_fd_limit(rooms as u64 * 6 + 256);
+
+    let mut local = None;
+    let addr = match &args.addr {
+        Some(a) => resolve_loopback(a).await?,
+        None => {
+            let dir =
+                std::env::temp_dir().join(format!("sannin-loadtest-{}", uuid::Uuid::new_v4()));
+            let url = args
+                .database_url
+                .clone()
+                .unwrap_or_else(|| format!("sqlite://{}/load.db", dir.display()));
+            let limits = LimitArgs {
+                max_rooms: rooms + 1000,
+                ..LimitArgs::default()
+            };
+            let config = Config::new(url).with_limits(&limits);
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+            let addr = listener.local_addr()?;
+            let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+            let server = tokio::spawn(crate::run(listener, config, async {
+                let _ = stop_rx.await;
+            }));
+            // Wait for the server (migrations) to answer.
+            let mut up = false;
+            for _ in 0..400 {
+                if matches!(http(addr, "GET", "/healthz", "").await, Ok((200, _))) {
+                    up = true;
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(25)).await;
+            }
+            if !up {
+                bail!("in-process server did not start");
+            }
+            local = Some((stop_tx, server, dir));
+            addr
+        }
+    };
+    println!(
+        "target: {addr} ({})",
+        if local.is_some() {
+            "in-process server"
+        } else {
+            "external server"
+        }
+    );
+
+    // Phase 1: create the rooms (idle: no connections yet).
+    let rss_before = rss_kib();
+    let t0 = Instant::now();
+    let sem = Arc::new(Semaphore::new(args.concurrency.max(1)));
+    let mut tasks = Vec::with_capacity(rooms);
+    for _ in 0..rooms {
+        let sem = sem.clone();
+        tasks.push(tokio::spawn(async move {
+            let _permit = sem.acquire_owned().await;
+            create_room(addr).await
+        }));
+    }
+    let mut ids = Vec::with_capacity(rooms);
+    for t in tasks {
+        ids.push(t.await??);
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let rss_idle = rss_kib();
+    println!(
+        "created {rooms} rooms in {:.2} s",
+        t0.elapsed().as_secs_f64()
+    );
+    if let (Some(b), Some(a), true) = (rss_before, rss_idle, local.is_some()) {
+        println!(
+            "memory: RSS {:.1} MiB before, {:.1} MiB with {rooms} idle rooms → {:.1} KiB per idle room",
+            b as f64 / 1024.0,
+            a as f64 / 1024.0,
+            (a.saturating_sub(b)) as f64 / rooms as f64
+        );
+    }
+
+    // Phase 2: connect three players per room, join, ready; then play.
+    let t1 = Instant::now();
+    let play_deadline =
+        tokio::time::Instant::now() + Duration::from_secs(args.seconds) + Duration::from_secs(120);
+    let start_gate = Arc::new(tokio::sync::Barrier::new(rooms * 3 + 1));
+    let mut players = Vec::with_capacity(rooms * 3);
+    for (r, id) in ids.iter().enumerate() {
+        for seat in ["first", "middle", "last"] {
+            let url = format!("ws://{addr}/api/rooms/{id}/ws");
+            let sem = sem.clone();
+            let gate = start_gate.clone();
+            let plies = args.plies;
+            let think = Duration::from_millis(args.think_ms);
+            let seed = (r as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ seat.len() as u64;
+            players.push(tokio::spawn(async move {
+                play_seat(url, seat, sem, gate, plies, think, seed, play_deadline).await
+            }));
+        }
+    }
+    start_gate.wait().await;
+    let setup = t1.elapsed();
+    let rss_connected = rss_kib();
+    println!(
+        "connected, seated and ready: {} connections in {:.2} s",
+        rooms * 3,
+        setup.as_secs_f64()
+    );
+    let t2 = Instant::now();
+    let mut stats = RoomStats::default();
+    let mut finished_games = 0;
+    for p in players {
+        match p.await {
+            Ok(s) => {
+                stats.actions += s.actions;
+                stats.latencies_us.extend(s.latencies_us);
+                stats.errors.extend(s.errors);
+                finished_games += usize::from(s.finished);
+            }
+            Err(e) => stats.errors.push(format!("player task: {e}")),
+        }
+    }
+    let play = t2.elapsed();
+    let mut lat = std::mem::take(&mut stats.latencies_us);
+    lat.sort_unstable();
+    println!(
+        "played: {} actions in {:.2} s = {:.0} accepted actions/s ({} games ended before the ply cap)",
+        stats.actions,
+        play.as_secs_f64(),
+        stats.actions as f64 / play.as_secs_f64().max(1e-9),
+        finished_games / 3
+    );
+    println!(
+        "act→event round trip: p50 {:.2} ms, p95 {:.2} ms, p99 {:.2} ms, max {:.2} ms ({} samples)",
+        percentile(&lat, 0.50),
+        percentile(&lat, 0.95),
+        percentile(&lat, 0.99),
+        percentile(&lat, 1.0),
+        lat.len()
+    );
+    if let (Some(i), Some(c), true) = (rss_idle, rss_connected, local.is_some()) {
+        println!(
+            "memory: RSS {:.1} MiB with {} live connections (client side included)",
+            c.max(i) as f64 / 1024.0,
+            rooms * 3
+        );
+    }
+    if !stats.errors.is_empty() {
+        println!(
+            "errors: {} (first: {})",
+            stats.errors.len(),
+            stats.errors[0]
+        );
+    } else {
+        println!("errors: 0");
+    }
+    if let Some((stop, server, dir)) = local {
+        let _ = stop.send(());
+        server.await??;
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    Ok(())
+}
+
+/// One player: join `seat`, ready, then play random legal actions when to move.
+#[allow(clippy::too_many_arguments)]
+async fn play_seat(
+    url: String,
+    seat: &'static str,
+    sem: Arc<Semaphore>,
+    gate: Arc<tokio::sync::Barrier>,
+    plies: usize,
+    think: Duration,
+    seed: u64,
+    deadline: tokio::time::Instant,
+) -> RoomStats {
+    let mut stats = RoomStats::default();
+    let ws = {
+        let _permit = sem.acquire().await;
+        let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
+            .read_buffer_size(4 * 1024)
+            .write_buffer_size(0);
+        tokio_tungstenite::connect_async_with_config(&url, Some(config), true).await
+    };
+    let mut ws = match ws {
+        Ok((ws, _)) => ws,
+        Err(e) => {
+            stats.errors.push(format!("connect: {e}"));
+            gate.wait().await;
+            return stats;
+        }
+    };
+    let join = json!({"type": "join", "seat": seat, "name": format!("bot-{seat}")}).to_string();
+    let ready = json!({"type": "ready"}).to_string();
+    let mut gated = false;
+    let mut rng = seed | 1;
+    let mut pending: Option<Instant> = None;
+    if ws.send(Message::Text(join.into())).await.is_err() {
+        stats.errors.push("send join".into());
+    }
+    loop {
+        let msg = match tokio::time::timeout_at(deadline, ws.next()).await {
+            Ok(Some(Ok(m))) => m,
+            Ok(Some(Err(e))) => {
+                stats.errors.push(format!("read: {e}"));
+                break;
+            }
+            Ok(None) => break,
+            Err(_) => {
+                stats.errors.push("deadline".into());
+                break;
+            }
+        };
+        let Message::Text(text) = msg else { continue };
+        let Ok(v) = serde_json::from_str::<Value>(text.as_str()) else {
+            continue;
+        };
+        match v["type"].as_str() {
+            Some("seated") => {
+                let _ = ws.send(Message::Text(ready.clone().into())).await;
+            }
+            Some("event") => {
+                let e = &v["event"];
+                if e["type"] == "action" && e["player"] == seat {
+                    if let Some(t) = pending.take() {
+                        stats
+                            .latencies_us
+                            .push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
+                        stats.actions += 1;
+                    }
+                }
+            }
+            Some("error") => {
+                stats
+                    .errors
+                    .push(format!("{}: {}", v["code"], v["message"]));
+                pending = None;
+            }
+            Some("state") => {
+                let status = v["status"].as_str().unwrap_or("");
+                if status == "playing" && !gated {
+                    gated = true;
+                    gate.wait().await;
+                }
+                let moves = v["moves"].as_array().map(Vec::len).unwrap_or(0);
+                if status == "finished" || moves >= plies {
+                    stats.finished = status == "finished";
+                    break;
+                }
+                if status == "playing" && v["to_move"] == seat && pending.is_none() {
+                    let legal = v["legal"].as_array().cloned().unwrap_or_default();
+                    if legal.is_empty() {
+                        continue;
+                    }
+                    rng ^= rng << 13;
+                    rng ^= rng >> 7;
+                    rng ^= rng << 17;
+                    let a = legal[(rng % legal.len() as u64) as usize]
+                        .as_str()
+                        .unwrap_or("")
+                        .to_string();
+                    if !think.is_zero() {
+                        tokio::time::sleep(think).await;
+                    }
+                    pending = Some(Instant::now());
+                    let act = json!({"type": "act", "action": a}).to_string();
+                    if ws.send(Message::Text(act.into())).await.is_err() {
+                        stats.errors.push("send act".into());
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if !gated {
+        gate.wait().await;
+    }
+    let _ = ws.close(None).await;
+    stats
+}

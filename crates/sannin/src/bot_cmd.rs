@@ -1,0 +1,512 @@
+//! `sannin selfplay` (bots against bots in this process) and `sannin bot` (a
+//! bot playing in a server room over the WebSocket protocol, CONTRACT §3).
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context as _};
+use futures_util::{SinkExt, StreamExt};
+use sannin_bot::{choose, Level, Limits};
+use sannin_rules::{Game, Player, Position};
+use serde_json::{json, Value};
+use tokio_tungstenite::tungstenite::Message;
+
+fn parse_level(s: &str) -> Result<Level, String> {
+    s.trim()
+        .parse::<u8>()
+        .ok()
+        .and_then(Level::from_number)
+        .ok_or_else(|| format!("`{s}` is not a level (0 to {})", Level::MAX))
+}
+
+fn parse_seat(s: &str) -> Result<Player, String> {
+    Player::from_lower(s).ok_or_else(|| format!("`{s}` is not a seat (first, middle or last)"))
+}
+
+/// A seed for one player's choices in one game, mixed so that nearby inputs differ.
+fn mix(a: u64, b: u64) -> u64 {
+    let mut z = a ^ b.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+// ---- selfplay -------------------------------------------------------------------
+
+/// Flags of `sannin selfplay`.
+#[derive(Debug, clap::Args)]
+pub struct SelfplayArgs {
+    /// Games to play (a multiple of 3 gives every level every seat equally often).
+    #[arg(long, default_value_t = 3)]
+    pub games: usize,
+
+    /// Three levels (0 to 3), seated First, Middle, Last in the first game; the
+    /// seats rotate by one each game.
+    #[arg(long, value_delimiter = ',', value_parser = parse_level, default_value = "1,0,0")]
+    pub levels: Vec<Level>,
+
+    /// Seed of every random choice: the same seed plays the same games.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// Actions after which an unfinished game stops and counts as a draw.
+    #[arg(long, default_value_t = 300)]
+    pub max_plies: usize,
+
+    /// Print one line per game (plies, result, the seat of each level).
+    #[arg(long)]
+    pub verbose: bool,
+}
+
+#[derive(Default, Clone)]
+struct SlotStats {
+    wins: f64,
+    seat_wins: [f64; 3],
+    moves: u64,
+    seconds: f64,
+    max_seconds: f64,
+}
+
+/// Plays the games and prints the report.
+///
+/// # Errors
+/// Not exactly three levels, or a bot returning no action (a bug).
+pub fn selfplay(args: SelfplayArgs) -> anyhow::Result<ExitCode> {
+    if args.levels.len() != 3 {
+        bail!("--levels needs three levels, e.g. 2,1,1");
+    }
+    let mut slots = vec![SlotStats::default(); 3];
+    let mut seat_wins = [0.0f64; 3];
+    let mut draws = 0usize;
+    let mut total_plies = 0usize;
+    let limits = Limits::default();
+    let started = Instant::now();
+    for g in 0..args.games {
+        let rot = g % 3;
+        // Slot j (the j-th level of --levels) sits at seat (j + rot) % 3.
+        let slot_of = |p: Player| (p.index() + 3 - rot) % 3;
+        let mut game = Game::new();
+        let mut plies = 0;
+        while !game.is_over() && plies < args.max_plies {
+            let p = game.to_move().context("a player to move")?;
+            let slot = slot_of(p);
+            let seed = mix(mix(args.seed, g as u64), slot as u64);
+            let t = Instant::now();
+            let action = choose(&game, args.levels[slot], seed, limits)
+                .context("the bot found no action in a running game")?;
+            let dt = t.elapsed().as_secs_f64();
+            let s = &mut slots[slot];
+            s.moves += 1;
+            s.seconds += dt;
+            s.max_seconds = s.max_seconds.max(dt);
+            game.play(action)
+                .map_err(|e| anyhow::anyhow!("the bot chose an illegal action: {e}"))?;
+            plies += 1;
+        }
+        total_plies += plies;
+        let winners = game
+            .outcome()
+            .map(|o| o.winners.clone())
+            .unwrap_or_default();
+        if winners.is_empty() {
+            draws += 1;
+            // A draw (ply limit) gives each slot a third of a game.
+            for s in &mut slots {
+                s.wins += 1.0 / 3.0;
+            }
+        } else {
+            let share = 1.0 / winners.len() as f64;
+            for w in &winners {
+                let s = &mut slots[slot_of(*w)];
+                s.wins += share;
+                s.seat_wins[w.index()] += share;
+                seat_wins[w.index()] += share;
+            }
+        }
+        if args.verbose {
+            let seats: Vec<String> = Player::ALL
+                .iter()
+                .map(|&p| format!("{}=L{}", p.letter(), args.levels[slot_of(p)]))
+                .collect();
+            let result = match game.outcome() {
+                Some(o) if !o.winners.is_empty() => format!(
+                    "{} wins ({:?})",
+                    o.winners
+                        .iter()
+                        .map(|w| format!("L{}@{}", args.levels[slot_of(*w)], w))
+                        .collect::<Vec<_>>()
+                        .join("+"),
+                    o.reason
+                ),
+                _ => "draw (ply limit)".to_string(),
+            };
+            println!(
+                "game {:3}: {} {:3} plies, {result}",
+                g + 1,
+                seats.join(" "),
+                plies
+            );
+        }
+    }
+    let n = args.games.max(1) as f64;
+    println!(
+        "{} games, levels {} (seats rotated), seed {}, ply limit {}, {:.1} s",
+        args.games,
+        args.levels
+            .iter()
+            .map(|l| l.to_string())
+            .collect::<Vec<_>>()
+            .join(","),
+        args.seed,
+        args.max_plies,
+        started.elapsed().as_secs_f64()
+    );
+    println!("slot  level  score   share  wins@F  wins@M  wins@L   moves  ms/move  max ms");
+    for (j, s) in slots.iter().enumerate() {
+        println!(
+            "{:4}  {:5}  {:5.1}  {:5.1}%  {:6.1}  {:6.1}  {:6.1}  {:6}  {:7.1}  {:6.0}",
+            j + 1,
+            args.levels[j].to_string(),
+            s.wins,
+            100.0 * s.wins / n,
+            s.seat_wins[0],
+            s.seat_wins[1],
+            s.seat_wins[2],
+            s.moves,
+            1000.0 * s.seconds / s.moves.max(1) as f64,
+            1000.0 * s.max_seconds
+        );
+    }
+    let mut levels: Vec<Level> = args.levels.clone();
+    levels.sort();
+    levels.dedup();
+    if levels.len() < 3 {
+        for l in levels {
+            let js: Vec<usize> = (0..3).filter(|&j| args.levels[j] == l).collect();
+            let wins: f64 = js.iter().map(|&j| slots[j].wins).sum();
+            println!(
+                "level {l}: {} slot(s), score {wins:.1} of {} games ({:.1}% per slot; 33.3% is even)",
+                js.len(),
+                args.games,
+                100.0 * wins / n / js.len() as f64
+            );
+        }
+    }
+    println!(
+        "wins by seat: First {:.1}, Middle {:.1}, Last {:.1}; draws (ply limit) {draws}; average length {:.1} plies",
+        seat_wins[0],
+        seat_wins[1],
+        seat_wins[2],
+        total_plies as f64 / n
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+// ---- bot client -----------------------------------------------------------------
+
+/// Flags of `sannin bot`.
+#[derive(Debug, clap::Args)]
+pub struct BotArgs {
+    /// The server, `ws://HOST:PORT` (the room's path is added), or the room's full
+    /// WebSocket URL ending in `/ws`.
+    #[arg(long)]
+    pub url: String,
+
+    /// The room id (from `POST /api/rooms`).
+    #[arg(long)]
+    pub room: String,
+
+    /// Playing strength, 0 (random) to 3.
+    #[arg(long, default_value = "2", value_parser = parse_level)]
+    pub level: Level,
+
+    /// Seat to take (default: any free seat).
+    #[arg(long, value_parser = parse_seat)]
+    pub seat: Option<Player>,
+
+    /// Name shown to the other players.
+    #[arg(long)]
+    pub name: Option<String>,
+
+    /// Seed of the bot's random choices.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+
+    /// Resign instead of acting once the game has this many actions (keeps test
+    /// games short).
+    #[arg(long)]
+    pub resign_after: Option<usize>,
+}
+
+/// The room's WebSocket URL.
+fn room_url(url: &str, room: &str) -> String {
+    let url = url.trim_end_matches('/');
+    if url.ends_with("/ws") {
+        url.to_string()
+    } else {
+        format!("{url}/api/rooms/{room}/ws")
+    }
+}
+
+/// The game of a `state` message: its start position and moves replayed (so the
+/// bot sees the history that repetition needs), or, when that does not give the
+/// current position (a resignation or timeout is not in `moves`), the current
+/// position alone.
+fn game_of_state(v: &Value) -> anyhow::Result<Game> {
+    let position = v["position"].as_str().context("state without a position")?;
+    let replayed = (|| {
+        let start: Position = v["start_position"].as_str()?.parse().ok()?;
+        let mut game = Game::from_position(start);
+        for m in v["moves"].as_array()? {
+            let p = game.to_move()?;
+            game.play_notation(p, m.as_str()?).ok()?;
+        }
+        (game.position().to_string() == position).then_some(game)
+    })();
+    match replayed {
+        Some(g) => Ok(g),
+        None => Ok(Game::from_position(
+            position
+                .parse()
+                .map_err(|e| anyhow::anyhow!("bad position: {e}"))?,
+        )),
+    }
+}
+
+enum SessionEnd {
+    Finished,
+    Disconnected(String),
+}
+
+/// Runs the bot until its room's game ends.
+///
+/// # Errors
+/// The server cannot be reached (after retries), refuses the seat, or the
+/// messages make no sense.
+pub fn bot(args: BotArgs) -> anyhow::Result<ExitCode> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()?;
+    rt.block_on(run_bot(args))
+}
+
+async fn run_bot(args: BotArgs) -> anyhow::Result<ExitCode> {
+    let url = room_url(&args.url, &args.room);
+    let mut token: Option<String> = None;
+    let mut failures = 0u32;
+    loop {
+        match tokio_tungstenite::connect_async(url.as_str()).await {
+            Ok((ws, _)) => {
+                failures = 0;
+                match session(ws, &args, &mut token).await? {
+                    SessionEnd::Finished => return Ok(ExitCode::SUCCESS),
+                    SessionEnd::Disconnected(why) => {
+                        eprintln!("bot: disconnected ({why}); reconnecting")
+                    }
+                }
+            }
+            Err(e) => {
+                failures += 1;
+                if failures > 10 {
+                    bail!("cannot connect to {url}: {e}");
+                }
+                eprintln!("bot: cannot connect to {url} ({e}); retrying");
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(250 * u64::from(failures.clamp(1, 8)))).await;
+    }
+}
+
+type Ws =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+async fn send(ws: &mut Ws, v: Value) -> Result<(), String> {
+    ws.send(Message::Text(v.to_string().into()))
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// One connection: join (or resume with the token), ready, then act whenever a
+/// `state` says it is our turn.
+async fn session(
+    mut ws: Ws,
+    args: &BotArgs,
+    token: &mut Option<String>,
+) -> anyhow::Result<SessionEnd> {
+    let hello = match token {
+        Some(t) => json!({"type": "resume", "token": t}),
+        None => join_msg(args),
+    };
+    if let Err(e) = send(&mut ws, hello).await {
+        return Ok(SessionEnd::Disconnected(e));
+    }
+    let mut seat: Option<Player> = None;
+    // The number of actions in the game when we last acted: one action per turn.
+    let mut acted_at: Option<usize> = None;
+    let mut errors_in_turn = 0u32;
+    while let Some(msg) = ws.next().await {
+        let text = match msg {
+            Ok(Message::Text(t)) => t,
+            Ok(Message::Close(_)) => break,
+            Ok(_) => continue,
+            Err(e) => return Ok(SessionEnd::Disconnected(e.to_string())),
+        };
+        let Ok(v) = serde_json::from_str::<Value>(text.as_str()) else {
+            continue;
+        };
+        let reply = match v["type"].as_str() {
+            Some("seated") => {
+                *token = v["token"].as_str().map(str::to_string);
+                seat = v["seat"].as_str().and_then(Player::from_lower);
+                Some(json!({"type": "ready"}))
+            }
+            Some("error") => {
+                let code = v["code"].as_str().unwrap_or("");
+                eprintln!("bot: server error {code}: {}", v["message"]);
+                match code {
+                    "bad_token" if token.is_some() => {
+                        *token = None;
+                        Some(join_msg(args))
+                    }
+                    "seat_taken" | "bad_token" => bail!("cannot take a seat: {}", v["message"]),
+                    "illegal_action" | "not_your_turn" => {
+                        errors_in_turn += 1;
+                        if errors_in_turn > 10 {
+                            bail!("the server refused ten actions in a row: {}", v["message"]);
+                        }
+                        acted_at = None;
+                        Some(json!({"type": "sync"}))
+                    }
+                    _ => None,
+                }
+            }
+            Some("state") => {
+                if v["you"].as_str().is_some() {
+                    seat = v["you"].as_str().and_then(Player::from_lower);
+                }
+                let status = v["status"].as_str().unwrap_or("");
+                if status == "finished" {
+                    let _ = ws.close(None).await;
+                    return Ok(SessionEnd::Finished);
+                }
+                let moves = v["moves"].as_array().map_or(0, Vec::len);
+                let my_turn = status == "playing"
+                    && seat.is_some_and(|s| v["to_move"].as_str() == Some(s.lower()))
+                    && acted_at != Some(moves);
+                if !my_turn {
+                    None
+                } else if args.resign_after.is_some_and(|n| moves >= n) {
+                    acted_at = Some(moves);
+                    Some(json!({"type": "resign"}))
+                } else {
+                    if acted_at.is_some_and(|m| m != moves) {
+                        errors_in_turn = 0;
+                    }
+                    acted_at = Some(moves);
+                    Some(act_msg(&v, args, seat, moves, errors_in_turn).await?)
+                }
+            }
+            _ => None,
+        };
+        if let Some(r) = reply {
+            if let Err(e) = send(&mut ws, r).await {
+                return Ok(SessionEnd::Disconnected(e));
+            }
+        }
+    }
+    Ok(SessionEnd::Disconnected(
+        "the server closed the connection".into(),
+    ))
+}
+
+fn join_msg(args: &BotArgs) -> Value {
+    let name = args
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("bot (level {})", args.level));
+    json!({"type": "join", "seat": args.seat.map(Player::lower), "name": name})
+}
+
+/// Chooses off the async runtime (`spawn_blocking`) and writes the action. After
+/// errors in this turn (the server refusing our action), it falls back to a
+/// random action of the state's `legal` list.
+async fn act_msg(
+    v: &Value,
+    args: &BotArgs,
+    seat: Option<Player>,
+    moves: usize,
+    errors: u32,
+) -> anyhow::Result<Value> {
+    let game = game_of_state(v)?;
+    let level = if errors > 0 {
+        Level::RANDOM
+    } else {
+        args.level
+    };
+    let seed = args.seed ^ (seat.map_or(0, |s| s.index() as u64) << 32) ^ u64::from(errors);
+    let chosen = tokio::task::spawn_blocking(move || {
+        let a = choose(&game, level, seed, Limits::default())?;
+        game.notation(a)
+    })
+    .await
+    .context("the bot's search panicked")?;
+    let action = match chosen {
+        Some(a) => a,
+        None => {
+            // Our game replay disagrees with the server: trust its legal list.
+            let legal = v["legal"].as_array().cloned().unwrap_or_default();
+            let i = (seed as usize).wrapping_add(moves) % legal.len().max(1);
+            legal
+                .get(i)
+                .and_then(Value::as_str)
+                .context("no legal action to play")?
+                .to_string()
+        }
+    };
+    Ok(json!({"type": "act", "action": action}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn room_urls() {
+        assert_eq!(
+            room_url("ws://127.0.0.1:8080", "abc"),
+            "ws://127.0.0.1:8080/api/rooms/abc/ws"
+        );
+        assert_eq!(room_url("ws://h:1/", "abc"), "ws://h:1/api/rooms/abc/ws");
+        assert_eq!(
+            room_url("ws://h:1/api/rooms/x/ws", "abc"),
+            "ws://h:1/api/rooms/x/ws"
+        );
+    }
+
+    #[test]
+    fn state_replays_history_or_falls_back_to_the_position() {
+        let mut game = Game::new();
+        game.play_notation(Player::First, "P3c-4d").expect("legal");
+        game.play_notation(Player::Middle, "P10k-10j")
+            .expect("legal");
+        let state = json!({
+            "start_position": game.start_position().to_string(),
+            "position": game.position().to_string(),
+            "moves": game.moves(),
+        });
+        let g = game_of_state(&state).expect("a game");
+        assert_eq!(g.moves(), game.moves());
+        // After a resignation `moves` no longer leads to `position`.
+        game.resign(Player::First).expect("resign");
+        let state = json!({
+            "start_position": game.start_position().to_string(),
+            "position": game.position().to_string(),
+            "moves": game.moves(),
+        });
+        let g = game_of_state(&state).expect("a game");
+        assert!(g.moves().is_empty());
+        assert_eq!(g.position().to_string(), game.position().to_string());
+        assert!(game_of_state(&json!({"position": 3})).is_err());
+    }
+}

@@ -1,0 +1,70 @@
+//! The `sannin` command (CONTRACT §1): a thin front over the workspace's crates.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod bot_cmd;
+mod healthcheck;
+mod rules_cmd;
+
+#[derive(Parser)]
+#[command(
+    name = "sannin",
+    version,
+    about = "Sannin shogi: three-player hexagonal shogi server and tools"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count legal action sequences of length DEPTH (the last line is the total).
+    Perft(rules_cmd::PerftArgs),
+    /// List the legal actions of the player to move, one canonical action per line.
+    Moves(rules_cmd::MovesArgs),
+    /// Play a game record and print each action and the final position.
+    Replay(rules_cmd::ReplayArgs),
+    /// Run the game server: HTTP API, WebSocket rooms, browser client (docs/protocol.md).
+    Serve(sannin_server::ServeArgs),
+    /// Play many rooms at once over loopback; report actions/s, latency, memory per room.
+    Loadtest(sannin_server::loadtest::LoadtestArgs),
+    /// Exit 0 if the server on this machine answers GET /healthz with 200 (for Docker).
+    Healthcheck(healthcheck::HealthcheckArgs),
+    /// Bots against bots: play games, report wins per level and per seat, time per move.
+    Selfplay(bot_cmd::SelfplayArgs),
+    /// Play in a server room as a computer player (WebSocket protocol, docs/protocol.md).
+    Bot(bot_cmd::BotArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Perft(args) => rules_cmd::perft(args),
+        Command::Moves(args) => rules_cmd::moves(args),
+        Command::Replay(args) => rules_cmd::replay(args),
+        Command::Serve(args) => sannin_server::serve_blocking(args).map(|()| ExitCode::SUCCESS),
+        Command::Loadtest(args) => {
+            sannin_server::loadtest::run_blocking(args).map(|()| ExitCode::SUCCESS)
+        }
+        Command::Healthcheck(args) => healthcheck::run(args),
+        Command::Selfplay(args) => bot_cmd::selfplay(args),
+        Command::Bot(args) => bot_cmd::bot(args),
+    };
+    match result {
+        Ok(code) => code,
+        // A closed pipe (`sannin moves | head`) is not an error.
+        Err(e)
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) =>
+        {
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
