@@ -111,6 +111,17 @@ impl Resolution {
         });
     }
 
+    /// Step 9, judged against `history` plus the position just reached.
+    fn settle(&mut self, last: Option<&LastAction>, history: &dyn History, actor: Player) {
+        let snapshot = self.core.clone();
+        let with = With {
+            base: history,
+            key: snapshot.key(),
+            core: &snapshot,
+        };
+        self.no_legal_action(last, &with, actor);
+    }
+
     /// RULES §11 step 9 (and §14 D5): while the player to move has no legal
     /// action, it loses, and the turn passes on.
     fn no_legal_action(&mut self, last: Option<&LastAction>, history: &dyn History, actor: Player) {
@@ -314,14 +325,7 @@ pub(crate) fn resolve(
 
     // Step 9: no legal action.
     if settle {
-        let key = res.core.key();
-        let snapshot = res.core.clone();
-        let with = With {
-            base: history,
-            key,
-            core: &snapshot,
-        };
-        res.no_legal_action(Some(&last), &with, a);
+        res.settle(Some(&last), history, a);
     }
     Ok(res.done(pos, last))
 }
@@ -469,15 +473,8 @@ pub(crate) fn lose(
     if res.outcome.is_none() && was_to_move {
         res.core.to_move = res.core.next_active(p);
     }
-    let key = res.core.key();
-    let snapshot = res.core.clone();
-    let with = With {
-        base: history,
-        key,
-        core: &snapshot,
-    };
     let actor = res.core.to_move.unwrap_or(p);
-    res.no_legal_action(pos.last.as_deref(), &with, actor);
+    res.settle(pos.last.as_deref(), history, actor);
     Resolved {
         position: Position {
             core: res.core,
