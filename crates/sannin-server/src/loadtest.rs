@@ -46,8 +46,9 @@ pub struct LoadtestArgs {
     #[arg(long, default_value_t = 120)]
     pub seconds: u64,
 
-    /// Pause before each action, in milliseconds (0: play as fast as the server answers,
-    /// which measures throughput; a pause measures latency under a steady load).
+    /// Mean pause before each action, in milliseconds (0: play as fast as the server
+    /// answers, which measures throughput; a pause, drawn from 0.5–1.5 × this value,
+    /// measures latency under a steady load).
     #[arg(long, default_value_t = 0)]
     pub think_ms: u64,
 
@@ -416,7 +417,14 @@ async fn play_seat(
                         .unwrap_or("")
                         .to_string();
                     if !think.is_zero() {
-                        tokio::time::sleep(think).await;
+                        // Each pause is drawn from 0.5–1.5 × think, so the rooms,
+                        // started together, spread out into a steady load instead
+                        // of acting in lockstep bursts.
+                        rng ^= rng << 13;
+                        rng ^= rng >> 7;
+                        rng ^= rng << 17;
+                        let factor = 0.5 + (rng % 1000) as f64 / 1000.0;
+                        tokio::time::sleep(think.mul_f64(factor)).await;
                     }
                     pending = Some(Instant::now());
                     let act = json!({"type": "act", "action": a}).to_string();
