@@ -7,7 +7,7 @@
 //! | 0 | a random legal action |
 //! | 1 | greedy: the action whose resulting position evaluates best (mates and captures first), with a penalty for leaving the moved piece hanging |
 //! | 2 | paranoid alpha-beta search, small node budget ([`Level::nodes`]) |
-//! | 3 | the same search with a larger budget (well under a second a move on one core) |
+//! | 3 | the same search with a larger budget (about 0.25 s a move on average, rarely over 1 s, on one core) |
 //!
 //! The choice is a pure function of the game, the level, the seed and the
 //! node budget: the search stops on a node count, never on the clock, and

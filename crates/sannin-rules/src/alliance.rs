@@ -9,7 +9,7 @@
 use crate::action::Action;
 use crate::bitboard::Bitboard;
 use crate::board::{AttackMap, Board};
-use crate::cell::{first_blocker, opposite};
+use crate::cell::{first_blocker, opposite, Cell};
 use crate::event::AllianceCause;
 use crate::movegen::{apply, has_legal_action, is_safe_after, pseudo_actions};
 use crate::piece::{moves_of, Piece, Role};
@@ -57,9 +57,16 @@ pub(crate) fn mate_threat(core: &Core, x: Player, y: Player) -> bool {
     if core.board.king(y).is_none() || core.board.king(x).is_none() {
         return false;
     }
+    let ky = core.board.king(y).expect("checked above");
+    // Unless y is in check already, only an action whose piece then attacks
+    // y's king, or that empties a cell on a line from it, can give check.
+    let already = core.in_check(y);
     let mut actions = Vec::with_capacity(128);
     pseudo_actions(core, x, &mut actions);
     for a in actions {
+        if !already && !could_check(&core.board, x, a, ky) {
+            continue;
+        }
         let mut after = core.clone();
         apply(&mut after, x, a);
         if !after.in_check(y) || !is_safe_after(&after.board, after.alliance, x) {
@@ -70,6 +77,26 @@ pub(crate) fn mate_threat(core: &Core, x: Player, y: Player) -> bool {
         }
     }
     false
+}
+
+/// Whether `x`'s action can put the king on `ky` in check: the moved or
+/// dropped piece attacks it afterwards, or a cell on one of its lines empties.
+fn could_check(board: &Board, x: Player, action: Action, ky: Cell) -> bool {
+    let occ = board.occupied();
+    match action {
+        Action::Drop { role, to } => board
+            .attacks_of(Piece::new(x, role, false).code(), to, occ | to.bb())
+            .contains(ky),
+        Action::Move { from, to, promote } => {
+            let mut piece = board.get(from).expect("a piece on from");
+            piece.promoted |= promote;
+            let mut after = occ;
+            after.clear(from);
+            after.set(to);
+            ky.lines().contains(from) || board.attacks_of(piece.code(), to, after).contains(ky)
+        }
+        Action::Illuminate { .. } => true,
+    }
 }
 
 /// Whether the threat `(x, p)` exists, all four kinds (RULES §12.1).

@@ -159,6 +159,12 @@ impl Game {
             .collect()
     }
 
+    /// [`Position::repetition_key`] of every position of the game so far,
+    /// oldest first (for searches that must avoid repeating one, RULES §12.7).
+    pub fn repetition_keys(&self) -> Vec<u64> {
+        self.history.iter().map(|(k, _)| *k).collect()
+    }
+
     /// The legal actions of the player to move (empty once the game is over).
     pub fn legal(&self) -> Vec<Action> {
         legal_actions(&self.position, &self.history as &dyn crate::play::History)

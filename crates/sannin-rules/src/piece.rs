@@ -85,7 +85,7 @@ impl Role {
         self as usize - 1
     }
     /// Value for material threats (RULES §12.1): K > R = B > G = S = N = L > P.
-    pub(crate) const fn value(self) -> u8 {
+    pub const fn value(self) -> u8 {
         match self {
             Role::King => 3,
             Role::Rook | Role::Bishop => 2,

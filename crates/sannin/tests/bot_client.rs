@@ -120,5 +120,6 @@ fn three_bots_play_a_room_to_the_end() {
     assert_eq!(details["status"], "finished", "{details}");
     assert!(!details["result"].is_null(), "{details}");
     let moves = details["moves"].as_array().expect("moves").len();
+    eprintln!("room {id}: {moves} actions, result {}", details["result"]);
     assert!((1..=47).contains(&moves), "{moves} moves");
 }
