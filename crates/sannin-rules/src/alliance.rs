@@ -11,7 +11,9 @@ use crate::bitboard::Bitboard;
 use crate::board::{AttackMap, Board};
 use crate::cell::{first_blocker, opposite, Cell};
 use crate::event::AllianceCause;
-use crate::movegen::{apply, has_legal_action, is_safe_after, pseudo_actions};
+use crate::movegen::{
+    apply, has_legal_action, is_safe_after, pseudo_actions, pseudo_drops, pseudo_moves,
+};
 use crate::piece::{moves_of, Piece, Role};
 use crate::player::{Player, Players};
 use crate::position::{Core, LastAction};
@@ -62,7 +64,14 @@ pub(crate) fn mate_threat(core: &Core, x: Player, y: Player) -> bool {
     // y's king, or that empties a cell on a line from it, can give check.
     let already = core.in_check(y);
     let mut actions = Vec::with_capacity(128);
-    pseudo_actions(core, x, &mut actions);
+    pseudo_moves(core, x, &mut actions);
+    // A drop gives check only from a cell on one of the king's lines.
+    let drop_cells = if already {
+        !Bitboard::EMPTY
+    } else {
+        ky.lines()
+    };
+    pseudo_drops(core, x, drop_cells, &mut actions);
     for a in actions {
         if !already && !could_check(&core.board, x, a, ky) {
             continue;

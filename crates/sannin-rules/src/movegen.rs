@@ -58,6 +58,12 @@ pub(crate) fn illumination_targets(core: &Core, p: Player, from: Cell) -> Bitboa
 /// Every action of `p` that follows RULES §5–§9, ignoring §10.3 (king safety,
 /// allies), repetition and the pawn-drop mate ban.
 pub(crate) fn pseudo_actions(core: &Core, p: Player, out: &mut Vec<Action>) {
+    pseudo_moves(core, p, out);
+    pseudo_drops(core, p, !Bitboard::EMPTY, out);
+}
+
+/// The moves, castling and illumination among [`pseudo_actions`].
+pub(crate) fn pseudo_moves(core: &Core, p: Player, out: &mut Vec<Action>) {
     let b = &core.board;
     let own = b.of(p);
     let occ = b.occupied();
@@ -91,7 +97,12 @@ pub(crate) fn pseudo_actions(core: &Core, p: Player, out: &mut Vec<Action>) {
             }
         }
     }
-    let empty = !occ;
+}
+
+/// The drops among [`pseudo_actions`] whose target lies in `cells`.
+pub(crate) fn pseudo_drops(core: &Core, p: Player, cells: Bitboard, out: &mut Vec<Action>) {
+    let b = &core.board;
+    let empty = !b.occupied() & cells;
     for role in Role::HAND {
         if b.hand(p, role) == 0 {
             continue;
@@ -241,11 +252,18 @@ pub(crate) fn is_legal_basic(core: &Core, p: Player, action: Action) -> bool {
 /// Whether `p` has an action legal by RULES §10.4.
 pub(crate) fn has_legal_action(core: &Core, p: Player) -> bool {
     let mut v = Vec::with_capacity(128);
-    pseudo_actions(core, p, &mut v);
-    // King moves first: they are the likeliest escapes.
+    pseudo_moves(core, p, &mut v);
+    // King moves first: they are the likeliest escapes. Drops last, and only
+    // generated when no move will do (a full hand makes hundreds of them).
     let king = core.board.king(p);
-    v.iter()
+    if v.iter()
         .filter(|a| a.from() == king)
         .chain(v.iter().filter(|a| a.from() != king))
         .any(|&a| is_legal_basic(core, p, a))
+    {
+        return true;
+    }
+    v.clear();
+    pseudo_drops(core, p, !Bitboard::EMPTY, &mut v);
+    v.into_iter().any(|a| is_legal_basic(core, p, a))
 }
