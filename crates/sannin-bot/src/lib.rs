@@ -28,7 +28,7 @@
 
 use std::time::{Duration, Instant};
 
-use sannin_rules::{Action, Entry, Game, Player, Position};
+use sannin_rules::{Action, Game, Player, Position};
 
 mod eval;
 mod rng;
@@ -131,11 +131,11 @@ pub fn choose_detailed(game: &Game, level: Level, seed: u64, limits: Limits) -> 
             depth: 0,
             nodes: 0,
         }),
-        1 => greedy(game.position(), me, &legal, &game_keys(game)),
+        1 => greedy(game.position(), me, &legal, &game.repetition_keys()),
         _ => {
             let budget = limits.nodes.or(level.nodes()).unwrap_or(1);
             let deadline = limits.time.map(|t| Instant::now() + t);
-            let mut s = search::Searcher::new(me, game_keys(game), budget, deadline);
+            let mut s = search::Searcher::new(me, game.repetition_keys(), budget, deadline);
             s.run(game.position(), legal).map(|f| Choice {
                 action: f.action,
                 score: f.score,
@@ -200,27 +200,3 @@ fn greedy(pos: &Position, me: Player, legal: &[Action], keys: &[u64]) -> Option<
     best.map(|b| Choice { nodes, ..b })
 }
 
-/// Repetition keys of the game's positions (the current one last), replayed
-/// from its start. A resignation or timeout cannot be replayed with the
-/// position API, but it removes a player, so no earlier position can come back:
-/// the keys then start again from the current position.
-fn game_keys(game: &Game) -> Vec<u64> {
-    let current = game.position().repetition_key();
-    let mut pos = game.start_position().clone();
-    let mut keys = vec![pos.repetition_key()];
-    for e in game.log() {
-        let Entry::Action { action, .. } = e else {
-            return vec![current];
-        };
-        match pos.play_unchecked(*action, &[]) {
-            Some(s) => pos = s.position,
-            None => return vec![current],
-        }
-        keys.push(pos.repetition_key());
-    }
-    if keys.last() == Some(&current) {
-        keys
-    } else {
-        vec![current]
-    }
-}
