@@ -4,6 +4,7 @@ import { api } from './protocol.js';
 import { SEATS } from './geometry.js';
 import { SEAT_NAMES } from './board.js';
 import { JOIN_INTENT_KEY, shortId, storedName, storeName } from './prefs.js';
+import { describeClock } from './clocks.js';
 
 function roomLink(id) {
   return `/rooms/${encodeURIComponent(id)}`;
@@ -24,10 +25,49 @@ export function showLobby(app) {
   };
   const openInput = h('input', { 'data-testid': 'open-room', placeholder: 'Room link or id', 'aria-label': 'Room link or id' });
 
+  // Room options: time control and privacy.
+  const num = (testid, label, value, min, max, step = 1) => {
+    const input = h('input', { type: 'number', 'data-testid': testid, value, min, max, step, 'aria-label': label });
+    return { input, label: h('label', {}, label, ' ', input) };
+  };
+  const kind = h('select', { 'data-testid': 'clock-kind', 'aria-label': 'Clock' },
+    h('option', { value: 'none' }, 'No clock'),
+    h('option', { value: 'sudden_death' }, 'Sudden death'),
+    h('option', { value: 'fischer' }, 'Fischer (increment)'),
+    h('option', { value: 'byoyomi' }, 'Byoyomi'));
+  const mainMin = num('clock-main', 'Minutes', 10, 0, 600, 0.5);
+  const inc = num('clock-increment', 'Increment s', 5, 0, 3600);
+  const byo = num('clock-byoyomi', 'Byoyomi s', 30, 1, 3600);
+  const periods = num('clock-periods', 'Periods', 3, 1, 10);
+  const privateBox = h('input', { type: 'checkbox', 'data-testid': 'private-room' });
+  const showClockFields = () => {
+    const k = kind.value;
+    mainMin.label.hidden = k === 'none';
+    inc.label.hidden = k !== 'fischer';
+    byo.label.hidden = k !== 'byoyomi';
+    periods.label.hidden = k !== 'byoyomi';
+  };
+  kind.addEventListener('change', showClockFields);
+  showClockFields();
+
+  function roomBody() {
+    const body = privateBox.checked ? { private: true } : {};
+    const k = kind.value;
+    if (k !== 'none') {
+      body.clock = { kind: k, main_seconds: Number(mainMin.input.value) * 60 };
+      if (k === 'fischer') body.clock.increment_seconds = Number(inc.input.value);
+      if (k === 'byoyomi') {
+        body.clock.byoyomi_seconds = Number(byo.input.value);
+        body.clock.periods = Number(periods.input.value);
+      }
+    }
+    return body;
+  }
+
   async function create() {
     message.textContent = '';
     try {
-      const { id } = await api('/api/rooms', { method: 'POST', body: '{}' });
+      const { id } = await api('/api/rooms', { method: 'POST', body: JSON.stringify(roomBody()) });
       location.assign(roomLink(id));
     } catch (e) {
       message.textContent = `Could not create a room: ${e.message}`;
@@ -65,6 +105,7 @@ export function showLobby(app) {
       h('a', { href: roomLink(room.id), class: 'room-id', title: room.id }, `Room ${shortId(room.id)}`),
       h('span', { class: 'seats' }, seatBits),
       h('span', { class: 'spectators' }, `${spectators} watching`),
+      room.clock ? h('span', { class: 'room-tag', 'data-testid': `clock-${room.id}` }, `Clock: ${describeClock(room.clock)}`) : null,
       h('a', { class: 'button', href: roomLink(room.id), 'data-testid': `watch-${room.id}` }, 'Watch'));
   }
 
@@ -94,6 +135,8 @@ export function showLobby(app) {
       h('h1', {}, 'Three-player shogi'),
       h('label', { for: 'player-name' }, 'Name '), nameInput,
       h('button', { type: 'button', class: 'primary', 'data-testid': 'create-room', onclick: create }, 'Create a room'),
+      h('div', { class: 'create-options' }, kind, mainMin.label, inc.label, byo.label, periods.label,
+        h('label', { title: 'Not listed here: only people with the link can join or watch.' }, privateBox, 'Private (link only)')),
       h('form', { class: 'open-form', onsubmit: open }, openInput, h('button', { type: 'submit' }, 'Open')),
       message),
     h('section', { class: 'panel' }, h('h2', {}, 'Open rooms'), lists.waiting),

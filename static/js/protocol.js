@@ -5,7 +5,7 @@ const TOKEN_KEY = (roomId) => `sannin.token.${roomId}`;
 export function savedToken(roomId) {
   try { return localStorage.getItem(TOKEN_KEY(roomId)); } catch { return null; }
 }
-function saveToken(roomId, token) {
+export function saveToken(roomId, token) {
   try {
     if (token) localStorage.setItem(TOKEN_KEY(roomId), token);
     else localStorage.removeItem(TOKEN_KEY(roomId));
@@ -14,7 +14,8 @@ function saveToken(roomId, token) {
 
 /**
  * One room connection. Callbacks:
- *  onState(state), onEvent(event, seq), onSeated(msg), onError(msg), onStatus(status)
+ *  onState(state), onEvent(event, seq), onSeated(msg), onError(msg), onStatus(status),
+ *  onChat(message), onChatHistory(messages)
  * where status is { phase: 'connecting'|'open'|'reconnecting'|'closed', attempt, delayMs }.
  * Reconnects with exponential backoff; resumes the seat with the stored token; on a
  * gap in `seq` it asks for a fresh snapshot (resume or watch again).
@@ -75,7 +76,13 @@ export class RoomConnection {
   hello() {
     const token = this.token;
     if (token) this.sendNow({ type: 'resume', token });
-    else this.sendNow({ type: 'watch' });
+    else this.watch();
+  }
+
+  /** Spectate, with the chat name the page knows (if any). */
+  watch() {
+    const name = this.h.spectatorName?.() || undefined;
+    this.sendNow({ type: 'watch', name });
   }
 
   scheduleReconnect() {
@@ -113,6 +120,7 @@ export class RoomConnection {
   leave() {
     this.send({ type: 'leave' });
     saveToken(this.roomId, null);
+    this.watch();
   }
 
   /** Asks the server for a fresh snapshot (after a gap in `seq`). */
@@ -148,9 +156,15 @@ export class RoomConnection {
         if (msg.code === 'replaced') this.closed = true;
         if (msg.code === 'bad_token') {
           saveToken(this.roomId, null);
-          this.sendNow({ type: 'watch' });
+          this.watch();
         }
         this.h.onError?.(msg);
+        break;
+      case 'chat':
+        this.h.onChat?.(msg);
+        break;
+      case 'chat_history':
+        this.h.onChatHistory?.(msg.messages ?? []);
         break;
       default:
         break;

@@ -4,7 +4,9 @@ import { h } from './dom.js';
 import { SEATS } from './geometry.js';
 import { parsePosition, indexLegal, parseAction, HAND_ORDER } from './position.js';
 import { Board, PIECE_NAMES, SEAT_NAMES, pieceSvg } from './board.js';
-import { RoomConnection, api, savedToken } from './protocol.js';
+import { RoomConnection, api, savedToken, saveToken } from './protocol.js';
+import { clockText, describeClock } from './clocks.js';
+import { ChatPanel } from './chat.js';
 import { JOIN_INTENT_KEY, shortId, storedName, storeName } from './prefs.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -94,6 +96,8 @@ class RoomView {
     this.pendingAction = false;
     this.illumPreview = false;
     this.confirmResign = false;
+    this.clocks = null; // `clocks` of the last state or action event
+    this.clocksAt = 0; // performance.now() when they arrived
     this.title = `Sannin — room ${shortId(roomId)}`;
     this.view = null;
     this.build();
@@ -126,10 +130,14 @@ class RoomView {
       onSeated: (m) => this.note(`You sit as ${SEAT_NAMES[m.seat] ?? m.seat}.`),
       onError: (m) => this.showError(m),
       onStatus: (s) => this.showStatus(s),
+      onChat: (m) => this.chat.add(m),
+      onChatHistory: (ms) => this.chat.setHistory(ms),
+      spectatorName: () => storedName(),
     });
     this.conn.connect();
     if (intent && !savedToken(this.roomId)) this.conn.send({ type: 'join', seat: intent.seat ?? null, name: intent.name });
     setInterval(() => this.tickCountdowns(), 1000);
+    setInterval(() => this.tickClocks(), 100);
   }
 
   takeJoinIntent() {
@@ -178,10 +186,12 @@ class RoomView {
     }, 'Download record');
     this.promoDialog = h('dialog', { class: 'promo', 'data-testid': 'promotion-dialog', 'aria-label': 'Promotion' });
     this.promoDialog.addEventListener('cancel', () => { this.cancel(); });
+    this.chat = new ChatPanel((text) => this.conn?.send({ type: 'chat', text }));
+    this.clockInfo = h('span', { class: 'clock-info', 'data-testid': 'clock-info' });
 
     this.app.replaceChildren(h('div', { class: 'room' },
       h('div', { class: 'room-head' },
-        h('h1', { title: this.roomId }, `Room ${shortId(this.roomId)}`),
+        h('h1', { title: this.roomId }, `Room ${shortId(this.roomId)}`), this.clockInfo,
         h('button', {
           type: 'button', class: 'small', 'data-testid': 'copy-link',
           onclick: () => navigator.clipboard?.writeText(location.href).then(() => this.note('Link copied.'), () => {}),
@@ -191,6 +201,7 @@ class RoomView {
         h('section', { class: 'play' }, this.pregame, this.turn, this.boardBox, this.dropBar, this.controls, this.viewPicker),
         h('aside', { class: 'side' },
           this.seatsBox,
+          this.chat.node,
           h('section', { class: 'panel' }, h('h2', {}, 'Moves'), this.movesList, this.recordLink),
           h('section', { class: 'panel' }, h('h2', {}, 'Notices'), this.log))),
       this.promoDialog));
@@ -215,6 +226,20 @@ class RoomView {
     if (!this.myTurn) { this.selected = null; this.illumPreview = false; }
     else if (this.selected && !this.selectionStillValid()) this.selected = null;
     if ((s.moves?.length ?? 0) < prevMoves) this.movePlayers = [];
+    if (Array.isArray(s.move_players)) this.movePlayers = s.move_players.map(seatOf);
+    if (Array.isArray(s.in_check)) this.checks = new Set(s.in_check.map(seatOf));
+    this.setClocks(s.clocks ?? null);
+    // Abandonment countdowns from the server's deadlines (they survive a reload);
+    // `now_ms` corrects for this computer's clock being off.
+    const skew = typeof s.now_ms === 'number' ? s.now_ms - Date.now() : 0;
+    for (const seat of SEATS) {
+      const at = s.seats?.[seat]?.abandon_at_ms;
+      if (typeof at === 'number') this.leaving.set(seat, at - skew);
+      else if (s.seats?.[seat]?.connected !== false) this.leaving.delete(seat);
+    }
+    this.chat.setRole(this.you ? 'player' : 'spectator');
+    this.clockInfo.textContent = s.clocks ? `Clock: ${describeClock(s.clocks)}` : '';
+    if (s.private) this.clockInfo.textContent += `${s.clocks ? ' · ' : ''}private room`;
     if (!this.legal.illuminate) this.illumPreview = false;
     const proposal = s.alliance?.proposal;
     if (s.alliance && typeof s.alliance === 'object') this.proposal = proposal ? { from: proposal.from, to: proposal.to } : null;
@@ -229,8 +254,14 @@ class RoomView {
     this.render();
   }
 
+  setClocks(clocks) {
+    this.clocks = clocks;
+    this.clocksAt = performance.now();
+  }
+
   onEvent(ev) {
     const s = this.state;
+    if (ev.clocks) this.setClocks(ev.clocks);
     switch (ev.type) {
       case 'action': {
         this.checks.clear();
@@ -331,6 +362,31 @@ class RoomView {
       case 'draw_offered':
         if (s) s.draw_offers = [...new Set([...(s.draw_offers ?? []), ev.seat])];
         this.note(`${SEAT_NAMES[ev.seat] ?? ev.seat} offers a draw.`);
+        break;
+      case 'draw_declined':
+        if (s) s.draw_offers = [];
+        this.note(`${SEAT_NAMES[ev.seat] ?? ev.seat} declines the draw.`);
+        break;
+      case 'draw_withdrawn':
+        if (s) s.draw_offers = (s.draw_offers ?? []).filter((x) => x !== ev.seat);
+        this.note(`${SEAT_NAMES[ev.seat] ?? ev.seat} withdraws the draw offer.`);
+        break;
+      case 'draw_expired':
+        if (s) s.draw_offers = [];
+        this.note('The draw offer lapsed: a move was played.');
+        break;
+      case 'rematch_requested':
+        if (s) s.rematch = { ...(s.rematch ?? {}), requested: [...new Set([...(s.rematch?.requested ?? []), ev.seat])] };
+        this.note(`${SEAT_NAMES[ev.seat] ?? ev.seat} asks for a rematch.`);
+        break;
+      case 'rematch_cancelled':
+        if (s) s.rematch = { ...(s.rematch ?? {}), requested: ev.seat ? (s.rematch?.requested ?? []).filter((x) => x !== ev.seat) : [] };
+        break;
+      case 'rematch_started':
+        if (s) s.rematch = { ...(s.rematch ?? {}), room: ev.room };
+        this.note('Rematch: a new room is ready.', 'start');
+        // Players follow at once, to their new seat (same token); spectators get a link.
+        if (this.you) this.followRematch(ev.room);
         break;
       default:
         break;
@@ -606,11 +662,16 @@ class RoomView {
       const out = s.status !== 'waiting' && !active.has(seat);
       if (out) badges.push(h('span', { class: 'badge out' }, 'eliminated'));
       const hand = this.renderHand(seat);
+      let clock = null;
+      if (this.clocks) {
+        clock = h('span', { class: 'clock', 'data-clock': seat, 'data-testid': `clock-${seat}`, role: 'timer', 'aria-label': `${SEAT_NAMES[seat]}'s clock` });
+        this.paintClock(clock, performance.now() - this.clocksAt);
+      }
       const nameNode = info ? h('span', { class: 'name' }, info.name ?? '—') : h('span', { class: 'name free' }, 'free seat');
       return h('section', {
         class: `seat-card seat-${seat}${out ? ' eliminated' : ''}${s.to_move === seat ? ' moving' : ''}`,
         'data-testid': `seat-${seat}`, 'data-eliminated': String(out),
-      }, h('div', { class: 'seat-head' }, h('span', { class: 'swatch' }), h('b', {}, SEAT_NAMES[seat]), nameNode),
+      }, h('div', { class: 'seat-head' }, h('span', { class: 'swatch' }), h('b', {}, SEAT_NAMES[seat]), nameNode, clock),
       h('div', { class: 'badges' }, badges), hand);
     });
     this.seatsBox.replaceChildren(...cards);
@@ -744,10 +805,15 @@ class RoomView {
     }
     if (s.status === 'playing' && this.you && this.pos?.active?.has(this.you)) {
       const offers = s.draw_offers ?? [];
-      if (offers.length) parts.push(h('span', { class: 'hint' }, `Draw offered by ${offers.map((x) => SEAT_NAMES[x] ?? x).join(', ')}.`));
-      if (!offers.includes(this.you)) {
-        parts.push(h('button', { type: 'button', class: 'small', 'data-testid': 'offer-draw', onclick: () => this.conn.send({ type: 'offer_draw' }) },
-          offers.length ? 'Agree to a draw' : 'Offer a draw'));
+      const send = (type) => () => this.conn.send({ type });
+      if (offers.length) parts.push(h('span', { class: 'hint', 'data-testid': 'draw-offers' }, `Draw offered by ${offers.map((x) => SEAT_NAMES[x] ?? x).join(', ')}.`));
+      if (offers.includes(this.you)) {
+        parts.push(h('button', { type: 'button', class: 'small', 'data-testid': 'withdraw-draw', onclick: send('withdraw_draw') }, 'Withdraw draw offer'));
+      } else if (offers.length) {
+        parts.push(h('button', { type: 'button', class: 'small', 'data-testid': 'accept-draw', onclick: send('accept_draw') }, 'Accept draw'),
+          h('button', { type: 'button', class: 'small', 'data-testid': 'decline-draw', onclick: send('decline_draw') }, 'Decline draw'));
+      } else {
+        parts.push(h('button', { type: 'button', class: 'small', 'data-testid': 'offer-draw', onclick: send('offer_draw') }, 'Offer a draw'));
       }
       if (this.confirmResign) {
         parts.push(h('span', { class: 'hint' }, 'Resign this game?'),
@@ -779,14 +845,66 @@ class RoomView {
     const outcome = s.outcome ?? s.result ?? null;
     let box = this.banner.querySelector('[data-testid="result"]');
     if (!outcome || s.status !== 'finished') { box?.remove(); return; }
-    if (box) return;
+    if (box) { this.renderRematch(); return; }
     const winners = outcome.winners ?? [];
     const ranking = outcome.ranking ?? [];
     box = h('div', { class: 'banner result', 'data-testid': 'result', role: 'status' },
       h('strong', {}, winners.length ? `${names(winners)} ${winners.length > 1 ? 'win' : 'wins'}` : 'Game over'),
       h('span', {}, ` — ${reasonText(outcome.reason)}.`),
       ranking.length ? h('ol', { class: 'ranking' }, ranking.map((p) => h('li', {}, `${seatName(p)}${s.seats?.[seatOf(p)]?.name ? ` (${s.seats[seatOf(p)].name})` : ''}`))) : null,
+      this.rematchBox = h('span', { class: 'rematch', 'data-testid': 'rematch-box' }),
       h('a', { class: 'button', href: this.recordLink.href, download: this.recordLink.download }, 'Download record'));
     this.banner.prepend(box);
+    this.renderRematch();
+  }
+
+  /** The result banner's rematch part: ask, wait for the others, or follow. */
+  renderRematch() {
+    const s = this.state;
+    const r = s.rematch ?? {};
+    const parts = [];
+    if (r.room) {
+      parts.push(h('a', {
+        class: 'button', href: `/rooms/${encodeURIComponent(r.room)}`, 'data-testid': 'rematch-link',
+        onclick: (e) => { if (this.you) { e.preventDefault(); this.followRematch(r.room); } },
+      }, this.you ? 'Go to the rematch' : 'Watch the rematch'));
+    } else if (this.you && SEATS.every((seat) => s.seats?.[seat])) {
+      const asked = r.requested ?? [];
+      if (asked.includes(this.you)) {
+        const waiting = SEATS.filter((seat) => !asked.includes(seat)).map((seat) => SEAT_NAMES[seat]);
+        parts.push(h('span', { class: 'hint', 'data-testid': 'rematch-waiting' }, `Rematch asked — waiting for ${waiting.join(' and ')}.`),
+          h('button', { type: 'button', class: 'small', 'data-testid': 'rematch-cancel', onclick: () => this.conn.send({ type: 'cancel_rematch' }) }, 'Cancel'));
+      } else {
+        parts.push(h('button', { type: 'button', class: 'primary', 'data-testid': 'rematch', onclick: () => this.conn.send({ type: 'rematch' }) },
+          asked.length ? `Rematch (${asked.length}/3 asked)` : 'Rematch'));
+      }
+    }
+    this.rematchBox?.replaceChildren(...parts);
+  }
+
+  /** Our token holds our (rotated) seat in the rematch room too: carry it over and go. */
+  followRematch(room) {
+    const token = savedToken(this.roomId);
+    if (token && !savedToken(room)) saveToken(room, token);
+    location.assign(`/rooms/${encodeURIComponent(room)}`);
+  }
+
+  /** Counts the running clock down between server messages. */
+  tickClocks() {
+    if (!this.clocks) return;
+    const elapsed = performance.now() - this.clocksAt;
+    for (const node of this.seatsBox.querySelectorAll('[data-clock]')) this.paintClock(node, elapsed);
+  }
+
+  paintClock(node, elapsed) {
+    const seat = node.dataset.clock;
+    const shown = clockText(this.clocks, seat, this.state?.status === 'playing' ? elapsed : 0);
+    if (!shown) return;
+    const running = this.state?.status === 'playing' && this.clocks.running === seat;
+    if (node.textContent !== shown.text) node.textContent = shown.text;
+    node.classList.toggle('running', running);
+    node.classList.toggle('low', shown.low && (running || shown.total === 0));
+    node.dataset.running = String(running);
+    node.dataset.ms = String(Math.round(shown.total));
   }
 }

@@ -14,8 +14,8 @@ use uuid::Uuid;
 use crate::config::Config;
 use crate::error::ApiError;
 use crate::metrics::Metrics;
-use crate::room::{Room, RoomHandle, Status};
-use crate::store::Store;
+use crate::room::{Room, RoomHandle, RoomSettings, Status};
+use crate::store::{Store, StoredSeat};
 
 /// Shared server state.
 #[derive(Debug)]
@@ -70,11 +70,17 @@ impl Shared {
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
     }
 
-    /// Creates and starts a room (from a position string, if given).
+    /// Creates and starts a room (from a position string, if given) with `settings`
+    /// and, for a rematch, its seats already taken.
     ///
     /// # Errors
     /// `TooManyRooms`, `BadPosition`, `ShuttingDown`, database errors.
-    pub async fn create_room(self: &Arc<Self>, position: Option<String>) -> Result<Uuid, ApiError> {
+    pub async fn create_room(
+        self: &Arc<Self>,
+        position: Option<String>,
+        settings: RoomSettings,
+        seats: Vec<StoredSeat>,
+    ) -> Result<Uuid, ApiError> {
         if self.shutdown.is_cancelled() {
             return Err(ApiError::ShuttingDown);
         }
@@ -102,16 +108,22 @@ impl Shared {
         let start_text = start.as_ref().map(|p| p.to_string());
         if let Err(e) = self
             .store
-            .create_room(&id.to_string(), start_text.as_deref())
+            .create_room(
+                &id.to_string(),
+                start_text.as_deref(),
+                &settings.to_json(),
+                &seats,
+            )
             .await
         {
             self.room_closed();
             return Err(e.into());
         }
-        let handle = Room::new(self.clone(), id, start).spawn();
+        let private = settings.private;
+        let handle = Room::new(self.clone(), id, start, settings, seats).spawn();
         self.rooms().insert(id, handle);
         self.metrics.rooms_created.fetch_add(1, Ordering::Relaxed);
-        info!(room = %id, custom = start_text.is_some(), "room created");
+        info!(room = %id, custom = start_text.is_some(), private, "room created");
         Ok(id)
     }
 

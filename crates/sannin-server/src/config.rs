@@ -2,7 +2,10 @@
 //! resolved [`Config`] the server runs with. Defaults run with nothing set up.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
+
+use crate::clock::{SystemTime, TimeSource};
 
 /// Flags of `sannin serve`. Every flag can also be given by the environment variable
 /// named next to it.
@@ -77,6 +80,27 @@ pub struct LimitArgs {
     /// Database connections (PostgreSQL; SQLite always uses one writer connection).
     #[arg(long, env = "SANNIN_DB_CONNECTIONS", default_value_t = 8)]
     pub db_connections: u32,
+
+    /// Most milliseconds of measured network round trip credited back to a player's
+    /// clock per move (lag fairness; 0 turns it off).
+    #[arg(long, env = "SANNIN_LAG_CREDIT_MAX_MS", default_value_t = 1000)]
+    pub lag_credit_max_ms: u64,
+
+    /// Longest chat message, in characters.
+    #[arg(long, env = "SANNIN_CHAT_MAX_CHARS", default_value_t = 500)]
+    pub chat_max_chars: usize,
+
+    /// Chat messages a connection may send per minute on average.
+    #[arg(long, env = "SANNIN_CHAT_PER_MINUTE", default_value_t = 20.0)]
+    pub chat_per_minute: f64,
+
+    /// Chat messages a connection may send in a burst.
+    #[arg(long, env = "SANNIN_CHAT_BURST", default_value_t = 5)]
+    pub chat_burst: u32,
+
+    /// Chat messages of each channel a room keeps (in memory) for late joiners.
+    #[arg(long, env = "SANNIN_CHAT_HISTORY", default_value_t = 100)]
+    pub chat_history: usize,
 }
 
 impl Default for LimitArgs {
@@ -93,6 +117,11 @@ impl Default for LimitArgs {
             ping_seconds: 20.0,
             finished_idle_seconds: 600.0,
             db_connections: 8,
+            lag_credit_max_ms: 1000,
+            chat_max_chars: 500,
+            chat_per_minute: 20.0,
+            chat_burst: 5,
+            chat_history: 100,
         }
     }
 }
@@ -126,6 +155,18 @@ pub struct Config {
     pub finished_idle: Duration,
     /// Pool size for PostgreSQL.
     pub db_connections: u32,
+    /// Cap of the per-move lag credit, ms.
+    pub lag_credit_max_ms: u64,
+    /// Longest chat message (characters).
+    pub chat_max_chars: usize,
+    /// Chat rate: messages per minute.
+    pub chat_per_minute: f64,
+    /// Chat burst.
+    pub chat_burst: u32,
+    /// Chat messages kept per channel.
+    pub chat_history: usize,
+    /// Time source of the game clocks (tests inject a [`crate::ManualTime`]).
+    pub time: Arc<dyn TimeSource>,
 }
 
 /// Default SQLite database, relative to the working directory.
@@ -139,7 +180,14 @@ impl Config {
 
     /// The same config with other limits.
     pub fn with_limits(self, limits: &LimitArgs) -> Config {
-        Config::from_parts(self.database_url, Some(self.static_dir), limits)
+        let time = self.time.clone();
+        Config::from_parts(self.database_url, Some(self.static_dir), limits).with_time(time)
+    }
+
+    /// The same config reading game clocks from `time`.
+    pub fn with_time(mut self, time: Arc<dyn TimeSource>) -> Config {
+        self.time = time;
+        self
     }
 
     /// Resolves the flags.
@@ -167,6 +215,12 @@ impl Config {
             ping_interval: secs(l.ping_seconds).max(Duration::from_millis(100)),
             finished_idle: secs(l.finished_idle_seconds),
             db_connections: l.db_connections.max(1),
+            lag_credit_max_ms: l.lag_credit_max_ms,
+            chat_max_chars: l.chat_max_chars.max(1),
+            chat_per_minute: l.chat_per_minute.max(0.001),
+            chat_burst: l.chat_burst.max(1),
+            chat_history: l.chat_history,
+            time: Arc::new(SystemTime::new()),
         }
     }
 

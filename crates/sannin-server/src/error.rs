@@ -15,6 +15,9 @@ pub enum ApiError {
     /// The request body or a parameter is malformed.
     #[error("{0}")]
     BadRequest(String),
+    /// The `clock` given for a new room is not a valid time control.
+    #[error("bad clock: {0}")]
+    BadClock(String),
     /// The `position` given for a new room does not parse.
     #[error("bad position: {0}")]
     BadPosition(String),
@@ -36,6 +39,7 @@ impl ApiError {
             ApiError::RoomNotFound(_) => "room_not_found",
             ApiError::BadRequest(_) => "bad_request",
             ApiError::BadPosition(_) => "bad_position",
+            ApiError::BadClock(_) => "bad_clock",
             ApiError::TooManyRooms(_) => "too_many_rooms",
             ApiError::ShuttingDown => "shutting_down",
             ApiError::Internal(_) => "internal",
@@ -46,7 +50,9 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::RoomNotFound(_) => StatusCode::NOT_FOUND,
-            ApiError::BadRequest(_) | ApiError::BadPosition(_) => StatusCode::BAD_REQUEST,
+            ApiError::BadRequest(_) | ApiError::BadPosition(_) | ApiError::BadClock(_) => {
+                StatusCode::BAD_REQUEST
+            }
             ApiError::TooManyRooms(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -104,6 +110,12 @@ pub enum WsCode {
     ShuttingDown,
     /// Server fault (e.g. the database refused a write); nothing changed.
     Internal,
+    /// A chat message longer than `--chat-max-chars`.
+    ChatTooLong,
+    /// `accept_draw`/`decline_draw`/`withdraw_draw` with no fitting offer.
+    NoDrawOffer,
+    /// `rematch` that does not fit: game not over, a seat empty.
+    BadRematch,
 }
 
 impl WsCode {
@@ -124,6 +136,9 @@ impl WsCode {
             WsCode::RoomFull => "room_full",
             WsCode::ShuttingDown => "shutting_down",
             WsCode::Internal => "internal",
+            WsCode::ChatTooLong => "chat_too_long",
+            WsCode::NoDrawOffer => "no_draw_offer",
+            WsCode::BadRematch => "bad_rematch",
         }
     }
 

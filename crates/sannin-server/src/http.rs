@@ -17,8 +17,9 @@ use tower_http::services::{ServeDir, ServeFile};
 use uuid::Uuid;
 
 use crate::app::Shared;
+use crate::clock::ClockRequest;
 use crate::error::ApiError;
-use crate::room::{Cmd, RoomHandle};
+use crate::room::{Cmd, RoomHandle, RoomSettings};
 use crate::ws;
 
 /// The whole application.
@@ -44,6 +45,12 @@ struct CreateRoom {
     /// Start from this position string (RULES §13.3) instead of the standard start.
     #[serde(default)]
     position: Option<String>,
+    /// Time control; absent or `{"kind":"none"}`: no clock.
+    #[serde(default)]
+    clock: Option<ClockRequest>,
+    /// Not listed in `GET /api/rooms`; joinable by link only.
+    #[serde(default)]
+    private: bool,
 }
 
 async fn create_room(State(shared): State<Arc<Shared>>, body: Bytes) -> Result<Response, ApiError> {
@@ -53,7 +60,18 @@ async fn create_room(State(shared): State<Arc<Shared>>, body: Bytes) -> Result<R
         serde_json::from_slice(&body)
             .map_err(|e| ApiError::BadRequest(format!("bad JSON body: {e}")))?
     };
-    let id = shared.create_room(req.position).await?;
+    let clock = match &req.clock {
+        None => None,
+        Some(c) => c.validate().map_err(ApiError::BadClock)?,
+    };
+    let settings = RoomSettings {
+        clock,
+        private: req.private,
+        ..RoomSettings::default()
+    };
+    let id = shared
+        .create_room(req.position, settings, Vec::new())
+        .await?;
     Ok((StatusCode::CREATED, Json(json!({ "id": id }))).into_response())
 }
 
@@ -62,6 +80,7 @@ async fn list_rooms(State(shared): State<Arc<Shared>>) -> Json<Value> {
         .handles()
         .into_iter()
         .map(|h| h.summary.borrow().clone())
+        .filter(|s| !s.private)
         .collect();
     rooms.sort_by_key(|s| s.id);
     Json(json!(rooms))

@@ -13,6 +13,8 @@ use tokio::net::TcpListener;
 use tracing::{info, warn};
 
 mod app;
+mod chat;
+pub mod clock;
 mod config;
 mod error;
 mod http;
@@ -23,6 +25,7 @@ mod room;
 mod store;
 mod ws;
 
+pub use clock::{ManualTime, SystemTime, TimeSource};
 pub use config::{Config, LimitArgs, ServeArgs, DEFAULT_SQLITE_URL};
 pub use error::{ApiError, WsCode};
 pub use store::Store;

@@ -24,8 +24,11 @@ pub enum ClientMsg {
         /// The secret of `seated`.
         token: String,
     },
-    /// Spectate (every connection already does; answered with a `state`).
-    Watch,
+    /// Spectate (answered with a `state` and the chat history); `name` is the chat name.
+    Watch {
+        #[serde(default)]
+        name: Option<String>,
+    },
     /// Give up one's seat before the game starts.
     Leave,
     /// Ready to start.
@@ -41,6 +44,21 @@ pub enum ClientMsg {
     Resign,
     /// Offer (or accept) a draw; it happens when every remaining player offered.
     OfferDraw,
+    /// Agree to the draw offered by someone else.
+    AcceptDraw,
+    /// Refuse the draw offers: they all lapse.
+    DeclineDraw,
+    /// Take back one's own draw offer.
+    WithdrawDraw,
+    /// A chat message (players' channel from a seat, spectators' from a watcher).
+    Chat {
+        /// The text.
+        text: String,
+    },
+    /// After the game: ask for a rematch with the seats rotated.
+    Rematch,
+    /// Take back one's rematch request.
+    CancelRematch,
     /// Propose a voluntary alliance (RULES §12.8) to the player in `seat`.
     ProposeAlliance {
         /// The seat proposed to.

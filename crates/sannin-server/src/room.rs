@@ -24,9 +24,11 @@ use tracing::{debug, error, info, warn};
 use uuid::Uuid;
 
 use crate::app::Shared;
+use crate::chat::{self, Channel, Chat, ChatBucket, ChatError};
+use crate::clock::{ClockSettings, GameClock};
 use crate::error::WsCode;
 use crate::protocol::{self, seat_value, ClientMsg};
-use crate::store::{ActionKind, StoredAction, StoredRoom, StoredSeat};
+use crate::store::{now_ms, ActionKind, StoredAction, StoredRoom, StoredSeat};
 
 /// Connection id, unique in the process.
 pub type ConnId = u64;
@@ -41,6 +43,8 @@ pub enum Outbound {
     Text(Utf8Bytes),
     /// A close frame; the writer stops after it.
     Close(u16, &'static str),
+    /// Send a WebSocket ping now (its pong measures the round trip, for lag credit).
+    Ping,
 }
 
 /// The room's side of a connection.
@@ -88,6 +92,37 @@ pub enum Cmd {
         /// Answer.
         reply: oneshot::Sender<String>,
     },
+    /// A round trip measured on the connection (ping → pong), in ms.
+    Rtt {
+        /// Id.
+        conn: ConnId,
+        /// The round trip.
+        rtt_ms: u64,
+    },
+}
+
+/// A room's settings: chosen at creation, stored as JSON in `rooms.settings`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+pub struct RoomSettings {
+    /// Time control; None: no clock.
+    #[serde(default)]
+    pub clock: Option<ClockSettings>,
+    /// Not listed in `GET /api/rooms`.
+    #[serde(default)]
+    pub private: bool,
+    /// The room this one is the rematch of.
+    #[serde(default)]
+    pub rematch_of: Option<Uuid>,
+    /// The rematch of this room, once all three asked for one.
+    #[serde(default)]
+    pub rematch: Option<Uuid>,
+}
+
+impl RoomSettings {
+    /// As stored.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| "{}".into())
+    }
 }
 
 /// Room lifecycle.
@@ -122,6 +157,9 @@ pub struct SeatSummary {
     pub connected: bool,
     /// Ready flag (meaningful before the start).
     pub ready: bool,
+    /// While disconnected: when (unix ms) the seat is freed (before the start) or its
+    /// player loses by abandonment once to move (during play); null when connected.
+    pub abandon_at_ms: Option<i64>,
 }
 
 /// Public view of a room, kept current by the actor for cheap listing.
@@ -139,6 +177,10 @@ pub struct Summary {
     pub custom_position: bool,
     /// Whether a voluntary alliance was agreed.
     pub voluntary_alliance: bool,
+    /// Not listed in `GET /api/rooms` (joinable by link).
+    pub private: bool,
+    /// Time control, null without a clock.
+    pub clock: Option<ClockSettings>,
 }
 
 /// The three seats.
@@ -199,6 +241,8 @@ struct Seat {
     conn: Option<ConnId>,
     /// When the seat lost its connection (None while connected).
     left_at: Option<Instant>,
+    /// The same moment in unix ms (for `abandon_at_ms`).
+    left_at_ms: Option<i64>,
 }
 
 #[derive(Debug)]
@@ -208,6 +252,40 @@ struct Conn {
     /// The raw token this connection holds (memory only, never logged), so that a
     /// reseat after a voluntary alliance can send it a fresh `seated`.
     token: Option<String>,
+    /// Spectating (sent `watch`, holds no seat): receives the spectators' chat.
+    watching: bool,
+    /// Spectator's chat name (from `watch`).
+    name: Option<String>,
+    /// Latest measured round trip, ms.
+    rtt_ms: Option<u64>,
+    /// Chat rate limit.
+    chat_bucket: ChatBucket,
+}
+
+impl Conn {
+    fn new(out: ConnHandle, burst: u32) -> Conn {
+        Conn {
+            out,
+            seat: None,
+            token: None,
+            watching: false,
+            name: None,
+            rtt_ms: None,
+            chat_bucket: ChatBucket::new(f64::from(burst)),
+        }
+    }
+}
+
+/// What a committed action does to the clocks.
+#[derive(Debug, Clone, Copy)]
+enum ClockOp {
+    /// A move by the running player, charged its time minus this lag credit.
+    Move(u64),
+    /// The running player's time ran out.
+    Flag(Player),
+    /// Anything else (resignation, abandonment, draw): the running clock goes on if
+    /// the same player is still to move, else it stops and its player is charged.
+    Other,
 }
 
 /// The actor's state.
@@ -226,6 +304,14 @@ pub struct Room {
     plies: i64,
     proposal: Option<(Player, Player)>,
     draw_offers: [bool; 3],
+    /// Settings chosen at creation.
+    settings: RoomSettings,
+    /// The clocks, when the room has a time control.
+    clock: Option<GameClock>,
+    /// Chat of both channels.
+    chat: Chat,
+    /// Seats that asked for a rematch after the game.
+    rematch_votes: [bool; 3],
     /// Connections to drop after the current command (their queue was full).
     dead: Vec<ConnId>,
     /// Since when the room is finished with nobody connected (for unloading it).
@@ -234,14 +320,42 @@ pub struct Room {
 }
 
 impl Room {
-    /// A new, empty room.
-    pub fn new(shared: Arc<Shared>, id: Uuid, start: Option<Position>) -> Room {
+    /// A new room; `seats` already taken (a rematch) are ready and wait for their
+    /// players to `resume`.
+    pub fn new(
+        shared: Arc<Shared>,
+        id: Uuid,
+        start: Option<Position>,
+        settings: RoomSettings,
+        seats: Vec<StoredSeat>,
+    ) -> Room {
         let custom_position = start.is_some();
         let game = match start {
             Some(p) => Game::from_position(p),
             None => Game::new(),
         };
-        Room::build(shared, id, game, Status::Waiting, custom_position, false)
+        let mut room = Room::build(
+            shared,
+            id,
+            game,
+            Status::Waiting,
+            custom_position,
+            false,
+            settings,
+        );
+        let (now, now_epoch) = (Instant::now(), now_ms());
+        for s in seats {
+            room.seats[idx(s.seat)] = Some(Seat {
+                name: s.name,
+                token_hash: s.token_hash,
+                ready: true,
+                conn: None,
+                left_at: Some(now),
+                left_at_ms: Some(now_epoch),
+            });
+        }
+        room.publish();
+        room
     }
 
     fn build(
@@ -251,6 +365,7 @@ impl Room {
         status: Status,
         custom_position: bool,
         voluntary: bool,
+        settings: RoomSettings,
     ) -> Room {
         let (summary_tx, _) = watch::channel(Summary {
             id,
@@ -259,7 +374,11 @@ impl Room {
             spectators: 0,
             custom_position,
             voluntary_alliance: voluntary,
+            private: settings.private,
+            clock: settings.clock,
         });
+        let chat = Chat::new(shared.config.chat_history);
+        let clock = settings.clock.map(GameClock::new);
         Room {
             id,
             id_str: id.to_string(),
@@ -274,6 +393,10 @@ impl Room {
             plies: 0,
             proposal: None,
             draw_offers: [false; 3],
+            settings,
+            clock,
+            chat,
+            rematch_votes: [false; 3],
             dead: Vec::new(),
             idle_since: None,
             summary_tx,
@@ -302,7 +425,12 @@ impl Room {
             "playing" => Status::Playing,
             _ => Status::Finished,
         };
-        let mut room = Room::build(shared, id, game, status, custom, voluntary);
+        let settings: RoomSettings = stored
+            .settings
+            .as_deref()
+            .and_then(|s| serde_json::from_str(s).ok())
+            .unwrap_or_default();
+        let mut room = Room::build(shared, id, game, status, custom, voluntary, settings);
         for a in &stored.actions {
             let res = match (a.kind, a.player) {
                 (ActionKind::Act, Some(p)) => room.game.play_notation(p, &a.text).map(|_| ()),
@@ -315,11 +443,17 @@ impl Room {
             };
             res.map_err(|e| anyhow::anyhow!("replaying action {} ({:?}): {e}", a.ply, a.text))?;
             room.plies = a.ply;
+            if let (Some(c), Some(saved)) = (room.settings.clock, a.clocks.as_deref()) {
+                // The clocks as they were once this action was played.
+                if let Some(restored) = GameClock::restore(c, saved) {
+                    room.clock = Some(restored);
+                }
+            }
         }
         if room.game.is_over() {
             room.status = Status::Finished;
         }
-        let now = Instant::now();
+        let (now, now_epoch) = (Instant::now(), now_ms());
         for s in stored.seats {
             room.seats[idx(s.seat)] = Some(Seat {
                 name: s.name,
@@ -328,7 +462,16 @@ impl Room {
                 conn: None,
                 // Everyone was disconnected by the restart: the grace period starts now.
                 left_at: Some(now),
+                left_at_ms: Some(now_epoch),
             });
+        }
+        // Time while the server was down is not charged: the clock of the player to
+        // move starts again, from the time it had after the last action, now.
+        if room.status == Status::Playing {
+            let t = room.shared.config.time.now_ms();
+            if let (Some(c), Some(p)) = (room.clock.as_mut(), room.game.to_move()) {
+                c.start(p, t);
+            }
         }
         room.publish();
         Ok(room)
@@ -356,8 +499,16 @@ impl Room {
     async fn run(mut self, mut rx: mpsc::Receiver<Cmd>) {
         let shutdown = self.shared.shutdown.clone();
         debug!(status = self.status.as_str(), "room running");
+        let time = self.shared.config.time.clone();
         loop {
             let deadline = self.next_deadline();
+            let clock_deadline = self.clock_deadline();
+            let clock_sleep = async {
+                match clock_deadline {
+                    Some(ms) => time.sleep_until(ms).await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
                 biased;
                 () = shutdown.cancelled() => break,
@@ -375,6 +526,7 @@ impl Room {
                     }
                     self.on_timer().await;
                 }
+                () = clock_sleep => self.check_clock().await,
             }
             self.reap_dead();
             self.publish();
@@ -484,10 +636,15 @@ impl Room {
     // ---- snapshots -----------------------------------------------------------------
 
     fn seat_summary(&self, p: Player) -> Option<SeatSummary> {
+        let grace = self.shared.config.grace.as_millis() as i64;
         self.seats[idx(p)].as_ref().map(|s| SeatSummary {
             name: s.name.clone(),
             connected: s.conn.is_some(),
             ready: s.ready,
+            abandon_at_ms: match (s.conn, s.left_at_ms) {
+                (None, Some(t)) => Some(t + grace),
+                _ => None,
+            },
         })
     }
 
@@ -503,6 +660,8 @@ impl Room {
             spectators: self.conns.values().filter(|c| c.seat.is_none()).count(),
             custom_position: self.custom_position,
             voluntary_alliance: self.voluntary,
+            private: self.settings.private,
+            clock: self.settings.clock,
         }
     }
 
@@ -566,7 +725,129 @@ impl Room {
             },
             "draw_offers": Player::ALL.iter().filter(|p| self.draw_offers[idx(**p)]).map(|p| p.lower()).collect::<Vec<_>>(),
             "grace_seconds": self.shared.config.grace.as_secs_f64(),
+            "now_ms": now_ms(),
+            "move_players": self.move_players(),
+            "in_check": self.in_check(),
+            "clocks": self.clocks_json(),
+            "private": self.settings.private,
+            "rematch": {
+                "requested": Player::ALL.iter().filter(|p| self.rematch_votes[idx(**p)]).map(|p| p.lower()).collect::<Vec<_>>(),
+                "room": self.settings.rematch,
+                "of": self.settings.rematch_of,
+            },
         })
+    }
+
+    /// The seat of each entry of `moves`.
+    fn move_players(&self) -> Vec<&'static str> {
+        self.game
+            .log()
+            .iter()
+            .filter_map(|e| match e {
+                sannin_rules::Entry::Action { player, .. } => Some(player.lower()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Players in check now (only while the game runs).
+    fn in_check(&self) -> Vec<&'static str> {
+        if self.status != Status::Playing {
+            return Vec::new();
+        }
+        let pos = self.game.position();
+        Player::ALL
+            .into_iter()
+            .filter(|p| pos.in_check(*p))
+            .map(|p| p.lower())
+            .collect()
+    }
+
+    fn clocks_json(&self) -> Value {
+        match &self.clock {
+            Some(c) => c.snapshot(self.shared.config.time.now_ms()),
+            None => Value::Null,
+        }
+    }
+
+    // ---- clocks --------------------------------------------------------------------
+
+    /// Lag credit of `p`'s next move: its connection's last measured round trip, capped
+    /// (docs/protocol.md §11). Nothing measured, or disconnected: no credit.
+    fn lag_credit(&self, p: Player) -> u64 {
+        let rtt = self.seats[idx(p)]
+            .as_ref()
+            .and_then(|s| s.conn)
+            .and_then(|c| self.conns.get(&c))
+            .and_then(|c| c.rtt_ms)
+            .unwrap_or(0);
+        rtt.min(self.shared.config.lag_credit_max_ms)
+    }
+
+    /// When the running clock falls (time-source ms), during play.
+    fn clock_deadline(&self) -> Option<u64> {
+        if self.status != Status::Playing {
+            return None;
+        }
+        let c = self.clock.as_ref()?;
+        c.deadline(self.lag_credit(c.running()?))
+    }
+
+    /// RULES §12.10: a player whose time ran out loses (`Game::forfeit(p, Timeout)`).
+    async fn check_clock(&mut self) {
+        loop {
+            let now = self.shared.config.time.now_ms();
+            let Some(c) = self.clock.as_ref() else {
+                return;
+            };
+            let Some(p) = c.running() else {
+                return;
+            };
+            if self.to_move() != Some(p) || !c.flag_fell(now, self.lag_credit(p)) {
+                return;
+            }
+            info!(seat = p.lower(), "time ran out");
+            let mut g = self.game.clone();
+            let events = match g.forfeit(p, LossReason::Timeout) {
+                Ok(ev) => ev,
+                Err(e) => {
+                    error!(error = %e, "forfeit refused by the rules");
+                    return;
+                }
+            };
+            let ok = self
+                .commit(
+                    g,
+                    ActionKind::Forfeit,
+                    Some(p),
+                    "timeout".into(),
+                    json!({"type": "forfeited", "player": p.lower(), "reason": "timeout"}),
+                    events,
+                    None,
+                    ClockOp::Flag(p),
+                )
+                .await;
+            if !ok {
+                return;
+            }
+        }
+    }
+
+    /// Asks the connection of the player to move for a fresh round trip measurement.
+    fn ping_mover(&mut self) {
+        let Some(p) = self.to_move() else {
+            return;
+        };
+        if self.clock.is_none() {
+            return;
+        }
+        if let Some(conn) = self.seats[idx(p)].as_ref().and_then(|s| s.conn) {
+            if let Some(c) = self.conns.get(&conn) {
+                if c.out.tx.try_send(Outbound::Ping).is_err() {
+                    self.dead.push(conn);
+                }
+            }
+        }
     }
 
     /// Turns a spectator state into `you`'s: its seat, and its legal actions (and
@@ -666,6 +947,7 @@ impl Room {
                     json!({"type": "forfeited", "player": p.lower(), "reason": "abandoned"}),
                     events,
                     None,
+                    ClockOp::Other,
                 )
                 .await;
             if !ok {
@@ -683,14 +965,8 @@ impl Room {
                     let _ = reply.send(Err(WsCode::RoomFull));
                     return;
                 }
-                self.conns.insert(
-                    conn,
-                    Conn {
-                        out,
-                        seat: None,
-                        token: None,
-                    },
-                );
+                self.conns
+                    .insert(conn, Conn::new(out, self.shared.config.chat_burst));
                 let _ = reply.send(Ok(()));
                 self.send_state(conn);
             }
@@ -710,6 +986,11 @@ impl Room {
             Cmd::Record { reply } => {
                 let _ = reply.send(self.game.record());
             }
+            Cmd::Rtt { conn, rtt_ms } => {
+                if let Some(c) = self.conns.get_mut(&conn) {
+                    c.rtt_ms = Some(rtt_ms);
+                }
+            }
         }
     }
 
@@ -728,6 +1009,7 @@ impl Room {
         }
         seat.conn = None;
         seat.left_at = Some(Instant::now());
+        seat.left_at_ms = Some(now_ms());
         info!(conn, seat = p.lower(), "player left");
         let grace = self.shared.config.grace.as_secs_f64();
         self.broadcast(json!({"type": "player_left", "seat": p.lower(), "grace_seconds": grace}));
@@ -740,8 +1022,15 @@ impl Room {
     async fn on_msg(&mut self, conn: ConnId, msg: ClientMsg, received: StdInstant) {
         match msg {
             ClientMsg::Join { seat, name } => self.join(conn, seat, name).await,
-            ClientMsg::Resume { token } => self.resume(conn, token),
-            ClientMsg::Watch | ClientMsg::Sync => self.send_state(conn),
+            ClientMsg::Resume { token } => self.resume(conn, token).await,
+            ClientMsg::Watch { name } => self.watch(conn, name),
+            ClientMsg::Sync => self.send_state(conn),
+            ClientMsg::Chat { text } => self.chat(conn, &text),
+            ClientMsg::AcceptDraw => self.accept_draw(conn, received).await,
+            ClientMsg::DeclineDraw => self.decline_draw(conn),
+            ClientMsg::WithdrawDraw => self.withdraw_draw(conn),
+            ClientMsg::Rematch => self.rematch(conn).await,
+            ClientMsg::CancelRematch => self.cancel_rematch(conn),
             ClientMsg::Ping => self.send(conn, &json!({"type": "pong"})),
             ClientMsg::Leave => {
                 if let Some(p) = self.require_waiting_seat(conn) {
@@ -770,6 +1059,7 @@ impl Room {
                                 lead,
                                 events,
                                 Some((conn, received)),
+                                ClockOp::Other,
                             )
                             .await;
                         }
@@ -924,19 +1214,22 @@ impl Room {
             ready: false,
             conn: Some(conn),
             left_at: None,
+            left_at_ms: None,
         });
         if let Some(c) = self.conns.get_mut(&conn) {
             c.seat = Some(p);
             c.token = Some(token.clone());
+            c.watching = false;
         }
         info!(conn, seat = p.lower(), "player joined");
         self.send(conn, &protocol::seated_msg(p, &token));
         self.broadcast(json!({"type": "player_joined", "seat": p.lower(), "name": name}));
         self.clear_proposal();
         self.send_state(conn);
+        self.send_chat_history(conn);
     }
 
-    fn resume(&mut self, conn: ConnId, token: String) {
+    async fn resume(&mut self, conn: ConnId, token: String) {
         let hash = hash_token(&token);
         let Some(p) = Player::ALL.into_iter().find(|p| {
             self.seats[idx(*p)]
@@ -952,7 +1245,8 @@ impl Room {
         match self.seat_of(conn) {
             Some(q) if q == p => {
                 self.send(conn, &protocol::seated_msg(p, &token));
-                return self.send_state(conn);
+                self.send_state(conn);
+                return self.send_chat_history(conn);
             }
             Some(_) => {
                 return self.send_error(
@@ -988,15 +1282,26 @@ impl Room {
         if let Some(s) = self.seats[idx(p)].as_mut() {
             s.conn = Some(conn);
             s.left_at = None;
+            s.left_at_ms = None;
         }
         if let Some(c) = self.conns.get_mut(&conn) {
             c.seat = Some(p);
             c.token = Some(token.clone());
+            c.watching = false;
         }
         info!(conn, seat = p.lower(), "player resumed");
         self.send(conn, &protocol::seated_msg(p, &token));
         self.broadcast(json!({"type": "player_reconnected", "seat": p.lower()}));
         self.send_state(conn);
+        self.send_chat_history(conn);
+        // A rematch room starts once its three (ready) players are all back.
+        let all_here = self
+            .seats
+            .iter()
+            .all(|s| s.as_ref().is_some_and(|s| s.ready && s.conn.is_some()));
+        if self.status == Status::Waiting && all_here {
+            self.start().await;
+        }
     }
 
     /// Frees a seat before the start (`leave`, or the grace period ran out).
@@ -1083,11 +1388,17 @@ impl Room {
                 }));
             }
         }
+        if let (Some(c), Some(p)) = (self.clock.as_mut(), self.game.to_move()) {
+            c.start(p, self.shared.config.time.now_ms());
+        }
         self.broadcast_state();
+        self.ping_mover();
         self.check_abandonment().await;
     }
 
     async fn act(&mut self, conn: ConnId, action: String, received: StdInstant) {
+        // A move that comes in after the flag fell (the timer had not fired yet) loses.
+        self.check_clock().await;
         let Some(p) = self.require_playing_seat(conn) else {
             return;
         };
@@ -1104,6 +1415,7 @@ impl Room {
         match g.play_notation(p, &action) {
             Ok(played) => {
                 let lead = json!({"type": "action", "player": p.lower(), "action": played.action});
+                let credit = self.lag_credit(p);
                 self.commit(
                     g,
                     ActionKind::Act,
@@ -1112,6 +1424,7 @@ impl Room {
                     lead,
                     played.events,
                     Some((conn, received)),
+                    ClockOp::Move(credit),
                 )
                 .await;
             }
@@ -1132,15 +1445,38 @@ impl Room {
         lead: Value,
         events: Vec<sannin_rules::Event>,
         from: Option<(ConnId, StdInstant)>,
+        clock_op: ClockOp,
     ) -> bool {
         let finished = game
             .outcome()
             .map(|o| serde_json::to_string(o).unwrap_or_default());
+        let now = self.shared.config.time.now_ms();
+        let next = game.to_move();
+        let clock = self.clock.clone().map(|mut c| {
+            match clock_op {
+                ClockOp::Move(credit) => {
+                    c.stop(now, credit, true);
+                }
+                ClockOp::Flag(p) => c.flag(p),
+                ClockOp::Other => {
+                    if c.running() != next {
+                        c.stop(now, 0, false);
+                    }
+                }
+            }
+            if let Some(n) = next {
+                if c.running().is_none() {
+                    c.start(n, now);
+                }
+            }
+            c
+        });
         let stored = StoredAction {
             ply: self.plies + 1,
             kind,
             player,
             text,
+            clocks: clock.as_ref().map(GameClock::saved),
         };
         if let Err(e) = self
             .shared
@@ -1160,7 +1496,13 @@ impl Room {
         }
         self.plies = stored.ply;
         self.game = game;
+        self.clock = clock;
+        let had_offers = self.draw_offers.iter().any(|o| *o) && kind != ActionKind::Draw;
         self.draw_offers = [false; 3];
+        let mut lead = lead;
+        if let Some(c) = &self.clock {
+            lead["clocks"] = c.snapshot(now);
+        }
         self.broadcast(lead);
         for ev in &events {
             match serde_json::to_value(ev) {
@@ -1168,12 +1510,17 @@ impl Room {
                 Err(e) => error!(error = %e, "unserializable rules event"),
             }
         }
+        if had_offers {
+            // RULES §12.11 asks for agreement on a position: an action ends the offers.
+            self.broadcast(json!({"type": "draw_expired"}));
+        }
         if self.game.is_over() {
             self.status = Status::Finished;
             self.shared.room_closed();
             info!(result = %self.outcome_json(), "game over");
         }
         self.broadcast_state();
+        self.ping_mover();
         let m = &self.shared.metrics;
         m.actions_accepted.fetch_add(1, Ordering::Relaxed);
         if let Some((_, t)) = from {
@@ -1182,14 +1529,79 @@ impl Room {
         true
     }
 
+    // ---- draws (RULES §12.11) -------------------------------------------------------
+
+    /// `offer_draw`: offer, or agree to the offers already made.
     async fn offer_draw(&mut self, conn: ConnId, received: StdInstant) {
-        let Some(p) = self.require_playing_seat(conn) else {
+        let Some(p) = self.require_active_seat(conn) else {
             return;
         };
         if !self.draw_offers[idx(p)] {
             self.draw_offers[idx(p)] = true;
             self.broadcast(json!({"type": "draw_offered", "seat": p.lower()}));
         }
+        self.try_draw(conn, received).await;
+    }
+
+    /// `accept_draw`: like `offer_draw`, but only when someone else offered.
+    async fn accept_draw(&mut self, conn: ConnId, received: StdInstant) {
+        let Some(p) = self.require_active_seat(conn) else {
+            return;
+        };
+        if !self.others_offered(p) {
+            return self.send_error(conn, WsCode::NoDrawOffer, "nobody offered a draw");
+        }
+        self.offer_draw(conn, received).await;
+    }
+
+    /// `decline_draw`: refuse the offers of the others; they all lapse.
+    fn decline_draw(&mut self, conn: ConnId) {
+        let Some(p) = self.require_active_seat(conn) else {
+            return;
+        };
+        if !self.others_offered(p) {
+            return self.send_error(conn, WsCode::NoDrawOffer, "nobody offered a draw");
+        }
+        self.draw_offers = [false; 3];
+        self.broadcast(json!({"type": "draw_declined", "seat": p.lower()}));
+    }
+
+    /// `withdraw_draw`: take back one's own offer.
+    fn withdraw_draw(&mut self, conn: ConnId) {
+        let Some(p) = self.require_active_seat(conn) else {
+            return;
+        };
+        if !self.draw_offers[idx(p)] {
+            return self.send_error(conn, WsCode::NoDrawOffer, "you have not offered a draw");
+        }
+        self.draw_offers[idx(p)] = false;
+        self.broadcast(json!({"type": "draw_withdrawn", "seat": p.lower()}));
+    }
+
+    fn others_offered(&self, p: Player) -> bool {
+        self.game
+            .position()
+            .active()
+            .iter()
+            .any(|q| *q != p && self.draw_offers[idx(*q)])
+    }
+
+    /// A seated player still in the game, during play.
+    fn require_active_seat(&mut self, conn: ConnId) -> Option<Player> {
+        let p = self.require_playing_seat(conn)?;
+        if !self.game.position().active().contains(&p) {
+            self.reject(
+                conn,
+                WsCode::NotYourTurn,
+                "you are out of this game: only remaining players decide on a draw",
+            );
+            return None;
+        }
+        Some(p)
+    }
+
+    /// The draw happens once every remaining player has offered.
+    async fn try_draw(&mut self, conn: ConnId, received: StdInstant) {
         let active = self.game.position().active();
         if !active.iter().all(|q| self.draw_offers[idx(*q)]) {
             return;
@@ -1205,11 +1617,229 @@ impl Room {
                     json!({"type": "draw_agreed"}),
                     events,
                     Some((conn, received)),
+                    ClockOp::Other,
                 )
                 .await;
             }
             Err(e) => self.reject(conn, WsCode::from_play_error(e.code()), e),
         }
+    }
+
+    // ---- chat ----------------------------------------------------------------------
+
+    /// `watch`: spectate (receive the spectators' chat), optionally with a chat name.
+    fn watch(&mut self, conn: ConnId, name: Option<String>) {
+        let seated = self.seat_of(conn).is_some();
+        if !seated {
+            let name = match name.map(|n| self.clean_spectator_name(&n)) {
+                Some(Err(e)) => return self.send_error(conn, WsCode::BadMessage, e),
+                Some(Ok(n)) => n,
+                None => None,
+            };
+            if let Some(c) = self.conns.get_mut(&conn) {
+                c.watching = true;
+                if name.is_some() {
+                    c.name = name;
+                }
+            }
+        }
+        self.send_state(conn);
+        self.send_chat_history(conn);
+    }
+
+    fn clean_spectator_name(&self, name: &str) -> Result<Option<String>, String> {
+        let name = name.trim();
+        let max = self.shared.config.max_name_chars;
+        if name.chars().count() > max {
+            return Err(format!("name too long (at most {max} characters)"));
+        }
+        if name.chars().any(char::is_control) {
+            return Err("name contains control characters".into());
+        }
+        Ok((!name.is_empty()).then(|| name.to_string()))
+    }
+
+    fn send_chat_history(&mut self, conn: ConnId) {
+        let Some(c) = self.conns.get(&conn) else {
+            return;
+        };
+        let spectator = c.seat.is_none() && c.watching;
+        let msg = json!({"type": "chat_history", "messages": self.chat.history(spectator)});
+        self.send(conn, &msg);
+    }
+
+    /// `chat`: players write to the players' channel, spectators to theirs.
+    fn chat(&mut self, conn: ConnId, text: &str) {
+        let cfg = &self.shared.config;
+        let (per_minute, burst, max) = (
+            cfg.chat_per_minute,
+            f64::from(cfg.chat_burst),
+            cfg.chat_max_chars,
+        );
+        let Some(c) = self.conns.get(&conn) else {
+            return;
+        };
+        let (seat, watching) = (c.seat, c.watching);
+        let (channel, name) = match seat {
+            Some(p) => (
+                Channel::Players,
+                self.seats[idx(p)]
+                    .as_ref()
+                    .map(|s| s.name.clone())
+                    .unwrap_or_default(),
+            ),
+            None if watching => (
+                Channel::Spectators,
+                c.name.clone().unwrap_or_else(|| "Spectator".into()),
+            ),
+            None => {
+                return self.send_error(
+                    conn,
+                    WsCode::NotSeated,
+                    "send watch (to spectate) or join before chatting",
+                )
+            }
+        };
+        let text = match chat::clean_text(text, max) {
+            Ok(t) => t,
+            Err(ChatError::TooLong(n)) => {
+                return self.send_error(
+                    conn,
+                    WsCode::ChatTooLong,
+                    format!("chat message too long (at most {n} characters)"),
+                )
+            }
+            Err(ChatError::Empty) => {
+                return self.send_error(conn, WsCode::BadMessage, "empty chat message")
+            }
+            Err(ChatError::Control) => {
+                return self.send_error(
+                    conn,
+                    WsCode::BadMessage,
+                    "chat message contains control characters",
+                )
+            }
+        };
+        let allowed = self
+            .conns
+            .get_mut(&conn)
+            .is_some_and(|c| c.chat_bucket.allow(per_minute, burst));
+        if !allowed {
+            return self.send_error(
+                conn,
+                WsCode::RateLimited,
+                "too many chat messages: this one was dropped; slow down",
+            );
+        }
+        let m = self.chat.push(channel, seat, name, text, now_ms());
+        let mut out = m.to_json();
+        out["type"] = "chat".into();
+        let t = self.text(&out);
+        let to: Vec<ConnId> = self
+            .conns
+            .iter()
+            .filter(|(_, c)| channel == Channel::Players || (c.seat.is_none() && c.watching))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in to {
+            self.deliver(id, t.clone());
+        }
+    }
+
+    // ---- rematch -------------------------------------------------------------------
+
+    /// `rematch`: after the game, once all three seats asked, a new room is made with
+    /// the same settings and the seats rotated (First → Middle → Last → First); each
+    /// player's token carries over to its new seat.
+    async fn rematch(&mut self, conn: ConnId) {
+        let Some(p) = self.require_seat(conn) else {
+            return;
+        };
+        if self.status != Status::Finished {
+            return self.send_error(
+                conn,
+                WsCode::GameNotRunning,
+                "a rematch can be asked for once the game is over",
+            );
+        }
+        if let Some(room) = self.settings.rematch {
+            // Already made: the state names it (`rematch.room`).
+            debug!(%room, "rematch asked again");
+            return self.send_state(conn);
+        }
+        if self.seats.iter().any(Option::is_none) {
+            return self.send_error(conn, WsCode::BadRematch, "a seat is empty: no rematch");
+        }
+        if !self.rematch_votes[idx(p)] {
+            self.rematch_votes[idx(p)] = true;
+            self.broadcast(json!({"type": "rematch_requested", "seat": p.lower()}));
+        }
+        if !self.rematch_votes.iter().all(|v| *v) {
+            return;
+        }
+        let seats: Vec<StoredSeat> = Player::ALL
+            .into_iter()
+            .filter_map(|p| {
+                self.seats[idx(p)].as_ref().map(|s| StoredSeat {
+                    seat: p.next(),
+                    token_hash: s.token_hash.clone(),
+                    name: s.name.clone(),
+                })
+            })
+            .collect();
+        let position = self
+            .custom_position
+            .then(|| self.game.start_position().to_string());
+        let settings = RoomSettings {
+            clock: self.settings.clock,
+            private: self.settings.private,
+            rematch_of: Some(self.id),
+            rematch: None,
+        };
+        let new_id = match self.shared.create_room(position, settings, seats).await {
+            Ok(id) => id,
+            Err(e) => {
+                warn!(error = %e, "creating the rematch failed");
+                self.rematch_votes = [false; 3];
+                self.broadcast(json!({"type": "rematch_cancelled", "seat": null}));
+                return self.send_error(
+                    conn,
+                    WsCode::BadRematch,
+                    format!("could not create the rematch: {e}"),
+                );
+            }
+        };
+        let mut settings = self.settings.clone();
+        settings.rematch = Some(new_id);
+        if let Err(e) = self
+            .shared
+            .store
+            .set_settings(&self.id_str, &settings.to_json())
+            .await
+        {
+            // The new room exists and works; only a reload of this page after a
+            // restart would not find it.
+            warn!(error = %e, "storing the rematch link failed");
+        }
+        self.settings = settings;
+        info!(rematch = %new_id, "rematch created");
+        self.broadcast(rematch_event(new_id, &self.seats));
+        self.broadcast_state();
+    }
+
+    fn cancel_rematch(&mut self, conn: ConnId) {
+        let Some(p) = self.require_seat(conn) else {
+            return;
+        };
+        if self.settings.rematch.is_some() || !self.rematch_votes[idx(p)] {
+            return self.send_error(
+                conn,
+                WsCode::BadRematch,
+                "no rematch request of yours to cancel",
+            );
+        }
+        self.rematch_votes[idx(p)] = false;
+        self.broadcast(json!({"type": "rematch_cancelled", "seat": p.lower()}));
     }
 
     // ---- voluntary alliance (RULES §12.8) --------------------------------------------
@@ -1359,6 +1989,15 @@ impl Room {
         }
         self.broadcast_state();
     }
+}
+
+/// `rematch_started`: the new room, and where each seat of this room sits in it.
+fn rematch_event(room: Uuid, seats: &[Option<Seat>; 3]) -> Value {
+    json!({
+        "type": "rematch_started",
+        "room": room,
+        "moved": Player::ALL.iter().filter(|p| seats[idx(**p)].is_some()).map(|p| json!({"from": p.lower(), "to": p.next().lower()})).collect::<Vec<_>>(),
+    })
 }
 
 fn loss_reason(text: &str) -> LossReason {

@@ -14,6 +14,9 @@ use sqlx::{AnyPool, ConnectOptions, Connection, Executor};
 /// Migrations embedded at compile time.
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations");
 
+/// An `actions` row: ply, kind, player, text, clocks.
+type ActionRow = (i64, String, Option<String>, String, Option<String>);
+
 /// Handle to the database (cheap to clone).
 #[derive(Clone, Debug)]
 pub struct Store {
@@ -65,6 +68,8 @@ pub struct StoredAction {
     pub player: Option<Player>,
     /// Notation, or the reason of a forfeit.
     pub text: String,
+    /// The clocks after it (`GameClock::saved`), None without a clock.
+    pub clocks: Option<String>,
 }
 
 /// One stored seat.
@@ -87,6 +92,8 @@ pub struct StoredRoom {
     pub status: String,
     /// Start position string, None for the standard start.
     pub start_position: Option<String>,
+    /// Settings JSON (clock, private, rematch links); None for rooms made before them.
+    pub settings: Option<String>,
     /// Seats taken.
     pub seats: Vec<StoredSeat>,
     /// Actions in order.
@@ -189,18 +196,41 @@ impl Store {
         self.pool.close().await;
     }
 
-    /// Inserts a new waiting room.
-    pub async fn create_room(&self, id: &str, start_position: Option<&str>) -> sqlx::Result<()> {
+    /// Inserts a new waiting room with its settings JSON and any seats already taken
+    /// (a rematch), atomically.
+    pub async fn create_room(
+        &self,
+        id: &str,
+        start_position: Option<&str>,
+        settings: &str,
+        seats: &[StoredSeat],
+    ) -> sqlx::Result<()> {
         let now = now_ms();
+        let mut tx = self.pool.begin().await?;
         sqlx::query(
-            "INSERT INTO rooms (id, status, start_position, result, created_at, updated_at) \
-             VALUES ($1, 'waiting', $2, NULL, $3, $3)",
+            "INSERT INTO rooms (id, status, start_position, result, created_at, updated_at, settings) \
+             VALUES ($1, 'waiting', $2, NULL, $3, $3, $4)",
         )
         .bind(id)
         .bind(start_position)
         .bind(now)
-        .execute(&self.pool)
+        .bind(settings)
+        .execute(&mut *tx)
         .await?;
+        for s in seats {
+            insert_seat(&mut tx, id, s).await?;
+        }
+        tx.commit().await
+    }
+
+    /// Replaces a room's settings JSON.
+    pub async fn set_settings(&self, id: &str, settings: &str) -> sqlx::Result<()> {
+        sqlx::query("UPDATE rooms SET settings = $1, updated_at = $2 WHERE id = $3")
+            .bind(settings)
+            .bind(now_ms())
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
         Ok(())
     }
 
@@ -292,15 +322,16 @@ impl Store {
     ) -> sqlx::Result<()> {
         let now = now_ms();
         let insert = sqlx::query(
-            "INSERT INTO actions (room_id, ply, kind, player, text, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6)",
+            "INSERT INTO actions (room_id, ply, kind, player, text, created_at, clocks) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
         )
         .bind(id)
         .bind(action.ply)
         .bind(action.kind.as_str())
         .bind(action.player.map(|p| p.lower()))
         .bind(&action.text)
-        .bind(now);
+        .bind(now)
+        .bind(action.clocks.as_deref());
         let Some(result) = finished_result else {
             // One statement is atomic on its own: no transaction round trips needed.
             insert.execute(&self.pool).await?;
@@ -337,12 +368,12 @@ impl Store {
 
     /// Loads one room with its seats and actions.
     pub async fn load_room(&self, id: &str) -> anyhow::Result<Option<StoredRoom>> {
-        let row: Option<(String, String, Option<String>)> =
-            sqlx::query_as("SELECT id, status, start_position FROM rooms WHERE id = $1")
+        let row: Option<(String, String, Option<String>, Option<String>)> =
+            sqlx::query_as("SELECT id, status, start_position, settings FROM rooms WHERE id = $1")
                 .bind(id)
                 .fetch_optional(&self.pool)
                 .await?;
-        let Some((id, status, start_position)) = row else {
+        let Some((id, status, start_position, settings)) = row else {
             return Ok(None);
         };
         let seat_rows: Vec<(String, String, String)> =
@@ -360,14 +391,14 @@ impl Store {
                 name,
             });
         }
-        let action_rows: Vec<(i64, String, Option<String>, String)> = sqlx::query_as(
-            "SELECT ply, kind, player, text FROM actions WHERE room_id = $1 ORDER BY ply",
+        let action_rows: Vec<ActionRow> = sqlx::query_as(
+            "SELECT ply, kind, player, text, clocks FROM actions WHERE room_id = $1 ORDER BY ply",
         )
         .bind(&id)
         .fetch_all(&self.pool)
         .await?;
         let mut actions = Vec::with_capacity(action_rows.len());
-        for (ply, kind, player, text) in action_rows {
+        for (ply, kind, player, text, clocks) in action_rows {
             let kind = ActionKind::parse(&kind)
                 .with_context(|| format!("room {id}: bad action kind {kind:?}"))?;
             let player = match player {
@@ -382,12 +413,14 @@ impl Store {
                 kind,
                 player,
                 text,
+                clocks,
             });
         }
         Ok(Some(StoredRoom {
             id,
             status,
             start_position,
+            settings,
             seats,
             actions,
         }))

@@ -50,6 +50,14 @@ impl RateLimit {
     }
 }
 
+/// The round trip of a pong whose payload is the ms stamp of our ping; None for a
+/// pong we did not ask for (wrong size, from the future, over a minute old).
+fn round_trip(payload: &[u8], now_ms: u64) -> Option<u64> {
+    let stamp = u64::from_be_bytes(payload.try_into().ok()?);
+    let rtt = now_ms.checked_sub(stamp)?;
+    (rtt <= 60_000).then_some(rtt)
+}
+
 fn error_frame(code: WsCode, message: impl Into<String>) -> Outbound {
     Outbound::Text(Utf8Bytes::from(
         protocol::error_msg(code, message).to_string(),
@@ -112,12 +120,16 @@ async fn run_connection(socket: WebSocket, conn: u64, room: RoomHandle, shared: 
     }
     debug!("connected");
 
-    // Writer: drains the queue into the socket, pings periodically.
+    // Writer: drains the queue into the socket, pings at once and then periodically.
+    // Each ping carries the time-source ms it was sent at; its pong gives the round
+    // trip the room credits back to a player's clock (docs/protocol.md §11).
     let ping_every = config.ping_interval;
     let writer_kill = kill.clone();
+    let time = config.time.clone();
+    let stamp = move || Message::Ping(time.now_ms().to_be_bytes().to_vec().into());
     let mut writer = tokio::spawn(
         async move {
-            let mut ping = tokio::time::interval_at(Instant::now() + ping_every, ping_every);
+            let mut ping = tokio::time::interval(ping_every);
             loop {
                 let frame = tokio::select! {
                     biased;
@@ -127,9 +139,10 @@ async fn run_connection(socket: WebSocket, conn: u64, room: RoomHandle, shared: 
                         Some(Outbound::Close(code, reason)) => {
                             Message::Close(Some(CloseFrame { code, reason: reason.into() }))
                         }
+                        Some(Outbound::Ping) => stamp(),
                         None => break,
                     },
-                    _ = ping.tick() => Message::Ping(Default::default()),
+                    _ = ping.tick() => stamp(),
                 };
                 let closing = matches!(frame, Message::Close(_));
                 // A send blocked by a client that does not read must not outlive `kill`.
@@ -166,6 +179,7 @@ async fn run_connection(socket: WebSocket, conn: u64, room: RoomHandle, shared: 
     let reader_shared = shared.clone();
     let reader_tx = tx;
     let reader_kill = kill.clone();
+    let time = config.time.clone();
     let mut reader = tokio::spawn(
         async move {
             let m = &reader_shared.metrics;
@@ -194,7 +208,15 @@ async fn run_connection(socket: WebSocket, conn: u64, room: RoomHandle, shared: 
                         ));
                         continue;
                     }
-                    Message::Ping(_) | Message::Pong(_) => continue,
+                    Message::Pong(payload) => {
+                        if let Some(rtt_ms) = round_trip(&payload, time.now_ms()) {
+                            if room_tx.send(Cmd::Rtt { conn, rtt_ms }).await.is_err() {
+                                break;
+                            }
+                        }
+                        continue;
+                    }
+                    Message::Ping(_) => continue,
                     Message::Close(_) => break,
                 };
                 let received = StdInstant::now();

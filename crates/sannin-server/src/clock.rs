@@ -1,0 +1,498 @@
+//! Game clocks (server-authoritative) and the time source the rooms read them from.
+//!
+//! A room with a clock holds one [`GameClock`]: the time left of each player and which
+//! clock runs since when. Times are milliseconds of a [`TimeSource`], a monotonic clock
+//! the server can be given at start: the real one ([`SystemTime`]) in production, a
+//! [`ManualTime`] that tests advance by hand (no sleeps, no flaky timing).
+//!
+//! Lag fairness (`docs/protocol.md` §11): a move is charged the time since its turn
+//! started minus a credit for the round trip of the mover's connection, capped; the
+//! room computes the credit and hands it in.
+
+use std::fmt::Debug;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use sannin_rules::Player;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use tokio::sync::watch;
+
+/// Where rooms read the time for game clocks and lag measurement.
+pub trait TimeSource: Send + Sync + Debug {
+    /// Monotonic milliseconds since an arbitrary origin.
+    fn now_ms(&self) -> u64;
+    /// Completes once `now_ms() >= deadline_ms`.
+    fn sleep_until(&self, deadline_ms: u64) -> Pin<Box<dyn Future<Output = ()> + Send>>;
+}
+
+/// The real clock (tokio's, so it also follows `tokio::time::pause`).
+#[derive(Debug, Clone)]
+pub struct SystemTime {
+    origin: tokio::time::Instant,
+}
+
+impl SystemTime {
+    /// A clock whose origin is now.
+    pub fn new() -> SystemTime {
+        SystemTime {
+            origin: tokio::time::Instant::now(),
+        }
+    }
+}
+
+impl Default for SystemTime {
+    fn default() -> Self {
+        SystemTime::new()
+    }
+}
+
+impl TimeSource for SystemTime {
+    fn now_ms(&self) -> u64 {
+        self.origin.elapsed().as_millis() as u64
+    }
+    fn sleep_until(&self, deadline_ms: u64) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+        let at = self.origin + Duration::from_millis(deadline_ms);
+        Box::pin(tokio::time::sleep_until(at))
+    }
+}
+
+/// A clock that only moves when told to: tests inject it and call [`ManualTime::advance`].
+#[derive(Debug, Clone)]
+pub struct ManualTime {
+    now: Arc<watch::Sender<u64>>,
+}
+
+impl ManualTime {
+    /// Starts at `start_ms`.
+    pub fn new(start_ms: u64) -> ManualTime {
+        ManualTime {
+            now: Arc::new(watch::channel(start_ms).0),
+        }
+    }
+    /// Moves the time forward; sleepers whose deadline passed wake up.
+    pub fn advance(&self, d: Duration) {
+        self.now.send_modify(|t| *t += d.as_millis() as u64);
+    }
+}
+
+impl TimeSource for ManualTime {
+    fn now_ms(&self) -> u64 {
+        *self.now.borrow()
+    }
+    fn sleep_until(&self, deadline_ms: u64) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+        let mut rx = self.now.subscribe();
+        Box::pin(async move {
+            loop {
+                if *rx.borrow_and_update() >= deadline_ms {
+                    return;
+                }
+                if rx.changed().await.is_err() {
+                    std::future::pending::<()>().await;
+                }
+            }
+        })
+    }
+}
+
+/// Kinds of time control.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClockKind {
+    /// Main time only.
+    SuddenDeath,
+    /// Main time plus an increment after each own move.
+    Fischer,
+    /// Main time, then periods of byoyomi: each move within one period keeps it.
+    Byoyomi,
+}
+
+impl ClockKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            ClockKind::SuddenDeath => "sudden_death",
+            ClockKind::Fischer => "fischer",
+            ClockKind::Byoyomi => "byoyomi",
+        }
+    }
+}
+
+/// A room's time control, as stored and sent (milliseconds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockSettings {
+    /// Kind.
+    pub kind: ClockKind,
+    /// Main time per player.
+    pub main_ms: u64,
+    /// Fischer increment (0 otherwise).
+    pub increment_ms: u64,
+    /// Length of one byoyomi period (0 unless byoyomi).
+    pub byoyomi_ms: u64,
+    /// Byoyomi periods (0 unless byoyomi).
+    pub periods: u32,
+}
+
+/// `clock` of `POST /api/rooms`, in seconds as people write it.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClockRequest {
+    /// `none`, `sudden_death`, `fischer`, `byoyomi`.
+    pub kind: Option<String>,
+    /// Main time.
+    pub main_seconds: Option<f64>,
+    /// Fischer increment.
+    pub increment_seconds: Option<f64>,
+    /// Byoyomi period length.
+    pub byoyomi_seconds: Option<f64>,
+    /// Byoyomi periods (default 1).
+    pub periods: Option<u32>,
+}
+
+/// Longest main time accepted: 10 hours.
+const MAX_MAIN_S: f64 = 36_000.0;
+/// Longest increment or byoyomi period: 1 hour.
+const MAX_EXTRA_S: f64 = 3_600.0;
+/// Most byoyomi periods.
+const MAX_PERIODS: u32 = 10;
+
+fn seconds(name: &str, v: Option<f64>, min: f64, max: f64) -> Result<Option<u64>, String> {
+    match v {
+        None => Ok(None),
+        Some(s) if !s.is_finite() || s < min || s > max => Err(format!(
+            "clock.{name} must be a number of seconds from {min} to {max}, not {s}"
+        )),
+        Some(s) => Ok(Some((s * 1000.0).round() as u64)),
+    }
+}
+
+impl ClockRequest {
+    /// Checks the request; `Ok(None)` for no clock. The error is a sentence for a 400.
+    pub fn validate(&self) -> Result<Option<ClockSettings>, String> {
+        let kind = match self.kind.as_deref() {
+            None | Some("none") => return Ok(None),
+            Some("sudden_death") => ClockKind::SuddenDeath,
+            Some("fischer") => ClockKind::Fischer,
+            Some("byoyomi") => ClockKind::Byoyomi,
+            Some(k) => {
+                return Err(format!(
+                "unknown clock.kind {k:?}: want \"none\", \"sudden_death\", \"fischer\" or \"byoyomi\""
+            ))
+            }
+        };
+        let main = seconds("main_seconds", self.main_seconds, 0.0, MAX_MAIN_S)?;
+        let inc = seconds(
+            "increment_seconds",
+            self.increment_seconds,
+            0.0,
+            MAX_EXTRA_S,
+        )?;
+        let byo = seconds("byoyomi_seconds", self.byoyomi_seconds, 0.0, MAX_EXTRA_S)?;
+        let name = kind.as_str();
+        let not_for = |field: &str| format!("clock.{field} does not apply to a {name} clock");
+        match kind {
+            ClockKind::SuddenDeath | ClockKind::Fischer => {
+                let main = main.ok_or(format!("a {name} clock needs clock.main_seconds"))?;
+                if main == 0 {
+                    return Err("clock.main_seconds must be more than 0".into());
+                }
+                if byo.is_some() {
+                    return Err(not_for("byoyomi_seconds"));
+                }
+                if self.periods.is_some() {
+                    return Err(not_for("periods"));
+                }
+                let increment_ms = if kind == ClockKind::Fischer {
+                    inc.ok_or("a fischer clock needs clock.increment_seconds")?
+                } else if inc.is_some() {
+                    return Err(not_for("increment_seconds"));
+                } else {
+                    0
+                };
+                Ok(Some(ClockSettings {
+                    kind,
+                    main_ms: main,
+                    increment_ms,
+                    byoyomi_ms: 0,
+                    periods: 0,
+                }))
+            }
+            ClockKind::Byoyomi => {
+                if inc.is_some() {
+                    return Err(not_for("increment_seconds"));
+                }
+                let byo = byo.ok_or("a byoyomi clock needs clock.byoyomi_seconds")?;
+                if byo < 1000 {
+                    return Err("clock.byoyomi_seconds must be at least 1".into());
+                }
+                let periods = self.periods.unwrap_or(1);
+                if !(1..=MAX_PERIODS).contains(&periods) {
+                    return Err(format!(
+                        "clock.periods must be from 1 to {MAX_PERIODS}, not {periods}"
+                    ));
+                }
+                Ok(Some(ClockSettings {
+                    kind,
+                    main_ms: main.unwrap_or(0),
+                    increment_ms: 0,
+                    byoyomi_ms: byo,
+                    periods,
+                }))
+            }
+        }
+    }
+}
+
+/// One player's time left between turns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerTime {
+    /// Main time left.
+    pub main_ms: u64,
+    /// Byoyomi periods left (0 unless byoyomi).
+    pub periods: u32,
+}
+
+/// The clocks of a game.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GameClock {
+    settings: ClockSettings,
+    left: [PlayerTime; 3],
+    /// The running clock: whose, and since when (time-source ms).
+    running: Option<(Player, u64)>,
+}
+
+fn i(p: Player) -> usize {
+    match p {
+        Player::First => 0,
+        Player::Middle => 1,
+        Player::Last => 2,
+    }
+}
+
+impl GameClock {
+    /// Full clocks, none running.
+    pub fn new(settings: ClockSettings) -> GameClock {
+        let t = PlayerTime {
+            main_ms: settings.main_ms,
+            periods: settings.periods,
+        };
+        GameClock {
+            settings,
+            left: [t; 3],
+            running: None,
+        }
+    }
+
+    /// Clocks as stored with an action ([`GameClock::saved`]); none running.
+    pub fn restore(settings: ClockSettings, saved: &str) -> Option<GameClock> {
+        let v: Value = serde_json::from_str(saved).ok()?;
+        let mut c = GameClock::new(settings);
+        for p in Player::ALL {
+            c.left[i(p)] = serde_json::from_value(v.get(p.lower())?.clone()).ok()?;
+        }
+        Some(c)
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> ClockSettings {
+        self.settings
+    }
+
+    /// What is stored with each action: the time left of each player.
+    pub fn saved(&self) -> String {
+        let mut m = serde_json::Map::new();
+        for p in Player::ALL {
+            m.insert(p.lower().into(), json!(self.left[i(p)]));
+        }
+        Value::Object(m).to_string()
+    }
+
+    /// Whose clock runs.
+    pub fn running(&self) -> Option<Player> {
+        self.running.map(|(p, _)| p)
+    }
+
+    /// Starts `p`'s clock at `now` (stopping any other without charging it).
+    pub fn start(&mut self, p: Player, now: u64) {
+        self.running = Some((p, now));
+    }
+
+    /// Time `p` may still use on a turn that starts now (main time and all periods).
+    pub fn budget_ms(&self, p: Player) -> u64 {
+        let t = self.left[i(p)];
+        t.main_ms + u64::from(t.periods) * self.settings.byoyomi_ms
+    }
+
+    fn used(&self, now: u64, credit: u64) -> Option<(Player, u64)> {
+        let (p, since) = self.running?;
+        let elapsed = now.saturating_sub(since);
+        Some((p, elapsed - credit.min(elapsed)))
+    }
+
+    /// When the running clock falls, given the credit its player would get.
+    pub fn deadline(&self, credit: u64) -> Option<u64> {
+        let (p, since) = self.running?;
+        Some(since + self.budget_ms(p) + credit)
+    }
+
+    /// Whether the running player's time is out at `now` after `credit`.
+    pub fn flag_fell(&self, now: u64, credit: u64) -> bool {
+        self.used(now, credit)
+            .is_some_and(|(p, used)| used >= self.budget_ms(p))
+    }
+
+    /// Stops the running clock and charges its player the time used minus `credit`;
+    /// after a move (`moved`) a Fischer clock adds its increment. Returns the charged ms.
+    /// Never takes a player below zero: callers check [`GameClock::flag_fell`] first.
+    pub fn stop(&mut self, now: u64, credit: u64, moved: bool) -> u64 {
+        let Some((p, used)) = self.used(now, credit) else {
+            return 0;
+        };
+        self.running = None;
+        let s = self.settings;
+        let t = &mut self.left[i(p)];
+        if used <= t.main_ms {
+            t.main_ms -= used;
+        } else {
+            let over = used - t.main_ms;
+            t.main_ms = 0;
+            // Each whole period used up is lost; the current one starts afresh next turn.
+            if let Some(lost) = over.checked_div(s.byoyomi_ms) {
+                t.periods -= lost.min(u64::from(t.periods)) as u32;
+            }
+        }
+        if moved && s.kind == ClockKind::Fischer {
+            t.main_ms += s.increment_ms;
+        }
+        used
+    }
+
+    /// `p` ran out of time: its clock shows zero and stops.
+    pub fn flag(&mut self, p: Player) {
+        if self.running() == Some(p) {
+            self.running = None;
+        }
+        self.left[i(p)] = PlayerTime {
+            main_ms: 0,
+            periods: 0,
+        };
+    }
+
+    /// The `clocks` object of `state` and the events, as of `now` (docs/protocol.md §11).
+    pub fn snapshot(&self, now: u64) -> Value {
+        let s = self.settings;
+        let mut v = json!({
+            "kind": s.kind,
+            "main_ms": s.main_ms,
+            "increment_ms": s.increment_ms,
+            "byoyomi_ms": s.byoyomi_ms,
+            "periods": s.periods,
+            "running": self.running().map(|p| p.lower()),
+        });
+        for p in Player::ALL {
+            let t = self.left[i(p)];
+            let used = match self.running {
+                Some((q, since)) if q == p => now.saturating_sub(since),
+                _ => 0,
+            };
+            let (remaining, periods, period) = if used <= t.main_ms {
+                (t.main_ms - used, t.periods, s.byoyomi_ms)
+            } else if let Some(lost) = (used - t.main_ms).checked_div(s.byoyomi_ms) {
+                let over = used - t.main_ms;
+                let periods = u64::from(t.periods).saturating_sub(lost) as u32;
+                let period = if periods == 0 {
+                    0
+                } else {
+                    s.byoyomi_ms - over % s.byoyomi_ms
+                };
+                (0, periods, period)
+            } else {
+                (0, 0, 0)
+            };
+            v[p.lower()] = json!({
+                "remaining_ms": remaining,
+                "periods": periods,
+                "period_ms": (s.kind == ClockKind::Byoyomi).then_some(period),
+            });
+        }
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(v: Value) -> Result<Option<ClockSettings>, String> {
+        serde_json::from_value::<ClockRequest>(v)
+            .unwrap()
+            .validate()
+    }
+
+    #[test]
+    fn requests_are_validated() {
+        assert_eq!(req(json!({"kind": "none"})), Ok(None));
+        let f = req(json!({"kind": "fischer", "main_seconds": 60, "increment_seconds": 2}))
+            .unwrap()
+            .unwrap();
+        assert_eq!((f.main_ms, f.increment_ms), (60_000, 2_000));
+        assert!(req(json!({"kind": "fischer", "main_seconds": 60})).is_err());
+        assert!(req(json!({"kind": "sudden_death"})).is_err());
+        assert!(req(json!({"kind": "sudden_death", "main_seconds": -1})).is_err());
+        assert!(req(json!({"kind": "sudden_death", "main_seconds": 5, "periods": 2})).is_err());
+        assert!(req(json!({"kind": "blitz", "main_seconds": 5})).is_err());
+        let b = req(json!({"kind": "byoyomi", "main_seconds": 0, "byoyomi_seconds": 10}))
+            .unwrap()
+            .unwrap();
+        assert_eq!((b.main_ms, b.byoyomi_ms, b.periods), (0, 10_000, 1));
+        assert!(req(json!({"kind": "byoyomi", "byoyomi_seconds": 10, "periods": 0})).is_err());
+    }
+
+    #[test]
+    fn byoyomi_periods_are_used_up_whole() {
+        let s = ClockSettings {
+            kind: ClockKind::Byoyomi,
+            main_ms: 1_000,
+            increment_ms: 0,
+            byoyomi_ms: 10_000,
+            periods: 3,
+        };
+        let mut c = GameClock::new(s);
+        c.start(Player::First, 0);
+        assert!(!c.flag_fell(30_999, 0));
+        assert!(c.flag_fell(31_000, 0));
+        // 1 s main + 25 s: two periods lost, the third resets.
+        c.stop(26_000, 0, true);
+        assert_eq!(
+            c.left[0],
+            PlayerTime {
+                main_ms: 0,
+                periods: 1
+            }
+        );
+        c.start(Player::First, 100_000);
+        let snap = c.snapshot(104_000);
+        assert_eq!(snap["first"]["period_ms"], 6_000);
+        assert!(c.flag_fell(110_000, 0));
+        assert!(!c.flag_fell(110_000, 200));
+        assert_eq!(c.deadline(200), Some(110_200));
+    }
+
+    #[test]
+    fn saved_clocks_round_trip() {
+        let s = ClockSettings {
+            kind: ClockKind::Fischer,
+            main_ms: 60_000,
+            increment_ms: 1_000,
+            byoyomi_ms: 0,
+            periods: 0,
+        };
+        let mut c = GameClock::new(s);
+        c.start(Player::Middle, 10);
+        c.stop(5_010, 0, true);
+        let back = GameClock::restore(s, &c.saved()).unwrap();
+        assert_eq!(back.left, c.left);
+        assert_eq!(back.left[1].main_ms, 56_000);
+    }
+}

@@ -1,0 +1,217 @@
+// Playing online against the real server (issue 7): clocks on the page (visible,
+// ticking, the running one highlighted, low time marked), draw offers by button,
+// rematch with rotated seats, private rooms from the lobby, and the two chats
+// (players never see the spectators' chat). Screenshots go to e2e/screenshots/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { launch } from '../lib/browser.mjs';
+import { startServer } from '../lib/sannin.mjs';
+
+const SHOTS = new URL('../screenshots/', import.meta.url).pathname;
+let browser;
+let server;
+
+before(async () => {
+  await mkdir(SHOTS, { recursive: true });
+  server = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+async function person(label) {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 950 } });
+  const page = await context.newPage();
+  const io = { states: [], errors: [] };
+  page.on('pageerror', (e) => io.errors.push(`${label}: ${e.message}`));
+  page.on('websocket', (ws) => {
+    ws.on('framereceived', (f) => {
+      const msg = JSON.parse(f.payload);
+      if (msg.type === 'state') io.states.push(msg);
+    });
+  });
+  return { label, context, page, io, lastState: () => io.states.at(-1) };
+}
+
+async function until(what, fn, timeout = 15000) {
+  const end = Date.now() + timeout;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function createRoom(body) {
+  const res = await fetch(`${server.url}/api/rooms`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return (await res.json()).id;
+}
+
+async function joinRoom(p, roomId, name, seat) {
+  await p.page.goto(`${server.url}/rooms/${roomId}`);
+  await p.page.getByTestId('room-name').fill(name);
+  await p.page.getByTestId(`sit-${seat}`).click();
+  await until(`${p.label} seated`, () => p.lastState()?.you === seat);
+}
+
+async function table(roomId) {
+  const seats = ['first', 'middle', 'last'];
+  const people = [await person('first'), await person('middle'), await person('last')];
+  for (const [i, p] of people.entries()) await joinRoom(p, roomId, ['Akira', 'Beni', 'Chiyo'][i], seats[i]);
+  for (const p of people) await p.page.getByTestId('ready').click();
+  for (const p of people) await until(`${p.label} playing`, () => p.lastState()?.status === 'playing');
+  return people;
+}
+
+/** Plays a pawn push through the page's protocol connection's legal list, by clicking. */
+async function pushPawn(p) {
+  const s = await until(`${p.label} to move`, () => {
+    const s = p.lastState();
+    return s && s.to_move === s.you && s.legal.length ? s : null;
+  });
+  const action = s.legal.find((a) => /^P\d+[a-m]-\d+[a-m]$/.test(a));
+  const [, from, to] = /^P(\d+[a-m])-(\d+[a-m])$/.exec(action);
+  await p.page.locator(`[data-cell="${from}"]`).click();
+  await p.page.waitForSelector(`[data-cell="${to}"][data-target]`);
+  await p.page.locator(`[data-cell="${to}"]`).click();
+  return action;
+}
+
+const clockOf = (page, seat) => page.getByTestId(`clock-${seat}`);
+
+test('clocks tick for the player to move; draw buttons; rematch rotates the seats', async () => {
+  // A private Fischer room made from the lobby.
+  const host = await person('host');
+  await host.page.goto(`${server.url}/`);
+  await host.page.getByTestId('name').fill('Akira');
+  await host.page.getByTestId('clock-kind').selectOption('fischer');
+  await host.page.getByTestId('clock-main').fill('5');
+  await host.page.getByTestId('clock-increment').fill('3');
+  await host.page.getByTestId('private-room').check();
+  await host.page.screenshot({ path: `${SHOTS}real-lobby-options.png` });
+  await host.page.getByTestId('create-room').click();
+  await host.page.waitForURL(/\/rooms\/[^/]+$/);
+  const roomId = decodeURIComponent(new URL(host.page.url()).pathname.split('/').pop());
+  await host.context.close();
+  const listed = await (await fetch(`${server.url}/api/rooms`)).json();
+  assert.ok(!listed.some((r) => r.id === roomId), 'a private room is not listed');
+
+  const people = await table(roomId);
+  const [first, middle, last] = people;
+  for (const p of people) {
+    for (const seat of ['first', 'middle', 'last']) await clockOf(p.page, seat).waitFor();
+  }
+  // First's clock runs (highlighted) and ticks; the others stand at 5:00.
+  await until('first clock running', async () => (await clockOf(middle.page, 'first').getAttribute('data-running')) === 'true');
+  assert.equal(await clockOf(middle.page, 'middle').getAttribute('data-running'), 'false');
+  assert.equal(await clockOf(middle.page, 'middle').textContent(), '5:00');
+  assert.match(await middle.page.getByTestId('clock-info').textContent(), /5 min \+ 3 s/);
+  const t0 = Number(await clockOf(middle.page, 'first').getAttribute('data-ms'));
+  await middle.page.waitForTimeout(1300);
+  const t1 = Number(await clockOf(middle.page, 'first').getAttribute('data-ms'));
+  assert.ok(t0 - t1 >= 1000 && t0 - t1 < 2500, `the running clock ticks (${t0} → ${t1})`);
+  assert.match(await clockOf(middle.page, 'first').evaluate((n) => getComputedStyle(n).backgroundColor), /rgb\(36, 97, 201\)/, 'running clock in First\'s colour');
+  await middle.page.screenshot({ path: `${SHOTS}real-clocks-middle.png` });
+
+  await pushPawn(first);
+  await until('middle clock running', async () => (await clockOf(last.page, 'middle').getAttribute('data-running')) === 'true');
+  assert.equal(await clockOf(last.page, 'first').getAttribute('data-running'), 'false');
+  // 5:00 − a second or two + 3 s increment.
+  const firstMs = Number(await clockOf(last.page, 'first').getAttribute('data-ms'));
+  assert.ok(firstMs > 300000 && firstMs <= 303000, `increment added (${firstMs})`);
+
+  // Draw: offered and declined, offered and withdrawn, then agreed by all three.
+  await first.page.getByTestId('offer-draw').click();
+  await middle.page.getByTestId('decline-draw').click();
+  await first.page.getByTestId('offer-draw').waitFor();
+  await first.page.getByTestId('offer-draw').click();
+  await first.page.getByTestId('withdraw-draw').click();
+  await middle.page.getByTestId('offer-draw').waitFor();
+  await last.page.getByTestId('offer-draw').click();
+  await first.page.getByTestId('accept-draw').click();
+  await middle.page.getByTestId('accept-draw').click();
+  for (const p of people) {
+    await p.page.getByTestId('result').waitFor();
+    assert.match(await p.page.getByTestId('result').textContent(), /draw/);
+  }
+  // The clocks stop at the end.
+  assert.equal(await clockOf(first.page, 'middle').getAttribute('data-running'), 'false');
+
+  // Rematch: one click each; everyone follows to the new room, one seat on.
+  await first.page.getByTestId('rematch').click();
+  await middle.page.getByTestId('rematch-waiting').waitFor({ state: 'detached' }).catch(() => {});
+  await first.page.getByTestId('rematch-waiting').waitFor();
+  await first.page.screenshot({ path: `${SHOTS}real-rematch-asked.png` });
+  await middle.page.getByTestId('rematch').click();
+  await last.page.getByTestId('rematch').click();
+  for (const p of people) await p.page.waitForURL((u) => !u.pathname.endsWith(roomId) && u.pathname.startsWith('/rooms/'));
+  const expected = { first: 'middle', middle: 'last', last: 'first' };
+  for (const p of people) {
+    await until(`${p.label} in the rematch`, () => p.lastState()?.room !== roomId && p.lastState()?.you === expected[p.label]);
+  }
+  for (const p of people) await until(`${p.label}: rematch started`, () => p.lastState()?.status === 'playing');
+  // Last (now First) is to move, with a fresh Fischer clock.
+  await until('new first clock running', async () => (await clockOf(last.page, 'first').getAttribute('data-running')) === 'true');
+  // A reload keeps the seat (the token carried over).
+  await middle.page.reload();
+  await until('middle back after reload', () => middle.lastState()?.you === 'last');
+  for (const p of people) assert.deepEqual(p.io.errors, []);
+  for (const p of people) await p.context.close();
+});
+
+test('low time is marked', async () => {
+  const id = await createRoom({ clock: { kind: 'sudden_death', main_seconds: 15 } });
+  const people = await table(id);
+  const clock = clockOf(people[1].page, 'first');
+  await until('low time shown', async () => (await clock.getAttribute('class')).includes('low'));
+  assert.match(await clock.textContent(), /^\d+\.\d$|^0:1\d$/);
+  await people[1].page.getByTestId('seats').screenshot({ path: `${SHOTS}real-clocks-low.png` });
+  for (const p of people) await p.context.close();
+});
+
+test('chat: players talk among themselves; spectators have their own chat', async () => {
+  const id = await createRoom({});
+  const people = await table(id);
+  const [first, middle] = people;
+  const fan = await person('fan');
+  const critic = await person('critic');
+  for (const s of [fan, critic]) {
+    await s.page.goto(`${server.url}/rooms/${id}`);
+    await until(`${s.label} watching`, () => s.lastState());
+    await s.page.getByTestId('chat').waitFor();
+  }
+  // Players have no tabs: one chat.
+  assert.equal(await first.page.getByTestId('chat-tab-spectators').count(), 0);
+  await first.page.getByTestId('chat-input').fill('good luck <b>all</b>');
+  await first.page.getByTestId('chat-send').click();
+  await until('middle reads it', async () => (await middle.page.getByTestId('chat-players').textContent()).includes('good luck <b>all</b>'));
+  assert.equal(await middle.page.getByTestId('chat-players').locator('b').count(), 0, 'text stays text');
+  // A spectator reads the players' chat in its tab, and writes in its own.
+  await fan.page.getByTestId('chat-tab-players').click();
+  await until('fan reads the players', async () => (await fan.page.getByTestId('chat-players').textContent()).includes('good luck'));
+  assert.ok(await fan.page.locator('.chat-form').isHidden(), 'spectators cannot write in the players\' chat');
+  await fan.page.getByTestId('chat-tab-spectators').click();
+  await fan.page.getByTestId('chat-input').fill('First should push the rook pawn');
+  await fan.page.getByTestId('chat-send').click();
+  await until('critic reads the spectators', async () => (await critic.page.getByTestId('chat-spectators').textContent()).includes('rook pawn'));
+  // Players never get it: Middle's next message arrives, the spectators' does not.
+  await middle.page.getByTestId('chat-input').fill('thanks');
+  await middle.page.getByTestId('chat-send').click();
+  for (const p of people) {
+    await until(`${p.label} gets thanks`, async () => (await p.page.getByTestId('chat').textContent()).includes('thanks'));
+    assert.ok(!(await p.page.getByTestId('chat').textContent()).includes('rook pawn'), `${p.label} never sees spectator chat`);
+  }
+  await critic.page.getByTestId('chat-tab-players').click();
+  await critic.page.getByTestId('chat').screenshot({ path: `${SHOTS}real-chat-spectator.png` });
+  await first.page.screenshot({ path: `${SHOTS}real-chat-first.png`, fullPage: true });
+  // A late spectator gets the history.
+  const late = await person('late');
+  await late.page.goto(`${server.url}/rooms/${id}`);
+  await until('late history', async () => (await late.page.getByTestId('chat-spectators').textContent()).includes('rook pawn'));
+  for (const p of [...people, fan, critic, late]) assert.deepEqual(p.io.errors, []);
+  for (const p of [...people, fan, critic, late]) await p.context.close();
+});
