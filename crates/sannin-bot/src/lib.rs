@@ -199,4 +199,3 @@ fn greedy(pos: &Position, me: Player, legal: &[Action], keys: &[u64]) -> Option<
     }
     best.map(|b| Choice { nodes, ..b })
 }
-
