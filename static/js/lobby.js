@@ -5,6 +5,7 @@ import { SEATS } from './geometry.js';
 import { SEAT_NAMES } from './board.js';
 import { JOIN_INTENT_KEY, shortId, storedName, storeName } from './prefs.js';
 import { describeClock } from './clocks.js';
+import { botPicker } from './bots.js';
 
 function roomLink(id) {
   return `/rooms/${encodeURIComponent(id)}`;
@@ -40,6 +41,7 @@ export function showLobby(app) {
   const byo = num('clock-byoyomi', 'Byoyomi s', 30, 1, 3600);
   const periods = num('clock-periods', 'Periods', 3, 1, 10);
   const privateBox = h('input', { type: 'checkbox', 'data-testid': 'private-room' });
+  const bots = botPicker();
   const showClockFields = () => {
     const k = kind.value;
     mainMin.label.hidden = k === 'none';
@@ -51,7 +53,7 @@ export function showLobby(app) {
   showClockFields();
 
   function roomBody() {
-    const body = privateBox.checked ? { private: true } : {};
+    const body = { ...(privateBox.checked ? { private: true } : {}), ...bots.body() };
     const k = kind.value;
     if (k !== 'none') {
       body.clock = { kind: k, main_seconds: Number(mainMin.input.value) * 60 };
@@ -92,7 +94,9 @@ export function showLobby(app) {
     const seatBits = SEATS.map((seat) => {
       const name = seats[seat]?.name;
       if (name) {
-        return h('span', { class: `seat-chip seat-${seat}` }, `${SEAT_NAMES[seat]}: `, h('b', {}, name));
+        const bot = seats[seat].bot ?? null;
+        return h('span', { class: `seat-chip seat-${seat}${bot !== null ? ' bot' : ''}` }, `${SEAT_NAMES[seat]}: `, h('b', {}, name),
+          seats[seat].taken_over ? ' (a bot plays for them)' : null);
       }
       if (status !== 'waiting') return h('span', { class: `seat-chip seat-${seat} free` }, `${SEAT_NAMES[seat]}: —`);
       return h('button', {
@@ -136,7 +140,8 @@ export function showLobby(app) {
       h('label', { for: 'player-name' }, 'Name '), nameInput,
       h('button', { type: 'button', class: 'primary', 'data-testid': 'create-room', onclick: create }, 'Create a room'),
       h('div', { class: 'create-options' }, kind, mainMin.label, inc.label, byo.label, periods.label,
-        h('label', { title: 'Not listed here: only people with the link can join or watch.' }, privateBox, 'Private (link only)')),
+        h('label', { title: 'Not listed here: only people with the link can join or watch.' }, privateBox, 'Private (link only)'),
+        bots.element),
       h('form', { class: 'open-form', onsubmit: open }, openInput, h('button', { type: 'submit' }, 'Open')),
       message),
     h('section', { class: 'panel' }, h('h2', {}, 'Open rooms'), lists.waiting),

@@ -7,6 +7,7 @@ import { Board, PIECE_NAMES, SEAT_NAMES, pieceSvg } from './board.js';
 import { RoomConnection, api, savedToken, saveToken } from './protocol.js';
 import { clockText, describeClock } from './clocks.js';
 import { ChatPanel } from './chat.js';
+import { applyBotEvent, botBadge, botControls } from './bots.js';
 import { JOIN_INTENT_KEY, shortId, storedName, storeName } from './prefs.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -388,8 +389,15 @@ class RoomView {
         // Players follow at once, to their new seat (same token); spectators get a link.
         if (this.you) this.followRematch(ev.room);
         break;
-      default:
+      default: {
+        // bot_added, bot_removed, bot_took_over, bot_released (bots.js).
+        const text = applyBotEvent(s, ev);
+        if (text) {
+          this.leaving.delete(ev.seat);
+          this.note(text, '', ev.type === 'bot_took_over');
+        }
         break;
+      }
     }
     this.render();
   }
@@ -650,6 +658,8 @@ class RoomView {
       const badges = [];
       if (s.to_move === seat) badges.push(h('span', { class: 'badge to-move' }, 'to move'));
       if (seat === this.you) badges.push(h('span', { class: 'badge you' }, 'you'));
+      const bot = botBadge(seat, info);
+      if (bot) badges.push(bot);
       if (waiting && info) badges.push(h('span', { class: `badge ${info.ready ? 'ready' : 'not-ready'}` }, info.ready ? 'ready' : 'not ready'));
       if (info && info.connected === false) {
         const deadline = this.leaving.get(seat);
@@ -757,6 +767,8 @@ class RoomView {
           'aria-pressed': String(ready), onclick: () => this.conn.send({ type: ready ? 'unready' : 'ready' }),
         }, ready ? 'Not ready after all' : "I'm ready"),
         h('button', { type: 'button', class: 'small', 'data-testid': 'leave', onclick: () => this.conn.leave() }, 'Leave seat'));
+      const bots = botControls(s, (msg) => this.conn.send(msg));
+      if (bots) parts.push(bots);
       const p = this.proposal;
       if (p && p.to === this.you) {
         parts.push(h('p', { class: 'proposal' }, `${SEAT_NAMES[p.from]} (${s.seats?.[p.from]?.name ?? '?'}) proposes an alliance.`),
@@ -765,7 +777,8 @@ class RoomView {
       } else if (p && p.from === this.you) {
         parts.push(h('p', { class: 'proposal' }, `Waiting for ${SEAT_NAMES[p.to]} to answer your alliance proposal.`));
       } else {
-        const others = SEATS.filter((seat) => seat !== this.you && s.seats?.[seat]);
+        // Bots make no alliances.
+        const others = SEATS.filter((seat) => seat !== this.you && s.seats?.[seat] && s.seats[seat].bot == null);
         if (others.length) {
           parts.push(h('p', { class: 'hint' }, 'Propose an alliance (the third player becomes First, with a promoted king):'),
             ...others.map((seat) => h('button', {

@@ -11,6 +11,7 @@ use tokio_util::task::TaskTracker;
 use tracing::{error, info};
 use uuid::Uuid;
 
+use crate::bots::Bots;
 use crate::config::Config;
 use crate::error::ApiError;
 use crate::metrics::Metrics;
@@ -26,6 +27,8 @@ pub struct Shared {
     pub store: Store,
     /// Counters.
     pub metrics: Metrics,
+    /// Runs the bots' searches of every room (bounded concurrency).
+    pub bots: Bots,
     /// Cancelled on shutdown; rooms then close their connections and stop.
     pub shutdown: CancellationToken,
     /// Tracks room tasks so shutdown can wait for them.
@@ -42,6 +45,7 @@ impl Shared {
     /// New state; no rooms yet.
     pub fn new(config: Config, store: Store) -> Arc<Shared> {
         Arc::new(Shared {
+            bots: Bots::new(config.bots),
             config,
             store,
             metrics: Metrics::default(),

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::bots::BotSettings;
 use crate::clock::{SystemTime, TimeSource};
 
 /// Flags of `sannin serve`. Every flag can also be given by the environment variable
@@ -101,6 +102,29 @@ pub struct LimitArgs {
     /// Chat messages of each channel a room keeps (in memory) for late joiners.
     #[arg(long, env = "SANNIN_CHAT_HISTORY", default_value_t = 100)]
     pub chat_history: usize,
+
+    /// Hard limit on one bot move, in seconds (fractions allowed): a search that has
+    /// not answered by then is abandoned and a random legal action is played instead,
+    /// so a bot never stalls its room. 0 cuts every search short (for tests).
+    #[arg(long, env = "SANNIN_BOT_MOVE_SECONDS", default_value_t = 10.0)]
+    pub bot_move_seconds: f64,
+
+    /// A bot never answers sooner than this many milliseconds after its turn began
+    /// (pacing, so that people see the bots' moves come one by one).
+    #[arg(long, env = "SANNIN_BOT_MIN_MOVE_MS", default_value_t = 300)]
+    pub bot_min_move_ms: u64,
+
+    /// Most bot searches running at once (on the blocking thread pool); further bots
+    /// wait their turn, first come first served. 0: every core but one (at least 1),
+    /// so that bots cannot take the CPU from the human players' actions.
+    #[arg(long, env = "SANNIN_BOT_CONCURRENCY", default_value_t = 0)]
+    pub bot_concurrency: usize,
+
+    /// Level (0–3) of the bot that replaces a player who abandons, in rooms created
+    /// with `bot_takeover` and no `bot_takeover_level` of their own.
+    #[arg(long, env = "SANNIN_BOT_TAKEOVER_LEVEL", default_value_t = 2,
+          value_parser = clap::value_parser!(u8).range(0..=3))]
+    pub bot_takeover_level: u8,
 }
 
 impl Default for LimitArgs {
@@ -122,6 +146,10 @@ impl Default for LimitArgs {
             chat_per_minute: 20.0,
             chat_burst: 5,
             chat_history: 100,
+            bot_move_seconds: 10.0,
+            bot_min_move_ms: 300,
+            bot_concurrency: 0,
+            bot_takeover_level: 2,
         }
     }
 }
@@ -167,6 +195,10 @@ pub struct Config {
     pub chat_history: usize,
     /// Time source of the game clocks (tests inject a [`crate::ManualTime`]).
     pub time: Arc<dyn TimeSource>,
+    /// How bots run: hard limit per move, pacing, concurrent searches.
+    pub bots: BotSettings,
+    /// Default level of a bot taking over from a player who abandons.
+    pub bot_takeover_level: u8,
 }
 
 /// Default SQLite database, relative to the working directory.
@@ -221,6 +253,15 @@ impl Config {
             chat_burst: l.chat_burst.max(1),
             chat_history: l.chat_history,
             time: Arc::new(SystemTime::new()),
+            bots: BotSettings {
+                move_limit: secs(l.bot_move_seconds),
+                min_move: Duration::from_millis(l.bot_min_move_ms),
+                concurrency: match l.bot_concurrency {
+                    0 => crate::bots::default_concurrency(),
+                    n => n,
+                },
+            },
+            bot_takeover_level: l.bot_takeover_level.min(3),
         }
     }
 

@@ -18,6 +18,9 @@ pub enum ApiError {
     /// The `clock` given for a new room is not a valid time control.
     #[error("bad clock: {0}")]
     BadClock(String),
+    /// The `bots` or `bot_takeover…` settings of a new room are not valid.
+    #[error("bad bots: {0}")]
+    BadBots(String),
     /// The `position` given for a new room does not parse.
     #[error("bad position: {0}")]
     BadPosition(String),
@@ -40,6 +43,7 @@ impl ApiError {
             ApiError::BadRequest(_) => "bad_request",
             ApiError::BadPosition(_) => "bad_position",
             ApiError::BadClock(_) => "bad_clock",
+            ApiError::BadBots(_) => "bad_bots",
             ApiError::TooManyRooms(_) => "too_many_rooms",
             ApiError::ShuttingDown => "shutting_down",
             ApiError::Internal(_) => "internal",
@@ -50,9 +54,10 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::RoomNotFound(_) => StatusCode::NOT_FOUND,
-            ApiError::BadRequest(_) | ApiError::BadPosition(_) | ApiError::BadClock(_) => {
-                StatusCode::BAD_REQUEST
-            }
+            ApiError::BadRequest(_)
+            | ApiError::BadPosition(_)
+            | ApiError::BadClock(_)
+            | ApiError::BadBots(_) => StatusCode::BAD_REQUEST,
             ApiError::TooManyRooms(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -116,6 +121,8 @@ pub enum WsCode {
     NoDrawOffer,
     /// `rematch` that does not fit: game not over, a seat empty.
     BadRematch,
+    /// `remove_bot` for a seat that holds no bot.
+    BadBot,
 }
 
 impl WsCode {
@@ -139,6 +146,7 @@ impl WsCode {
             WsCode::ChatTooLong => "chat_too_long",
             WsCode::NoDrawOffer => "no_draw_offer",
             WsCode::BadRematch => "bad_rematch",
+            WsCode::BadBot => "bad_bot",
         }
     }
 

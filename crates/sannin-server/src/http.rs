@@ -10,6 +10,7 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
+use sannin_rules::Player;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
@@ -17,9 +18,11 @@ use tower_http::services::{ServeDir, ServeFile};
 use uuid::Uuid;
 
 use crate::app::Shared;
+use crate::bots;
 use crate::clock::ClockRequest;
 use crate::error::ApiError;
 use crate::room::{Cmd, RoomHandle, RoomSettings};
+use crate::store::{StoredSeat, BOT_TOKEN_HASH};
 use crate::ws;
 
 /// The whole application.
@@ -51,6 +54,46 @@ struct CreateRoom {
     /// Not listed in `GET /api/rooms`; joinable by link only.
     #[serde(default)]
     private: bool,
+    /// Bot seats: `{"middle": 2, "last": 3}` (seat → level 0..3, null: no bot).
+    #[serde(default)]
+    bots: Option<Value>,
+    /// A player who abandons is replaced by a bot instead of losing.
+    #[serde(default)]
+    bot_takeover: bool,
+    /// Level of that bot (default `--bot-takeover-level`).
+    #[serde(default)]
+    bot_takeover_level: Option<Value>,
+}
+
+/// The bot seats of `POST /api/rooms`'s `bots`.
+fn bot_seats(v: Option<&Value>) -> Result<Vec<StoredSeat>, ApiError> {
+    let Some(v) = v.filter(|v| !v.is_null()) else {
+        return Ok(Vec::new());
+    };
+    let Value::Object(m) = v else {
+        return Err(ApiError::BadBots(format!(
+            "`bots` must be an object of seat → level, e.g. {{\"middle\": 2}}, not {v}"
+        )));
+    };
+    let mut seats = Vec::new();
+    for (k, level) in m {
+        let seat = Player::from_lower(k).ok_or_else(|| {
+            ApiError::BadBots(format!(
+                "unknown seat {k:?} in `bots`: want first, middle or last"
+            ))
+        })?;
+        if level.is_null() {
+            continue;
+        }
+        let level = bots::parse_level(level).map_err(|e| ApiError::BadBots(format!("{k}: {e}")))?;
+        seats.push(StoredSeat {
+            seat,
+            token_hash: BOT_TOKEN_HASH.into(),
+            name: bots::bot_name(level),
+            bot: Some(level.number()),
+        });
+    }
+    Ok(seats)
 }
 
 async fn create_room(State(shared): State<Arc<Shared>>, body: Bytes) -> Result<Response, ApiError> {
@@ -64,14 +107,21 @@ async fn create_room(State(shared): State<Arc<Shared>>, body: Bytes) -> Result<R
         None => None,
         Some(c) => c.validate().map_err(ApiError::BadClock)?,
     };
+    let seats = bot_seats(req.bots.as_ref())?;
+    let takeover_level = match req.bot_takeover_level.as_ref().filter(|v| !v.is_null()) {
+        None => shared.config.bot_takeover_level,
+        Some(v) => bots::parse_level(v)
+            .map_err(|e| ApiError::BadBots(format!("bot_takeover_level: {e}")))?
+            .number(),
+    };
     let settings = RoomSettings {
         clock,
         private: req.private,
+        bot_takeover: req.bot_takeover,
+        bot_takeover_level: req.bot_takeover.then_some(takeover_level),
         ..RoomSettings::default()
     };
-    let id = shared
-        .create_room(req.position, settings, Vec::new())
-        .await?;
+    let id = shared.create_room(req.position, settings, seats).await?;
     Ok((StatusCode::CREATED, Json(json!({ "id": id }))).into_response())
 }
 
@@ -174,6 +224,7 @@ async fn room_ws(
 }
 
 async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
-    let body = shared.metrics.render(shared.room_counts());
+    let mut body = shared.metrics.render(shared.room_counts());
+    shared.bots.render_metrics(&mut body);
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body).into_response()
 }

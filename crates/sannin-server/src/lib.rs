@@ -13,6 +13,7 @@ use tokio::net::TcpListener;
 use tracing::{info, warn};
 
 mod app;
+pub mod bots;
 mod chat;
 pub mod clock;
 mod config;
@@ -25,6 +26,7 @@ mod room;
 mod store;
 mod ws;
 
+pub use bots::BotSettings;
 pub use clock::{ManualTime, SystemTime, TimeSource};
 pub use config::{Config, LimitArgs, ServeArgs, DEFAULT_SQLITE_URL};
 pub use error::{ApiError, WsCode};

@@ -7,6 +7,10 @@
 //! game ends, the room reaches `--plies` actions, or `--seconds` run out. It reports
 //! accepted actions per second and the round trip from sending `act` to receiving
 //! its `action` event on the same connection.
+//!
+//! With `--bot-rooms N` it also creates N rooms with three bots each (issue 6) before
+//! the human-driven rooms start playing, so that their latency is measured while the
+//! bots search; it reports the bot moves played meanwhile (from `/metrics`).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -55,6 +59,23 @@ pub struct LoadtestArgs {
     /// Connections opened at once during setup.
     #[arg(long, default_value_t = 128)]
     pub concurrency: usize,
+
+    /// Rooms of three bots each, playing alongside the human-driven rooms.
+    #[arg(long, default_value_t = 0)]
+    pub bot_rooms: usize,
+
+    /// Level (0 to 3) of the bots of `--bot-rooms`.
+    #[arg(long, default_value_t = 3)]
+    pub bot_level: u8,
+
+    /// In-process server only: most bot searches at once (0: the server's default,
+    /// every core but one). See `sannin serve --bot-concurrency`.
+    #[arg(long, default_value_t = 0)]
+    pub bot_concurrency: usize,
+
+    /// In-process server only: the bots' pacing, `sannin serve --bot-min-move-ms`.
+    #[arg(long, default_value_t = LimitArgs::default().bot_min_move_ms)]
+    pub bot_min_move_ms: u64,
 }
 
 /// What one room's players measured.
@@ -134,13 +155,23 @@ async fn http(
     Ok((status, body))
 }
 
-async fn create_room(addr: SocketAddr) -> anyhow::Result<String> {
-    let (status, body) = http(addr, "POST", "/api/rooms", "{}").await?;
+async fn create_room(addr: SocketAddr, body: &str) -> anyhow::Result<String> {
+    let (status, body) = http(addr, "POST", "/api/rooms", body).await?;
     if status != 201 {
         bail!("POST /api/rooms: {status} {body}");
     }
     let v: Value = serde_json::from_str(&body)?;
     v["id"].as_str().map(String::from).context("no id")
+}
+
+/// A counter of `GET /metrics`, 0 when absent.
+async fn metric(addr: SocketAddr, name: &str) -> f64 {
+    let Ok((200, text)) = http(addr, "GET", "/metrics", "").await else {
+        return 0.0;
+    };
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+        .unwrap_or(0.0)
 }
 
 fn percentile(sorted: &[u32], p: f64) -> f64 {
@@ -170,7 +201,9 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<()> {
                 .clone()
                 .unwrap_or_else(|| format!("sqlite://{}/load.db", dir.display()));
             let limits = LimitArgs {
-                max_rooms: rooms + 1000,
+                max_rooms: rooms + args.bot_rooms + 1000,
+                bot_concurrency: args.bot_concurrency,
+                bot_min_move_ms: args.bot_min_move_ms,
                 ..LimitArgs::default()
             };
             let config = Config::new(url).with_limits(&limits);
@@ -214,7 +247,7 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<()> {
         let sem = sem.clone();
         tasks.push(tokio::spawn(async move {
             let _permit = sem.acquire_owned().await;
-            create_room(addr).await
+            create_room(addr, "{}").await
         }));
     }
     let mut ids = Vec::with_capacity(rooms);
@@ -233,6 +266,34 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<()> {
             b as f64 / 1024.0,
             a as f64 / 1024.0,
             (a.saturating_sub(b)) as f64 / rooms as f64
+        );
+    }
+
+    // Bot rooms: they start at once (bots are always ready) and play on their own.
+    if args.bot_rooms > 0 {
+        let level = args.bot_level.min(3);
+        let body = format!(r#"{{"bots":{{"first":{level},"middle":{level},"last":{level}}}}}"#);
+        for _ in 0..args.bot_rooms {
+            create_room(addr, &body).await?;
+        }
+        // Let the bots get going before the human rooms are measured.
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        println!(
+            "bot rooms: {} with three level-{level} bots each{}",
+            args.bot_rooms,
+            if local.is_some() {
+                format!(
+                    " (bot concurrency {}, min move {} ms)",
+                    if args.bot_concurrency == 0 {
+                        "auto".to_string()
+                    } else {
+                        args.bot_concurrency.to_string()
+                    },
+                    args.bot_min_move_ms
+                )
+            } else {
+                String::new()
+            }
         );
     }
 
@@ -264,6 +325,7 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<()> {
         setup.as_secs_f64()
     );
     let t2 = Instant::now();
+    let bot_moves_before = metric(addr, "sannin_bot_moves_total").await;
     let mut stats = RoomStats::default();
     let mut finished_games = 0;
     for p in players {
@@ -278,6 +340,7 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<()> {
         }
     }
     let play = t2.elapsed();
+    let bot_moves = metric(addr, "sannin_bot_moves_total").await - bot_moves_before;
     let mut lat = std::mem::take(&mut stats.latencies_us);
     lat.sort_unstable();
     println!(
@@ -295,6 +358,13 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<()> {
         percentile(&lat, 1.0),
         lat.len()
     );
+    if args.bot_rooms > 0 {
+        println!(
+            "bots: {bot_moves:.0} bot moves meanwhile = {:.1} bot moves/s, {:.0} random fallbacks in all",
+            bot_moves / play.as_secs_f64().max(1e-9),
+            metric(addr, "sannin_bot_fallbacks_total").await
+        );
+    }
     if let (Some(i), Some(c), true) = (rss_idle, rss_connected, local.is_some()) {
         println!(
             "memory: RSS {:.1} MiB with {} live connections (client side included)",

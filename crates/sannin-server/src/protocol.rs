@@ -68,6 +68,19 @@ pub enum ClientMsg {
     AcceptAlliance,
     /// Decline the proposal made to this seat, or withdraw one's own.
     DeclineAlliance,
+    /// Before the start: seat a bot of `level` (0 to 3, default 2) in the free `seat`.
+    AddBot {
+        /// The seat.
+        seat: String,
+        /// The level; checked by the room (a clear message for 7 or "two").
+        #[serde(default)]
+        level: Option<Value>,
+    },
+    /// Before the start: take the bot out of `seat`.
+    RemoveBot {
+        /// The seat.
+        seat: String,
+    },
     /// Ask for a fresh `state` (after a gap in `seq`).
     Sync,
     /// Keep-alive; answered with `pong`.

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::time::Instant as StdInstant;
 
 use axum::extract::ws::Utf8Bytes;
+use sannin_bot::Level;
 use sannin_rules::{Game, LossReason, Player, Position};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -24,11 +25,12 @@ use tracing::{debug, error, info, warn};
 use uuid::Uuid;
 
 use crate::app::Shared;
+use crate::bots::{self, BotMove, Thinking};
 use crate::chat::{self, Channel, Chat, ChatBucket, ChatError};
 use crate::clock::{ClockSettings, GameClock};
 use crate::error::WsCode;
 use crate::protocol::{self, seat_value, ClientMsg};
-use crate::store::{now_ms, ActionKind, StoredAction, StoredRoom, StoredSeat};
+use crate::store::{now_ms, ActionKind, StoredAction, StoredRoom, StoredSeat, BOT_TOKEN_HASH};
 
 /// Connection id, unique in the process.
 pub type ConnId = u64;
@@ -116,6 +118,12 @@ pub struct RoomSettings {
     /// The rematch of this room, once all three asked for one.
     #[serde(default)]
     pub rematch: Option<Uuid>,
+    /// A player who abandons is replaced by a bot instead of losing (docs/protocol.md §16).
+    #[serde(default)]
+    pub bot_takeover: bool,
+    /// The level of that bot (set at creation when `bot_takeover` is).
+    #[serde(default)]
+    pub bot_takeover_level: Option<u8>,
 }
 
 impl RoomSettings {
@@ -160,6 +168,11 @@ pub struct SeatSummary {
     /// While disconnected: when (unix ms) the seat is freed (before the start) or its
     /// player loses by abandonment once to move (during play); null when connected.
     pub abandon_at_ms: Option<i64>,
+    /// The level of the bot playing the seat; null for a human.
+    pub bot: Option<u8>,
+    /// A bot plays for a player who abandoned (the player can `resume` and take the
+    /// seat back).
+    pub taken_over: bool,
 }
 
 /// Public view of a room, kept current by the actor for cheap listing.
@@ -181,6 +194,8 @@ pub struct Summary {
     pub private: bool,
     /// Time control, null without a clock.
     pub clock: Option<ClockSettings>,
+    /// A bot replaces a player who abandons.
+    pub bot_takeover: bool,
 }
 
 /// The three seats.
@@ -243,6 +258,33 @@ struct Seat {
     left_at: Option<Instant>,
     /// The same moment in unix ms (for `abandon_at_ms`).
     left_at_ms: Option<i64>,
+    /// The bot playing the seat: a bot seat, or a bot that took over from a player who
+    /// abandoned (then `token_hash` is still that player's).
+    bot: Option<Level>,
+}
+
+impl Seat {
+    /// A bot seat with no player behind it.
+    fn is_pure_bot(&self) -> bool {
+        self.bot.is_some() && self.token_hash == BOT_TOKEN_HASH
+    }
+
+    /// A bot plays for a player who abandoned.
+    fn taken_over(&self) -> bool {
+        self.bot.is_some() && self.token_hash != BOT_TOKEN_HASH
+    }
+
+    /// Someone plays the seat now: a connection, or a bot.
+    fn present(&self) -> bool {
+        self.conn.is_some() || self.bot.is_some()
+    }
+}
+
+/// A bot's search under way: the ply it was started at and for whom.
+struct BotTurn {
+    ply: i64,
+    player: Player,
+    thinking: Thinking,
 }
 
 #[derive(Debug)]
@@ -312,6 +354,10 @@ pub struct Room {
     chat: Chat,
     /// Seats that asked for a rematch after the game.
     rematch_votes: [bool; 3],
+    /// The search of the bot to move, while it runs (off the room's task).
+    thinking: Option<BotTurn>,
+    /// After a bot's action could not be stored: no new search before this.
+    bot_retry_at: Option<Instant>,
     /// Connections to drop after the current command (their queue was full).
     dead: Vec<ConnId>,
     /// Since when the room is finished with nobody connected (for unloading it).
@@ -345,13 +391,16 @@ impl Room {
         );
         let (now, now_epoch) = (Instant::now(), now_ms());
         for s in seats {
+            // Bots (chosen at creation, or carried over to a rematch) are there at once.
+            let bot = s.bot.and_then(Level::from_number);
             room.seats[idx(s.seat)] = Some(Seat {
                 name: s.name,
                 token_hash: s.token_hash,
                 ready: true,
                 conn: None,
-                left_at: Some(now),
-                left_at_ms: Some(now_epoch),
+                left_at: bot.is_none().then_some(now),
+                left_at_ms: bot.is_none().then_some(now_epoch),
+                bot,
             });
         }
         room.publish();
@@ -376,6 +425,7 @@ impl Room {
             voluntary_alliance: voluntary,
             private: settings.private,
             clock: settings.clock,
+            bot_takeover: settings.bot_takeover,
         });
         let chat = Chat::new(shared.config.chat_history);
         let clock = settings.clock.map(GameClock::new);
@@ -397,6 +447,8 @@ impl Room {
             clock,
             chat,
             rematch_votes: [false; 3],
+            thinking: None,
+            bot_retry_at: None,
             dead: Vec::new(),
             idle_since: None,
             summary_tx,
@@ -455,14 +507,17 @@ impl Room {
         }
         let (now, now_epoch) = (Instant::now(), now_ms());
         for s in stored.seats {
+            let bot = s.bot.and_then(Level::from_number);
             room.seats[idx(s.seat)] = Some(Seat {
                 name: s.name,
                 token_hash: s.token_hash,
-                ready: false,
+                // Bots are always ready and never away.
+                ready: bot.is_some(),
                 conn: None,
                 // Everyone was disconnected by the restart: the grace period starts now.
-                left_at: Some(now),
-                left_at_ms: Some(now_epoch),
+                left_at: bot.is_none().then_some(now),
+                left_at_ms: bot.is_none().then_some(now_epoch),
+                bot,
             });
         }
         // Time while the server was down is not charged: the clock of the player to
@@ -500,7 +555,13 @@ impl Room {
         let shutdown = self.shared.shutdown.clone();
         debug!(status = self.status.as_str(), "room running");
         let time = self.shared.config.time.clone();
+        // A room of three bots (or a restored one whose seats are all bots) starts
+        // without anyone sending `ready`.
+        if self.status == Status::Waiting && self.all_ready(true) {
+            self.start().await;
+        }
         loop {
+            self.drive_bots();
             let deadline = self.next_deadline();
             let clock_deadline = self.clock_deadline();
             let clock_sleep = async {
@@ -512,6 +573,9 @@ impl Room {
             tokio::select! {
                 biased;
                 () = shutdown.cancelled() => break,
+                (ply, player, chosen) = bot_turn(&mut self.thinking) => {
+                    self.on_bot_move(ply, player, chosen).await;
+                }
                 cmd = rx.recv() => match cmd {
                     Some(cmd) => self.handle(cmd).await,
                     None => break,
@@ -639,12 +703,15 @@ impl Room {
         let grace = self.shared.config.grace.as_millis() as i64;
         self.seats[idx(p)].as_ref().map(|s| SeatSummary {
             name: s.name.clone(),
-            connected: s.conn.is_some(),
+            // A bot is always there.
+            connected: s.present(),
             ready: s.ready,
-            abandon_at_ms: match (s.conn, s.left_at_ms) {
-                (None, Some(t)) => Some(t + grace),
+            abandon_at_ms: match (s.present(), s.left_at_ms) {
+                (false, Some(t)) => Some(t + grace),
                 _ => None,
             },
+            bot: s.bot.map(Level::number),
+            taken_over: s.taken_over(),
         })
     }
 
@@ -662,6 +729,7 @@ impl Room {
             voluntary_alliance: self.voluntary,
             private: self.settings.private,
             clock: self.settings.clock,
+            bot_takeover: self.settings.bot_takeover,
         }
     }
 
@@ -730,6 +798,7 @@ impl Room {
             "in_check": self.in_check(),
             "clocks": self.clocks_json(),
             "private": self.settings.private,
+            "bot_takeover": self.settings.bot_takeover,
             "rematch": {
                 "requested": Player::ALL.iter().filter(|p| self.rematch_votes[idx(**p)]).map(|p| p.lower()).collect::<Vec<_>>(),
                 "room": self.settings.rematch,
@@ -885,7 +954,7 @@ impl Room {
 
     fn deadline_of(&self, p: Player) -> Option<Instant> {
         let s = self.seats[idx(p)].as_ref()?;
-        if s.conn.is_some() {
+        if s.present() {
             return None;
         }
         s.left_at.map(|t| t + self.shared.config.grace)
@@ -928,6 +997,13 @@ impl Room {
             match self.deadline_of(p) {
                 Some(d) if d <= Instant::now() => {}
                 _ => return,
+            }
+            if self.settings.bot_takeover {
+                // A bot plays the seat from now on; the player may come back (§16).
+                if !self.take_over(p).await {
+                    return;
+                }
+                continue;
             }
             info!(seat = p.lower(), "player abandoned the game");
             let mut g = self.game.clone();
@@ -1032,6 +1108,8 @@ impl Room {
             ClientMsg::Rematch => self.rematch(conn).await,
             ClientMsg::CancelRematch => self.cancel_rematch(conn),
             ClientMsg::Ping => self.send(conn, &json!({"type": "pong"})),
+            ClientMsg::AddBot { seat, level } => self.add_bot(conn, &seat, level).await,
+            ClientMsg::RemoveBot { seat } => self.remove_bot(conn, &seat).await,
             ClientMsg::Leave => {
                 if let Some(p) = self.require_waiting_seat(conn) {
                     self.free_seat(p).await;
@@ -1199,6 +1277,7 @@ impl Room {
             seat: p,
             token_hash: token_hash.clone(),
             name: name.clone(),
+            bot: None,
         };
         if let Err(e) = self.shared.store.put_seat(&self.id_str, &stored).await {
             error!(error = %e, "storing a seat failed");
@@ -1215,6 +1294,7 @@ impl Room {
             conn: Some(conn),
             left_at: None,
             left_at_ms: None,
+            bot: None,
         });
         if let Some(c) = self.conns.get_mut(&conn) {
             c.seat = Some(p);
@@ -1257,6 +1337,26 @@ impl Room {
             }
             None => {}
         }
+        if self.seats[idx(p)].as_ref().is_some_and(Seat::taken_over) {
+            // A bot took over from this player (§16): the player takes the seat back.
+            if let Err(e) = self.shared.store.set_seat_bot(&self.id_str, p, None).await {
+                error!(error = %e, "storing the end of a bot takeover failed");
+                return self.send_error(
+                    conn,
+                    WsCode::Internal,
+                    "could not take your seat back from the bot; try again",
+                );
+            }
+            if let Some(s) = self.seats[idx(p)].as_mut() {
+                s.bot = None;
+            }
+            info!(
+                conn,
+                seat = p.lower(),
+                "player takes the seat back from the bot"
+            );
+            self.broadcast(json!({"type": "bot_released", "seat": p.lower()}));
+        }
         let old = self.seats[idx(p)].as_ref().and_then(|s| s.conn);
         if let Some(old) = old {
             // A second connection resuming the seat replaces the first.
@@ -1298,7 +1398,7 @@ impl Room {
         let all_here = self
             .seats
             .iter()
-            .all(|s| s.as_ref().is_some_and(|s| s.ready && s.conn.is_some()));
+            .all(|s| s.as_ref().is_some_and(|s| s.ready && s.present()));
         if self.status == Status::Waiting && all_here {
             self.start().await;
         }
@@ -1527,6 +1627,228 @@ impl Room {
             m.latency.observe(t.elapsed());
         }
         true
+    }
+
+    // ---- bots (issue 6) -------------------------------------------------------------
+
+    /// The bot playing `p`'s seat, if any.
+    fn bot_of(&self, p: Player) -> Option<Level> {
+        self.seats[idx(p)].as_ref().and_then(|s| s.bot)
+    }
+
+    /// Every seat taken and ready (and, with `present`, held by a connection or a bot).
+    fn all_ready(&self, present: bool) -> bool {
+        self.seats.iter().all(|s| {
+            s.as_ref()
+                .is_some_and(|s| s.ready && (!present || s.present()))
+        })
+    }
+
+    /// Starts the search of the bot to move when there is one and no search for this
+    /// ply runs yet; drops a search that no longer fits (the game moved on, the bot
+    /// left its seat, the game ended). Called before every wait of the actor's loop.
+    fn drive_bots(&mut self) {
+        let want = self.to_move().and_then(|p| self.bot_of(p).map(|l| (p, l)));
+        let Some((p, level)) = want else {
+            self.thinking = None;
+            return;
+        };
+        if self
+            .thinking
+            .as_ref()
+            .is_some_and(|t| t.player == p && t.ply == self.plies)
+        {
+            return;
+        }
+        // The seed is the room's and the ply's: a restored room's bot plays what it
+        // would have played.
+        let seed = bots::seed(self.id, self.plies + 1);
+        let mut thinking = self.shared.bots.think(self.game.clone(), level, seed);
+        if let Some(at) = self.bot_retry_at.filter(|at| *at > Instant::now()) {
+            thinking = Box::pin(async move {
+                tokio::time::sleep_until(at).await;
+                thinking.await
+            });
+        }
+        debug!(seat = p.lower(), level = level.number(), "bot thinking");
+        self.thinking = Some(BotTurn {
+            ply: self.plies,
+            player: p,
+            thinking,
+        });
+    }
+
+    /// A bot's search ended: its action goes through the same path as a player's
+    /// (stored, then broadcast with the same events and states).
+    async fn on_bot_move(&mut self, ply: i64, p: Player, chosen: Option<BotMove>) {
+        self.thinking = None;
+        if ply != self.plies || self.to_move() != Some(p) || self.bot_of(p).is_none() {
+            return;
+        }
+        let Some(chosen) = chosen else {
+            return;
+        };
+        if let Some(why) = chosen.fallback {
+            warn!(
+                seat = p.lower(),
+                reason = why.as_str(),
+                search_ms = chosen.search_time.as_millis() as u64,
+                "bot search did not answer in time; playing a random legal action"
+            );
+        }
+        // A bot whose time ran out loses like anyone (the timer may not have fired).
+        self.check_clock().await;
+        if self.to_move() != Some(p) {
+            return;
+        }
+        let mut g = self.game.clone();
+        let ok = match g.play(chosen.action) {
+            Ok(played) => {
+                let lead = json!({"type": "action", "player": p.lower(), "action": played.action});
+                self.commit(
+                    g,
+                    ActionKind::Act,
+                    Some(p),
+                    played.action.clone(),
+                    lead,
+                    played.events,
+                    None,
+                    ClockOp::Move(0),
+                )
+                .await
+            }
+            Err(e) => {
+                error!(error = %e, seat = p.lower(), "the rules refused a bot's action");
+                false
+            }
+        };
+        // On failure the next search starts in a second, not in a tight loop.
+        self.bot_retry_at = (!ok).then(|| Instant::now() + std::time::Duration::from_secs(1));
+    }
+
+    /// A player who abandoned is replaced by a bot (room setting `bot_takeover`).
+    /// Returns false (nothing changed) if the database refused the write.
+    async fn take_over(&mut self, p: Player) -> bool {
+        let n = self
+            .settings
+            .bot_takeover_level
+            .unwrap_or(self.shared.config.bot_takeover_level);
+        let level = Level::from_number(n).unwrap_or(Level::SEARCH_SMALL);
+        if let Err(e) = self
+            .shared
+            .store
+            .set_seat_bot(&self.id_str, p, Some(level.number()))
+            .await
+        {
+            error!(error = %e, "storing a bot takeover failed");
+            return false;
+        }
+        if let Some(s) = self.seats[idx(p)].as_mut() {
+            s.bot = Some(level);
+            s.left_at = None;
+            s.left_at_ms = None;
+        }
+        info!(
+            seat = p.lower(),
+            level = level.number(),
+            "a bot takes over from a player who abandoned"
+        );
+        self.broadcast(
+            json!({"type": "bot_took_over", "seat": p.lower(), "level": level.number()}),
+        );
+        self.broadcast_state();
+        true
+    }
+
+    /// `add_bot`: a seated player seats a bot in a free seat before the start.
+    async fn add_bot(&mut self, conn: ConnId, seat: &str, level: Option<Value>) {
+        if self.require_waiting_seat(conn).is_none() {
+            return;
+        }
+        let Some(p) = protocol::parse_seat(seat) else {
+            return self.send_error(
+                conn,
+                WsCode::BadMessage,
+                format!("unknown seat {seat:?}: want \"first\", \"middle\" or \"last\""),
+            );
+        };
+        let level = match level.filter(|v| !v.is_null()) {
+            None => Level::SEARCH_SMALL,
+            Some(v) => match bots::parse_level(&v) {
+                Ok(l) => l,
+                Err(e) => return self.send_error(conn, WsCode::BadMessage, e),
+            },
+        };
+        if self.seats[idx(p)].is_some() {
+            return self.send_error(
+                conn,
+                WsCode::SeatTaken,
+                format!("the {} seat is taken", p.lower()),
+            );
+        }
+        let stored = StoredSeat {
+            seat: p,
+            token_hash: BOT_TOKEN_HASH.into(),
+            name: bots::bot_name(level),
+            bot: Some(level.number()),
+        };
+        if let Err(e) = self.shared.store.put_seat(&self.id_str, &stored).await {
+            error!(error = %e, "storing a bot seat failed");
+            return self.send_error(conn, WsCode::Internal, "could not store the bot; try again");
+        }
+        info!(seat = p.lower(), level = level.number(), "bot added");
+        self.broadcast(json!({
+            "type": "bot_added",
+            "seat": p.lower(),
+            "level": level.number(),
+            "name": stored.name,
+        }));
+        self.seats[idx(p)] = Some(Seat {
+            name: stored.name,
+            token_hash: stored.token_hash,
+            ready: true,
+            conn: None,
+            left_at: None,
+            left_at_ms: None,
+            bot: Some(level),
+        });
+        self.clear_proposal();
+        if self.all_ready(false) {
+            self.start().await;
+        }
+    }
+
+    /// `remove_bot`: a seated player takes a bot out of its seat before the start.
+    async fn remove_bot(&mut self, conn: ConnId, seat: &str) {
+        if self.require_waiting_seat(conn).is_none() {
+            return;
+        }
+        let Some(p) = protocol::parse_seat(seat) else {
+            return self.send_error(
+                conn,
+                WsCode::BadMessage,
+                format!("unknown seat {seat:?}: want \"first\", \"middle\" or \"last\""),
+            );
+        };
+        if self.bot_of(p).is_none() {
+            return self.send_error(
+                conn,
+                WsCode::BadBot,
+                format!("no bot sits in the {} seat", p.lower()),
+            );
+        }
+        if let Err(e) = self.shared.store.delete_seat(&self.id_str, p).await {
+            error!(error = %e, "removing a bot failed");
+            return self.send_error(
+                conn,
+                WsCode::Internal,
+                "could not remove the bot; try again",
+            );
+        }
+        self.seats[idx(p)] = None;
+        info!(seat = p.lower(), "bot removed");
+        self.broadcast(json!({"type": "bot_removed", "seat": p.lower()}));
+        self.clear_proposal();
     }
 
     // ---- draws (RULES §12.11) -------------------------------------------------------
@@ -1774,7 +2096,12 @@ impl Room {
             self.rematch_votes[idx(p)] = true;
             self.broadcast(json!({"type": "rematch_requested", "seat": p.lower()}));
         }
-        if !self.rematch_votes.iter().all(|v| *v) {
+        // Bot seats always agree (a bot standing in for a player who left does not:
+        // that player must come back and ask).
+        let agreed = Player::ALL.into_iter().all(|p| {
+            self.rematch_votes[idx(p)] || self.seats[idx(p)].as_ref().is_some_and(Seat::is_pure_bot)
+        });
+        if !agreed {
             return;
         }
         let seats: Vec<StoredSeat> = Player::ALL
@@ -1784,6 +2111,7 @@ impl Room {
                     seat: p.next(),
                     token_hash: s.token_hash.clone(),
                     name: s.name.clone(),
+                    bot: s.bot.filter(|_| s.is_pure_bot()).map(Level::number),
                 })
             })
             .collect();
@@ -1795,6 +2123,8 @@ impl Room {
             private: self.settings.private,
             rematch_of: Some(self.id),
             rematch: None,
+            bot_takeover: self.settings.bot_takeover,
+            bot_takeover_level: self.settings.bot_takeover_level,
         };
         let new_id = match self.shared.create_room(position, settings, seats).await {
             Ok(id) => id,
@@ -1862,6 +2192,16 @@ impl Room {
                 conn,
                 WsCode::BadAlliance,
                 format!("nobody sits in the {} seat", to.lower()),
+            );
+        }
+        if self.seats[idx(to)]
+            .as_ref()
+            .is_some_and(|s| s.bot.is_some())
+        {
+            return self.send_error(
+                conn,
+                WsCode::BadAlliance,
+                "bots do not make voluntary alliances",
             );
         }
         self.proposal = Some((from, to));
@@ -1936,6 +2276,7 @@ impl Room {
                     seat: p,
                     token_hash: s.token_hash.clone(),
                     name: s.name.clone(),
+                    bot: s.bot.map(Level::number),
                 })
             })
             .collect();
@@ -2005,6 +2346,18 @@ fn loss_reason(text: &str) -> LossReason {
         "timeout" => LossReason::Timeout,
         "resigned" => LossReason::Resigned,
         _ => LossReason::Abandoned,
+    }
+}
+
+/// The result of the bot search under way; never completes without one. Cancel-safe:
+/// the search lives on in the `Box` when another branch of the loop wins.
+async fn bot_turn(turn: &mut Option<BotTurn>) -> (i64, Player, Option<BotMove>) {
+    match turn {
+        Some(t) => {
+            let chosen = (&mut t.thinking).await;
+            (t.ply, t.player, chosen)
+        }
+        None => std::future::pending().await,
     }
 }
 

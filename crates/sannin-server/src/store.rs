@@ -81,7 +81,14 @@ pub struct StoredSeat {
     pub token_hash: String,
     /// Display name.
     pub name: String,
+    /// The level of the bot playing the seat (a bot seat, or a bot that took over
+    /// from a player who abandoned); None for a human.
+    pub bot: Option<u8>,
 }
+
+/// The `token_hash` of a seat added as a bot: not a SHA-256 hex digest, so no token
+/// resumes it.
+pub const BOT_TOKEN_HASH: &str = "bot";
 
 /// A room as stored.
 #[derive(Clone, Debug)]
@@ -263,6 +270,17 @@ impl Store {
         tx.commit().await
     }
 
+    /// Sets (a bot took over) or clears (its player took it back) the bot of a seat.
+    pub async fn set_seat_bot(&self, id: &str, seat: Player, bot: Option<u8>) -> sqlx::Result<()> {
+        sqlx::query("UPDATE seats SET bot = $1 WHERE room_id = $2 AND seat = $3")
+            .bind(bot.map(i64::from))
+            .bind(id)
+            .bind(seat.lower())
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     /// Frees a seat.
     pub async fn delete_seat(&self, id: &str, seat: Player) -> sqlx::Result<()> {
         sqlx::query("DELETE FROM seats WHERE room_id = $1 AND seat = $2")
@@ -376,19 +394,29 @@ impl Store {
         let Some((id, status, start_position, settings)) = row else {
             return Ok(None);
         };
-        let seat_rows: Vec<(String, String, String)> =
-            sqlx::query_as("SELECT seat, token_hash, name FROM seats WHERE room_id = $1")
+        let seat_rows: Vec<(String, String, String, Option<i64>)> =
+            sqlx::query_as("SELECT seat, token_hash, name, bot FROM seats WHERE room_id = $1")
                 .bind(&id)
                 .fetch_all(&self.pool)
                 .await?;
         let mut seats = Vec::with_capacity(seat_rows.len());
-        for (seat, token_hash, name) in seat_rows {
+        for (seat, token_hash, name, bot) in seat_rows {
             let seat = Player::from_lower(&seat)
                 .with_context(|| format!("room {id}: bad seat {seat:?} in database"))?;
+            let bot = match bot {
+                None => None,
+                Some(b) => Some(
+                    u8::try_from(b)
+                        .ok()
+                        .filter(|b| *b <= 3)
+                        .with_context(|| format!("room {id}: bad bot level {b} in database"))?,
+                ),
+            };
             seats.push(StoredSeat {
                 seat,
                 token_hash,
                 name,
+                bot,
             });
         }
         let action_rows: Vec<ActionRow> = sqlx::query_as(
@@ -433,14 +461,15 @@ async fn insert_seat(
     seat: &StoredSeat,
 ) -> sqlx::Result<()> {
     sqlx::query(
-        "INSERT INTO seats (room_id, seat, token_hash, name, created_at) \
-         VALUES ($1, $2, $3, $4, $5)",
+        "INSERT INTO seats (room_id, seat, token_hash, name, created_at, bot) \
+         VALUES ($1, $2, $3, $4, $5, $6)",
     )
     .bind(id)
     .bind(seat.seat.lower())
     .bind(&seat.token_hash)
     .bind(&seat.name)
     .bind(now_ms())
+    .bind(seat.bot.map(i64::from))
     .execute(&mut **tx)
     .await?;
     Ok(())
