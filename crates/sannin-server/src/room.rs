@@ -876,27 +876,7 @@ impl Room {
                 return;
             }
             info!(seat = p.lower(), "time ran out");
-            let mut g = self.game.clone();
-            let events = match g.forfeit(p, LossReason::Timeout) {
-                Ok(ev) => ev,
-                Err(e) => {
-                    error!(error = %e, "forfeit refused by the rules");
-                    return;
-                }
-            };
-            let ok = self
-                .commit(
-                    g,
-                    ActionKind::Forfeit,
-                    Some(p),
-                    "timeout".into(),
-                    json!({"type": "forfeited", "player": p.lower(), "reason": "timeout"}),
-                    events,
-                    None,
-                    ClockOp::Flag(p),
-                )
-                .await;
-            if !ok {
+            if !self.forfeit(p, LossReason::Timeout, ClockOp::Flag(p)).await {
                 return;
             }
         }
@@ -992,6 +972,36 @@ impl Room {
     /// RULES §12.10: abandonment counts as a loss. Forfeits the player to move while
     /// it has been disconnected longer than the grace period (repeatedly: the next
     /// player to move may be gone too).
+    /// `p` loses outside play, on time or by abandonment (RULES §12.10): stored,
+    /// then announced as `forfeited`. False if the rules or the database refused.
+    async fn forfeit(&mut self, p: Player, reason: LossReason, clock_op: ClockOp) -> bool {
+        let text = if reason == LossReason::Timeout {
+            "timeout"
+        } else {
+            "abandoned"
+        };
+        let mut g = self.game.clone();
+        let events = match g.forfeit(p, reason) {
+            Ok(ev) => ev,
+            Err(e) => {
+                error!(error = %e, "forfeit refused by the rules");
+                return false;
+            }
+        };
+        let lead = json!({"type": "forfeited", "player": p.lower(), "reason": text});
+        self.commit(
+            g,
+            ActionKind::Forfeit,
+            Some(p),
+            text.into(),
+            lead,
+            events,
+            None,
+            clock_op,
+        )
+        .await
+    }
+
     async fn check_abandonment(&mut self) {
         while let Some(p) = self.to_move() {
             match self.deadline_of(p) {
@@ -1006,27 +1016,7 @@ impl Room {
                 continue;
             }
             info!(seat = p.lower(), "player abandoned the game");
-            let mut g = self.game.clone();
-            let events = match g.forfeit(p, LossReason::Abandoned) {
-                Ok(ev) => ev,
-                Err(e) => {
-                    error!(error = %e, "forfeit refused by the rules");
-                    return;
-                }
-            };
-            let ok = self
-                .commit(
-                    g,
-                    ActionKind::Forfeit,
-                    Some(p),
-                    "abandoned".into(),
-                    json!({"type": "forfeited", "player": p.lower(), "reason": "abandoned"}),
-                    events,
-                    None,
-                    ClockOp::Other,
-                )
-                .await;
-            if !ok {
+            if !self.forfeit(p, LossReason::Abandoned, ClockOp::Other).await {
                 return;
             }
         }
