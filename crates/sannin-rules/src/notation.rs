@@ -70,7 +70,8 @@ fn syntax(text: &str, why: &str) -> NotationError {
 /// Reads a cell at the start of `s`, returning it and the rest.
 fn take_cell<'a>(text: &str, s: &'a str) -> Result<(Cell, &'a str), NotationError> {
     let digits = s.bytes().take_while(u8::is_ascii_digit).count();
-    if digits == 0 || s.len() <= digits {
+    // The rank letter must be one ASCII byte, or slicing after it would cut a character.
+    if digits == 0 || s.len() <= digits || !s.as_bytes()[digits].is_ascii() {
         return Err(syntax(text, "a cell is a file number then a rank letter"));
     }
     let cell = s[..digits + 1]

@@ -3,7 +3,15 @@
 //! preserves the number of legal actions.
 
 use proptest::prelude::*;
-use sannin_rules::{Action, Cell, Game, Player, Position, Role};
+use sannin_rules::{Action, Cell, Event, Game, Player, Position, Role};
+
+/// Cases per property: `PROPTEST_CASES` if set (for long runs), else `default`.
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
 
 /// Plays `choices` as indices into the legal-action list, checking every
 /// property along the way.
@@ -37,17 +45,26 @@ fn playout(start: Position, choices: &[u16]) {
             .play(a)
             .unwrap_or_else(|e| panic!("generated {a:?} rejected: {e} in {text}"));
         assert_eq!(played.player, mover);
-        // RULES §10.3: the mover's king is never left in check.
-        assert!(
-            !game.position().in_check(mover),
-            "{} left {mover} in check",
-            played.action
-        );
+        // RULES §10.3 judges the mover's king after step 1 of §11, where it is
+        // never in check. Two later steps can still leave it in check: an
+        // alliance forming promotes the unallied king, which may give check
+        // (§12.5, D11), and a mated player's pieces leave the board (§11 step 6),
+        // which may open a line. Nothing else may.
+        if game.position().in_check(mover) {
+            assert!(
+                played
+                    .events
+                    .iter()
+                    .any(|e| matches!(e, Event::AllianceFormed { .. } | Event::Eliminated { .. })),
+                "{} left {mover} in check in {text}",
+                played.action
+            );
+        }
     }
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(24), ..ProptestConfig::default() })]
 
     #[test]
     fn random_playouts_keep_every_invariant(choices in prop::collection::vec(any::<u16>(), 1..90)) {
@@ -80,7 +97,7 @@ fn arb_action() -> impl Strategy<Value = Action> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(400), ..ProptestConfig::default() })]
 
     /// Fuzz: arbitrary text never panics the position parser.
     #[test]
@@ -132,9 +149,49 @@ proptest! {
     }
 }
 
+/// A playout found by the property test: First's `L1a-2a` forms a First–Last
+/// alliance by double attack, and Middle's king, promoted by it, checks First
+/// (D11) — legal, since §10.3 judges the position after step 1.
+#[test]
+fn alliance_promotion_may_check_the_mover() {
+    let choices = [
+        33260, 22285, 15104, 61739, 44974, 36436, 42303, 50771, 24986, 20199, 9903, 35177, 13070,
+        45352, 49034, 16507, 47091, 47461, 13864, 37716, 30833, 30176, 34133, 41437, 62130, 61179,
+        4254, 33172, 1845, 17101, 18509, 50712, 9111, 50599, 8521, 61025, 17655, 45742, 53322,
+        50052, 24123,
+    ];
+    playout(Position::start(), &choices);
+    let mut game = Game::new();
+    let mut seen = false;
+    for c in choices {
+        let legal = game.legal();
+        let Some(mover) = game.to_move() else { break };
+        let played = game.play(legal[c as usize % legal.len()]).unwrap();
+        if game.position().in_check(mover) {
+            assert!(played
+                .events
+                .iter()
+                .any(|e| matches!(e, Event::AllianceFormed { .. })));
+            seen = true;
+            break;
+        }
+    }
+    assert!(seen, "the playout no longer reaches the case");
+}
+
 #[test]
 fn every_player_sees_the_same_start() {
     let g = Game::new();
     assert_eq!(g.to_move(), Some(Player::First));
     assert_eq!(g.legal().len(), 48);
+}
+
+/// Found by `notation_parser_never_panics`: a multi-byte character where the
+/// rank letter belongs once cut a character in half.
+#[test]
+fn notation_with_multibyte_text_is_an_error_not_a_panic() {
+    let game = Game::new();
+    for text in ["68𝈓o", "P3𝈓-4d", "P3c-4𝈓", "+K7𝈓!", "P*5é", "é"] {
+        assert!(game.parse_action(text).is_err(), "{text}");
+    }
 }
