@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { launch } from '../lib/browser.mjs';
 import { startServer } from '../lib/sannin.mjs';
+import { person as newPerson, until } from '../lib/people.mjs';
 
 const SHOTS = new URL('../screenshots/', import.meta.url).pathname;
 let browser;
@@ -23,33 +24,7 @@ after(async () => {
   await server?.stop();
 });
 
-/** A browser context of its own (own localStorage), with every WebSocket frame the page
- * sends and receives recorded, so the test can read `legal` from the server's state. */
-async function person(label) {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 950 } });
-  const page = await context.newPage();
-  const io = { sent: [], states: [], events: [], errors: [] };
-  page.on('pageerror', (e) => io.errors.push(`${label}: ${e.message}`));
-  page.on('websocket', (ws) => {
-    ws.on('framesent', (f) => io.sent.push(JSON.parse(f.payload)));
-    ws.on('framereceived', (f) => {
-      const msg = JSON.parse(f.payload);
-      if (msg.type === 'state') io.states.push(msg);
-      if (msg.type === 'event') io.events.push(msg.event);
-    });
-  });
-  return { label, context, page, io, lastState: () => io.states.at(-1) };
-}
-
-async function until(what, fn, timeout = 15000) {
-  const end = Date.now() + timeout;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const person = (label) => newPerson(browser, label);
 
 const cell = (page, name) => page.locator(`[data-cell="${name}"]`);
 

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { launch } from '../lib/browser.mjs';
 import { startServer } from '../lib/sannin.mjs';
+import { person as newPerson, until } from '../lib/people.mjs';
 
 const SHOTS = new URL('../screenshots/', import.meta.url).pathname;
 let browser;
@@ -22,29 +23,7 @@ after(async () => {
   await server?.stop();
 });
 
-async function person(label) {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 950 } });
-  const page = await context.newPage();
-  const io = { states: [], errors: [] };
-  page.on('pageerror', (e) => io.errors.push(`${label}: ${e.message}`));
-  page.on('websocket', (ws) => {
-    ws.on('framereceived', (f) => {
-      const msg = JSON.parse(f.payload);
-      if (msg.type === 'state') io.states.push(msg);
-    });
-  });
-  return { label, context, page, io, lastState: () => io.states.at(-1) };
-}
-
-async function until(what, fn, timeout = 15000) {
-  const end = Date.now() + timeout;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const person = (label) => newPerson(browser, label);
 
 async function createRoom(body) {
   const res = await fetch(`${server.url}/api/rooms`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
