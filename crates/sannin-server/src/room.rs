@@ -105,24 +105,19 @@ pub enum Cmd {
 
 /// A room's settings: chosen at creation, stored as JSON in `rooms.settings`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct RoomSettings {
     /// Time control; None: no clock.
-    #[serde(default)]
     pub clock: Option<ClockSettings>,
     /// Not listed in `GET /api/rooms`.
-    #[serde(default)]
     pub private: bool,
     /// The room this one is the rematch of.
-    #[serde(default)]
     pub rematch_of: Option<Uuid>,
     /// The rematch of this room, once all three asked for one.
-    #[serde(default)]
     pub rematch: Option<Uuid>,
     /// A player who abandons is replaced by a bot instead of losing (docs/protocol.md §16).
-    #[serde(default)]
     pub bot_takeover: bool,
     /// The level of that bot (set at creation when `bot_takeover` is).
-    #[serde(default)]
     pub bot_takeover_level: Option<u8>,
 }
 
