@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the browser tests of the Sannin client on a fresh machine: installs Chromium
-# (Debian package) and playwright-core (npm, from package-lock.json), then runs
-# `node --test`. Needs node >= 20, npm and cargo. Usage: e2e/run.sh [test files...]
+# (Debian package), the DejaVu fonts, playwright-core and axe-core (npm, from
+# package-lock.json), then runs `node --test`. Needs node >= 20, npm and cargo.
+# Usage: e2e/run.sh [test files...]
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -12,15 +13,17 @@ if [ ! -x "$CHROMIUM_PATH" ]; then
   $SUDO apt-get update
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
 fi
-# Kanji on the pieces need a CJK font; without one the tests still pass, the
-# screenshots just show boxes.
-if command -v fc-list >/dev/null && ! fc-list | grep -qi cjk; then
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y fonts-noto-cjk || echo "e2e: no CJK font installed" >&2
-fi
+# No CJK font is needed: the client bundles its kanji (static/pieces, static/fonts).
 export CHROMIUM_PATH
 
-if [ ! -d node_modules/playwright-core ]; then
+# The site tests run a browser that knows only the DejaVu fonts (no CJK font at all).
+if [ ! -d /usr/share/fonts/truetype/dejavu ]; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y fonts-dejavu-core \
+    || { $SUDO apt-get update && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y fonts-dejavu-core; }
+fi
+
+if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ]; then
   npm ci --no-audit --no-fund
 fi
 

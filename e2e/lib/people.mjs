@@ -1,10 +1,19 @@
 // What the real-server browser tests share: a browser context per person with its
-// WebSocket traffic recorded, and polling until something holds.
+// WebSocket traffic recorded, polling until something holds, and a person's first steps
+// in a room (taking a seat, pushing a pawn by clicking).
+
+/** Where these tests' screenshots go (git-ignored). */
+export const SHOTS = new URL('../screenshots/', import.meta.url).pathname;
 
 /** A browser context of its own (own localStorage), with every WebSocket frame the page
  * sends and receives recorded, so a test can read `legal` from the server's state. */
 export async function person(browser, label) {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 950 } });
+  return personIn(await browser.newContext({ viewport: { width: 1200, height: 950 } }), label);
+}
+
+/** A new page in `context` whose errors and WebSocket frames are recorded in `io`: the
+ * frames sent, the `state` messages and the events received. */
+export async function personIn(context, label) {
   const page = await context.newPage();
   const io = { sent: [], states: [], events: [], errors: [] };
   page.on('pageerror', (e) => io.errors.push(`${label}: ${e.message}`));
@@ -28,4 +37,27 @@ export async function until(what, fn, timeout = 20000) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** Opens room `id` of `server` on `p`'s page and takes `seat` under `name`. */
+export async function joinRoom(p, server, id, name, seat) {
+  await p.page.goto(`${server.url}/rooms/${id}`);
+  await p.page.getByTestId('room-name').fill(name);
+  await p.page.getByTestId(`sit-${seat}`).click();
+  await until(`${p.label} seated`, () => p.lastState()?.you === seat);
+}
+
+/** Plays a pawn push from the legal list of the page's connection, by clicking; returns
+ * the action. */
+export async function pushPawn(p) {
+  const s = await until(`${p.label} to move`, () => {
+    const s = p.lastState();
+    return s && s.to_move === s.you && s.legal.length ? s : null;
+  });
+  const action = s.legal.find((a) => /^P\d+[a-m]-\d+[a-m]$/.test(a));
+  const [, from, to] = /^P(\d+[a-m])-(\d+[a-m])$/.exec(action);
+  await p.page.locator(`[data-cell="${from}"]`).click();
+  await p.page.waitForSelector(`[data-cell="${to}"][data-target]`);
+  await p.page.locator(`[data-cell="${to}"]`).click();
+  return action;
 }

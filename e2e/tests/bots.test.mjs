@@ -1,43 +1,14 @@
-// Computer players against the real server (issue 6): bots chosen in the lobby's
+// Computer players against the real server (docs/protocol.md §16): bots chosen in the lobby's
 // "create room" form, bots added to and removed from a waiting room by clicking, the
 // bot seats marked, and a bot answering the human's move. Screenshots go to
 // e2e/screenshots/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import { launch } from '../lib/browser.mjs';
-import { startServer } from '../lib/sannin.mjs';
-import { person as newPerson, until } from '../lib/people.mjs';
+import { serverAndBrowser } from '../lib/setup.mjs';
+import { SHOTS, person as newPerson, pushPawn, until } from '../lib/people.mjs';
 
-const SHOTS = new URL('../screenshots/', import.meta.url).pathname;
-let browser;
-let server;
-
-before(async () => {
-  await mkdir(SHOTS, { recursive: true });
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-const person = (label) => newPerson(browser, label);
-
-/** Plays a pawn push from the legal list of the page's connection, by clicking. */
-async function pushPawn(p) {
-  const s = await until(`${p.label} to move`, () => {
-    const s = p.lastState();
-    return s && s.to_move === s.you && s.legal.length ? s : null;
-  });
-  const action = s.legal.find((a) => /^P\d+[a-m]-\d+[a-m]$/.test(a));
-  const [, from, to] = /^P(\d+[a-m])-(\d+[a-m])$/.exec(action);
-  await p.page.locator(`[data-cell="${from}"]`).click();
-  await p.page.waitForSelector(`[data-cell="${to}"][data-target]`);
-  await p.page.locator(`[data-cell="${to}"]`).click();
-  return action;
-}
+const live = serverAndBrowser({ shots: SHOTS });
+const person = (label) => newPerson(live.browser, label);
 
 async function sit(p, seat, name) {
   await p.page.getByTestId('room-name').fill(name);
@@ -47,7 +18,7 @@ async function sit(p, seat, name) {
 
 test('bots chosen when creating a room play against the human', async () => {
   const host = await person('host');
-  await host.page.goto(`${server.url}/`);
+  await host.page.goto(`${live.server.url}/`);
   await host.page.getByTestId('name').fill('Akira');
   await host.page.getByTestId('create-bot-middle').selectOption('1');
   await host.page.getByTestId('create-bot-last').selectOption('0');
@@ -62,7 +33,8 @@ test('bots chosen when creating a room play against the human', async () => {
   assert.equal(s.bot_takeover, true);
   await host.page.getByTestId('bot-middle').waitFor();
   await host.page.getByTestId('bot-last').waitFor();
-  await sit(host, 'first', 'Akira');
+  // The lobby seats the room's creator in the first free seat.
+  await until('the creator seated as First', () => host.lastState()?.you === 'first');
   await host.page.getByTestId('ready').click();
   await until('playing', () => host.lastState()?.status === 'playing');
   await pushPawn(host);
@@ -78,10 +50,10 @@ test('bots chosen when creating a room play against the human', async () => {
 });
 
 test('a bot added from the waiting room, removed, added again, and seen moving', async () => {
-  const res = await fetch(`${server.url}/api/rooms`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const res = await fetch(`${live.server.url}/api/rooms`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   const { id } = await res.json();
   const ann = await person('ann');
-  await ann.page.goto(`${server.url}/rooms/${id}`);
+  await ann.page.goto(`${live.server.url}/rooms/${id}`);
   await sit(ann, 'first', 'Ann');
   await ann.page.getByTestId('bot-controls').waitFor();
   await ann.page.screenshot({ path: `${SHOTS}real-bots-add.png` });
@@ -89,7 +61,10 @@ test('a bot added from the waiting room, removed, added again, and seen moving',
   await ann.page.getByTestId('bot-level-middle').selectOption('0');
   await ann.page.getByTestId('add-bot-middle').click();
   await ann.page.getByTestId('bot-middle').waitFor();
-  assert.match(await ann.page.getByTestId('seat-middle').textContent(), /Bot \(level 0\)/);
+  // The card names the bot by its badge, in the reader's language (not the server's
+  // English "Bot (level 0)").
+  assert.match(await ann.page.getByTestId('seat-middle').textContent(), /bot · level 0/);
+  assert.doesNotMatch(await ann.page.getByTestId('seat-middle').textContent(), /Bot \(level 0\)/);
   await ann.page.getByTestId('remove-bot-middle').click();
   await ann.page.getByTestId('bot-middle').waitFor({ state: 'detached' });
   await ann.page.getByTestId('add-bot-middle').waitFor();

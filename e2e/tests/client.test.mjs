@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { launch } from '../lib/browser.mjs';
 import { mockServer, ORIGIN, START } from '../lib/mock.mjs';
+import { until } from '../lib/people.mjs';
 
 const SHOTS = new URL('../screenshots/', import.meta.url).pathname;
 let browser;
@@ -50,6 +51,8 @@ async function openRoom(first, { viewport = { width: 1200, height: 900 }, token 
   if (token) await page.addInitScript((t) => localStorage.setItem('sannin.token.r1', t), token);
   await page.goto(`${ORIGIN}/rooms/r1`);
   await page.waitForSelector('[data-cell="7g"] .hex');
+  // The board is drawn before the socket opens; the pieces come with the first state.
+  await page.waitForSelector('[data-cell] .piece');
   return { page, sent, sockets, errors, server: () => sockets.at(-1) };
 }
 
@@ -124,6 +127,8 @@ test('start position drawn from every side; pieces face their owner\'s way', asy
 
 test('select shows targets from `legal` only; promotion choice; illegal clicks send nothing', async () => {
   const { page, sent } = await openRoom(state({ you: 'first', legal: FIRST_LEGAL }), { token: 'tok-first' });
+  // The board may be drawn before the socket opens: wait for the first message.
+  await until('the resume sent', () => sent.length > 0);
   assert.deepEqual(sent[0], { type: 'resume', token: 'tok-first' });
   await page.waitForSelector('[data-testid="turn"].mine');
   const before = sent.length;
@@ -155,6 +160,7 @@ test('keyboard: arrows move focus, Enter selects and plays, Escape cancels', asy
   const { page, sent } = await openRoom(state({ you: 'first', legal: FIRST_LEGAL }), { token: 't' });
   await page.waitForSelector('[data-testid="turn"].mine');
   await page.getByTestId('view-middle').click(); // Middle's view: rows are ranks
+  await page.keyboard.press('Tab'); // a keyboard user: the arrows walk the board
   await cell(page, '7g').focus();
   const focused = () => page.evaluate(() => document.activeElement?.dataset?.cell);
   await page.keyboard.press('ArrowRight');
@@ -217,7 +223,9 @@ test('events: alliance banner, check on the king, result; names are text', async
   ev({ type: 'check', player: 'Middle', by: ['First'] });
   ev({ type: 'alliance_formed', allies: ['First', 'Last'], cause: 'discovered' });
   await page.getByTestId('banner-alliance').waitFor();
-  assert.match(await page.getByTestId('banner-alliance').textContent(), /First and Last.*discovered attack/);
+  // Named for the reader (Middle, left alone): who allied against it, why, and what it
+  // changes for it (RULES §12.5).
+  assert.match(await page.getByTestId('banner-alliance').textContent(), /Akira \(First\) and Chiyo \(Last\) are now allied against you.*discovered attack.*Your king is promoted/);
   assert.ok(await cell(page, '10m').evaluate((n) => n.classList.contains('check')));
   // Name with markup shows as text, runs nothing.
   assert.match(await page.getByTestId('seat-middle').textContent(), /<img src=x/);
@@ -228,7 +236,7 @@ test('events: alliance banner, check on the king, result; names are text', async
     outcome: { winners: ['First', 'Last'], reason: 'alliance_defeated', ranking: ['First', 'Last', 'Middle'] },
   })));
   await page.getByTestId('result').waitFor();
-  assert.match(await page.getByTestId('result').textContent(), /First and Last win/);
+  assert.match(await page.getByTestId('result').textContent(), /Akira \(First\) and Chiyo \(Last\) win/);
   assert.equal(await page.getByTestId('seat-middle').getAttribute('data-eliminated'), 'true');
   await page.screenshot({ path: `${SHOTS}mock-finished.png`, fullPage: true });
   assert.deepEqual(errors, []);
@@ -356,5 +364,152 @@ test('a seat resumed elsewhere stops this page instead of taking it back', async
   await page.waitForSelector('[data-testid="conn-status"][data-phase="open"]');
   assert.equal(sockets.length, 2);
   assert.deepEqual(sent.at(-1), { type: 'resume', token: 'tok' });
+  await page.close();
+});
+
+test('premove: queued while others move, shown, cancelled by Escape or a click, sent when the turn comes if legal', async () => {
+  const { page, sent, server } = await openRoom(state({ you: 'middle', to_move: 'first' }), { token: 't' });
+  const ws = server();
+  // Middle's pawn on 10k to 10j, while First is to move.
+  await cell(page, '10k').click();
+  assert.ok(await cell(page, '10k').evaluate((n) => n.classList.contains('selected')));
+  await cell(page, '10j').click();
+  assert.deepEqual(await page.$$eval('.cell.premove', (ns) => ns.map((n) => n.dataset.cell).sort()), ['10j', '10k']);
+  await page.getByTestId('premove-hint').waitFor();
+  // Escape takes it back; a click on the board too.
+  await page.keyboard.press('Escape');
+  assert.equal(await page.locator('.cell.premove').count(), 0);
+  await cell(page, '10k').click();
+  await cell(page, '10j').click();
+  await cell(page, '5e').click();
+  assert.equal(await page.locator('.cell.premove').count(), 0, 'a click cancels the premove');
+  // Queue it again; the turn comes and it is legal: sent at once.
+  await cell(page, '10k').click();
+  await cell(page, '10j').click();
+  await page.screenshot({ path: `${SHOTS}mock-premove.png` });
+  assert.equal(sent.filter((m) => m.type === 'act').length, 0, 'nothing sent while it is not our turn');
+  ws.send(JSON.stringify(state({ seq: 5, you: 'middle', to_move: 'middle', moves: ['P3c-4c'], move_players: ['first'], legal: ['P10k-10j', 'P9k-9j'] })));
+  await page.waitForFunction(() => true);
+  await new Promise((r) => setTimeout(r, 200));
+  assert.deepEqual(sent.filter((m) => m.type === 'act'), [{ type: 'act', action: 'P10k-10j' }]);
+  assert.equal(await page.locator('.cell.premove').count(), 0);
+  // A premove that is no longer legal is dropped, and the page says so.
+  ws.send(JSON.stringify(state({ seq: 6, you: 'middle', to_move: 'last', moves: ['P3c-4c', 'P10k-10j'], move_players: ['first', 'middle'] })));
+  await page.waitForSelector('[data-testid="turn"]:not(.mine)');
+  await cell(page, '9k').click();
+  await cell(page, '9i').click();
+  ws.send(JSON.stringify(state({ seq: 9, you: 'middle', to_move: 'middle', moves: ['P3c-4c', 'P10k-10j', 'P11g-10g', 'P4c-5d'], move_players: ['first', 'middle', 'last', 'first'], legal: ['P9k-9j'] })));
+  await page.getByTestId('log').getByText('Your premove is not legal any more').waitFor({ state: 'attached' });
+  assert.equal(sent.filter((m) => m.type === 'act').length, 1);
+  await page.close();
+});
+
+test('check: a red glow on the king that wins over the other highlights; "You are in check"; told once', async () => {
+  const { page, server } = await openRoom(state({ you: 'middle', to_move: 'first' }), { token: 't' });
+  const ws = server();
+  let seq = 3;
+  const ev = (event) => ws.send(JSON.stringify({ type: 'event', seq: ++seq, event }));
+  ev({ type: 'action', player: 'first', action: 'P3c-4c' });
+  ev({ type: 'check', player: 'Middle', by: ['First'] });
+  ws.send(JSON.stringify(state({ seq, you: 'middle', to_move: 'middle', moves: ['P3c-4c'], in_check: ['middle'], legal: ['K10m-9l', 'K10m-11l', 'P10k-10j'] })));
+  await page.waitForSelector('[data-testid="turn"].check');
+  assert.match(await page.getByTestId('turn').textContent(), /You are in check/);
+  // The check sound (a small file under /sounds/) is what this burst of events played.
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.lastSound), 'check');
+  const wav = await page.evaluate(async () => { const r = await fetch('/sounds/check.wav'); return { ok: r.ok, size: (await r.arrayBuffer()).byteLength }; });
+  assert.ok(wav.ok && wav.size > 1000 && wav.size < 20000, `a small sound file (${wav.size} bytes)`);
+  const king = cell(page, '10m');
+  assert.ok(await king.evaluate((n) => n.classList.contains('check') && n.classList.contains('source')), 'the king is in check and can move');
+  const ring = await king.locator('.ring').evaluate((n) => { const s = getComputedStyle(n); return { stroke: s.stroke, width: s.strokeWidth, filter: s.filter }; });
+  assert.equal(ring.stroke, 'rgb(213, 0, 0)', 'red, over the "can move" outline');
+  assert.match(ring.filter, /drop-shadow/);
+  // Selected, it stays red.
+  await king.click();
+  assert.equal(await king.locator('.ring').evaluate((n) => getComputedStyle(n).stroke), 'rgb(213, 0, 0)');
+  await page.getByTestId('seat-middle').locator('[data-testid="in-check-middle"]').waitFor();
+  await page.getByTestId('board').screenshot({ path: `${SHOTS}mock-check.png` });
+  // The same check after the next move is not told again; the log has it once.
+  ev({ type: 'action', player: 'middle', action: 'P10k-10j' });
+  ev({ type: 'check', player: 'Middle', by: ['First'] });
+  await page.waitForTimeout(200);
+  const checks = await page.$$eval('[data-testid="log"] li', (ns) => ns.map((n) => n.textContent).filter((t) => /in check/.test(t)));
+  assert.deepEqual(checks, ['You are in check from Akira (First).']);
+  await page.close();
+});
+
+test('copy link falls back to a selected text field without a clipboard', async () => {
+  const { page } = await openRoom(state());
+  await page.evaluate(() => { Object.defineProperty(navigator, 'clipboard', { value: undefined, configurable: true }); });
+  await page.getByTestId('copy-link').click();
+  const field = page.getByTestId('copy-field');
+  await field.waitFor();
+  assert.equal(await field.inputValue(), `${ORIGIN}/rooms/r1`);
+  const selected = await page.evaluate(() => {
+    const f = document.activeElement;
+    return f?.dataset.testid === 'copy-field' && f.selectionStart === 0 && f.selectionEnd === f.value.length;
+  });
+  assert.ok(selected, 'the link is selected, ready for Ctrl+C');
+  await page.close();
+});
+
+test('the room page in Japanese: turn, panels, moves and notices follow the language', async () => {
+  const page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
+  await page.addInitScript(() => { localStorage.setItem('sannin.lang', 'ja'); localStorage.setItem('sannin.token.r1', 't'); });
+  await mockServer(page, { ws: (ws) => ws.send(JSON.stringify(state({ you: 'first', legal: FIRST_LEGAL, moves: [], in_check: ['first'] }))) });
+  await page.goto(`${ORIGIN}/rooms/r1`);
+  await page.waitForSelector('[data-testid="turn"].mine');
+  assert.match(await page.getByTestId('turn').textContent(), /王手/);
+  assert.match(await page.getByTestId('seat-first').textContent(), /先手/);
+  assert.match(await page.getByTestId('hand-first').textContent(), /持ち駒/);
+  assert.match(await page.getByTestId('moves').textContent(), /先手.*中手.*後手/);
+  assert.match(await page.getByTestId('resign').textContent(), /投了/);
+  await page.screenshot({ path: `${SHOTS}mock-japanese.png` });
+  await page.close();
+});
+
+test('with "confirm moves" on, a move waits for "Play it"', async () => {
+  const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  const sent = [];
+  await page.addInitScript(() => {
+    localStorage.setItem('sannin.prefs', JSON.stringify({ confirmMoves: true }));
+    localStorage.setItem('sannin.token.r1', 't');
+  });
+  await mockServer(page, { ws: (ws) => { ws.onMessage((m) => sent.push(JSON.parse(m))); ws.send(JSON.stringify(state({ you: 'first', legal: FIRST_LEGAL }))); } });
+  await page.goto(`${ORIGIN}/rooms/r1`);
+  await page.waitForSelector('[data-testid="turn"].mine');
+  await cell(page, '3c').click();
+  await cell(page, '4c').click();
+  await page.getByTestId('confirm-move').waitFor();
+  assert.equal(sent.filter((m) => m.type === 'act').length, 0, 'not sent before the confirmation');
+  // The question says the move in words, the notation after it.
+  assert.match(await page.getByTestId('controls').textContent(), /Play pawn 3c to 4c \(P3c-4c\)\?/);
+  await page.getByTestId('confirm-cancel').click();
+  await cell(page, '3c').click();
+  await cell(page, '4d').click();
+  await page.getByTestId('confirm-move').click();
+  assert.deepEqual(sent.filter((m) => m.type === 'act'), [{ type: 'act', action: 'P3c-4d' }]);
+  await page.close();
+});
+
+test('phone: the cards above the board show every kind of piece an opponent holds, with badges and an alliance', async () => {
+  // Middle holds all seven kinds, allied with Last; both cards carry several badges.
+  const position = START.replace(' F -/-/- FML - FML', ' M RBG/R2BGS2NL5P/SNL2P FML ML FML');
+  const seats = {
+    first: { name: 'Akira', connected: true, ready: true },
+    middle: { name: 'Bot (level 2)', bot: 2, connected: true, ready: true },
+    last: { name: 'Chiyo', connected: false, ready: true },
+  };
+  const { page, errors } = await openRoom(state({ position, seats, you: 'first', to_move: 'middle', moves: ['P3c-4d'] }), { viewport: { width: 390, height: 844 }, token: 't' });
+  await page.waitForSelector('[data-testid="hand-middle"] .hand-piece[data-kind="P"]');
+  const cut = await page.$$eval('.slot-left .seat-card, .slot-right .seat-card', (cards) => cards.flatMap((c) => {
+    const box = c.getBoundingClientRect();
+    return [...c.querySelectorAll('.hand-piece, .badge')]
+      .filter((n) => { const r = n.getBoundingClientRect(); return r.bottom > box.bottom + 0.5 || r.right > box.right + 0.5; })
+      .map((n) => `${c.dataset.testid}: ${n.dataset.kind ?? n.textContent}`);
+  }));
+  assert.deepEqual(cut, [], 'nothing in the cards above the board is cut off');
+  assert.equal(await page.locator('[data-testid="hand-middle"] .hand-piece').count(), 7);
+  await page.screenshot({ path: `${SHOTS}phone-hands.png` });
+  assert.deepEqual(errors, []);
   await page.close();
 });

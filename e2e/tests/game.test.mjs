@@ -3,28 +3,13 @@
 // promotion, a recapture, a drop); a fourth context spectates and sees the same game;
 // a reload resumes a seat; illegal clicks show nothing and send nothing; a pre-game
 // alliance reseats the players. Screenshots of every seat's view go to e2e/screenshots/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import { launch } from '../lib/browser.mjs';
-import { startServer } from '../lib/sannin.mjs';
-import { person as newPerson, until } from '../lib/people.mjs';
+import { serverAndBrowser } from '../lib/setup.mjs';
+import { SHOTS, joinRoom, person as newPerson, until } from '../lib/people.mjs';
 
-const SHOTS = new URL('../screenshots/', import.meta.url).pathname;
-let browser;
-let server;
-
-before(async () => {
-  await mkdir(SHOTS, { recursive: true });
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-const person = (label) => newPerson(browser, label);
+const live = serverAndBrowser({ shots: SHOTS });
+const person = (label) => newPerson(live.browser, label);
 
 const cell = (page, name) => page.locator(`[data-cell="${name}"]`);
 
@@ -33,7 +18,7 @@ async function boardPieces(page) {
 }
 
 async function movesShown(page) {
-  return page.$$eval('[data-testid="moves"] li', (ns) => ns.map((n) => n.textContent.trim()));
+  return page.$$eval('[data-testid="moves"] [data-ply]', (ns) => ns.map((n) => n.textContent.trim()));
 }
 
 /** Waits until it is `p`'s move number `ply` (0-based), and returns its `legal` list. */
@@ -80,11 +65,9 @@ async function allSee(people, ply, action) {
   }
 }
 
-async function joinRoom(p, roomId, name, seat) {
-  await p.page.goto(`${server.url}/rooms/${roomId}`);
-  await p.page.getByTestId('room-name').fill(name);
-  await p.page.getByTestId(`sit-${seat}`).click();
-  await until(`${p.label} seated`, () => p.lastState()?.you === seat);
+/** Takes the seat and waits until the page marks it as the reader's own. */
+async function sitIn(p, roomId, name, seat) {
+  await joinRoom(p, live.server, roomId, name, seat);
   await p.page.waitForSelector(`[data-testid="seat-${seat}"] .badge.you`);
 }
 
@@ -97,22 +80,21 @@ test('three players and a spectator play a game by clicking', async () => {
   const everyone = [...players, watcher];
 
   // First creates the room from the lobby and sits down there.
-  await first.page.goto(`${server.url}/`);
+  await first.page.goto(`${live.server.url}/`);
   await first.page.getByTestId('name').fill('Akira');
   await first.page.getByTestId('create-room').click();
   await first.page.waitForURL(/\/rooms\/[^/]+$/);
   const roomId = decodeURIComponent(new URL(first.page.url()).pathname.split('/').pop());
-  await first.page.getByTestId('room-name').fill('Akira');
-  await first.page.getByTestId('sit-first').click();
+  // The lobby seats the room's creator in the first free seat.
   await until('first seated', () => first.lastState()?.you === 'first');
 
   // Middle joins from the lobby's seat button, Last by the shared link.
-  await middle.page.goto(`${server.url}/`);
+  await middle.page.goto(`${live.server.url}/`);
   await middle.page.getByTestId('name').fill('Beni');
   await middle.page.getByTestId(`join-${roomId}-middle`).click();
   await until('middle seated', () => middle.lastState()?.you === 'middle');
-  await joinRoom(last, roomId, 'Chiyo <i>', 'last');
-  await watcher.page.goto(`${server.url}/rooms/${roomId}`);
+  await sitIn(last, roomId, 'Chiyo <i>', 'last');
+  await watcher.page.goto(`${live.server.url}/rooms/${roomId}`);
   await until('spectator state', () => watcher.lastState());
   assert.equal(watcher.lastState().you, null);
 
@@ -146,6 +128,12 @@ test('three players and a spectator play a game by clicking', async () => {
   await play(first, 'B2gx10k+');
   await allSee(everyone, 1, 'B2gx10k+');
   assert.equal(await cell(watcher.page, '10k').locator('.piece').getAttribute('data-piece'), 'f+B');
+  // Every reader's screen reader hears the move in words (a polite live region).
+  for (const q of [middle, watcher]) {
+    await until(`${q.label}: the move announced`, async () =>
+      /^First, bishop 2g takes on 10k/.test(await q.page.getByTestId('announcer').textContent()));
+    assert.equal(await q.page.getByTestId('announcer').getAttribute('aria-live'), 'polite');
+  }
 
   // Ply 2, Middle recaptures on 10k (a capture; the bishop goes to Middle's hand).
   legal = await myTurn(middle, 1);
@@ -203,7 +191,7 @@ test('three players and a spectator play a game by clicking', async () => {
   await last.page.keyboard.press('Escape');
 
   // The record downloads as text with the moves in order.
-  const record = await (await fetch(`${server.url}/api/rooms/${roomId}/record`)).text();
+  const record = await (await fetch(`${live.server.url}/api/rooms/${roomId}/record`)).text();
   for (const a of ['B2gx10k+', recapture, lastMove, firstMove, drop]) assert.ok(record.includes(a), `record has ${a}`);
   assert.equal(await watcher.page.getByTestId('download-record').getAttribute('href'), `/api/rooms/${roomId}/record`);
 
@@ -213,14 +201,15 @@ test('three players and a spectator play a game by clicking', async () => {
   for (const q of everyone) {
     await q.page.waitForSelector('[data-testid="seat-last"][data-eliminated="true"]');
   }
-  assert.match(await watcher.page.getByTestId('log').textContent(), /Last is eliminated/);
+  assert.match(await watcher.page.getByTestId('log').textContent(), /Chiyo <i> \(Last\) is eliminated/);
   await watcher.page.screenshot({ path: `${SHOTS}real-spectator-after-resign.png`, fullPage: true });
 
   // Middle resigns too: First wins; the result is shown with its reason.
   await middle.page.getByTestId('resign').click();
   await middle.page.getByTestId('resign-confirm').click();
   for (const q of everyone) await q.page.getByTestId('result').waitFor();
-  assert.match(await watcher.page.getByTestId('result').textContent(), /First wins/);
+  assert.match(await watcher.page.getByTestId('result').textContent(), /Akira \(First\) wins/);
+  assert.match(await first.page.getByTestId('result').textContent(), /You win/);
   await first.page.screenshot({ path: `${SHOTS}real-first-result.png`, fullPage: true });
 
   for (const q of everyone) assert.deepEqual(q.io.errors, []);
@@ -231,16 +220,17 @@ test('a pre-game alliance reseats the players and starts with the alliance', asy
   const a = await person('a');
   const b = await person('b');
   const c = await person('c');
-  const { id } = await (await fetch(`${server.url}/api/rooms`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json();
-  await joinRoom(a, id, 'Ann', 'first');
-  await joinRoom(b, id, 'Bob', 'middle');
-  await joinRoom(c, id, 'Cat', 'last');
+  const { id } = await (await fetch(`${live.server.url}/api/rooms`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json();
+  await sitIn(a, id, 'Ann', 'first');
+  await sitIn(b, id, 'Bob', 'middle');
+  await sitIn(c, id, 'Cat', 'last');
   // Ann (First) proposes to Bob (Middle); Bob accepts. Cat becomes First.
   await a.page.getByTestId('propose-middle').click();
   await b.page.getByTestId('accept-alliance').click();
   for (const p of [a, b, c]) {
     await p.page.getByTestId('banner-alliance').waitFor();
-    assert.match(await p.page.getByTestId('banner-alliance').textContent(), /Cat plays First/);
+    // Cat reads it about itself: "you play First".
+    assert.match(await p.page.getByTestId('banner-alliance').textContent(), p === c ? /you play First/ : /Cat plays First/);
   }
   await until('Cat reseated as First', () => c.lastState()?.you === 'first');
   for (const p of [a, b, c]) await p.page.getByTestId('ready').click();
@@ -255,14 +245,14 @@ test('a pre-game alliance reseats the players and starts with the alliance', asy
 test('when the server goes away, pages show it, reconnect and resume their seats', async () => {
   const people = [await person('first'), await person('middle'), await person('last')];
   const seats = ['first', 'middle', 'last'];
-  const { id } = await (await fetch(`${server.url}/api/rooms`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json();
-  for (const [i, p] of people.entries()) await joinRoom(p, id, `P${i}`, seats[i]);
+  const { id } = await (await fetch(`${live.server.url}/api/rooms`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json();
+  for (const [i, p] of people.entries()) await sitIn(p, id, `P${i}`, seats[i]);
   for (const p of people) await p.page.getByTestId('ready').click();
   const legal = await myTurn(people[0], 0);
   await play(people[0], legal.find((a) => /^P/.test(a)));
   await allSee(people, 1, people[0].io.sent.at(-1).action);
 
-  await server.restart();
+  await live.server.restart();
   for (const p of people) {
     await p.page.waitForSelector('[data-testid="conn-status"][data-phase="reconnecting"]');
   }

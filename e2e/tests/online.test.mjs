@@ -1,71 +1,40 @@
-// Playing online against the real server (issue 7): clocks on the page (visible,
+// Playing online against the real server (docs/protocol.md §11–§15): clocks on the page (visible,
 // ticking, the running one highlighted, low time marked), draw offers by button,
 // rematch with rotated seats, private rooms from the lobby, and the two chats
 // (players never see the spectators' chat). Screenshots go to e2e/screenshots/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import { launch } from '../lib/browser.mjs';
-import { startServer } from '../lib/sannin.mjs';
-import { person as newPerson, until } from '../lib/people.mjs';
+import { serverAndBrowser } from '../lib/setup.mjs';
+import { SHOTS, person as newPerson, joinRoom, pushPawn, until } from '../lib/people.mjs';
 
-const SHOTS = new URL('../screenshots/', import.meta.url).pathname;
-let browser;
-let server;
-
-before(async () => {
-  await mkdir(SHOTS, { recursive: true });
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-const person = (label) => newPerson(browser, label);
+const live = serverAndBrowser({ shots: SHOTS });
+const person = (label) => newPerson(live.browser, label);
 
 async function createRoom(body) {
-  const res = await fetch(`${server.url}/api/rooms`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${live.server.url}/api/rooms`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return (await res.json()).id;
 }
 
-async function joinRoom(p, roomId, name, seat) {
-  await p.page.goto(`${server.url}/rooms/${roomId}`);
-  await p.page.getByTestId('room-name').fill(name);
-  await p.page.getByTestId(`sit-${seat}`).click();
-  await until(`${p.label} seated`, () => p.lastState()?.you === seat);
-}
-
-async function table(roomId) {
+/** Seats three players (or, given the creator already seated as First, the other two) and
+ * starts the game. */
+async function table(roomId, creator) {
   const seats = ['first', 'middle', 'last'];
-  const people = [await person('first'), await person('middle'), await person('last')];
-  for (const [i, p] of people.entries()) await joinRoom(p, roomId, ['Akira', 'Beni', 'Chiyo'][i], seats[i]);
+  const people = [creator ?? await person('first'), await person('middle'), await person('last')];
+  for (const [i, p] of people.entries()) {
+    if (p !== creator) await joinRoom(p, live.server, roomId, ['Akira', 'Beni', 'Chiyo'][i], seats[i]);
+  }
   for (const p of people) await p.page.getByTestId('ready').click();
   for (const p of people) await until(`${p.label} playing`, () => p.lastState()?.status === 'playing');
   return people;
-}
-
-/** Plays a pawn push through the page's protocol connection's legal list, by clicking. */
-async function pushPawn(p) {
-  const s = await until(`${p.label} to move`, () => {
-    const s = p.lastState();
-    return s && s.to_move === s.you && s.legal.length ? s : null;
-  });
-  const action = s.legal.find((a) => /^P\d+[a-m]-\d+[a-m]$/.test(a));
-  const [, from, to] = /^P(\d+[a-m])-(\d+[a-m])$/.exec(action);
-  await p.page.locator(`[data-cell="${from}"]`).click();
-  await p.page.waitForSelector(`[data-cell="${to}"][data-target]`);
-  await p.page.locator(`[data-cell="${to}"]`).click();
-  return action;
 }
 
 const clockOf = (page, seat) => page.getByTestId(`clock-${seat}`);
 
 test('clocks tick for the player to move; draw buttons; rematch rotates the seats', async () => {
   // A private Fischer room made from the lobby.
-  const host = await person('host');
-  await host.page.goto(`${server.url}/`);
+  // The creator is seated as First by the lobby; the other two join by the link.
+  const host = await person('first');
+  await host.page.goto(`${live.server.url}/`);
   await host.page.getByTestId('name').fill('Akira');
   await host.page.getByTestId('clock-kind').selectOption('fischer');
   await host.page.getByTestId('clock-main').fill('5');
@@ -75,11 +44,11 @@ test('clocks tick for the player to move; draw buttons; rematch rotates the seat
   await host.page.getByTestId('create-room').click();
   await host.page.waitForURL(/\/rooms\/[^/]+$/);
   const roomId = decodeURIComponent(new URL(host.page.url()).pathname.split('/').pop());
-  await host.context.close();
-  const listed = await (await fetch(`${server.url}/api/rooms`)).json();
+  await until('the creator seated as First', () => host.lastState()?.you === 'first');
+  const listed = await (await fetch(`${live.server.url}/api/rooms`)).json();
   assert.ok(!listed.some((r) => r.id === roomId), 'a private room is not listed');
 
-  const people = await table(roomId);
+  const people = await table(roomId, host);
   const [first, middle, last] = people;
   for (const p of people) {
     for (const seat of ['first', 'middle', 'last']) await clockOf(p.page, seat).waitFor();
@@ -159,7 +128,7 @@ test('chat: players talk among themselves; spectators have their own chat', asyn
   const fan = await person('fan');
   const critic = await person('critic');
   for (const s of [fan, critic]) {
-    await s.page.goto(`${server.url}/rooms/${id}`);
+    await s.page.goto(`${live.server.url}/rooms/${id}`);
     await until(`${s.label} watching`, () => s.lastState());
     await s.page.getByTestId('chat').waitFor();
   }
@@ -189,7 +158,7 @@ test('chat: players talk among themselves; spectators have their own chat', asyn
   await first.page.screenshot({ path: `${SHOTS}real-chat-first.png`, fullPage: true });
   // A late spectator gets the history.
   const late = await person('late');
-  await late.page.goto(`${server.url}/rooms/${id}`);
+  await late.page.goto(`${live.server.url}/rooms/${id}`);
   await until('late history', async () => (await late.page.getByTestId('chat-spectators').textContent()).includes('rook pawn'));
   for (const p of [...people, fan, critic, late]) assert.deepEqual(p.io.errors, []);
   for (const p of [...people, fan, critic, late]) await p.context.close();

@@ -7,12 +7,32 @@ import {
 const SVG = 'http://www.w3.org/2000/svg';
 const SIZE = 10; // hexagon circumradius in SVG units
 
-export const KANJI = { K: '玉', R: '飛', B: '角', G: '金', S: '銀', N: '桂', L: '香', P: '歩' };
-export const PROMOTED_KANJI = { K: '帝', R: '龍', B: '馬', S: '全', L: '杏', P: 'と' };
+// Pieces are drawn by pieces.js in the reader's piece style (preferences).
+import { pieceSvg } from './pieces.js';
+import { onPrefChange } from './prefs.js';
+import { t } from './i18n.js';
+
+export { KANJI, PROMOTED_KANJI, pieceSvg } from './pieces.js';
 export const PIECE_NAMES = {
   K: 'king', R: 'rook', B: 'bishop', G: 'gold', S: 'silver', N: 'knight', L: 'lance', P: 'pawn',
 };
 export const SEAT_NAMES = { first: 'First', middle: 'Middle', last: 'Last' };
+
+// How the reader last used the page: a click or tap on a cell gives that cell the focus,
+// yet its arrow keys should then step through the game (as on any game site), not
+// wander over the board. Only a reader who came to the board by keyboard (Tab) moves
+// between cells with the arrows.
+let keyboardUser = false;
+if (typeof document !== 'undefined') {
+  document.addEventListener('pointerdown', () => { keyboardUser = false; }, true);
+  document.addEventListener('keydown', (e) => { if (e.key === 'Tab') keyboardUser = true; }, true);
+}
+
+/** Do the arrow keys belong to the board cell that has the focus (`target`)? Only when
+ * the reader walks the board by keyboard; after a click they step through the game. */
+export function boardHasArrows(target) {
+  return keyboardUser && Boolean(target?.closest?.('svg.board [data-cell]'));
+}
 
 function el(name, attrs = {}) {
   const node = document.createElementNS(SVG, name);
@@ -29,30 +49,9 @@ function hexPoints(radius) {
   return pts.join(' ');
 }
 
-// A shogi-style pentagon pointing up, fitting inside the hexagon.
-// Every corner stays inside the hexagon (inradius 8.66), so it fits in any of the
-// 60°-multiple rotations the three facings need.
-const TILE = [[0, -8.7], [5.5, -4.6], [5.7, 6.1], [-5.7, 6.1], [-5.5, -4.6]]
-  .map(([x, y]) => `${x},${y}`).join(' ');
-
-/** Builds the SVG drawing of one piece (also used for hands), pointing up before `rotate`. */
-export function pieceSvg(piece, rotate = 0) {
-  const g = el('g', {
-    class: `piece owner-${piece.owner}${piece.promoted ? ' promoted' : ''}`,
-    transform: `rotate(${rotate})`,
-    'data-piece': `${piece.owner[0]}${piece.promoted ? '+' : ''}${piece.kind}`,
-  });
-  g.append(el('polygon', { class: 'tile', points: TILE }));
-  const kanji = el('text', { class: 'kanji', x: 0, y: -1.2, 'text-anchor': 'middle', 'dominant-baseline': 'central' });
-  kanji.textContent = (piece.promoted ? PROMOTED_KANJI : KANJI)[piece.kind] ?? piece.kind;
-  const latin = el('text', { class: 'latin', x: 0, y: 4.45, 'text-anchor': 'middle', 'dominant-baseline': 'central' });
-  latin.textContent = `${piece.promoted ? '+' : ''}${piece.kind}`;
-  g.append(kanji, latin);
-  return g;
-}
-
 export function describePiece(piece) {
-  return `${SEAT_NAMES[piece.owner]} ${piece.promoted ? 'promoted ' : ''}${PIECE_NAMES[piece.kind]}`;
+  const kind = t(`room.piece.${piece.kind}`);
+  return t('room.board.piece', { seat: t(`room.seat.${piece.owner}`), piece: piece.promoted ? t('room.piece.promoted', { piece: kind }) : kind });
 }
 
 /**
@@ -70,6 +69,8 @@ export class Board {
     this.navX = null;
     this.last = null;
     this.build();
+    // A new piece style redraws the pieces (`stopFollowingPrefs()` when thrown away).
+    this.stopFollowingPrefs = onPrefChange((key) => { if (key === 'pieceStyle' && this.last) this.render(this.last); });
   }
 
   setView(view) {
@@ -85,7 +86,7 @@ export class Board {
     const at = layout(this.view, SIZE);
     const svg = el('svg', {
       class: 'board', viewBox: '-123 -109 246 218', role: 'group',
-      'aria-label': `Board, seen from ${SEAT_NAMES[this.view]}'s side`,
+      'aria-label': t('room.board.label', { seat: t(`room.seat.${this.view}`) }),
       'data-testid': 'board', 'data-view': this.view,
     });
     const labels = el('g', { class: 'labels', 'aria-hidden': 'true' });
@@ -140,8 +141,10 @@ export class Board {
     if (focus) g.focus();
   }
 
+  /** Gives the board the keyboard without scrolling the page (moves are played by mouse
+   * too, and the page must not jump after them). */
   focus() {
-    this.cells.get(this.focusCell)?.focus();
+    this.cells.get(this.focusCell)?.focus({ preventScroll: true });
   }
 
   onKey(e, name) {
@@ -152,11 +155,11 @@ export class Board {
     } else if (e.key === 'Escape') {
       e.preventDefault();
       this.onCancel();
-    } else if (dirs[e.key]) {
+    } else if (dirs[e.key] && keyboardUser) {
       e.preventDefault();
       const next = this.neighbourToward(name, dirs[e.key]);
       if (next) this.setFocusCell(next);
-    } else if (e.key === 'Home' || e.key === 'End') {
+    } else if ((e.key === 'Home' || e.key === 'End') && keyboardUser) {
       e.preventDefault();
       this.setFocusCell(PLEASURE_GARDEN);
     }
@@ -210,19 +213,21 @@ export class Board {
         last: s.last?.has(name),
         check: s.checks?.has(name),
         lit: s.illumination?.has(name),
+        premove: s.premove?.has(name),
       };
       for (const [k, on] of Object.entries(flags)) g.classList.toggle(k, Boolean(on));
       if (target) g.dataset.target = target; else delete g.dataset.target;
       let label = name;
-      if (name === PLEASURE_GARDEN) label += ', Pleasure Garden';
+      if (name === PLEASURE_GARDEN) label += `, ${t('room.board.garden')}`;
       const terr = territoryOf(...Object.values(parseCell(name)));
-      if (terr) label += `, ${SEAT_NAMES[terr]}'s territory`;
-      label += piece ? `, ${describePiece(piece)}` : ', empty';
-      if (flags.selected) label += ', selected';
-      if (target) label += target === 'capture' ? ', capture target' : ', move target';
-      if (flags.check) label += ', in check';
-      if (flags.last) label += ', last move';
-      if (flags.lit) label += ', would be taken by illumination';
+      if (terr) label += `, ${t('room.board.territory', { seat: t(`room.seat.${terr}`) })}`;
+      label += `, ${piece ? describePiece(piece) : t('room.board.empty')}`;
+      if (flags.selected) label += `, ${t('room.board.selected')}`;
+      if (target) label += `, ${t(target === 'capture' ? 'room.board.capture_target' : 'room.board.move_target')}`;
+      if (flags.check) label += `, ${t('room.board.check')}`;
+      if (flags.last) label += `, ${t('room.board.last')}`;
+      if (flags.lit) label += `, ${t('room.board.lit')}`;
+      if (flags.premove) label += `, ${t('room.board.premove')}`;
       g.setAttribute('aria-label', label);
       g.setAttribute('aria-pressed', flags.selected ? 'true' : 'false');
     }

@@ -2,15 +2,15 @@
 // spectators write the spectators' chat and may also read the players' (two tabs).
 // Messages are text nodes: never parsed as HTML.
 import { h } from './dom.js';
-
-const SEAT_NAMES = { first: 'First', middle: 'Middle', last: 'Last' };
+import { t } from './i18n.js';
 
 export class ChatPanel {
   /** `send(text)` sends a chat message. */
   constructor(send, maxChars = 500) {
     this.send = send;
     this.role = 'spectator';
-    this.tab = 'players';
+    // Spectators start on their own chat, the one they can write in.
+    this.tab = 'spectators';
     this.unread = { players: 0, spectators: 0 };
     this.lists = {
       players: h('ul', { class: 'chat-list', 'data-testid': 'chat-players', 'aria-live': 'polite' }),
@@ -18,14 +18,16 @@ export class ChatPanel {
     };
     this.tabs = h('div', { class: 'chat-tabs', role: 'tablist' });
     this.input = h('input', {
-      'data-testid': 'chat-input', maxlength: maxChars, placeholder: 'Message', 'aria-label': 'Chat message', autocomplete: 'off',
+      'data-testid': 'chat-input', maxlength: maxChars, autocomplete: 'off',
     });
+    this.sendButton = h('button', { type: 'submit', 'data-testid': 'chat-send' });
+    this.title = h('h2', { class: 'visually-hidden' });
     this.note = h('p', { class: 'hint chat-note', 'data-testid': 'chat-note' });
     this.form = h('form', { class: 'chat-form', onsubmit: (e) => this.submit(e) },
-      this.input, h('button', { type: 'submit', 'data-testid': 'chat-send' }, 'Send'));
+      this.input, this.sendButton);
     this.node = h('section', { class: 'panel chat', 'data-testid': 'chat' },
-      h('h2', {}, 'Chat'), this.tabs, this.lists.players, this.lists.spectators, this.note, this.form);
-    this.render();
+      this.title, this.tabs, this.lists.players, this.lists.spectators, this.note, this.form);
+    this.relabel();
   }
 
   submit(e) {
@@ -56,7 +58,7 @@ export class ChatPanel {
     const channel = m.channel === 'spectators' ? 'spectators' : 'players';
     if (channel === 'spectators' && this.role === 'player') return; // never shown to players
     const who = h('span', { class: `who${m.seat ? ` seat-${m.seat}` : ''}` },
-      m.seat ? h('span', { class: 'swatch', title: SEAT_NAMES[m.seat] ?? m.seat }) : null, String(m.name ?? '?'));
+      m.seat ? h('span', { class: 'swatch', title: t(`room.seat.${m.seat}`) }) : null, String(m.name ?? '?'));
     const time = new Date(m.at_ms ?? Date.now()).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
     const list = this.lists[channel];
     list.append(h('li', { 'data-id': m.id }, h('time', {}, time), ' ', who, ': ', h('span', { class: 'text' }, String(m.text ?? ''))));
@@ -66,15 +68,24 @@ export class ChatPanel {
     if (live) this.render();
   }
 
+  /** Words that do not change with the messages (again after a language change). */
+  relabel() {
+    this.input.placeholder = t('room.chat.placeholder');
+    this.input.setAttribute('aria-label', t('room.chat.placeholder'));
+    this.sendButton.textContent = t('room.chat.send');
+    this.title.textContent = t('room.tab.chat');
+    this.render();
+  }
+
   render() {
     const spectator = this.role === 'spectator';
     this.tabs.hidden = !spectator;
     if (spectator) {
-      this.tabs.replaceChildren(...['spectators', 'players'].map((t) => h('button', {
-        type: 'button', role: 'tab', class: 'small', 'aria-selected': String(this.tab === t), 'aria-pressed': String(this.tab === t),
-        'data-testid': `chat-tab-${t}`,
-        onclick: () => { this.tab = t; this.unread[t] = 0; this.render(); },
-      }, t === 'players' ? 'Players' : 'Spectators', this.unread[t] ? ` (${this.unread[t]})` : '')));
+      this.tabs.replaceChildren(...['spectators', 'players'].map((tab) => h('button', {
+        type: 'button', role: 'tab', class: 'small', 'aria-selected': String(this.tab === tab),
+        'data-testid': `chat-tab-${tab}`,
+        onclick: () => { this.tab = tab; this.unread[tab] = 0; this.render(); },
+      }, t(tab === 'players' ? 'room.chat.players' : 'room.chat.spectators'), this.unread[tab] ? ` (${this.unread[tab]})` : '')));
     } else {
       this.tabs.replaceChildren();
     }
@@ -83,7 +94,7 @@ export class ChatPanel {
     const canWrite = !spectator || this.tab === 'spectators';
     this.form.hidden = !canWrite;
     this.note.textContent = spectator
-      ? (this.tab === 'players' ? 'The players’ chat: only players write here.' : 'Spectators only: the players never see this.')
-      : 'Players only: spectators can read this, but you never see theirs.';
+      ? t(this.tab === 'players' ? 'room.chat.note_players' : 'room.chat.note_spectators')
+      : t('room.chat.note_player');
   }
 }

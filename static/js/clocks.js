@@ -2,6 +2,7 @@
 // sent a `state` or an action event (docs/protocol.md §11); between messages the page
 // counts the running clock down locally from that value, so it never drifts further
 // than one message's transit.
+import { t } from './i18n.js';
 
 /** Time left of `seat` `elapsed` ms after the snapshot was received. */
 export function clockLeft(clocks, seat, elapsed) {
@@ -60,12 +61,12 @@ export function clockText(clocks, seat, elapsed) {
 
 /** A one-line description of a time control (lobby, room head). */
 export function describeClock(c) {
-  if (!c) return 'no clock';
-  const min = (ms) => (ms % 60000 ? `${ms / 1000} s` : `${ms / 60000} min`);
+  if (!c) return t('room.clockdesc.none');
+  const min = (ms) => (ms % 60000 ? t('room.clockdesc.s', { n: ms / 1000 }) : t('room.clockdesc.min', { n: ms / 60000 }));
   switch (c.kind) {
-    case 'sudden_death': return `${min(c.main_ms)} sudden death`;
-    case 'fischer': return `${min(c.main_ms)} + ${c.increment_ms / 1000} s`;
-    case 'byoyomi': return `${min(c.main_ms)} + ${c.periods}×${c.byoyomi_ms / 1000} s byoyomi`;
+    case 'sudden_death': return t('room.clockdesc.sudden_death', { main: min(c.main_ms) });
+    case 'fischer': return t('room.clockdesc.fischer', { main: min(c.main_ms), inc: c.increment_ms / 1000 });
+    case 'byoyomi': return t('room.clockdesc.byoyomi', { main: min(c.main_ms), periods: c.periods, byo: c.byoyomi_ms / 1000 });
     default: return String(c.kind);
   }
 }

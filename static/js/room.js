@@ -1,77 +1,39 @@
-// A room: seats, readiness, pre-game alliances, the board and play, notices, result.
-// Legal actions come only from the server's `legal` list; the client never computes them.
+// A room: seats, readiness, pre-game alliances, the board and play, the move table and
+// stepping through the game, notices, result. Legal actions come only from the
+// server's `legal` list and past positions from its history: the client has no rules
+// engine. The parts live in room/: model.js (what the page knows, pure), rounds.js,
+// premove.js, record.js (pure), messages.js (words), seats.js, movetable.js,
+// controls.js, pregame.js, notices.js (views), input.js (clicks and keys), sound.js.
 import { h } from './dom.js';
 import { SEATS } from './geometry.js';
-import { parsePosition, indexLegal, parseAction, HAND_ORDER } from './position.js';
-import { Board, PIECE_NAMES, SEAT_NAMES, pieceSvg } from './board.js';
-import { RoomConnection, api, savedToken, saveToken } from './protocol.js';
-import { clockText, describeClock } from './clocks.js';
+import { indexLegal } from './position.js';
+import { Board } from './board.js';
+import { RoomConnection, api, savedToken } from './protocol.js';
+import { describeClock } from './clocks.js';
 import { ChatPanel } from './chat.js';
-import { applyBotEvent, botBadge, botControls } from './bots.js';
-import { JOIN_INTENT_KEY, shortId, storedName, storeName } from './prefs.js';
+import { JOIN_INTENT_KEY, getPref, onPrefChange, setPref, shortId, storedName, storeName } from './prefs.js';
+import { t, onLangChange } from './i18n.js';
+import { announce } from './site.js';
+import { describeAction } from './say.js';
+import {
+  applyEvent, applyState, createModel, goTo, plyCount, setHistory, shown, shownPly, step,
+} from './room/model.js';
+import { premoveCells } from './room/premove.js';
+import { recordWithHeaders } from './room/record.js';
+import { noticeText, resultLine, reasonText, seatLabel, who } from './room/messages.js';
+import { Notices } from './room/notices.js';
+import { MoveTable } from './room/movetable.js';
+import { Pregame } from './room/pregame.js';
+import { placesFor, paintClock, renderSeat } from './room/seats.js';
+import {
+  followRematch, renderControls, renderNav, renderResult, renderViewPicker,
+} from './room/controls.js';
+import * as input from './room/input.js';
+import { Sounds, notifications } from './room/sound.js';
 
-const SVG = 'http://www.w3.org/2000/svg';
-
-/** Rules events name players "First"; seat events and `to_move` use "first". */
-function seatOf(player) {
-  return typeof player === 'string' ? player.toLowerCase() : null;
-}
-function seatName(player) {
-  return SEAT_NAMES[seatOf(player)] ?? String(player);
-}
-function names(players) {
-  const list = (players ?? []).map(seatName);
-  return list.length <= 2 ? list.join(' and ') : `${list.slice(0, -1).join(', ')} and ${list.at(-1)}`;
-}
-
-// Outcome reasons and loss reasons of docs/protocol.md §3.3–§3.4.
-const REASONS = {
-  mated: 'mated',
-  pleasure_garden: 'king reached the Pleasure Garden',
-  alliance_defeated: 'the alliance was defeated',
-  last_player: 'last player standing',
-  draw_agreed: 'draw by agreement',
-  resigned: 'resigned',
-  timeout: 'lost on time',
-  abandoned: 'abandoned the game',
-  no_legal_action: 'no legal action',
-};
-function reasonText(reason) {
-  return REASONS[reason] ?? String(reason ?? '').replaceAll('_', ' ');
-}
-const CAUSES = {
-  voluntary: 'agreed before play',
-  discovered: 'forced by a discovered attack',
-  double: 'forced by a double attack',
-};
-
-const SOUND_KEY = 'sannin.sound';
 const VIEW_KEY = 'sannin.view';
-
-function miniPiece(piece) {
-  const svg = document.createElementNS(SVG, 'svg');
-  svg.setAttribute('viewBox', '-9 -9.5 18 18');
-  svg.setAttribute('class', 'mini');
-  svg.setAttribute('aria-hidden', 'true');
-  svg.append(pieceSvg(piece));
-  return svg;
-}
-
-let audioCtx = null;
-function chime() {
-  try {
-    audioCtx ??= new AudioContext();
-    const osc = audioCtx.createOscillator();
-    const gain = audioCtx.createGain();
-    osc.frequency.value = 660;
-    gain.gain.setValueAtTime(0.0001, audioCtx.currentTime);
-    gain.gain.exponentialRampToValueAtTime(0.06, audioCtx.currentTime + 0.02);
-    gain.gain.exponentialRampToValueAtTime(0.0001, audioCtx.currentTime + 0.35);
-    osc.connect(gain).connect(audioCtx.destination);
-    osc.start();
-    osc.stop(audioCtx.currentTime + 0.4);
-  } catch { /* no audio: the title still changes */ }
-}
+const NOTIFY_KEY = 'sannin.notify';
+const START_POSITION = 'lL1lP1fP1fL/lSlBlP2fPfRfS/lG1lP3fP1fG/lK1lP4fP1fK/lG1lN5fN1fG/lS1lP6fP1fS/lLlRlP7fPfBfL/1lP8fP1/lP9fP/10/mPmPmPmPmNmPmPmPmP/1mB4mR1/mLmSmGmKmGmSmL F -/-/- FML - FML';
 
 export function showRoom(app, roomId) {
   const ui = new RoomView(app, roomId);
@@ -83,42 +45,51 @@ class RoomView {
   constructor(app, roomId) {
     this.app = app;
     this.roomId = roomId;
-    this.state = null; // last `state` message, with seat events folded in
-    this.pos = null; // parsed position
+    this.model = createModel();
     this.legal = indexLegal([]);
-    this.selected = null; // { cell } | { hand: kind }
-    this.checks = new Set(); // seats in check after the last action
-    this.lastCells = new Set(); // cells of the last action
-    this.illuminated = null; // cells taken by the last illumination
-    this.movePlayers = []; // seat of each ply, learned from action events
-    this.proposal = null; // { from, to } pre-game alliance proposal
-    this.leaving = new Map(); // seat -> deadline (ms) of an abandonment countdown
-    this.wasMyTurn = false;
+    this.selected = null; // { cell } | { hand: kind }, on the reader's turn
+    this.premoveSel = null; // the same while others move
+    this.premove = null; // a queued move (premove.js)
     this.pendingAction = false;
     this.illumPreview = false;
     this.confirmResign = false;
+    this.confirming = null; // an action waiting for "Play it" (confirmMoves preference)
+    this.wasMyTurn = false;
+    this.viewSeat = null;
+    this.viewChosen = false;
     this.clocks = null; // `clocks` of the last state or action event
     this.clocksAt = 0; // performance.now() when they arrived
-    this.title = `Sannin — room ${shortId(roomId)}`;
-    this.view = null;
+    this.historyLoading = false;
+    this.historyTries = 0;
+    this.sounds = new Sounds();
     this.build();
+    onLangChange(() => { this.relabel(); this.render(); });
   }
 
+  get state() { return this.model.state; }
   get you() { return this.state?.you ?? null; }
   get myTurn() {
     return Boolean(this.state && this.you && this.state.status === 'playing' && this.state.to_move === this.you);
   }
 
+  /** What messages.js needs to name people for this reader. */
+  ctx() {
+    return { you: this.you, seats: this.state?.seats ?? {}, active: this.model.pos?.active };
+  }
+
+  send(msg) { this.conn?.send(msg); }
+
   async start() {
+    this.title = t('room.doc_title', { id: shortId(this.roomId) });
     document.title = this.title;
     try {
       await api(`/api/rooms/${encodeURIComponent(this.roomId)}`);
     } catch (e) {
       if (e.status === 404) {
         this.app.replaceChildren(h('section', { class: 'panel', 'data-testid': 'no-room' },
-          h('h1', {}, 'No such room'),
-          h('p', {}, `There is no room “${this.roomId}” on this server. It may have been mistyped.`),
-          h('a', { class: 'button', href: '/' }, 'Back to the lobby')));
+          h('h1', {}, t('room.missing.title')),
+          h('p', {}, t('room.missing.text', { id: this.roomId })),
+          h('a', { class: 'button', href: '/' }, t('room.missing.back'))));
         this.connStatus.textContent = '';
         return;
       }
@@ -128,7 +99,7 @@ class RoomView {
     this.conn = new RoomConnection(this.roomId, {
       onState: (s) => this.onState(s),
       onEvent: (e) => this.onEvent(e),
-      onSeated: (m) => this.note(`You sit as ${SEAT_NAMES[m.seat] ?? m.seat}.`),
+      onSeated: (m) => { this.seatedAs = m.seat; this.notices.add(t('room.note.seated', { seat: seatLabel(m.seat) })); },
       onError: (m) => this.showError(m),
       onStatus: (s) => this.showStatus(s),
       onChat: (m) => this.chat.add(m),
@@ -152,12 +123,21 @@ class RoomView {
   // ---- building the page ------------------------------------------------------------
 
   build() {
-    const soundOn = localStorage.getItem(SOUND_KEY) !== 'off';
-    this.soundBox = h('input', { type: 'checkbox', id: 'sound', checked: soundOn, 'data-testid': 'sound' });
-    this.soundBox.addEventListener('change', () => localStorage.setItem(SOUND_KEY, this.soundBox.checked ? 'on' : 'off'));
-    this.connStatus = h('span', { class: 'conn', 'data-testid': 'conn-status', role: 'status' }, 'Connecting…');
-    document.getElementById('top-right')?.replaceChildren(
-      this.connStatus, h('label', { class: 'sound' }, this.soundBox, ' sound'));
+    this.connStatus = h('span', { class: 'conn', 'data-testid': 'conn-status', role: 'status' });
+    this.soundBox = h('input', { type: 'checkbox', 'data-testid': 'sound', checked: getPref('sound') !== false });
+    this.soundBox.addEventListener('change', () => setPref('sound', this.soundBox.checked));
+    onPrefChange((key, value) => { if (key === 'sound') this.soundBox.checked = value !== false; });
+    this.soundLabel = h('span');
+    this.notifyBox = h('input', { type: 'checkbox', 'data-testid': 'notify', checked: localStorage.getItem(NOTIFY_KEY) === 'on' && notifications.allowed });
+    this.notifyBox.addEventListener('change', async () => {
+      const on = this.notifyBox.checked && await notifications.ask();
+      this.notifyBox.checked = on;
+      localStorage.setItem(NOTIFY_KEY, on ? 'on' : 'off');
+    });
+    this.notifyLabel = h('span');
+    this.roomTop = h('span', { class: 'room-top' }, this.connStatus,
+      h('label', { class: 'toggle' }, this.soundBox, this.soundLabel),
+      notifications.supported ? h('label', { class: 'toggle' }, this.notifyBox, this.notifyLabel) : null);
 
     this.offlineText = h('span');
     this.offlineBar = h('div', { class: 'offline', role: 'alert', 'data-testid': 'offline', hidden: true },
@@ -165,93 +145,167 @@ class RoomView {
       this.retryButton = h('button', {
         type: 'button', class: 'small', 'data-testid': 'retry',
         onclick: () => { this.replaced = false; this.conn?.connect(); },
-      }, 'Retry now'));
-    this.banner = h('div', { class: 'banners', 'data-testid': 'banners' });
-    this.errorBox = h('div', { class: 'error', role: 'alert', 'data-testid': 'error' });
+      }));
+    this.notices = new Notices();
     this.turn = h('div', { class: 'turn', 'data-testid': 'turn', 'aria-live': 'polite' });
-    this.viewPicker = h('div', { class: 'view-picker', role: 'group', 'aria-label': 'See the board from' });
     this.boardBox = h('div', { class: 'board-box' });
     this.board = new Board(this.boardBox, {
-      onActivate: (cell) => this.activate(cell),
+      onActivate: (cell) => input.activate(this, cell),
       onCancel: () => this.cancel(),
     });
+    this.looking = h('div', { class: 'looking-back', 'data-testid': 'looking-back', hidden: true });
+    this.liveButton = h('button', { type: 'button', class: 'live-button', 'data-testid': 'back-to-live', hidden: true, onclick: () => this.goTo(Infinity) });
+    this.panels = Object.fromEntries(SEATS.map((seat) => [seat, h('section', { class: 'seat-card' })]));
+    this.slots = { left: h('div', { class: 'slot slot-left' }), right: h('div', { class: 'slot slot-right' }), bottom: h('div', { class: 'slot slot-bottom' }) };
     this.controls = h('div', { class: 'controls', 'data-testid': 'controls' });
-    this.dropBar = h('div', { class: 'drop-bar', 'data-testid': 'my-hand', 'aria-label': 'Your hand' });
-    this.seatsBox = h('div', { class: 'seat-list', 'data-testid': 'seats' });
-    this.pregame = h('div', { class: 'pregame', 'data-testid': 'pregame' });
-    this.movesList = h('ol', { class: 'moves', 'data-testid': 'moves' });
-    this.log = h('ul', { class: 'log', 'data-testid': 'log', 'aria-live': 'polite' });
-    this.recordLink = h('a', {
-      class: 'button', 'data-testid': 'download-record', download: `sannin-${this.roomId}.txt`,
-      href: `/api/rooms/${encodeURIComponent(this.roomId)}/record`,
-    }, 'Download record');
-    this.promoDialog = h('dialog', { class: 'promo', 'data-testid': 'promotion-dialog', 'aria-label': 'Promotion' });
-    this.promoDialog.addEventListener('cancel', () => { this.cancel(); });
-    this.chat = new ChatPanel((text) => this.conn?.send({ type: 'chat', text }));
+    this.nav = h('div', { class: 'nav-bar', role: 'group', 'data-testid': 'nav' });
+    this.viewPicker = h('div', { class: 'view-picker', role: 'group' });
+    this.result = h('div', { class: 'result-card', 'data-testid': 'result', role: 'status', hidden: true });
+    this.pregame = new Pregame(this);
+    this.moveTable = new MoveTable((ply) => this.goTo(ply));
+    this.movesTitle = h('h2');
+    this.recordBox = h('div', { class: 'record-links' });
+    this.promoDialog = h('dialog', { class: 'promo', 'data-testid': 'promotion-dialog' });
+    this.promoDialog.addEventListener('cancel', () => this.cancel());
+    this.chat = new ChatPanel((text) => this.send({ type: 'chat', text }));
+    this.tabButtons = {
+      chat: h('button', { type: 'button', role: 'tab', class: 'small', 'data-testid': 'tab-chat', onclick: () => this.showTab('chat') }),
+      log: h('button', { type: 'button', role: 'tab', class: 'small', 'data-testid': 'tab-log', onclick: () => this.showTab('log') }),
+    };
+    this.logPanel = h('section', { class: 'log-panel', 'data-testid': 'notices' }, this.notices.log);
+    this.headTitle = h('h1', { title: this.roomId });
     this.clockInfo = h('span', { class: 'clock-info', 'data-testid': 'clock-info' });
+    this.watching = h('span', { class: 'watching', 'data-testid': 'watching', hidden: true });
+    this.spectatorCount = h('span', { class: 'spectator-count', 'data-testid': 'spectators' });
+    this.copyButton = h('button', { type: 'button', class: 'small', 'data-testid': 'copy-link', onclick: () => this.copyLink() });
+    this.copyBox = h('span', { class: 'copy-box', hidden: true });
 
-    this.app.replaceChildren(h('div', { class: 'room' },
-      h('div', { class: 'room-head' },
-        h('h1', { title: this.roomId }, `Room ${shortId(this.roomId)}`), this.clockInfo,
-        h('button', {
-          type: 'button', class: 'small', 'data-testid': 'copy-link',
-          onclick: () => navigator.clipboard?.writeText(location.href).then(() => this.note('Link copied.'), () => {}),
-        }, 'Copy link')),
-      this.offlineBar, this.banner, this.errorBox,
-      h('div', { class: 'layout' },
-        h('section', { class: 'play' }, this.pregame, this.turn, this.boardBox, this.dropBar, this.controls, this.viewPicker),
+    this.app.replaceChildren(h('div', { class: 'room', 'data-testid': 'room' },
+      h('div', { class: 'room-head' }, this.headTitle, this.watching, this.spectatorCount, this.clockInfo, this.copyButton, this.copyBox, this.roomTop),
+      this.offlineBar,
+      h('div', { class: 'room-grid' },
+        h('div', { class: 'table', 'data-testid': 'seats' },
+          h('div', { class: 'status-strip' }, this.turn, this.notices.line),
+          this.slots.left, this.slots.right,
+          h('div', { class: 'board-wrap' }, this.boardBox, this.notices.banners, this.looking, this.liveButton, this.notices.error),
+          this.slots.bottom,
+          h('div', { class: 'side-controls' }, this.nav, this.controls, this.result, this.viewPicker)),
+        h('div', { class: 'pregame-area' }, this.pregame.node),
         h('aside', { class: 'side' },
-          this.seatsBox,
-          this.chat.node,
-          h('section', { class: 'panel' }, h('h2', {}, 'Moves'), this.movesList, this.recordLink),
-          h('section', { class: 'panel' }, h('h2', {}, 'Notices'), this.log))),
+          h('section', { class: 'panel moves-panel' }, h('div', { class: 'panel-head' }, this.movesTitle, this.recordBox), this.moveTable.scroller),
+          h('section', { class: 'panel talk' }, h('div', { class: 'tabs', role: 'tablist' }, this.tabButtons.chat, this.tabButtons.log),
+            this.chat.node, this.logPanel))),
       this.promoDialog));
-    document.addEventListener('keydown', (e) => {
-      if (e.key === 'Escape' && !this.promoDialog.open) this.cancel();
+    document.addEventListener('keydown', (e) => input.onPageKey(this, e));
+    this.showTab('chat');
+    this.relabel();
+  }
+
+  /** The words that do not depend on the state (again after a language change). */
+  relabel() {
+    this.title = t('room.doc_title', { id: shortId(this.roomId) });
+    if (!this.wasMyTurn) document.title = this.title;
+    this.soundLabel.textContent = t('room.sound');
+    this.notifyLabel.textContent = t('room.notify');
+    this.headTitle.textContent = t('room.title', { id: shortId(this.roomId) });
+    this.copyButton.textContent = t('room.copy_link');
+    this.movesTitle.textContent = t('room.moves.title');
+    this.tabButtons.chat.textContent = t('room.tab.chat');
+    this.tabButtons.log.textContent = t('room.tab.log');
+    this.liveButton.textContent = t('room.nav.live');
+    this.board.svg?.setAttribute('aria-label', t('room.board.label', { seat: seatLabel(this.board.view) }));
+    this.recordBox.replaceChildren(this.recordLink('download-record'));
+    this.chat.relabel?.();
+    if (this.lastStatus) this.showStatus(this.lastStatus);
+    else this.connStatus.textContent = t('room.conn.connecting');
+  }
+
+  showTab(tab) {
+    this.tab = tab;
+    for (const [name, b] of Object.entries(this.tabButtons)) {
+      b.setAttribute('aria-selected', String(name === tab));
+    }
+    this.chat.node.hidden = tab !== 'chat';
+    this.logPanel.hidden = tab !== 'log';
+  }
+
+  /** A link to the record: the server's record, downloaded with full headers. */
+  recordLink(testid) {
+    const href = `/api/rooms/${encodeURIComponent(this.roomId)}/record`;
+    return h('a', {
+      class: 'button small', 'data-testid': testid, download: `sannin-${this.roomId}.txt`, href,
+      onclick: (e) => { e.preventDefault(); this.downloadRecord(href); },
+    }, t('room.record.download'));
+  }
+
+  async downloadRecord(href) {
+    let text;
+    try {
+      const res = await fetch(href);
+      if (!res.ok) throw new Error(`${res.status}`);
+      text = await res.text();
+    } catch (e) {
+      this.flash(t('room.record.failed', { why: e.message }));
+      return;
+    }
+    const s = this.state ?? {};
+    const start = s.start_position ?? this.model.history?.start ?? null;
+    const file = recordWithHeaders(text, {
+      site: location.origin + location.pathname,
+      date: new Date(),
+      seats: s.seats,
+      clock: s.clocks ?? null,
+      startPosition: start,
+      standardStart: !start || start === START_POSITION,
     });
+    const url = URL.createObjectURL(new Blob([file], { type: 'text/plain;charset=utf-8' }));
+    const a = h('a', { href: url, download: `sannin-${this.roomId}.txt`, hidden: true });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  }
+
+  async copyLink() {
+    const url = location.href;
+    try {
+      if (!navigator.clipboard?.writeText) throw new Error('no clipboard');
+      await navigator.clipboard.writeText(url);
+      this.notices.add(t('room.copied'));
+      return;
+    } catch { /* plain HTTP off localhost has no clipboard API: show the link to copy */ }
+    const field = h('input', { type: 'text', readonly: true, value: url, 'data-testid': 'copy-field', 'aria-label': t('room.copy_field') });
+    this.copyBox.replaceChildren(h('span', { class: 'hint' }, t('room.copy_hint')), field,
+      h('button', { type: 'button', class: 'small', 'aria-label': t('room.dismiss'), onclick: () => { this.copyBox.hidden = true; } }, '×'));
+    this.copyBox.hidden = false;
+    field.focus();
+    field.select();
   }
 
   // ---- incoming ---------------------------------------------------------------------
 
   onState(s) {
-    const prevMoves = this.state?.moves?.length ?? 0;
-    this.state = { ...s };
-    try {
-      this.pos = parsePosition(s.position);
-    } catch (e) {
-      this.pos = null;
-      this.showError({ message: `Unreadable position from the server: ${e.message}` });
-    }
+    const wasStatus = this.state?.status;
+    applyState(this.model, s);
+    if (this.model.posError) this.showError({ message: t('room.error.position', { why: this.model.posError }) });
     this.legal = indexLegal(this.myTurn ? s.legal : []);
     this.pendingAction = false;
-    if (!this.myTurn) { this.selected = null; this.illumPreview = false; }
-    else if (this.selected && !this.selectionStillValid()) this.selected = null;
-    if ((s.moves?.length ?? 0) < prevMoves) this.movePlayers = [];
-    if (Array.isArray(s.move_players)) this.movePlayers = s.move_players.map(seatOf);
-    if (Array.isArray(s.in_check)) this.checks = new Set(s.in_check.map(seatOf));
-    this.setClocks(s.clocks ?? null);
-    // Abandonment countdowns from the server's deadlines (they survive a reload);
-    // `now_ms` corrects for this computer's clock being off.
-    const skew = typeof s.now_ms === 'number' ? s.now_ms - Date.now() : 0;
-    for (const seat of SEATS) {
-      const at = s.seats?.[seat]?.abandon_at_ms;
-      if (typeof at === 'number') this.leaving.set(seat, at - skew);
-      else if (s.seats?.[seat]?.connected !== false) this.leaving.delete(seat);
-    }
-    this.chat.setRole(this.you ? 'player' : 'spectator');
-    this.clockInfo.textContent = s.clocks ? `Clock: ${describeClock(s.clocks)}` : '';
-    if (s.private) this.clockInfo.textContent += `${s.clocks ? ' · ' : ''}private room`;
+    if (!this.myTurn) { this.selected = null; this.illumPreview = false; this.confirming = null; }
+    else if (this.selected && !input.selectionStillValid(this)) this.selected = null;
     if (!this.legal.illuminate) this.illumPreview = false;
-    const proposal = s.alliance?.proposal;
-    if (s.alliance && typeof s.alliance === 'object') this.proposal = proposal ? { from: proposal.from, to: proposal.to } : null;
-    if (s.status !== 'waiting') this.proposal = null;
-    this.updateLastCells();
-    if (!this.view || (this.you && this.view !== this.you && !this.viewChosen)) {
-      this.view = this.you ?? localStorage.getItem(VIEW_KEY) ?? 'middle';
-      if (!SEATS.includes(this.view)) this.view = 'middle';
+    if (s.status !== 'playing' || !this.you) { this.premove = null; this.premoveSel = null; }
+    this.setClocks(s.clocks ?? null);
+    this.chat.setRole(this.you ? 'player' : 'spectator');
+    if (!this.viewSeat || (this.you && this.viewSeat !== this.you && !this.viewChosen)) {
+      this.viewSeat = this.you ?? localStorage.getItem(VIEW_KEY) ?? 'middle';
+      if (!SEATS.includes(this.viewSeat)) this.viewSeat = 'middle';
     }
-    this.board.setView(this.view);
-    this.notifyTurn();
+    this.board.setView(this.viewSeat);
+    if (wasStatus === 'waiting' && s.status !== 'waiting') this.notices.clearBanners();
+    const turnCame = this.myTurn && !this.wasMyTurn;
+    if (turnCame && this.premove) input.firePremove(this);
+    this.notifyTurn(turnCame);
+    if (this.model.historyStale) this.loadHistory();
     this.render();
   }
 
@@ -261,330 +315,133 @@ class RoomView {
   }
 
   onEvent(ev) {
-    const s = this.state;
     if (ev.clocks) this.setClocks(ev.clocks);
-    switch (ev.type) {
-      case 'action': {
-        this.checks.clear();
-        this.illuminated = null;
-        const ply = s?.moves?.length ?? 0;
-        this.movePlayers[ply] = seatOf(ev.player);
-        break;
-      }
-      case 'check':
-        this.checks.add(seatOf(ev.player));
-        this.note(`${seatName(ev.player)} is in check${ev.by?.length ? ` from ${names(ev.by)}` : ''}.`, 'check');
-        break;
-      case 'mated':
-        this.note(`${seatName(ev.player)} is mated${ev.by ? ` by ${seatName(ev.by)}` : ''}.`, 'mate', true);
-        break;
-      case 'eliminated':
-        this.note(`${seatName(ev.player)} is eliminated (${reasonText(ev.reason)}).`, 'mate', true);
-        break;
-      case 'alliance_formed':
-        this.note(`Alliance: ${names(ev.allies)} are now allied — ${CAUSES[ev.cause] ?? ev.cause}.`, 'alliance', true);
-        break;
-      case 'illuminated':
-        this.illuminated = new Set(ev.cells ?? []);
-        this.note(`Illumination takes the pieces on ${(ev.cells ?? []).join(', ')}.`);
-        break;
-      case 'captured':
-        this.note(`${seatName(ev.by)} takes ${seatName(ev.owner)}'s ${ev.promoted ? 'promoted ' : ''}${PIECE_NAMES[String(ev.piece).replace('+', '')] ?? ev.piece} on ${ev.cell}.`);
-        break;
-      case 'resigned':
-        this.checks.clear();
-        this.note(`${seatName(ev.player)} resigns.`);
-        break;
-      case 'forfeited':
-        this.checks.clear();
-        this.note(`${seatName(ev.player)} forfeits (${reasonText(ev.reason)}).`);
-        break;
-      case 'draw_agreed':
-        this.note('Every remaining player agreed to a draw.');
-        break;
-      case 'alliance_cancelled':
-        this.note('The agreed alliance is cancelled: the seats changed.', 'alliance', true);
-        break;
-      case 'alliance_dissolved':
-        this.note(`The alliance of ${names(ev.allies)} is over: they play on against each other.`, 'alliance', true);
-        break;
-      case 'promoted':
-        this.note(`${seatName(ev.player)}'s ${PIECE_NAMES[String(ev.piece).replace('+', '')] ?? ev.piece} promotes on ${ev.cell}.`);
-        break;
-      case 'game_over':
-        this.note(`Game over: ${names(ev.winners)} ${ev.winners?.length > 1 ? 'win' : 'wins'} (${reasonText(ev.reason)}).`, 'result');
-        break;
-      case 'player_joined':
-        if (s) s.seats = { ...s.seats, [ev.seat]: { name: ev.name, connected: true, ready: false } };
-        this.note(`${ev.name} sits as ${SEAT_NAMES[ev.seat] ?? ev.seat}.`);
-        break;
-      case 'player_left':
-        if (s?.seats?.[ev.seat]) s.seats[ev.seat] = { ...s.seats[ev.seat], connected: false };
-        if (ev.grace_seconds != null) this.leaving.set(ev.seat, Date.now() + ev.grace_seconds * 1000);
-        this.note(`${SEAT_NAMES[ev.seat] ?? ev.seat} lost connection.`);
-        break;
-      case 'player_reconnected':
-        if (s?.seats?.[ev.seat]) s.seats[ev.seat] = { ...s.seats[ev.seat], connected: true };
-        this.leaving.delete(ev.seat);
-        this.note(`${SEAT_NAMES[ev.seat] ?? ev.seat} is back.`);
-        break;
-      case 'player_ready':
-        if (s?.seats?.[ev.seat]) s.seats[ev.seat] = { ...s.seats[ev.seat], ready: Boolean(ev.ready) };
-        break;
-      case 'game_started':
-        if (s) s.status = 'playing';
-        this.proposal = null;
-        this.note('The game has started.', 'start', true);
-        break;
-      case 'alliance_proposed':
-        this.proposal = { from: ev.from, to: ev.to };
-        this.note(`${SEAT_NAMES[ev.from]} proposes an alliance to ${SEAT_NAMES[ev.to]}.`);
-        break;
-      case 'alliance_declined':
-        this.proposal = null;
-        this.note(`${SEAT_NAMES[ev.by] ?? ev.by} declined the alliance.`);
-        break;
-      case 'alliance_agreed': {
-        this.proposal = null;
-        this.viewChosen = false;
-        // Seats may have been swapped (`moved`): name the people by their new seats.
-        const before = s?.seats ?? {};
-        const after = { ...before };
-        for (const { from, to } of ev.moved ?? []) after[to] = before[from];
-        const who = (seat) => `${after[seat]?.name ?? '?'} (${SEAT_NAMES[seat] ?? seat})`;
-        this.showBanner(`Alliance agreed: ${(ev.allies ?? []).map(who).join(' and ')} play together; ${after[ev.first]?.name ?? '?'} plays First, with a promoted king.`, 'alliance');
-        break;
-      }
-      case 'seat_freed':
-        if (s?.seats) s.seats = { ...s.seats, [ev.seat]: null };
-        this.leaving.delete(ev.seat);
-        this.note(`${SEAT_NAMES[ev.seat] ?? ev.seat}'s seat is free again.`);
-        break;
-      case 'draw_offered':
-        if (s) s.draw_offers = [...new Set([...(s.draw_offers ?? []), ev.seat])];
-        this.note(`${SEAT_NAMES[ev.seat] ?? ev.seat} offers a draw.`);
-        break;
-      case 'draw_declined':
-        if (s) s.draw_offers = [];
-        this.note(`${SEAT_NAMES[ev.seat] ?? ev.seat} declines the draw.`);
-        break;
-      case 'draw_withdrawn':
-        if (s) s.draw_offers = (s.draw_offers ?? []).filter((x) => x !== ev.seat);
-        this.note(`${SEAT_NAMES[ev.seat] ?? ev.seat} withdraws the draw offer.`);
-        break;
-      case 'draw_expired':
-        if (s) s.draw_offers = [];
-        this.note('The draw offer lapsed: a move was played.');
-        break;
-      case 'rematch_requested':
-        if (s) s.rematch = { ...(s.rematch ?? {}), requested: [...new Set([...(s.rematch?.requested ?? []), ev.seat])] };
-        this.note(`${SEAT_NAMES[ev.seat] ?? ev.seat} asks for a rematch.`);
-        break;
-      case 'rematch_cancelled':
-        if (s) s.rematch = { ...(s.rematch ?? {}), requested: ev.seat ? (s.rematch?.requested ?? []).filter((x) => x !== ev.seat) : [] };
-        break;
-      case 'rematch_started':
-        if (s) s.rematch = { ...(s.rematch ?? {}), room: ev.room };
-        this.note('Rematch: a new room is ready.', 'start');
-        // Players follow at once, to their new seat (same token); spectators get a link.
-        if (this.you) this.followRematch(ev.room);
-        break;
-      default: {
-        // bot_added, bot_removed, bot_took_over, bot_released (bots.js).
-        const text = applyBotEvent(s, ev);
-        if (text) {
-          this.leaving.delete(ev.seat);
-          this.note(text, '', ev.type === 'bot_took_over');
-        }
-        break;
-      }
+    const ctx = this.ctx(); // named as seated before the event
+    const { notices, sounds } = applyEvent(this.model, ev);
+    for (const n of notices) {
+      // The reader's own going and coming back (a reload, the lobby handing the seat to
+      // this page) is no news to the reader.
+      if ((n.type === 'player_left' || n.type === 'player_reconnected') && n.seat === (this.you ?? this.seatedAs)) continue;
+      this.notices.add(noticeText(n, n.type === 'bot_took_over' ? ctx : this.ctx()), n.kind, n.banner);
     }
+    this.sounds.play(sounds);
+    // Every player's move, in words, for screen readers (the site's polite live region).
+    if (ev.type === 'action') announce(describeAction(ev.player, ev.action));
+    if (ev.type === 'alliance_agreed') this.viewChosen = false;
+    if (ev.type === 'rematch_started' && this.you) followRematch(this.roomId, ev.room);
     this.render();
   }
 
-  showStatus({ phase, attempt, delayMs }) {
+  async loadHistory() {
+    if (this.historyLoading || this.historyTries > 5) return;
+    this.historyLoading = true;
+    this.historyTries += 1;
+    try {
+      const history = await api(`/api/rooms/${encodeURIComponent(this.roomId)}/history`);
+      if (setHistory(this.model, history)) this.historyTries = 0;
+    } catch { /* kept stale: tried again with the next state */ }
+    this.historyLoading = false;
+    this.render();
+  }
+
+  showStatus(st) {
+    this.lastStatus = st;
+    const { phase, attempt, delayMs } = st;
     const text = {
-      connecting: 'Connecting…',
-      open: 'Connected',
-      closed: 'Disconnected',
-      reconnecting: attempt ? `Reconnecting… (try ${attempt}, in ${Math.ceil(delayMs / 1000)} s)` : 'Reconnecting…',
+      connecting: t('room.conn.connecting'),
+      open: t('room.conn.open'),
+      closed: t('room.conn.closed'),
+      reconnecting: attempt ? t('room.conn.retry_in', { n: attempt, s: Math.ceil(delayMs / 1000) }) : t('room.conn.reconnecting'),
     }[phase];
     this.connStatus.textContent = text;
     this.connStatus.dataset.phase = phase;
     this.offlineBar.hidden = phase !== 'reconnecting' && phase !== 'closed';
     if (phase === 'closed') {
-      this.offlineText.textContent = this.replaced
-        ? 'This seat is now open in another window or tab, so this page stopped following the game.'
-        : 'Disconnected.';
-      this.retryButton.textContent = this.replaced ? 'Play here instead' : 'Reconnect';
+      this.offlineText.textContent = this.replaced ? t('room.offline.replaced') : t('room.offline.closed');
+      this.retryButton.textContent = this.replaced ? t('room.offline.play_here') : t('room.offline.reconnect');
     } else {
-      this.retryButton.textContent = 'Retry now';
+      this.retryButton.textContent = t('room.offline.retry');
     }
     if (phase === 'reconnecting') {
-      this.offlineText.textContent = `Connection lost — ${attempt ? `reconnecting in ${Math.ceil(delayMs / 1000)} s (try ${attempt})` : 'reconnecting…'}.${this.you ? ' Your seat waits for you.' : ''}`;
+      this.offlineText.textContent = `${attempt ? t('room.offline.lost_in', { s: Math.ceil(delayMs / 1000), n: attempt }) : t('room.offline.lost')}${this.you ? ` ${t('room.offline.seat_waits')}` : ''}`;
+      this.pendingAction = false;
     }
-    if (phase === 'reconnecting') this.pendingAction = false;
   }
 
   showError(msg) {
     if (msg.code === 'replaced') this.replaced = true;
-    const words = msg.message || msg.code || 'Something went wrong.';
-    this.errorBox.textContent = words;
-    this.errorBox.dataset.code = msg.code ?? '';
+    this.notices.showError(msg.message || msg.code || t('room.error.generic'), msg.code ?? '');
     this.pendingAction = false;
-    clearTimeout(this.errorTimer);
-    this.errorTimer = setTimeout(() => { this.errorBox.textContent = ''; }, 10000);
-    this.render();
-  }
-
-  note(text, kind = '', banner = false) {
-    const li = h('li', { class: kind }, text);
-    this.log.prepend(li);
-    while (this.log.children.length > 60) this.log.lastChild.remove();
-    if (banner) this.showBanner(text, kind);
-  }
-
-  showBanner(text, kind) {
-    const close = h('button', { type: 'button', class: 'close', 'aria-label': 'Dismiss' }, '×');
-    const b = h('div', { class: `banner ${kind}`, role: 'status', 'data-testid': `banner-${kind || 'note'}` }, h('span', {}, text), close);
-    close.addEventListener('click', () => b.remove());
-    // Passing news fades; alliances, mates and results stay until dismissed.
-    if (kind === 'start' || kind === '') setTimeout(() => b.remove(), 6000);
-    this.banner.append(b);
-    while (this.banner.children.length > 3) this.banner.firstChild.remove();
-  }
-
-  notifyTurn() {
-    const mine = this.myTurn;
-    if (mine && !this.wasMyTurn) {
-      document.title = `● Your move — ${this.title}`;
-      if (this.soundBox.checked) chime();
-    } else if (!mine) {
-      document.title = this.title;
-    }
-    this.wasMyTurn = mine;
-  }
-
-  updateLastCells() {
-    this.lastCells = new Set();
-    const last = this.state?.moves?.at(-1);
-    const a = last ? parseAction(last) : null;
-    if (!a) return;
-    if (a.type === 'move') { this.lastCells.add(a.from); this.lastCells.add(a.to); }
-    else if (a.type === 'drop') this.lastCells.add(a.to);
-    else if (a.from) this.lastCells.add(a.from);
-  }
-
-  tickCountdowns() {
-    if (!this.leaving.size) return;
-    for (const [seat, deadline] of this.leaving) if (deadline < Date.now() - 5000) this.leaving.delete(seat);
-    this.renderSeats();
-  }
-
-  // ---- playing ----------------------------------------------------------------------
-
-  selectionStillValid() {
-    if (this.selected?.cell) return this.legal.moves.has(this.selected.cell);
-    if (this.selected?.hand) return this.legal.drops.has(this.selected.hand);
-    return false;
-  }
-
-  targets() {
-    const out = new Map();
-    if (this.selected?.cell) {
-      for (const [to, actions] of this.legal.moves.get(this.selected.cell) ?? []) {
-        out.set(to, actions[0].capture ? 'capture' : 'move');
-      }
-    } else if (this.selected?.hand) {
-      for (const to of this.legal.drops.get(this.selected.hand)?.keys() ?? []) out.set(to, 'move');
-    }
-    return out;
-  }
-
-  activate(cell) {
-    if (this.promoDialog.open) return;
-    this.illumPreview = false;
-    if (!this.myTurn || this.pendingAction) {
-      const piece = this.pos?.board.get(cell);
-      if (piece && this.state?.status === 'playing' && piece.owner === this.you) this.flash('It is not your turn.');
-      this.selected = null;
-      this.render();
-      return;
-    }
-    if (this.selected?.hand) {
-      const drop = this.legal.drops.get(this.selected.hand)?.get(cell);
-      if (drop) { this.play(drop.text); return; }
-    } else if (this.selected?.cell) {
-      const actions = this.legal.moves.get(this.selected.cell)?.get(cell);
-      if (actions) { this.chooseAndPlay(actions); return; }
-    }
-    if (this.selected?.cell === cell) {
-      this.selected = null;
-    } else if (this.legal.moves.has(cell)) {
-      this.selected = { cell };
-    } else {
-      const piece = this.pos?.board.get(cell);
-      if (piece && piece.owner === this.you) this.flash('That piece has no legal move.');
-      this.selected = null;
-    }
-    this.render();
-  }
-
-  selectHand(kind) {
-    if (!this.myTurn || !this.legal.drops.has(kind)) return;
-    this.selected = this.selected?.hand === kind ? null : { hand: kind };
-    this.illumPreview = false;
-    this.render();
-  }
-
-  chooseAndPlay(actions) {
-    if (actions.length === 1) { this.play(actions[0].text); return; }
-    // Both promoting and not promoting are legal: ask.
-    const promote = actions.find((a) => a.promote);
-    const stay = actions.find((a) => !a.promote);
-    const close = () => this.promoDialog.close();
-    const name = PIECE_NAMES[actions[0].kind];
-    this.promoDialog.replaceChildren(
-      h('p', {}, `Promote the ${name}?`),
-      h('div', { class: 'promo-buttons' },
-        h('button', { type: 'button', class: 'primary', 'data-testid': 'promote-yes', onclick: () => { close(); this.play(promote.text); } },
-          h('span', {}, 'Promote'), h('small', {}, promote.text)),
-        h('button', { type: 'button', 'data-testid': 'promote-no', onclick: () => { close(); this.play(stay.text); } },
-          h('span', {}, "Don't promote"), h('small', {}, stay.text))),
-      h('button', { type: 'button', class: 'small', 'data-testid': 'promote-cancel', onclick: () => { close(); this.cancel(); } }, 'Cancel'));
-    this.promoDialog.showModal();
-    this.promoDialog.querySelector('[data-testid="promote-yes"]').focus();
-  }
-
-  play(action) {
-    this.conn.send({ type: 'act', action });
-    this.pendingAction = true;
-    this.selected = null;
-    this.illumPreview = false;
-    this.render();
-    this.board.focus();
-  }
-
-  cancel() {
-    if (this.promoDialog.open) this.promoDialog.close();
-    this.selected = null;
-    this.illumPreview = false;
-    this.confirmResign = false;
     this.render();
   }
 
   flash(text) {
-    this.showError({ message: text, code: 'client' });
+    this.notices.showError(text, 'client');
+  }
+
+  /** The turn coming to the reader: a sound, the tab's title, a notification if hidden. */
+  notifyTurn(turnCame) {
+    if (turnCame) {
+      document.title = `● ${t('room.turn.yours')} — ${this.title}`;
+      this.sounds.play([this.model.checks.has(this.you) ? 'check' : 'turn']);
+      if (this.notifyBox.checked) notifications.show(t('room.notify.title'), t('room.notify.body', { room: shortId(this.roomId) }));
+    } else if (!this.myTurn) {
+      document.title = this.title;
+    }
+    this.wasMyTurn = this.myTurn;
+  }
+
+  tickCountdowns() {
+    if (!this.model.leaving.size) return;
+    for (const [seat, deadline] of this.model.leaving) if (deadline < Date.now() - 5000) this.model.leaving.delete(seat);
+    this.renderSeats();
+  }
+
+  /** Counts the running clock down between server messages. */
+  tickClocks() {
+    if (!this.clocks) return;
+    const elapsed = performance.now() - this.clocksAt;
+    for (const node of this.app.querySelectorAll('[data-clock]')) paintClock(node, this.clocks, this.state?.status, elapsed);
+  }
+
+  // ---- actions (input.js) ------------------------------------------------------------
+
+  play(action) { input.play(this, action); }
+  cancel() { input.cancel(this); }
+
+  join(seat) {
+    const field = this.pregame.nameInput;
+    const name = (field?.value ?? storedName()).trim();
+    if (!name) {
+      this.flash(t('room.join.need_name'));
+      field?.focus();
+      return;
+    }
+    storeName(name);
+    this.send({ type: 'join', seat, name });
+  }
+
+  setView(seat) {
+    this.viewSeat = seat;
+    this.viewChosen = true;
+    if (!this.you) localStorage.setItem(VIEW_KEY, seat);
+    this.board.setView(seat);
+    this.render();
+  }
+
+  goTo(n) {
+    goTo(this.model, n);
+    this.selected = null;
+    this.illumPreview = false;
+    this.render();
+  }
+
+  step(delta) {
+    step(this.model, delta);
+    this.render();
   }
 
   // ---- drawing ----------------------------------------------------------------------
-
-  kingCellsInCheck() {
-    const cells = new Set();
-    if (!this.pos || !this.checks.size) return cells;
-    for (const [cell, p] of this.pos.board) if (p.kind === 'K' && this.checks.has(p.owner)) cells.add(cell);
-    return cells;
-  }
 
   render() {
     const s = this.state;
@@ -592,332 +449,111 @@ class RoomView {
     // Parts of the page are rebuilt: keep keyboard focus on the control it was on.
     const focusedId = this.focusNext ?? document.activeElement?.closest?.('[data-testid]:not(svg)')?.dataset.testid;
     this.focusNext = null;
-    if (this.pos) {
-      const lit = this.illumPreview ? new Set(s.illumination ?? []) : null;
+    const view = shown(this.model);
+    if (view.position) {
+      const kings = new Set();
+      for (const [cell, p] of view.position.board) if (p.kind === 'K' && view.checks.has(p.owner)) kings.add(cell);
+      const myTurnLive = this.myTurn && view.live;
+      const sel = this.selected?.cell ?? this.premoveSel?.cell ?? null;
       this.board.render({
-        board: this.pos.board,
-        selected: this.selected?.cell ?? null,
-        sources: new Set(this.myTurn ? this.legal.moves.keys() : []),
-        targets: this.targets(),
-        last: new Set([...this.lastCells, ...(this.illuminated ?? [])]),
-        checks: this.kingCellsInCheck(),
-        illumination: lit,
+        board: view.position.board,
+        selected: view.live ? sel : null,
+        sources: new Set(myTurnLive ? this.legal.moves.keys() : []),
+        targets: input.targets(this),
+        last: view.last,
+        checks: kings,
+        illumination: this.illumPreview && view.live ? new Set(s.illumination ?? []) : null,
+        premove: view.live ? new Set(premoveCells(this.premove)) : null,
       });
     }
-    this.boardBox.classList.toggle('my-turn', this.myTurn);
-    this.renderTurn();
-    this.renderViewPicker();
-    this.renderSeats();
-    this.renderPregame();
-    this.renderControls();
-    this.renderDropBar();
-    this.renderMoves();
-    this.renderResult();
+    this.boardBox.classList.toggle('my-turn', this.myTurn && view.live);
+    this.boardBox.classList.toggle('history', !view.live);
+    this.boardBox.dataset.ply = String(view.ply);
+    this.looking.hidden = view.live;
+    if (!view.live) this.looking.textContent = view.ply === 0 ? t('room.nav.looking_start') : t('room.nav.looking', { n: view.ply, count: plyCount(this.model) });
+    this.renderHead();
+    this.renderTurn(view);
+    renderViewPicker(this);
+    this.renderSeats(view);
+    this.pregame.render();
+    renderControls(this);
+    renderNav(this);
+    renderResult(this);
+    // Until the history has come, the moves of the state (without their positions).
+    const plies = this.model.history?.plies
+      ?? (s.moves ?? []).map((action, i) => ({ ply: i + 1, player: s.move_players?.[i] ?? null, action }));
+    this.moveTable.render(plies, shownPly(this.model), s.seats, { follow: view.live });
     if (focusedId && !document.activeElement?.closest?.(`[data-testid="${focusedId}"]`)) {
-      this.app.querySelector(`[data-testid="${focusedId}"]`)?.focus();
+      this.app.querySelector(`[data-testid="${focusedId}"]`)?.focus({ preventScroll: true });
     }
   }
 
-  renderTurn() {
+  renderHead() {
     const s = this.state;
+    const parts = [];
+    if (s.clocks) parts.push(t('room.clock', { desc: describeClock(s.clocks) }));
+    if (s.private) parts.push(t('room.private'));
+    this.clockInfo.textContent = parts.join(' · ');
+    this.watching.hidden = Boolean(this.you);
+    this.watching.textContent = t('room.watching');
+    const n = s.spectators ?? 0;
+    this.spectatorCount.textContent = n ? t('room.spectators', { n }) : '';
+    this.spectatorCount.dataset.count = String(n);
+  }
+
+  renderTurn(view) {
+    const s = this.state;
+    const ctx = this.ctx();
     let text;
-    if (s.status === 'waiting') text = 'Waiting for three ready players.';
-    else if (s.status === 'finished') text = 'The game is over.';
-    else if (this.myTurn) text = this.pendingAction ? 'Sending…' : 'Your move.';
-    else if (s.to_move) text = `${SEAT_NAMES[s.to_move]} to move${s.seats?.[s.to_move]?.name ? ` (${s.seats[s.to_move].name})` : ''}.`;
-    else text = '';
+    let check = false;
+    if (s.status === 'waiting') text = t('room.turn.waiting');
+    else if (s.status === 'finished') {
+      const outcome = s.outcome ?? s.result;
+      text = outcome ? t('room.turn.over', { result: resultLine(outcome, ctx), reason: reasonText(outcome.reason) }) : t('room.turn.over_plain');
+    } else if (this.myTurn) {
+      check = this.model.checks.has(this.you);
+      text = this.pendingAction ? t('room.turn.sending') : t(check ? 'room.turn.check' : 'room.turn.yours');
+    } else if (s.to_move) {
+      check = this.model.checks.has(s.to_move);
+      text = t(check ? 'room.turn.other_check' : 'room.turn.other', { who: who(s.to_move, ctx, { capital: true }) });
+    } else text = '';
+    if (s.status === 'playing' && this.you && !this.myTurn && this.model.checks.has(this.you)) {
+      text = `${text} ${t('room.turn.you_in_check')}`;
+      check = true;
+    }
     this.turn.textContent = text;
-    this.turn.className = `turn${this.myTurn ? ' mine' : ''}${s.to_move ? ` seat-${s.to_move}` : ''}`;
+    this.turn.className = `turn${this.myTurn ? ' mine' : ''}${check ? ' check' : ''}${s.to_move ? ` seat-${s.to_move}` : ''}`;
+    // A finished game: the result takes both lines of the strip (the latest notice would
+    // only repeat it), so that a phone shows it whole.
+    this.turn.parentElement?.classList.toggle('over', s.status === 'finished');
     this.turn.dataset.toMove = s.to_move ?? '';
+    this.turn.dataset.check = String(check);
+    void view;
   }
 
-  renderViewPicker() {
-    this.viewPicker.replaceChildren(h('span', {}, 'View from: '), ...SEATS.map((seat) => h('button', {
-      type: 'button', class: `small seat-${seat}`, 'aria-pressed': String(this.view === seat),
-      'data-testid': `view-${seat}`,
-      onclick: () => {
-        this.view = seat;
-        this.viewChosen = true;
-        if (!this.you) localStorage.setItem(VIEW_KEY, seat);
-        this.board.setView(seat);
-        this.render();
-      },
-    }, SEAT_NAMES[seat])));
-  }
-
-  renderSeats() {
+  renderSeats(view = shown(this.model)) {
     const s = this.state;
     if (!s) return;
-    const active = this.pos?.active ?? new Set(SEATS);
-    const alliance = this.pos?.alliance;
-    const waiting = s.status === 'waiting';
-    // Own seat last (nearest the board's bottom edge on narrow screens), others in turn order.
-    const order = this.view ? [...SEATS.slice(SEATS.indexOf(this.view) + 1), ...SEATS.slice(0, SEATS.indexOf(this.view) + 1)] : SEATS;
-    const cards = order.map((seat) => {
-      const info = s.seats?.[seat] ?? null;
-      const badges = [];
-      if (s.to_move === seat) badges.push(h('span', { class: 'badge to-move' }, 'to move'));
-      if (seat === this.you) badges.push(h('span', { class: 'badge you' }, 'you'));
-      const bot = botBadge(seat, info);
-      if (bot) badges.push(bot);
-      if (waiting && info) badges.push(h('span', { class: `badge ${info.ready ? 'ready' : 'not-ready'}` }, info.ready ? 'ready' : 'not ready'));
-      if (info && info.connected === false) {
-        const deadline = this.leaving.get(seat);
-        const left = deadline ? Math.max(0, Math.ceil((deadline - Date.now()) / 1000)) : null;
-        badges.push(h('span', { class: 'badge away', 'data-testid': `countdown-${seat}` },
-          left === null ? 'disconnected'
-            : `disconnected — ${waiting ? 'seat freed' : 'game abandoned'} in ${left} s unless back`));
-      }
-      if (alliance?.includes(seat)) badges.push(h('span', { class: 'badge ally' }, `allied with ${SEAT_NAMES[alliance.find((x) => x !== seat)]}`));
-      const out = s.status !== 'waiting' && !active.has(seat);
-      if (out) badges.push(h('span', { class: 'badge out' }, 'eliminated'));
-      const hand = this.renderHand(seat);
-      let clock = null;
-      if (this.clocks) {
-        clock = h('span', { class: 'clock', 'data-clock': seat, 'data-testid': `clock-${seat}`, role: 'timer', 'aria-label': `${SEAT_NAMES[seat]}'s clock` });
-        this.paintClock(clock, performance.now() - this.clocksAt);
-      }
-      const nameNode = info ? h('span', { class: 'name' }, info.name ?? '—') : h('span', { class: 'name free' }, 'free seat');
-      return h('section', {
-        class: `seat-card seat-${seat}${out ? ' eliminated' : ''}${s.to_move === seat ? ' moving' : ''}`,
-        'data-testid': `seat-${seat}`, 'data-eliminated': String(out),
-      }, h('div', { class: 'seat-head' }, h('span', { class: 'swatch' }), h('b', {}, SEAT_NAMES[seat]), nameNode, clock),
-      h('div', { class: 'badges' }, badges), hand);
-    });
-    this.seatsBox.replaceChildren(...cards);
-  }
-
-  /** A player's pieces in hand; shown read-only in every seat card. */
-  renderHand(seat) {
-    const hand = this.pos?.hands?.[seat] ?? {};
-    const items = HAND_ORDER.filter((k) => hand[k]).map((kind) => {
-      const count = hand[kind];
-      const label = `${PIECE_NAMES[kind]}${count > 1 ? ` ×${count}` : ''}`;
-      return h('span', { class: 'hand-piece', 'data-kind': kind, 'data-count': count, title: label, 'aria-label': label },
-        miniPiece({ owner: seat, kind, promoted: false }), count > 1 ? h('span', { class: 'count' }, `×${count}`) : null);
-    });
-    return h('div', { class: 'hand', 'data-testid': `hand-${seat}`, 'aria-label': `${SEAT_NAMES[seat]}'s hand` },
-      items.length ? items : h('span', { class: 'empty' }, 'no pieces in hand'));
-  }
-
-  /** The player's own hand under the board, as buttons for drops. */
-  renderDropBar() {
-    const seat = this.you;
-    const show = Boolean(seat && this.state.status === 'playing' && this.pos?.active?.has(seat));
-    this.dropBar.hidden = !show;
-    if (!show) return;
-    const hand = this.pos.hands[seat] ?? {};
-    const kinds = HAND_ORDER.filter((k) => hand[k]);
-    const buttons = kinds.map((kind) => {
-      const count = hand[kind];
-      const can = this.myTurn && this.legal.drops.has(kind);
-      return h('button', {
-        type: 'button', class: 'hand-piece', 'data-testid': `drop-${kind}`, disabled: !can,
-        'aria-pressed': String(this.selected?.hand === kind),
-        'aria-label': `Drop ${PIECE_NAMES[kind]}${count > 1 ? ` (${count} in hand)` : ''}`,
-        onclick: (e) => { this.selectHand(kind); if (e.detail === 0) this.board.focus(); },
-      }, miniPiece({ owner: seat, kind, promoted: false }), count > 1 ? h('span', { class: 'count' }, `×${count}`) : null);
-    });
-    this.dropBar.replaceChildren(h('span', { class: 'hint' }, 'Your hand:'),
-      ...(buttons.length ? buttons : [h('span', { class: 'empty' }, 'empty')]));
-  }
-
-  join(seat) {
-    const input = this.app.querySelector('[data-testid="room-name"]');
-    const name = (input?.value ?? storedName()).trim();
-    if (!name) {
-      this.flash('Enter your name first.');
-      input?.focus();
-      return;
+    const places = placesFor(this.viewSeat ?? 'middle');
+    const v = {
+      state: s,
+      pos: view.position ?? this.model.pos,
+      live: view.live,
+      you: this.you,
+      myTurn: this.myTurn,
+      active: (view.live ? this.model.pos?.active : view.position?.active) ?? new Set(SEATS),
+      alliance: (view.live ? this.model.pos : view.position)?.alliance ?? null,
+      leaving: this.model.leaving,
+      checks: view.checks,
+      clocks: this.clocks,
+      clocksAt: this.clocksAt,
+      selectedHand: this.selected?.hand ?? this.premoveSel?.hand ?? null,
+      onDrop: (kind, byKeyboard) => { input.selectHand(this, kind); if (byKeyboard) this.board.focus(); },
+    };
+    for (const [place, seat] of Object.entries(places)) {
+      const panel = this.panels[seat];
+      renderSeat(panel, seat, { ...v, place });
+      if (panel.parentNode !== this.slots[place]) this.slots[place].replaceChildren(panel);
     }
-    storeName(name);
-    this.conn.send({ type: 'join', seat, name });
-  }
-
-  renderPregame() {
-    const s = this.state;
-    const box = this.pregame;
-    box.hidden = s.status !== 'waiting';
-    if (box.hidden) return;
-    if (!this.joinForm) {
-      // Built once, so that typing a name is not disturbed by re-rendering.
-      this.seatButtons = Object.fromEntries(SEATS.map((seat) => [seat, h('button', {
-        type: 'button', class: `seat-button seat-${seat}`, 'data-testid': `sit-${seat}`, onclick: () => this.join(seat),
-      }, h('span', { class: 'swatch' }), `Sit as ${SEAT_NAMES[seat]}`)]));
-      this.joinForm = h('div', { class: 'join-form' },
-        h('h2', {}, 'Take a seat'),
-        h('input', { 'data-testid': 'room-name', placeholder: 'Your name', maxlength: 32, value: storedName(), 'aria-label': 'Your name' }),
-        h('div', { class: 'seat-buttons' }, Object.values(this.seatButtons),
-          h('button', { type: 'button', 'data-testid': 'sit-any', onclick: () => this.join(null) }, 'Any free seat')));
-      this.pregameMore = h('div');
-      box.replaceChildren(this.joinForm, this.pregameMore);
-    }
-    const free = SEATS.filter((seat) => !s.seats?.[seat]);
-    this.joinForm.hidden = Boolean(this.you) || !free.length;
-    for (const seat of SEATS) this.seatButtons[seat].hidden = !free.includes(seat);
-    const parts = [];
-    if (!this.you) {
-      if (!free.length) parts.push(h('p', {}, 'All seats are taken — you are watching.'));
-    } else {
-      const me = s.seats?.[this.you];
-      const ready = Boolean(me?.ready);
-      parts.push(h('h2', {}, 'Before play'),
-        h('button', {
-          type: 'button', class: ready ? '' : 'primary', 'data-testid': 'ready',
-          'aria-pressed': String(ready), onclick: () => this.conn.send({ type: ready ? 'unready' : 'ready' }),
-        }, ready ? 'Not ready after all' : "I'm ready"),
-        h('button', { type: 'button', class: 'small', 'data-testid': 'leave', onclick: () => this.conn.leave() }, 'Leave seat'));
-      const bots = botControls(s, (msg) => this.conn.send(msg));
-      if (bots) parts.push(bots);
-      const p = this.proposal;
-      if (p && p.to === this.you) {
-        parts.push(h('p', { class: 'proposal' }, `${SEAT_NAMES[p.from]} (${s.seats?.[p.from]?.name ?? '?'}) proposes an alliance.`),
-          h('button', { type: 'button', class: 'primary', 'data-testid': 'accept-alliance', onclick: () => this.conn.send({ type: 'accept_alliance' }) }, 'Accept alliance'),
-          h('button', { type: 'button', 'data-testid': 'decline-alliance', onclick: () => this.conn.send({ type: 'decline_alliance' }) }, 'Decline'));
-      } else if (p && p.from === this.you) {
-        parts.push(h('p', { class: 'proposal' }, `Waiting for ${SEAT_NAMES[p.to]} to answer your alliance proposal.`));
-      } else {
-        // Bots make no alliances.
-        const others = SEATS.filter((seat) => seat !== this.you && s.seats?.[seat] && s.seats[seat].bot == null);
-        if (others.length) {
-          parts.push(h('p', { class: 'hint' }, 'Propose an alliance (the third player becomes First, with a promoted king):'),
-            ...others.map((seat) => h('button', {
-              type: 'button', class: `small seat-${seat}`, 'data-testid': `propose-${seat}`,
-              onclick: () => this.conn.send({ type: 'propose_alliance', seat }),
-            }, `Ally with ${SEAT_NAMES[seat]} (${s.seats[seat].name})`)));
-        }
-      }
-    }
-    this.pregameMore.replaceChildren(...parts);
-  }
-
-  renderControls() {
-    const s = this.state;
-    const parts = [];
-    if (this.myTurn) {
-      if (this.selected?.hand) {
-        parts.push(h('span', { class: 'hint' }, `Drop a ${PIECE_NAMES[this.selected.hand]}: choose a highlighted cell.`));
-      } else if (this.selected?.cell) {
-        parts.push(h('span', { class: 'hint' }, `Move from ${this.selected.cell}: choose a highlighted cell.`));
-      }
-      if (this.selected) parts.push(h('button', { type: 'button', class: 'small', 'data-testid': 'cancel', onclick: () => this.cancel() }, 'Cancel (Esc)'));
-      if (this.legal.illuminate) {
-        const cells = s.illumination ?? [];
-        if (this.illumPreview) {
-          parts.push(h('span', { class: 'hint lit' }, `Illuminate: takes the pieces on ${cells.join(', ') || '…'}.`),
-            h('button', { type: 'button', class: 'primary', 'data-testid': 'illuminate-confirm', onclick: () => this.play(this.legal.illuminate) }, 'Illuminate'),
-            h('button', { type: 'button', class: 'small', onclick: () => this.cancel() }, 'Cancel'));
-        } else {
-          const btn = h('button', {
-            type: 'button', class: 'illuminate', 'data-testid': 'illuminate',
-            onclick: () => { this.selected = null; this.illumPreview = true; this.focusNext = 'illuminate-confirm'; this.render(); },
-          }, `Illuminate… (takes ${cells.length})`);
-          parts.push(btn);
-        }
-      }
-    }
-    if (s.status === 'playing' && this.you && this.pos?.active?.has(this.you)) {
-      const offers = s.draw_offers ?? [];
-      const send = (type) => () => this.conn.send({ type });
-      if (offers.length) parts.push(h('span', { class: 'hint', 'data-testid': 'draw-offers' }, `Draw offered by ${offers.map((x) => SEAT_NAMES[x] ?? x).join(', ')}.`));
-      if (offers.includes(this.you)) {
-        parts.push(h('button', { type: 'button', class: 'small', 'data-testid': 'withdraw-draw', onclick: send('withdraw_draw') }, 'Withdraw draw offer'));
-      } else if (offers.length) {
-        parts.push(h('button', { type: 'button', class: 'small', 'data-testid': 'accept-draw', onclick: send('accept_draw') }, 'Accept draw'),
-          h('button', { type: 'button', class: 'small', 'data-testid': 'decline-draw', onclick: send('decline_draw') }, 'Decline draw'));
-      } else {
-        parts.push(h('button', { type: 'button', class: 'small', 'data-testid': 'offer-draw', onclick: send('offer_draw') }, 'Offer a draw'));
-      }
-      if (this.confirmResign) {
-        parts.push(h('span', { class: 'hint' }, 'Resign this game?'),
-          h('button', { type: 'button', class: 'danger', 'data-testid': 'resign-confirm', onclick: () => { this.confirmResign = false; this.conn.send({ type: 'resign' }); } }, 'Yes, resign'),
-          h('button', { type: 'button', class: 'small', onclick: () => { this.confirmResign = false; this.render(); } }, 'No'));
-      } else {
-        parts.push(h('button', { type: 'button', class: 'small resign', 'data-testid': 'resign', onclick: () => { this.confirmResign = true; this.focusNext = 'resign-confirm'; this.render(); } }, 'Resign…'));
-      }
-    }
-    this.controls.replaceChildren(...parts);
-  }
-
-  renderMoves() {
-    const moves = this.state.moves ?? [];
-    // Without eliminations play strictly cycles First → Middle → Last (RULES §2).
-    const cyclic = (this.pos?.active?.size ?? 3) === 3;
-    const items = moves.map((m, i) => {
-      const seat = this.movePlayers[i] ?? (cyclic ? SEATS[i % 3] : null);
-      return h('li', { class: seat ? `seat-${seat}` : '', value: i + 1, 'data-ply': i + 1 },
-        seat ? h('span', { class: 'swatch', title: SEAT_NAMES[seat] }) : null, m);
-    });
-    const count = this.movesList.children.length;
-    this.movesList.replaceChildren(...items);
-    if (items.length > count) this.movesList.lastElementChild?.scrollIntoView({ block: 'nearest' });
-  }
-
-  renderResult() {
-    const s = this.state;
-    const outcome = s.outcome ?? s.result ?? null;
-    let box = this.banner.querySelector('[data-testid="result"]');
-    if (!outcome || s.status !== 'finished') { box?.remove(); return; }
-    if (box) { this.renderRematch(); return; }
-    const winners = outcome.winners ?? [];
-    const ranking = outcome.ranking ?? [];
-    box = h('div', { class: 'banner result', 'data-testid': 'result', role: 'status' },
-      h('strong', {}, winners.length ? `${names(winners)} ${winners.length > 1 ? 'win' : 'wins'}` : 'Game over'),
-      h('span', {}, ` — ${reasonText(outcome.reason)}.`),
-      ranking.length ? h('ol', { class: 'ranking' }, ranking.map((p) => h('li', {}, `${seatName(p)}${s.seats?.[seatOf(p)]?.name ? ` (${s.seats[seatOf(p)].name})` : ''}`))) : null,
-      this.rematchBox = h('span', { class: 'rematch', 'data-testid': 'rematch-box' }),
-      h('a', { class: 'button', href: this.recordLink.href, download: this.recordLink.download }, 'Download record'));
-    this.banner.prepend(box);
-    this.renderRematch();
-  }
-
-  /** The result banner's rematch part: ask, wait for the others, or follow. */
-  renderRematch() {
-    const s = this.state;
-    const r = s.rematch ?? {};
-    const parts = [];
-    if (r.room) {
-      parts.push(h('a', {
-        class: 'button', href: `/rooms/${encodeURIComponent(r.room)}`, 'data-testid': 'rematch-link',
-        onclick: (e) => { if (this.you) { e.preventDefault(); this.followRematch(r.room); } },
-      }, this.you ? 'Go to the rematch' : 'Watch the rematch'));
-    } else if (this.you && SEATS.every((seat) => s.seats?.[seat])) {
-      const asked = r.requested ?? [];
-      if (asked.includes(this.you)) {
-        const waiting = SEATS.filter((seat) => !asked.includes(seat)).map((seat) => SEAT_NAMES[seat]);
-        parts.push(h('span', { class: 'hint', 'data-testid': 'rematch-waiting' }, `Rematch asked — waiting for ${waiting.join(' and ')}.`),
-          h('button', { type: 'button', class: 'small', 'data-testid': 'rematch-cancel', onclick: () => this.conn.send({ type: 'cancel_rematch' }) }, 'Cancel'));
-      } else {
-        parts.push(h('button', { type: 'button', class: 'primary', 'data-testid': 'rematch', onclick: () => this.conn.send({ type: 'rematch' }) },
-          asked.length ? `Rematch (${asked.length}/3 asked)` : 'Rematch'));
-      }
-    }
-    this.rematchBox?.replaceChildren(...parts);
-  }
-
-  /** Our token holds our (rotated) seat in the rematch room too: carry it over and go. */
-  followRematch(room) {
-    const token = savedToken(this.roomId);
-    if (token && !savedToken(room)) saveToken(room, token);
-    location.assign(`/rooms/${encodeURIComponent(room)}`);
-  }
-
-  /** Counts the running clock down between server messages. */
-  tickClocks() {
-    if (!this.clocks) return;
-    const elapsed = performance.now() - this.clocksAt;
-    for (const node of this.seatsBox.querySelectorAll('[data-clock]')) this.paintClock(node, elapsed);
-  }
-
-  paintClock(node, elapsed) {
-    const seat = node.dataset.clock;
-    const shown = clockText(this.clocks, seat, this.state?.status === 'playing' ? elapsed : 0);
-    if (!shown) return;
-    const running = this.state?.status === 'playing' && this.clocks.running === seat;
-    if (node.textContent !== shown.text) node.textContent = shown.text;
-    node.classList.toggle('running', running);
-    node.classList.toggle('low', shown.low && (running || shown.total === 0));
-    node.dataset.running = String(running);
-    node.dataset.ms = String(Math.round(shown.total));
   }
 }

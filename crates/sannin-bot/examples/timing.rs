@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use sannin_bot::{choose_detailed, Level, Limits};
-use sannin_rules::Game;
+use sannin_rules::{notation, Game};
 
 fn main() {
     let args: Vec<u64> = std::env::args()
@@ -24,7 +24,7 @@ fn main() {
         let dt = t.elapsed().as_secs_f64();
         total += dt;
         n += 1;
-        let text = game.notation(c.action).expect("legal");
+        let text = notation::format(game.position(), c.action).expect("legal");
         println!(
             "{ply:3} {:?} {text:12} score {:7} depth {} nodes {:6} {:.3}s {:.1}us/node",
             game.to_move().expect("to move"),

@@ -23,7 +23,7 @@
 //! use sannin_rules::Game;
 //! let game = Game::new();
 //! let a = choose(&game, Level::from_number(1).unwrap(), 42, Limits::default()).unwrap();
-//! assert!(game.legal().contains(&a));
+//! assert!(game.legal_actions().contains(&a));
 //! ```
 
 use std::time::{Duration, Instant};
@@ -35,7 +35,7 @@ mod rng;
 mod search;
 
 pub use eval::{evaluate, piece_value, WIN};
-pub use rng::Rng;
+pub use rng::{mix_seed, Rng};
 pub use search::Found;
 
 /// How strong (and slow) a bot plays.
@@ -116,7 +116,7 @@ pub fn choose(game: &Game, level: Level, seed: u64, limits: Limits) -> Option<Ac
 /// [`choose`], with the score, depth and node count.
 pub fn choose_detailed(game: &Game, level: Level, seed: u64, limits: Limits) -> Option<Choice> {
     let me = game.to_move()?;
-    let mut legal = game.legal();
+    let mut legal = game.legal_actions();
     if legal.is_empty() {
         return None;
     }

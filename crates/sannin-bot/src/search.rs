@@ -9,7 +9,7 @@
 
 use std::time::Instant;
 
-use sannin_rules::{Action, Event, Player, Position, Role, Successor};
+use sannin_rules::{Action, Event, Played, Player, Position, Role};
 
 use crate::eval::{evaluate, piece_value, same_side, WIN, WIN_BOUND};
 
@@ -65,7 +65,7 @@ pub struct Searcher {
 /// One root action with its successor and latest score.
 struct RootChild {
     action: Action,
-    succ: Successor,
+    succ: Played,
     score: i32,
 }
 
@@ -114,7 +114,7 @@ impl Searcher {
     }
 
     /// A game-ending (for us) successor: won, lost, or `me` eliminated.
-    fn terminal(&self, succ: &Successor, ply: i32) -> Option<i32> {
+    fn terminal(&self, succ: &Played, ply: i32) -> Option<i32> {
         if let Some(o) = &succ.outcome {
             return Some(if o.winners.is_empty() {
                 0
@@ -221,14 +221,7 @@ impl Searcher {
     }
 
     /// The value of a child: terminal, or searched with the child's key on the path.
-    fn child_value(
-        &mut self,
-        succ: &Successor,
-        depth: i32,
-        ply: i32,
-        alpha: i32,
-        beta: i32,
-    ) -> i32 {
+    fn child_value(&mut self, succ: &Played, depth: i32, ply: i32, alpha: i32, beta: i32) -> i32 {
         if let Some(v) = self.terminal(succ, ply) {
             return v;
         }
@@ -277,7 +270,7 @@ impl Searcher {
         // Far from the horizon, play every child first and sort by its
         // evaluation for the mover (checks and wins first): good ordering is
         // worth more there than the plays it costs.
-        let mut children: Vec<(i32, Action, Option<Successor>)> = Vec::with_capacity(actions.len());
+        let mut children: Vec<(i32, Action, Option<Played>)> = Vec::with_capacity(actions.len());
         if depth >= 2 {
             for a in actions {
                 if !self.tick() {

@@ -2,7 +2,7 @@
 //! 1 and up, hanging pieces taken, the same seed giving the same choice.
 
 use sannin_bot::{choose, choose_detailed, Level, Limits};
-use sannin_rules::{Action, Game, Player, Position, START};
+use sannin_rules::{notation, Action, Game, Player, Position, START};
 
 fn level(n: u8) -> Level {
     Level::from_number(n).expect("a level")
@@ -63,7 +63,7 @@ fn finds_mates_in_one() {
     let mut mating = 0;
     for game in random_games(0..12, 200) {
         let pos = game.position();
-        let legal = game.legal();
+        let legal = game.legal_actions();
         let results: Vec<(bool, bool)> = legal.iter().map(|&a| mates(pos, a)).collect();
         let can_win = results.iter().any(|r| r.0);
         let can_mate = results.iter().any(|r| r.1);
@@ -79,13 +79,13 @@ fn finds_mates_in_one() {
                 assert!(
                     wins,
                     "level {n} missed a win in one in {pos}: played {:?}",
-                    pos.notation(a)
+                    notation::format(pos, a)
                 );
             } else {
                 assert!(
                     eliminates,
                     "level {n} missed a mate in one in {pos}: played {:?}",
-                    pos.notation(a)
+                    notation::format(pos, a)
                 );
             }
         }
@@ -103,12 +103,12 @@ fn mate_in_one_in_a_fixed_position() {
     let s = "m+L2fP1fS1/1f+P2fP3/m+P2fPfR2fK1/mP4fP4/2f+L3fP1m+R2/9fS1m+L/5fP3mGm+S2/3mP3fP1fSfG1/mNm+PmP3f+LmP1fP1/1mPmP2mP4/7mN1/mL3mK3/3fG3 M -/BG/- FM - -";
     let pos: Position = s.parse().expect("valid position");
     let game = Game::from_position(pos.clone());
-    assert_eq!(game.legal().len(), 246);
+    assert_eq!(game.legal_actions().len(), 246);
     for n in 1..=3 {
         for seed in 0..3 {
             let a = choose(&game, level(n), seed, small()).expect("an action");
             assert_eq!(
-                pos.notation(a).as_deref(),
+                notation::format(&pos, a).ok().as_deref(),
                 Some("G*3d"),
                 "level {n} seed {seed}"
             );
@@ -133,7 +133,7 @@ fn takes_a_hanging_rook() {
             assert!(
                 matches!(a, Action::Move { to, .. } if to == rook_cell),
                 "level {n} seed {seed} played {:?} instead of taking the rook",
-                pos.notation(a)
+                notation::format(&pos, a)
             );
         }
     }
@@ -151,7 +151,7 @@ fn never_returns_an_illegal_action() {
             let a = choose(&game, level(n), seed * 1000 + ply, small())
                 .expect("an action while the game runs");
             assert!(
-                game.legal().contains(&a),
+                game.legal_actions().contains(&a),
                 "level {n} chose an illegal action"
             );
             game.play(a).expect("legal");
@@ -197,7 +197,7 @@ fn callable_from_other_threads() {
         .collect();
     for h in handles {
         let a = h.join().expect("no panic").expect("an action");
-        assert!(game.legal().contains(&a));
+        assert!(game.legal_actions().contains(&a));
     }
     assert_eq!(game.to_move(), Some(Player::First));
 }

@@ -14,12 +14,12 @@ fn bench(c: &mut Criterion) {
     let start = Game::new();
     let mid = Game::from_position(MIDGAME.parse().unwrap());
     let mut g = c.benchmark_group("legal_actions");
-    g.bench_function("start", |b| b.iter(|| black_box(&start).legal()));
-    g.bench_function("midgame", |b| b.iter(|| black_box(&mid).legal()));
+    g.bench_function("start", |b| b.iter(|| black_box(&start).legal_actions()));
+    g.bench_function("midgame", |b| b.iter(|| black_box(&mid).legal_actions()));
     g.finish();
 
     let mut g = c.benchmark_group("play");
-    let first = start.legal()[0];
+    let first = start.legal_actions()[0];
     g.bench_function("start_first_action", |b| {
         b.iter(|| {
             let mut game = start.clone();

@@ -6,9 +6,12 @@
 //! hands); threats are geometric (§10.1, D10), and only the mate threat and
 //! the "cannot meet both" test look at legal actions, by §10.4 alone.
 
+use std::cell::OnceCell;
+
 use crate::action::Action;
 use crate::bitboard::Bitboard;
 use crate::board::{AttackMap, Board};
+use crate::by_player::ByPlayer;
 use crate::cell::{first_blocker, opposite, Cell};
 use crate::event::AllianceCause;
 use crate::movegen::{
@@ -18,21 +21,28 @@ use crate::piece::{moves_of, Piece, Role};
 use crate::player::{Player, Players};
 use crate::position::{Core, LastAction};
 
-/// The attack maps of all three players on one board.
-pub(crate) struct Maps([AttackMap; 3]);
+/// The attack maps of the three players on one board, each computed the
+/// first time it is asked for (a threat test often needs only some of them).
+pub(crate) struct Maps<'a> {
+    board: &'a Board,
+    maps: ByPlayer<OnceCell<AttackMap>>,
+}
 
-impl Maps {
-    pub(crate) fn of(board: &Board) -> Maps {
-        Maps(Player::ALL.map(|p| board.attack_map(p)))
+impl<'a> Maps<'a> {
+    pub(crate) fn of(board: &'a Board) -> Maps<'a> {
+        Maps {
+            board,
+            maps: ByPlayer::new_with(|_| OnceCell::new()),
+        }
     }
     fn get(&self, p: Player) -> &AttackMap {
-        &self.0[p as usize]
+        self.maps[p].get_or_init(|| self.board.attack_map(p))
     }
 }
 
 /// The pieces of `y` under a check, en prise or unequal-exchange threat by `x`
 /// (RULES §12.1, the three geometric kinds).
-pub(crate) fn cheap_threats(board: &Board, maps: &Maps, x: Player, y: Player) -> Bitboard {
+pub(crate) fn cheap_threats(board: &Board, maps: &Maps<'_>, x: Player, y: Player) -> Bitboard {
     let ax = maps.get(x);
     let attacked = ax.all();
     let mine = board.of(y) & attacked;
@@ -109,7 +119,7 @@ fn could_check(board: &Board, x: Player, action: Action, ky: Cell) -> bool {
 }
 
 /// Whether the threat `(x, p)` exists, all four kinds (RULES §12.1).
-fn threat_exists(core: &Core, maps: &Maps, x: Player, p: crate::cell::Cell) -> bool {
+fn threat_exists(core: &Core, maps: &Maps<'_>, x: Player, p: crate::cell::Cell) -> bool {
     let Some(piece) = core.board.get(p) else {
         return false;
     };
@@ -132,9 +142,9 @@ fn follow(p: crate::cell::Cell, action: Action) -> crate::cell::Cell {
 /// another player, and after it that threat no longer exists.
 fn direct_defence(
     pre: &Board,
-    pre_maps: &Maps,
+    pre_maps: &Maps<'_>,
     post: &Board,
-    post_maps: &Maps,
+    post_maps: &Maps<'_>,
     actor: Player,
     action: Action,
 ) -> bool {
@@ -169,9 +179,9 @@ fn allies_in_check(board: &Board, a: Player, b: Player) -> bool {
 /// check, en prise or unequal-exchange threat on a piece of the third player.
 fn discovered(
     pre: &Core,
-    pre_maps: &Maps,
+    pre_maps: &Maps<'_>,
     post: &Core,
-    post_maps: &Maps,
+    post_maps: &Maps<'_>,
     a: Player,
     s: crate::cell::Cell,
 ) -> Players {
@@ -206,7 +216,7 @@ fn discovered(
 }
 
 /// King threats of `x` on `y`'s king: check, or (for the double attack) a mate threat.
-fn king_threat(core: &Core, maps: &Maps, x: Player, y: Player) -> bool {
+fn king_threat(core: &Core, maps: &Maps<'_>, x: Player, y: Player) -> bool {
     threat_exists(core, maps, x, core.board.king(y).expect("active king"))
 }
 
@@ -214,9 +224,9 @@ fn king_threat(core: &Core, maps: &Maps, x: Player, y: Player) -> bool {
 fn double_attack(
     last: &LastAction,
     pre: &Core,
-    pre_maps: &Maps,
+    pre_maps: &Maps<'_>,
     post: &Core,
-    post_maps: &Maps,
+    post_maps: &Maps<'_>,
     a: Player,
     action: Action,
 ) -> bool {
@@ -225,21 +235,26 @@ fn double_attack(
     let Some(kc) = post.board.king(c) else {
         return false;
     };
-    let b1_pre = &last.pre;
-    let b1_pre_maps = Maps::of(&b1_pre.board);
     let not_king = !kc.bb();
 
-    // Threats (b1, p1) created by b1's action that still exist after a's.
-    let p1_plain = cheap_threats(&pre.board, pre_maps, b1, c)
-        & !cheap_threats(&b1_pre.board, &b1_pre_maps, b1, c)
-        & cheap_threats(&post.board, post_maps, b1, c)
-        & not_king;
     // Threats (a, p2) created by a's action.
     let p2_plain = cheap_threats(&post.board, post_maps, a, c)
         & !cheap_threats(&pre.board, pre_maps, a, c)
         & not_king;
-    if p1_plain.is_empty() && p2_plain.is_empty() {
+    // Threats (b1, p1) that exist before and after a's action; of them, b1's
+    // action must have created the ones that count.
+    let p1_kept = cheap_threats(&pre.board, pre_maps, b1, c)
+        & cheap_threats(&post.board, post_maps, b1, c)
+        & not_king;
+    if p1_kept.is_empty() && p2_plain.is_empty() {
         // p1 ≠ p2, so at least one of them is not the king.
+        return false;
+    }
+    // Only now the board before b1's action, whose attack maps are costly.
+    let b1_pre = &last.pre;
+    let b1_pre_maps = Maps::of(&b1_pre.board);
+    let p1_plain = p1_kept & !cheap_threats(&b1_pre.board, &b1_pre_maps, b1, c);
+    if p1_plain.is_empty() && p2_plain.is_empty() {
         return false;
     }
     let mut p1 = p1_plain;

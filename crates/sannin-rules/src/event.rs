@@ -1,5 +1,5 @@
-//! What playing an action did, as a stable serde type the server broadcasts
-//! (CONTRACT §1 event objects).
+//! What playing an action did: events in the order RULES §11 produces them,
+//! with a stable serde form (objects tagged by `"type"`, snake_case).
 
 use crate::cell::Cell;
 use crate::piece::Role;

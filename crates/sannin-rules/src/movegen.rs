@@ -5,8 +5,8 @@
 use crate::action::Action;
 use crate::bitboard::Bitboard;
 use crate::board::Board;
-use crate::cell::{first_blocker, territory, Cell};
-use crate::piece::{Piece, Role};
+use crate::cell::{first_blocker, opposite, territory, Cell};
+use crate::piece::{moves_of, Piece, Role};
 use crate::player::{Player, Players};
 use crate::position::{is_dead_cell, Core};
 
@@ -249,8 +249,70 @@ pub(crate) fn is_legal_basic(core: &Core, p: Player, action: Action) -> bool {
     is_safe_after(&board, core.alliance, p)
 }
 
+/// The §10.3 test for many actions of one player on one position, with a
+/// shortcut that needs no board copy. When `p` is not in check and not allied,
+/// an action can break §10.3 only by opening a line to its own king: a drop
+/// fills a cell and opens none, and a move of another piece opens only the
+/// cell it leaves. That matters only for a pinned piece: the first piece on
+/// one of the king's twelve lines, when the next piece beyond it belongs to
+/// another player and attacks along that line from a distance (RULES §10.1).
+/// Every other action takes the full test of [`is_legal_basic`].
+pub(crate) struct SafetyTest {
+    king: Option<Cell>,
+    /// Not in check (§10.2) and not allied (no ally's king to keep safe).
+    quiet: bool,
+    /// Own pieces that may be pinned to the king.
+    pinned: Bitboard,
+}
+
+impl SafetyTest {
+    pub(crate) fn new(core: &Core, p: Player) -> SafetyTest {
+        let king = core.board.king(p);
+        SafetyTest {
+            king,
+            quiet: king.is_some() && !core.alliance.contains(p) && !core.in_check(p),
+            pinned: king.map_or(Bitboard::EMPTY, |k| pinned(&core.board, p, k)),
+        }
+    }
+
+    /// The same answer as [`is_legal_basic`] for a pseudo-legal action of `p`.
+    #[inline]
+    pub(crate) fn is_legal(&self, core: &Core, p: Player, action: Action) -> bool {
+        let safe = self.quiet
+            && match action {
+                Action::Drop { .. } => true,
+                Action::Move { from, .. } => Some(from) != self.king && !self.pinned.contains(from),
+                Action::Illuminate { .. } => false,
+            };
+        safe || is_legal_basic(core, p, action)
+    }
+}
+
+/// The pieces of `p` pinned to its king on `k`: see [`SafetyTest`].
+fn pinned(board: &Board, p: Player, k: Cell) -> Bitboard {
+    let occ = board.occupied();
+    let own = board.of(p);
+    let mut out = Bitboard::EMPTY;
+    for d in 0..12 {
+        let Some(b) = first_blocker(k, d, occ) else {
+            continue;
+        };
+        if !own.contains(b) {
+            continue;
+        }
+        if let Some(x) = first_blocker(b, d, occ) {
+            // An attack on the king runs from x in the opposite direction.
+            if !own.contains(x) && moves_of(board.code(x)).1 & (1 << opposite(d)) != 0 {
+                out.set(b);
+            }
+        }
+    }
+    out
+}
+
 /// Whether `p` has an action legal by RULES §10.4.
 pub(crate) fn has_legal_action(core: &Core, p: Player) -> bool {
+    let test = SafetyTest::new(core, p);
     let mut v = Vec::with_capacity(128);
     pseudo_moves(core, p, &mut v);
     // King moves first: they are the likeliest escapes. Drops last, and only
@@ -259,11 +321,11 @@ pub(crate) fn has_legal_action(core: &Core, p: Player) -> bool {
     if v.iter()
         .filter(|a| a.from() == king)
         .chain(v.iter().filter(|a| a.from() != king))
-        .any(|&a| is_legal_basic(core, p, a))
+        .any(|&a| test.is_legal(core, p, a))
     {
         return true;
     }
     v.clear();
     pseudo_drops(core, p, !Bitboard::EMPTY, &mut v);
-    v.into_iter().any(|a| is_legal_basic(core, p, a))
+    v.into_iter().any(|a| test.is_legal(core, p, a))
 }

@@ -1,5 +1,25 @@
-//! Action notation (RULES §13.1): the canonical written form, the parser that
-//! also reads short forms, and the diagnosis of why an action is not legal.
+//! Action notation (RULES §13.1): reading and writing an [`Action`] against
+//! the [`Position`] it is played in.
+//!
+//! [`format`] writes the canonical form (`P3c-4d`, `B2gx10k+`, `P*5e`,
+//! `+K7g!`); [`parse`] reads it and the short forms (`P-4d`, `+K!`). A
+//! [`crate::Game`] reads with the same rules through
+//! [`Game::parse_action`](crate::Game::parse_action), which also knows which
+//! actions would repeat a position.
+//!
+//! ```
+//! use sannin_rules::{notation, Position};
+//! let pos = Position::start();
+//! let action = notation::parse(&pos, "B2gx10k+")?;
+//! assert_eq!(notation::format(&pos, action)?, "B2gx10k+");
+//! let all: Vec<String> = pos
+//!     .legal_actions()
+//!     .into_iter()
+//!     .map(|a| notation::format(&pos, a))
+//!     .collect::<Result<_, _>>()?;
+//! assert_eq!(all.len(), 48);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::action::Action;
 use crate::cell::{ray_attacks, Cell};
@@ -189,6 +209,40 @@ fn piece_is_king_castling(piece: Piece, from: Cell, to: Cell) -> bool {
     piece.role == Role::King && !from.is_neighbour(to)
 }
 
+/// Reads `text` (RULES §13.1, short forms accepted) as an action of the
+/// player to move in `pos`. A short form is resolved among
+/// [`Position::legal_actions`]; an action written in full is returned as
+/// written, legal or not (playing it says why not).
+///
+/// # Errors
+/// [`NotationError`]: not an action, ambiguous, marks that do not fit the
+/// position, no piece that can make a short-form move, or no one to move.
+pub fn parse(pos: &Position, text: &str) -> Result<Action, NotationError> {
+    let p = pos
+        .core
+        .to_move
+        .ok_or_else(|| NotationError::NoSuchAction {
+            text: text.into(),
+            why: "the game is over".into(),
+        })?;
+    let written = parse_written(text)?;
+    resolve_written(pos, p, text, &written, &|| pos.legal_actions())
+}
+
+/// The canonical notation (RULES §13.1) of `action` of the player to move in `pos`.
+///
+/// # Errors
+/// [`IllegalAction::GameOver`] when no one is to move, or why `action` does
+/// not follow the pieces' moves (RULES §5–§9) in `pos`. Any legal action can
+/// be written.
+pub fn format(pos: &Position, action: Action) -> Result<String, IllegalAction> {
+    let p = pos.core.to_move.ok_or(IllegalAction::GameOver)?;
+    match diagnose(&pos.core, p, action) {
+        Some(why) => Err(why),
+        None => Ok(canonical(&pos.core, p, action)),
+    }
+}
+
 /// Turns a written action into an `Action` of `p` in `pos`, resolving short
 /// forms against `legal` (the legal actions) and checking the written marks.
 pub(crate) fn resolve_written(
@@ -197,18 +251,19 @@ pub(crate) fn resolve_written(
     text: &str,
     written: &Written,
     legal: &dyn Fn() -> Vec<Action>,
-) -> Result<Action, crate::PlayError> {
+) -> Result<Action, NotationError> {
     let core = &pos.core;
     match *written {
         Written::Drop { role, to } => Ok(Action::Drop { role, to }),
         Written::Illuminate { from: Some(from) } => Ok(Action::Illuminate { from }),
         Written::Illuminate { from: None } => {
-            let king = core.board.king(p).ok_or_else(|| {
-                crate::PlayError::Notation(NotationError::NoSuchAction {
+            let king = core
+                .board
+                .king(p)
+                .ok_or_else(|| NotationError::NoSuchAction {
                     text: text.into(),
                     why: "you have no king".into(),
-                })
-            })?;
+                })?;
             Ok(Action::Illuminate { from: king })
         }
         Written::Move {
@@ -225,8 +280,7 @@ pub(crate) fn resolve_written(
                         text: text.into(),
                         cell: from,
                         found,
-                    }
-                    .into());
+                    });
                 }
                 if found.owner == p {
                     check_marks(core, found, from, to, capture, suffix, text)?;
@@ -283,14 +337,12 @@ pub(crate) fn resolve_written(
                             "none of your pieces of kind {} can legally make this move",
                             name.notation()
                         ),
-                    }
-                    .into())
+                    })
                 }
                 many => Err(NotationError::Ambiguous {
                     text: text.into(),
                     candidates: many.iter().map(|&a| canonical(core, p, a)).collect(),
-                }
-                .into()),
+                }),
             }
         }
     }

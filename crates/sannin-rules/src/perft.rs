@@ -2,7 +2,7 @@
 //! gives 48, 2,302 and 110,365 for depths 1–3 from the start).
 
 use crate::action::Action;
-use crate::movegen::{is_legal_basic, pseudo_actions};
+use crate::movegen::{pseudo_actions, SafetyTest};
 use crate::notation::canonical;
 use crate::play::{is_fully_legal, resolve};
 use crate::position::{Core, Position};
@@ -46,7 +46,8 @@ fn root_actions(pos: &Position) -> Vec<Action> {
     };
     let mut v = Vec::with_capacity(128);
     pseudo_actions(&pos.core, p, &mut v);
-    v.retain(|&a| is_legal_basic(&pos.core, p, a));
+    let test = SafetyTest::new(&pos.core, p);
+    v.retain(|&a| test.is_legal(&pos.core, p, a));
     v
 }
 

@@ -52,7 +52,7 @@ impl Player {
     pub fn from_owner_char(c: char) -> Option<Player> {
         Player::from_letter(c.to_ascii_uppercase())
     }
-    /// `"first"`, `"middle"` or `"last"`: the seat names of the server protocol.
+    /// `"first"`, `"middle"` or `"last"`: the name in lower case.
     pub const fn lower(self) -> &'static str {
         match self {
             Player::First => "first",

@@ -1,15 +1,15 @@
-//! Positions: the state of a game between actions, the position string of
-//! RULES §13.3, and the checks that turn an arbitrary string into a playable
-//! position (STYLE: unchecked input, checked state).
-
-use std::fmt;
-use std::str::FromStr;
+//! Positions: the state of a game between actions and the checks that turn an
+//! arbitrary [`Setup`] into a playable position (STYLE: unchecked input, checked
+//! state); the position string of RULES §13.3 is read and written in
+//! `position_string.rs`.
 
 use crate::action::Action;
 use crate::board::Board;
-use crate::cell::{Cell, NUM_CELLS};
+use crate::by_player::ByPlayer;
+use crate::cell::Cell;
 use crate::piece::{Piece, Role};
 use crate::player::{Player, Players};
+use crate::setup::{Hand, Setup};
 
 /// The start position (RULES §4).
 pub const START: &str = "lL1lP1fP1fL/lSlBlP2fPfRfS/lG1lP3fP1fG/lK1lP4fP1fK/lG1lN5fN1fG/lS1lP6fP1fS/lLlRlP7fPfBfL/1lP8fP1/lP9fP/10/mPmPmPmPmNmPmPmPmP/1mB4mR1/mLmSmGmKmGmSmL F -/-/- FML - FML";
@@ -98,12 +98,38 @@ pub(crate) struct LastAction {
     pub pre: Core,
 }
 
-/// A playable position: a state of the game between two actions.
+/// A playable position: a state of the game between two actions, checked
+/// (made by [`Position::from_setup`], a position string, or playing).
+///
+/// # Equality and the last action
+///
+/// Two positions are equal (`==`) when everything repetition compares is
+/// equal (RULES §11 step 8): the board, the hands, the player to move, the
+/// active players, the alliance and the castling rights — the fields of a
+/// [`Setup`] and of the position string. [`Position::repetition_key`] hashes
+/// the same things.
+///
+/// A position reached by playing also carries the action that led to it (see
+/// [`Position::last_action`]), because the double attack (RULES §12.3) and
+/// its defence exception (§12.4) look one action back: the same action from
+/// two equal positions can form an alliance after one and not after the
+/// other. That last action is not compared by `==`, not written in the
+/// position string and not kept by [`Position::to_setup`]; a position read
+/// from a string or a `Setup` has none.
 ///
 /// ```
-/// use sannin_rules::Position;
+/// use sannin_rules::{Game, Player, Position};
 /// let start = Position::start();
-/// assert_eq!(start.to_string().parse::<Position>().unwrap().to_string(), start.to_string());
+/// assert_eq!(start.to_string().parse::<Position>()?, start);
+///
+/// let mut game = Game::new();
+/// game.play_notation(Player::First, "P3c-4d")?;
+/// let reached = game.position();
+/// let read: Position = reached.to_string().parse()?;
+/// assert_eq!(&read, reached);
+/// assert_eq!(reached.last_actor(), Some(Player::First));
+/// assert_eq!(read.last_action(), None);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct Position {
@@ -111,11 +137,14 @@ pub struct Position {
     pub(crate) last: Option<Box<LastAction>>,
 }
 
+/// Compares what RULES §11 step 8 compares, not the last action (see [`Position`]).
 impl PartialEq for Position {
     fn eq(&self, other: &Position) -> bool {
         self.core == other.core
     }
 }
+
+impl Eq for Position {}
 
 impl Position {
     /// The start position (RULES §4).
@@ -284,150 +313,8 @@ pub enum PositionError {
     },
     #[error("a game still being played needs at least two active players")]
     TooFewPlayers,
-}
-
-fn rank_files(r: u8) -> impl Iterator<Item = u8> {
-    let lo = r.saturating_sub(6);
-    let hi = (r + 6).min(12);
-    (lo..=hi).rev()
-}
-
-fn parse_players(s: &str) -> Result<Players, PositionError> {
-    let mut out = Players::NONE;
-    if s == "-" {
-        return Ok(out);
-    }
-    if s.is_empty() {
-        return Err(PositionError::BadPlayers(s.to_string()));
-    }
-    for ch in s.chars() {
-        let p = Player::from_letter(ch).ok_or_else(|| PositionError::BadPlayers(s.to_string()))?;
-        if out.contains(p) {
-            return Err(PositionError::BadPlayers(s.to_string()));
-        }
-        out.insert(p);
-    }
-    Ok(out)
-}
-
-fn parse_board(s: &str) -> Result<Board, PositionError> {
-    let ranks: Vec<&str> = s.split('/').collect();
-    if ranks.len() != 13 {
-        return Err(PositionError::RankCount(ranks.len()));
-    }
-    let mut board = Board::empty();
-    for (r, text) in ranks.iter().enumerate() {
-        let rank = (b'a' + r as u8) as char;
-        let files: Vec<u8> = rank_files(r as u8).collect();
-        let expected = files.len();
-        let mut pos = 0usize;
-        let chars: Vec<char> = text.chars().collect();
-        let mut i = 0;
-        while i < chars.len() {
-            let ch = chars[i];
-            if ch.is_ascii_digit() {
-                let start = i;
-                while i < chars.len() && chars[i].is_ascii_digit() {
-                    i += 1;
-                }
-                let digits: String = chars[start..i].iter().collect();
-                let n: usize = digits.parse().unwrap_or(usize::MAX);
-                if n == 0 || digits.starts_with('0') {
-                    return Err(PositionError::UnknownPiece {
-                        rank,
-                        token: digits,
-                    });
-                }
-                pos = pos.saturating_add(n);
-                continue;
-            }
-            let start = i;
-            let owner = Player::from_owner_char(ch).filter(|_| ch.is_ascii_lowercase());
-            i += 1;
-            let promoted = i < chars.len() && chars[i] == '+';
-            if promoted {
-                i += 1;
-            }
-            let role = chars.get(i).and_then(|&c| Role::from_letter(c));
-            i += 1;
-            let token: String = chars[start..i.min(chars.len())].iter().collect();
-            let (Some(owner), Some(role)) = (owner, role) else {
-                return Err(PositionError::UnknownPiece { rank, token });
-            };
-            if promoted && !role.can_promote() {
-                return Err(PositionError::UnknownPiece { rank, token });
-            }
-            if pos < expected {
-                let cell = Cell::from_coords(r as u8, files[pos]).expect("rank cell");
-                if role == Role::King && board.king(owner).is_some() {
-                    return Err(PositionError::TwoKings(owner));
-                }
-                board.put(cell, Piece::new(owner, role, promoted));
-            }
-            pos += 1;
-        }
-        if pos != expected {
-            return Err(PositionError::RankLength {
-                rank,
-                expected,
-                found: pos,
-            });
-        }
-    }
-    Ok(board)
-}
-
-fn parse_hands(s: &str, board: &mut Board) -> Result<(), PositionError> {
-    let parts: Vec<&str> = s.split('/').collect();
-    if parts.len() != 3 {
-        return Err(PositionError::BadHands(format!(
-            "three hands separated by '/' are needed; found {}",
-            parts.len()
-        )));
-    }
-    for (p, part) in Player::ALL.into_iter().zip(parts) {
-        if part == "-" {
-            continue;
-        }
-        if part.is_empty() {
-            return Err(PositionError::BadHands(format!(
-                "{p}'s hand is empty; write -"
-            )));
-        }
-        let mut count: Option<u32> = None;
-        for ch in part.chars() {
-            if let Some(d) = ch.to_digit(10) {
-                let c = count.unwrap_or(0) * 10 + d;
-                if c > 99 {
-                    return Err(PositionError::BadHands(format!(
-                        "count too large in `{part}`"
-                    )));
-                }
-                count = Some(c);
-                continue;
-            }
-            let role = Role::from_letter(ch)
-                .filter(|r| *r != Role::King)
-                .ok_or_else(|| {
-                    PositionError::BadHands(format!(
-                        "`{ch}` in `{part}` is not a piece that can be in hand"
-                    ))
-                })?;
-            let n = count.take().unwrap_or(1);
-            if n == 0 {
-                return Err(PositionError::BadHands(format!("a count of 0 in `{part}`")));
-            }
-            for _ in 0..n {
-                board.add_hand(p, role);
-            }
-        }
-        if count.is_some() {
-            return Err(PositionError::BadHands(format!(
-                "`{part}` ends with a count"
-            )));
-        }
-    }
-    Ok(())
+    #[error("the {role} on {cell} cannot be promoted: it has no promoted side (RULES §5)")]
+    CannotPromote { cell: Cell, role: Role },
 }
 
 /// Whether an unpromoted pawn or lance of `owner` on `c` has no move (RULES §6.4, §7.3).
@@ -435,42 +322,96 @@ pub(crate) fn is_dead_cell(owner: Player, role: Role, c: Cell) -> bool {
     matches!(role, Role::Pawn | Role::Lance) && c.depth(owner) == 12
 }
 
-impl FromStr for Position {
-    type Err = PositionError;
+pub(crate) fn flags(set: Players) -> ByPlayer<bool> {
+    ByPlayer::new_with(|p| set.contains(p))
+}
 
-    fn from_str(s: &str) -> Result<Position, PositionError> {
-        let fields: Vec<&str> = s.split_whitespace().collect();
-        if fields.len() != 6 {
-            return Err(PositionError::FieldCount(fields.len()));
+pub(crate) fn players(flags: ByPlayer<bool>) -> Players {
+    let mut set = Players::NONE;
+    for (p, on) in flags.zip_player() {
+        if on {
+            set.insert(p);
         }
-        let mut board = parse_board(fields[0])?;
-        let to_move = match fields[1] {
-            "-" => None,
-            t => Some(
-                t.chars()
-                    .next()
-                    .filter(|_| t.len() == 1)
-                    .and_then(Player::from_letter)
-                    .ok_or_else(|| PositionError::BadToMove(t.to_string()))?,
-            ),
+    }
+    set
+}
+
+impl Position {
+    /// Checks `setup` and makes it a playable position, with no last action.
+    ///
+    /// # Errors
+    /// The first thing found wrong: two kings of one player, a promoted gold
+    /// or knight, an active player without a king, pieces of an eliminated
+    /// player, a player to move who is not active, an alliance of one player
+    /// with itself or without three active players, castling rights beside an
+    /// alliance or of an eliminated player, more pieces of a kind than three
+    /// sets hold, an unpromoted pawn or lance with no move (RULES §6.4).
+    pub fn from_setup(setup: Setup) -> Result<Position, PositionError> {
+        let mut board = Board::empty();
+        for (&cell, &piece) in &setup.board {
+            if piece.role == Role::King && board.king(piece.owner).is_some() {
+                return Err(PositionError::TwoKings(piece.owner));
+            }
+            if piece.promoted && !piece.role.can_promote() {
+                return Err(PositionError::CannotPromote {
+                    cell,
+                    role: piece.role,
+                });
+            }
+            board.put(cell, piece);
+        }
+        for p in Player::ALL {
+            for r in Role::HAND {
+                for _ in 0..setup.hands[p].get(r) {
+                    board.add_hand(p, r);
+                }
+            }
+        }
+        let alliance = match setup.alliance {
+            None => Players::NONE,
+            Some((a, b)) if a != b => {
+                let mut set = Players::only(a);
+                set.insert(b);
+                set
+            }
+            Some((a, _)) => return Err(PositionError::BadAlliance(format!("{0}{0}", a.letter()))),
         };
-        parse_hands(fields[2], &mut board)?;
-        let active = parse_players(fields[3])?;
-        let alliance =
-            parse_players(fields[4]).map_err(|_| PositionError::BadAlliance(fields[4].into()))?;
-        if !(alliance.is_empty() || alliance.len() == 2) {
-            return Err(PositionError::BadAlliance(fields[4].into()));
-        }
-        let castling = parse_players(fields[5])?;
         let core = Core {
             board,
-            to_move,
-            active,
+            to_move: setup.to_move,
+            active: players(setup.active),
             alliance,
-            castling,
+            castling: players(setup.castling),
         };
         validate(&core)?;
         Ok(Position { core, last: None })
+    }
+
+    /// The position as plain data. The last action is not part of it.
+    pub fn to_setup(&self) -> Setup {
+        let b = &self.core.board;
+        Setup {
+            board: b.pieces().collect(),
+            hands: ByPlayer::new_with(|p| {
+                let mut hand = Hand::default();
+                for r in Role::HAND {
+                    if let Some(n) = hand.get_mut(r) {
+                        *n = b.hand(p, r);
+                    }
+                }
+                hand
+            }),
+            to_move: self.core.to_move,
+            active: flags(self.core.active),
+            alliance: self.alliance(),
+            castling: flags(self.core.castling),
+        }
+    }
+}
+
+impl From<&Position> for Setup {
+    fn from(pos: &Position) -> Setup {
+        pos.to_setup()
     }
 }
 
@@ -532,90 +473,6 @@ fn validate(core: &Core) -> Result<(), PositionError> {
         }
     }
     Ok(())
-}
-
-impl fmt::Display for Position {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_core(&self.core, f)
-    }
-}
-
-pub(crate) fn write_core(core: &Core, f: &mut impl fmt::Write) -> fmt::Result {
-    let b = &core.board;
-    for r in 0..13u8 {
-        if r > 0 {
-            f.write_char('/')?;
-        }
-        let mut empty = 0;
-        for file in rank_files(r) {
-            let c = Cell::from_coords(r, file).expect("cell");
-            match b.get(c) {
-                None => empty += 1,
-                Some(p) => {
-                    if empty > 0 {
-                        write!(f, "{empty}")?;
-                        empty = 0;
-                    }
-                    f.write_char(p.owner.owner_char())?;
-                    if p.promoted {
-                        f.write_char('+')?;
-                    }
-                    f.write_char(p.role.letter())?;
-                }
-            }
-        }
-        if empty > 0 {
-            write!(f, "{empty}")?;
-        }
-    }
-    f.write_char(' ')?;
-    f.write_char(core.to_move.map_or('-', Player::letter))?;
-    f.write_char(' ')?;
-    for (i, p) in Player::ALL.into_iter().enumerate() {
-        if i > 0 {
-            f.write_char('/')?;
-        }
-        let mut any = false;
-        for r in Role::HAND {
-            let n = b.hand(p, r);
-            if n > 1 {
-                write!(f, "{n}")?;
-            }
-            if n > 0 {
-                f.write_char(r.letter())?;
-                any = true;
-            }
-        }
-        if !any {
-            f.write_char('-')?;
-        }
-    }
-    write!(
-        f,
-        " {} {} {}",
-        core.active.letters(),
-        core.alliance.letters(),
-        core.castling.letters()
-    )
-}
-
-const _: () = assert!(NUM_CELLS == 127);
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for Position {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-/// A position deserializes from its position string (RULES §13.3), with the
-/// same checks as `FromStr`.
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for Position {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Position, D::Error> {
-        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
 }
 
 #[cfg(test)]

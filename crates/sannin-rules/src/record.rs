@@ -3,7 +3,7 @@
 use crate::event::{EndReason, LossReason};
 use crate::game::{Entry, Game, PlayError};
 use crate::player::Player;
-use crate::position::{Position, START};
+use crate::position::{Position, PositionError, START};
 
 /// A parsed game record.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -159,26 +159,70 @@ pub(crate) fn write(game: &Game) -> String {
     out
 }
 
-/// Replays a record's actions from its `Position` header (or the start),
-/// stopping at the first action that cannot be played.
+/// Why a record could not be replayed: the ply (1-based; 0 for the
+/// `Position` header), the token as written, and the reason.
+///
+/// `Display` is one line: ``ply 3: `P9z-9y`: <reason>``.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("ply {ply}: `{token}`: {reason}")]
+pub struct ReplayError {
+    pub ply: usize,
+    pub token: String,
+    pub reason: ReplayFailure,
+}
+
+/// The reason in a [`ReplayError`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReplayFailure {
+    /// The `Position` header is not a valid position string.
+    #[error("bad Position header: {0}")]
+    Position(#[from] PositionError),
+    /// The record goes on after the game ended.
+    #[error("the game is already over")]
+    GameOver,
+    /// The action cannot be read or played.
+    #[error(transparent)]
+    Play(#[from] PlayError),
+}
+
+/// Replays a record's actions from `start`, else its `Position` header, else
+/// the start position, stopping at the first action that cannot be played.
+///
+/// ```
+/// use sannin_rules::{replay, Record, ReplayFailure};
+/// let record = Record::parse("1. P3c-4d P3c-4d")?;
+/// let err = replay(&record, None).unwrap_err();
+/// assert_eq!((err.ply, err.token.as_str()), (2, "P3c-4d"));
+/// assert!(matches!(err.reason, ReplayFailure::Play(_)));
+/// assert!(err.to_string().starts_with("ply 2: `P3c-4d`: "));
+/// # Ok::<(), sannin_rules::RecordError>(())
+/// ```
 ///
 /// # Errors
-/// The ply (1-based), the token and the reason.
-pub fn replay(record: &Record, start: Option<Position>) -> Result<Game, (usize, String, String)> {
+/// A [`ReplayError`] naming the ply, the token and the reason.
+pub fn replay(record: &Record, start: Option<Position>) -> Result<Game, ReplayError> {
     let start = match (start, record.header("Position")) {
         (Some(p), _) => p,
-        (None, Some(s)) => s
-            .parse()
-            .map_err(|e: crate::PositionError| (0, s.to_string(), e.to_string()))?,
+        (None, Some(s)) => s.parse().map_err(|e: PositionError| ReplayError {
+            ply: 0,
+            token: s.to_string(),
+            reason: e.into(),
+        })?,
         (None, None) => Position::start(),
     };
     let mut game = Game::from_position(start);
     for (i, token) in record.actions.iter().enumerate() {
+        let fail = |reason: ReplayFailure| ReplayError {
+            ply: i + 1,
+            token: token.clone(),
+            reason,
+        };
         let p = game
             .to_move()
-            .ok_or_else(|| (i + 1, token.clone(), PlayError::GameOver.to_string()))?;
+            .ok_or_else(|| fail(ReplayFailure::GameOver))?;
         game.play_notation(p, token)
-            .map_err(|e| (i + 1, token.clone(), e.to_string()))?;
+            .map_err(|e| fail(ReplayFailure::Play(e)))?;
     }
     Ok(game)
 }

@@ -425,7 +425,7 @@ fn fast_generator_agrees_with_naive_oracle_on_random_playouts() {
             let Some(_) = game.to_move() else { break };
             let pos = game.position().clone();
             let fast: BTreeSet<String> = Game::from_position(pos.clone())
-                .legal()
+                .legal_actions()
                 .iter()
                 .map(key)
                 .collect();
@@ -438,7 +438,7 @@ fn fast_generator_agrees_with_naive_oracle_on_random_playouts() {
             {
                 with_hands += 1;
             }
-            let legal = game.legal();
+            let legal = game.legal_actions();
             let a = legal[(rng.next() % legal.len() as u64) as usize];
             game.play(a).unwrap();
         }

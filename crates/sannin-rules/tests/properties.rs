@@ -23,17 +23,23 @@ fn playout(start: Position, choices: &[u16]) {
         // Position strings round-trip (RULES §13.3).
         let text = pos.to_string();
         assert_eq!(text.parse::<Position>().unwrap().to_string(), text);
-        let legal = game.legal();
-        let names = game.legal_actions();
+        // So does the plain data of a `Setup`.
+        // The same position built afresh has the same repetition key, however
+        // the game reached it (RULES §11 step 8).
+        let back = Position::from_setup(pos.to_setup()).unwrap();
+        assert_eq!(back.repetition_key(), pos.repetition_key(), "{text}");
+        assert_eq!(back, pos, "{text}");
+        let legal = game.legal_actions();
+        let names = game.legal_notation();
         assert_eq!(legal.len(), names.len());
         // Notation round-trips: canonical text reads back as the same action.
         for (a, name) in legal.iter().zip(&names) {
             assert_eq!(game.parse_action(name).unwrap(), *a, "{name} in {text}");
         }
         // Rotation by 120° keeps the number of legal actions (no history in either).
-        let fresh = Game::from_position(pos.clone()).legal().len();
+        let fresh = Game::from_position(pos.clone()).legal_actions().len();
         assert_eq!(
-            Game::from_position(pos.rotated()).legal().len(),
+            Game::from_position(pos.rotated()).legal_actions().len(),
             fresh,
             "{text}"
         );
@@ -41,10 +47,14 @@ fn playout(start: Position, choices: &[u16]) {
             break;
         }
         let a = legal[c as usize % legal.len()];
+        // Preparing resolves exactly what playing does.
+        let prepared = game.prepare(mover, a).unwrap();
         let played = game
             .play(a)
             .unwrap_or_else(|e| panic!("generated {a:?} rejected: {e} in {text}"));
         assert_eq!(played.player, mover);
+        assert_eq!(prepared.position(), game.position());
+        assert_eq!(prepared.events(), played.events.as_slice());
         // RULES §10.3 judges the mover's king after step 1 of §11, where it is
         // never in check. Two later steps can still leave it in check: an
         // alliance forming promotes the unallied king, which may give check
@@ -56,7 +66,7 @@ fn playout(start: Position, choices: &[u16]) {
                     .events
                     .iter()
                     .any(|e| matches!(e, Event::AllianceFormed { .. } | Event::Eliminated { .. })),
-                "{} left {mover} in check in {text}",
+                "{:?} left {mover} in check in {text}",
                 played.action
             );
         }
@@ -133,11 +143,11 @@ proptest! {
     fn play_accepts_exactly_the_generated_actions(opening in prop::collection::vec(any::<u16>(), 0..40), tries in prop::collection::vec(arb_action(), 1..40)) {
         let mut game = Game::new();
         for c in opening {
-            let legal = game.legal();
+            let legal = game.legal_actions();
             if legal.is_empty() { break; }
             game.play(legal[c as usize % legal.len()]).unwrap();
         }
-        let legal = game.legal();
+        let legal = game.legal_actions();
         for a in tries {
             let mut g = game.clone();
             let accepted = g.play(a).is_ok();
@@ -164,7 +174,7 @@ fn alliance_promotion_may_check_the_mover() {
     let mut game = Game::new();
     let mut seen = false;
     for c in choices {
-        let legal = game.legal();
+        let legal = game.legal_actions();
         let Some(mover) = game.to_move() else { break };
         let played = game.play(legal[c as usize % legal.len()]).unwrap();
         if game.position().in_check(mover) {
@@ -183,7 +193,7 @@ fn alliance_promotion_may_check_the_mover() {
 fn every_player_sees_the_same_start() {
     let g = Game::new();
     assert_eq!(g.to_move(), Some(Player::First));
-    assert_eq!(g.legal().len(), 48);
+    assert_eq!(g.legal_actions().len(), 48);
 }
 
 /// Found by `notation_parser_never_panics`: a multi-byte character where the

@@ -91,7 +91,7 @@ fn rules_11_6_last_player_left_wins() {
     assert_eq!(o.winners, vec![First]);
     assert_eq!(o.ranking, vec![First, Middle, Last]);
     assert_eq!(g.to_move(), None);
-    assert!(g.legal_actions().is_empty());
+    assert!(g.legal_notation().is_empty());
     assert!(
         g.position().to_string().contains(" - G/-/- F - -")
             || g.position().to_string().contains(" - -/-/- F - -")

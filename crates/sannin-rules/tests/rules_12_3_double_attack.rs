@@ -32,24 +32,28 @@ use Player::{First, Last, Middle};
 ///
 /// No discovered attack is involved: neither side has a ranged piece on a line
 /// through 9g or 7c. No piece of First or Middle attacks the other's king.
-fn setup(p1: &'static str, extra: &[(&'static str, &'static str)]) -> sannin_rules::Game {
+///
+/// Built as a [`sannin_rules::Setup`], without a position string.
+fn double_attack(p1: Role, extra: &[(Player, Role, &str)]) -> sannin_rules::Game {
     let mut v = vec![
-        ("fK", "1d"),
-        ("fP", "9g"),
-        ("mK", "10m"),
-        ("mN", "7c"),
-        ("lK", "7a"),
-        ("lP", "6a"),
-        ("lN", "8b"),
-        (p1, "11h"),
+        (First, Role::King, "1d"),
+        (First, Role::Pawn, "9g"),
+        (Middle, Role::King, "10m"),
+        (Middle, Role::Knight, "7c"),
+        (Last, Role::King, "7a"),
+        (Last, Role::Pawn, "6a"),
+        (Last, Role::Knight, "8b"),
+        (Last, p1, "11h"),
     ];
     v.extend_from_slice(extra);
-    game(&v, "F", "-/L/-", "FML", "-", "-")
+    let mut s = setup(First, &v);
+    s.hands.middle.lance = 1;
+    game_from(s)
 }
 
 #[test]
 fn rules_12_3_double_attack_with_a_mate_threat_forms_an_alliance() {
-    let mut g = setup("lG", &[]);
+    let mut g = double_attack(Role::Gold, &[]);
     let ev = play(&mut g, "P9g-10h");
     assert_eq!(alliance_formed(&ev), None, "{ev:?}");
     let ev = play(&mut g, "N7c-6c");
@@ -106,7 +110,7 @@ fn rules_12_3_mate_threat_double_attack_that_c_can_meet_forms_nothing() {
     // dropped there), and against L*7c the rook on 6c covers 7b (hour 6 =
     // (−1,+1)) and Last now holds a knight to drop on 7b. One action meets
     // both threats: no alliance (§12.3).
-    let mut g = setup("lR", &[]);
+    let mut g = double_attack(Role::Rook, &[]);
     play(&mut g, "P9g-10h");
     let ev = play(&mut g, "N7c-6c");
     assert_eq!(alliance_formed(&ev), None, "{ev:?}");
@@ -125,7 +129,7 @@ fn rules_12_4_double_attack_whose_first_action_was_a_direct_defence_forms_nothin
     // does not qualify (§12.4), though the double attack itself is exactly as
     // in the first test (the gold on 8g changes none of Last's answers, and
     // Middle's knight was under no threat before A's action).
-    let mut g = setup("lG", &[("mG", "8g")]);
+    let mut g = double_attack(Role::Gold, &[(Middle, Role::Gold, "8g")]);
     let ev = play(&mut g, "P9g-10h");
     assert_eq!(alliance_formed(&ev), None, "{ev:?}");
     let ev = play(&mut g, "N7c-6c");

@@ -3,12 +3,12 @@
 mod common;
 
 use common::*;
-use sannin_rules::{Event, IllegalAction, PlayError, Player, Role};
+use sannin_rules::{Event, IllegalAction, PlayError, Player, Role, Setup};
 
 const KINGS: [(&str, &str); 3] = [("fK", "1d"), ("mK", "10m"), ("lK", "10d")];
 
 fn drops(g: &sannin_rules::Game, letter: char) -> Vec<String> {
-    g.legal_actions()
+    g.legal_notation()
         .into_iter()
         .filter(|a| a.starts_with(letter) && a.contains('*'))
         .collect()
@@ -164,24 +164,29 @@ fn rules_6_2_captured_piece_is_demoted_into_the_capturers_hand() {
 /// Middle's king in the corner 7m, boxed by its own pawns on 8m and 7l; First's
 /// gold on 6k covers 6l (First hour 9 = (+1,0)). A First pawn or gold on 6l
 /// attacks 7m (First hour 11 = (+1,+1)).
-fn corner(extra: &[(&'static str, &'static str)]) -> Vec<(&'static str, &'static str)> {
+/// Middle's king in the corner 7m behind its pawns 8m and 7l, First's gold on
+/// 6k covering 6l; First to move. Built as a [`Setup`], without a position string.
+fn corner(extra: &[(Player, Role, &str)]) -> Setup {
+    use Player::{First, Last, Middle};
     let mut v = vec![
-        ("mK", "7m"),
-        ("mP", "8m"),
-        ("mP", "7l"),
-        ("fG", "6k"),
-        ("fK", "1d"),
-        ("lK", "10d"),
+        (Middle, Role::King, "7m"),
+        (Middle, Role::Pawn, "8m"),
+        (Middle, Role::Pawn, "7l"),
+        (First, Role::Gold, "6k"),
+        (First, Role::King, "1d"),
+        (Last, Role::King, "10d"),
     ];
     v.extend_from_slice(extra);
-    v
+    setup(First, &v)
 }
 
 #[test]
 fn rules_6_5_pawn_drop_mate_is_illegal() {
     // After P*6l the king cannot take (6l is covered), 8m and 7l are its own
     // pieces, and no Middle piece reaches 6l: that would be mate (RULES §6.5, D2).
-    let mut g = game(&corner(&[]), "F", "P/-/-", "FML", "-", "-");
+    let mut s = corner(&[]);
+    s.hands.first.pawn = 1;
+    let mut g = game_from(s);
     assert!(!legal(&g, "P*6l"));
     assert!(matches!(
         illegal(&mut g, "P*6l"),
@@ -192,11 +197,10 @@ fn rules_6_5_pawn_drop_mate_is_illegal() {
 #[test]
 fn rules_6_5_pawn_drop_check_that_is_not_mate_is_legal() {
     // Without First's gold on 6k the king simply takes the pawn.
-    let v: Vec<_> = corner(&[])
-        .into_iter()
-        .filter(|(p, _)| *p != "fG")
-        .collect();
-    let mut g = game(&v, "F", "P/-/-", "FML", "-", "-");
+    let mut s = corner(&[]);
+    s.board.remove(&"6k".parse().unwrap());
+    s.hands.first.pawn = 1;
+    let mut g = game_from(s);
     assert!(legal(&g, "P*6l"));
     let ev = play(&mut g, "P*6l");
     assert!(ev.iter().any(|e| matches!(
@@ -214,7 +218,9 @@ fn rules_6_5_pawn_drop_check_that_is_not_mate_is_legal() {
 fn rules_6_5_other_drops_may_mate() {
     // G*6l mates just as the pawn would; a gold drop may mate. The mating player
     // (First) moves again (RULES §11 step 7).
-    let mut g = game(&corner(&[]), "F", "G/-/-", "FML", "-", "-");
+    let mut s = corner(&[]);
+    s.hands.first.gold = 1;
+    let mut g = game_from(s);
     let ev = play(&mut g, "G*6l");
     assert!(
         ev.contains(&Event::Mated {
@@ -230,7 +236,7 @@ fn rules_6_5_other_drops_may_mate() {
 #[test]
 fn rules_6_5_pawn_move_may_mate() {
     // A pawn MOVE to 6l (from 5k, First hour 11) mating is fine; only drops are banned.
-    let mut g = game(&corner(&[("fP", "5k")]), "F", "-/-/-", "FML", "-", "-");
+    let mut g = game_from(corner(&[(Player::First, Role::Pawn, "5k")]));
     let ev = play(&mut g, "P5k-6l=");
     assert!(
         ev.contains(&Event::Mated {

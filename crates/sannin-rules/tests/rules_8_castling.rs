@@ -37,7 +37,7 @@ fn rules_8_1_king_may_jump_to_any_empty_cell_of_its_territory() {
     assert_eq!(targets(&g, "10m"), want);
     // Each target is one action: the jump to a neighbour is the ordinary step (RULES §8.3).
     let king_moves: Vec<_> = g
-        .legal_actions()
+        .legal_notation()
         .into_iter()
         .filter(|a| a.starts_with("K10m"))
         .collect();

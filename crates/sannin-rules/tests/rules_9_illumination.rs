@@ -99,7 +99,7 @@ fn rules_9_2_not_available_when_nothing_is_eligible() {
         .collect();
     let mut g = game(&v, "M", "-/-/-", "FML", "-", "-");
     assert_eq!(g.illumination_targets(), None);
-    assert!(g.legal_actions().iter().all(|a| !a.ends_with('!')));
+    assert!(g.legal_notation().iter().all(|a| !a.ends_with('!')));
     match g.play_notation(Player::Middle, "+K!") {
         Err(PlayError::Illegal(IllegalAction::NothingToIlluminate(_))) => {}
         other => panic!("{other:?}"),
@@ -156,7 +156,7 @@ fn rules_9_2_illumination_that_leaves_the_king_in_check_is_illegal() {
         ("fS", "9h"),
     ];
     let mut g = game(&v, "M", "-/-/-", "FML", "-", "-");
-    assert!(!g.legal_actions().iter().any(|a| a.ends_with('!')));
+    assert!(!g.legal_notation().iter().any(|a| a.ends_with('!')));
     match g.play_notation(Player::Middle, "+K!") {
         Err(PlayError::Illegal(IllegalAction::LeavesKingInCheck { .. })) => {}
         other => panic!("{other:?}"),

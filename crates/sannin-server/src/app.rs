@@ -1,7 +1,10 @@
-//! State shared by the HTTP handlers, the connections and the rooms: the registry of
-//! running rooms, the store, the config and the metrics.
+//! State shared by the HTTP handlers and the connections: the registry of running
+//! rooms, the store, the config and the metrics. Rooms see only the parts they need
+//! ([`RoomDeps`]), with this registry behind the [`Registry`] trait.
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -15,20 +18,21 @@ use crate::bots::Bots;
 use crate::config::Config;
 use crate::error::ApiError;
 use crate::metrics::Metrics;
-use crate::room::{Room, RoomHandle, RoomSettings, Status};
-use crate::store::{Store, StoredSeat};
+use crate::room::{Registry, Room, RoomDeps, RoomHandle, RoomSettings};
+use crate::store::{now_ms, Store, StoredRoom, StoredSeat, BOT_TOKEN_HASH};
+use sannin_protocol::RoomStatus;
 
 /// Shared server state.
 #[derive(Debug)]
 pub struct Shared {
     /// Configuration.
-    pub config: Config,
+    pub config: Arc<Config>,
     /// Database.
     pub store: Store,
     /// Counters.
-    pub metrics: Metrics,
+    pub metrics: Arc<Metrics>,
     /// Runs the bots' searches of every room (bounded concurrency).
-    pub bots: Bots,
+    pub bots: Arc<Bots>,
     /// Cancelled on shutdown; rooms then close their connections and stop.
     pub shutdown: CancellationToken,
     /// Tracks room tasks so shutdown can wait for them.
@@ -45,10 +49,10 @@ impl Shared {
     /// New state; no rooms yet.
     pub fn new(config: Config, store: Store) -> Arc<Shared> {
         Arc::new(Shared {
-            bots: Bots::new(config.bots),
-            config,
+            bots: Arc::new(Bots::new(config.bots)),
+            config: Arc::new(config),
             store,
-            metrics: Metrics::default(),
+            metrics: Arc::new(Metrics::default()),
             shutdown: CancellationToken::new(),
             tracker: TaskTracker::new(),
             rooms: Mutex::new(HashMap::new()),
@@ -60,6 +64,19 @@ impl Shared {
     /// A fresh connection id.
     pub fn next_conn_id(&self) -> u64 {
         self.next_conn.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// What a room gets to run with.
+    fn room_deps(self: &Arc<Self>) -> RoomDeps {
+        RoomDeps {
+            config: self.config.clone(),
+            store: self.store.clone(),
+            metrics: self.metrics.clone(),
+            bots: self.bots.clone(),
+            registry: self.clone(),
+            shutdown: self.shutdown.clone(),
+            tracker: self.tracker.clone(),
+        }
     }
 
     fn rooms(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, RoomHandle>> {
@@ -124,7 +141,7 @@ impl Shared {
             return Err(e.into());
         }
         let private = settings.private;
-        let handle = Room::new(self.clone(), id, start, settings, seats).spawn();
+        let handle = Room::new(self.room_deps(), id, start, settings, seats).spawn();
         self.rooms().insert(id, handle);
         self.metrics.rooms_created.fetch_add(1, Ordering::Relaxed);
         info!(room = %id, custom = start_text.is_some(), private, "room created");
@@ -151,7 +168,7 @@ impl Shared {
         else {
             return Ok(None);
         };
-        let room = Room::restore(self.clone(), stored).map_err(ApiError::Internal)?;
+        let room = Room::restore(self.room_deps(), stored).map_err(ApiError::Internal)?;
         let mut rooms = self.rooms();
         if let Some(h) = rooms.get(&id) {
             // Loaded concurrently by someone else: keep theirs (ours is dropped unspawned).
@@ -176,7 +193,13 @@ impl Shared {
             let Some(stored) = self.store.load_room(&id).await? else {
                 continue;
             };
-            match Room::restore(self.clone(), stored) {
+            if expired_while_down(&stored, self.config.waiting_room_ttl) {
+                // Nobody could have started it: not brought back.
+                self.store.delete_room(&id).await?;
+                info!(room = %id, "waiting room expired while the server was down");
+                continue;
+            }
+            match Room::restore(self.room_deps(), stored) {
                 Ok(room) => {
                     if room.is_open() {
                         self.open_rooms.fetch_add(1, Ordering::AcqRel);
@@ -205,13 +228,45 @@ impl Shared {
     pub fn room_counts(&self) -> [(&'static str, usize); 3] {
         let mut c = [0usize; 3];
         for h in self.rooms().values() {
-            let i = match h.summary.borrow().status {
-                Status::Waiting => 0,
-                Status::Playing => 1,
-                Status::Finished => 2,
+            let i = match h.summary.borrow().room.status {
+                RoomStatus::Waiting => 0,
+                RoomStatus::Playing => 1,
+                RoomStatus::Finished => 2,
             };
             c[i] += 1;
         }
         [("waiting", c[0]), ("playing", c[1]), ("finished", c[2])]
+    }
+}
+
+/// A waiting room with no human seated whose time to live ran out.
+fn expired_while_down(stored: &StoredRoom, ttl: Option<std::time::Duration>) -> bool {
+    let Some(ttl) = ttl else {
+        return false;
+    };
+    stored.status == RoomStatus::Waiting.as_str()
+        && stored
+            .seats
+            .iter()
+            .all(|s| s.bot.is_some() && s.token_hash == BOT_TOKEN_HASH)
+        && now_ms() - stored.updated_at_ms >= ttl.as_millis() as i64
+}
+
+impl Registry for Shared {
+    fn room_closed(&self) {
+        Shared::room_closed(self);
+    }
+
+    fn unload_room(&self, id: Uuid) {
+        Shared::unload_room(self, id);
+    }
+
+    fn create_room(
+        self: Arc<Self>,
+        position: Option<String>,
+        settings: RoomSettings,
+        seats: Vec<StoredSeat>,
+    ) -> Pin<Box<dyn Future<Output = Result<Uuid, ApiError>> + Send>> {
+        Box::pin(async move { Shared::create_room(&self, position, settings, seats).await })
     }
 }

@@ -1,4 +1,4 @@
-//! Computer players seated in rooms (issue 6): choosing a bot's action off the
+//! Computer players seated in rooms (docs/protocol.md §16): choosing a bot's action off the
 //! room's task.
 //!
 //! A room actor must never block: a level-3 search takes about 0.2 s a move and
@@ -282,11 +282,7 @@ impl Drop for Decrement<'_> {
 /// replay their choices.
 pub fn seed(room: Uuid, ply: i64) -> u64 {
     let id = room.as_u128();
-    let mut z =
-        (id as u64) ^ ((id >> 64) as u64) ^ (ply as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    sannin_bot::mix_seed((id as u64) ^ ((id >> 64) as u64), ply as u64)
 }
 
 /// A level from JSON: an integer from 0 to 3.
@@ -332,7 +328,7 @@ mod tests {
         let game = Game::new();
         for n in 0..=3 {
             let m = bots.think(game.clone(), level(n), 7).await.expect("a move");
-            assert!(game.legal().contains(&m.action), "level {n}");
+            assert!(game.legal_actions().contains(&m.action), "level {n}");
             assert_eq!(m.fallback, None, "level {n}");
         }
         assert_eq!(bots.stats().moves.load(Ordering::Relaxed), 4);
@@ -376,7 +372,7 @@ mod tests {
             t.elapsed()
         );
         assert_eq!(m.fallback, Some(Fallback::TimedOut));
-        assert!(game.legal().contains(&m.action));
+        assert!(game.legal_actions().contains(&m.action));
         assert_eq!(bots.stats().fallbacks.load(Ordering::Relaxed), 1);
         // The overrunning search still holds its permit: the next one waits for it
         // (the cap holds), then times out in its turn.
@@ -400,7 +396,7 @@ mod tests {
         let mut fallbacks = 0;
         for s in 0..10 {
             let m = bots.think(game.clone(), level(3), s).await.expect("a move");
-            assert!(game.legal().contains(&m.action));
+            assert!(game.legal_actions().contains(&m.action));
             fallbacks += usize::from(m.fallback == Some(Fallback::TimedOut));
         }
         assert!(fallbacks >= 5, "{fallbacks} fallbacks of 10");
@@ -412,7 +408,7 @@ mod tests {
         let game = Game::new();
         let m = bots.think(game.clone(), level(2), 1).await.expect("a move");
         assert_eq!(m.fallback, Some(Fallback::Panicked));
-        assert!(game.legal().contains(&m.action));
+        assert!(game.legal_actions().contains(&m.action));
         assert_eq!(bots.stats().searching.load(Ordering::Relaxed), 0);
         // The permit came back.
         let m = bots.think(game.clone(), level(2), 2).await.expect("a move");

@@ -15,6 +15,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+use sannin_protocol::{Clocks, PlayerClock, Seat};
 use sannin_rules::Player;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -97,42 +98,7 @@ impl TimeSource for ManualTime {
     }
 }
 
-/// Kinds of time control.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ClockKind {
-    /// Main time only.
-    SuddenDeath,
-    /// Main time plus an increment after each own move.
-    Fischer,
-    /// Main time, then periods of byoyomi: each move within one period keeps it.
-    Byoyomi,
-}
-
-impl ClockKind {
-    fn as_str(self) -> &'static str {
-        match self {
-            ClockKind::SuddenDeath => "sudden_death",
-            ClockKind::Fischer => "fischer",
-            ClockKind::Byoyomi => "byoyomi",
-        }
-    }
-}
-
-/// A room's time control, as stored and sent (milliseconds).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ClockSettings {
-    /// Kind.
-    pub kind: ClockKind,
-    /// Main time per player.
-    pub main_ms: u64,
-    /// Fischer increment (0 otherwise).
-    pub increment_ms: u64,
-    /// Length of one byoyomi period (0 unless byoyomi).
-    pub byoyomi_ms: u64,
-    /// Byoyomi periods (0 unless byoyomi).
-    pub periods: u32,
-}
+pub use sannin_protocol::{ClockKind, ClockSettings};
 
 /// `clock` of `POST /api/rooms`, in seconds as people write it.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -380,17 +346,9 @@ impl GameClock {
     }
 
     /// The `clocks` object of `state` and the events, as of `now` (docs/protocol.md §11).
-    pub fn snapshot(&self, now: u64) -> Value {
+    pub fn snapshot(&self, now: u64) -> Clocks {
         let s = self.settings;
-        let mut v = json!({
-            "kind": s.kind,
-            "main_ms": s.main_ms,
-            "increment_ms": s.increment_ms,
-            "byoyomi_ms": s.byoyomi_ms,
-            "periods": s.periods,
-            "running": self.running().map(|p| p.lower()),
-        });
-        for p in Player::ALL {
+        let player = |p: Player| {
             let t = self.left[i(p)];
             let used = match self.running {
                 Some((q, since)) if q == p => now.saturating_sub(since),
@@ -410,13 +368,19 @@ impl GameClock {
             } else {
                 (0, 0, 0)
             };
-            v[p.lower()] = json!({
-                "remaining_ms": remaining,
-                "periods": periods,
-                "period_ms": (s.kind == ClockKind::Byoyomi).then_some(period),
-            });
+            PlayerClock {
+                remaining_ms: remaining,
+                periods,
+                period_ms: (s.kind == ClockKind::Byoyomi).then_some(period),
+            }
+        };
+        Clocks {
+            settings: s,
+            running: self.running().map(Seat::from),
+            first: player(Player::First),
+            middle: player(Player::Middle),
+            last: player(Player::Last),
         }
-        v
     }
 }
 
@@ -473,7 +437,7 @@ mod tests {
         );
         c.start(Player::First, 100_000);
         let snap = c.snapshot(104_000);
-        assert_eq!(snap["first"]["period_ms"], 6_000);
+        assert_eq!(snap.first.period_ms, Some(6_000));
         assert!(c.flag_fell(110_000, 0));
         assert!(!c.flag_fell(110_000, 200));
         assert_eq!(c.deadline(200), Some(110_200));

@@ -78,6 +78,11 @@ pub struct LimitArgs {
     #[arg(long, env = "SANNIN_FINISHED_IDLE_SECONDS", default_value_t = 600.0)]
     pub finished_idle_seconds: f64,
 
+    /// Seconds a waiting room with no human seated and nobody connected lives; it is
+    /// then deleted (and not restored after a restart). 0: such rooms never expire.
+    #[arg(long, env = "SANNIN_WAITING_ROOM_TTL_SECONDS", default_value_t = 600.0)]
+    pub waiting_room_ttl_seconds: f64,
+
     /// Database connections (PostgreSQL; SQLite always uses one writer connection).
     #[arg(long, env = "SANNIN_DB_CONNECTIONS", default_value_t = 8)]
     pub db_connections: u32,
@@ -99,7 +104,8 @@ pub struct LimitArgs {
     #[arg(long, env = "SANNIN_CHAT_BURST", default_value_t = 5)]
     pub chat_burst: u32,
 
-    /// Chat messages of each channel a room keeps (in memory) for late joiners.
+    /// Chat messages of each channel a room keeps for late joiners (every message is
+    /// stored; a restored room reads back this many).
     #[arg(long, env = "SANNIN_CHAT_HISTORY", default_value_t = 100)]
     pub chat_history: usize,
 
@@ -140,6 +146,7 @@ impl Default for LimitArgs {
             send_queue: 256,
             ping_seconds: 20.0,
             finished_idle_seconds: 600.0,
+            waiting_room_ttl_seconds: 600.0,
             db_connections: 8,
             lag_credit_max_ms: 1000,
             chat_max_chars: 500,
@@ -181,6 +188,8 @@ pub struct Config {
     pub ping_interval: Duration,
     /// How long an idle finished room stays in memory.
     pub finished_idle: Duration,
+    /// How long a waiting room with no human and no connection lives (None: forever).
+    pub waiting_room_ttl: Option<Duration>,
     /// Pool size for PostgreSQL.
     pub db_connections: u32,
     /// Cap of the per-move lag credit, ms.
@@ -246,6 +255,7 @@ impl Config {
             send_queue: l.send_queue.max(8),
             ping_interval: secs(l.ping_seconds).max(Duration::from_millis(100)),
             finished_idle: secs(l.finished_idle_seconds),
+            waiting_room_ttl: Some(secs(l.waiting_room_ttl_seconds)).filter(|d| !d.is_zero()),
             db_connections: l.db_connections.max(1),
             lag_credit_max_ms: l.lag_credit_max_ms,
             chat_max_chars: l.chat_max_chars.max(1),

@@ -24,6 +24,9 @@ pub enum ApiError {
     /// The `position` given for a new room does not parse.
     #[error("bad position: {0}")]
     BadPosition(String),
+    /// A record or position of `POST /api/replay` that cannot be played out.
+    #[error("{}", .0.reason)]
+    Replay(crate::history::ReplayError),
     /// The server already holds `--max-rooms` unfinished rooms.
     #[error("too many rooms open (limit {0}); try again later")]
     TooManyRooms(usize),
@@ -44,6 +47,7 @@ impl ApiError {
             ApiError::BadPosition(_) => "bad_position",
             ApiError::BadClock(_) => "bad_clock",
             ApiError::BadBots(_) => "bad_bots",
+            ApiError::Replay(e) => e.code,
             ApiError::TooManyRooms(_) => "too_many_rooms",
             ApiError::ShuttingDown => "shutting_down",
             ApiError::Internal(_) => "internal",
@@ -58,6 +62,7 @@ impl ApiError {
             | ApiError::BadPosition(_)
             | ApiError::BadClock(_)
             | ApiError::BadBots(_) => StatusCode::BAD_REQUEST,
+            ApiError::Replay(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::TooManyRooms(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -76,86 +81,29 @@ impl IntoResponse for ApiError {
         if let ApiError::Internal(e) = &self {
             tracing::error!(error = ?e, "internal error");
         }
-        let body = serde_json::json!({
+        let mut body = serde_json::json!({
             "error": { "code": self.code(), "message": self.to_string() }
         });
+        if let ApiError::Replay(e) = &self {
+            body["ply"] = e.ply.into();
+            body["token"] = e.token.clone().into();
+        }
         (self.status(), Json(body)).into_response()
     }
 }
 
-/// Error codes sent on the WebSocket as `{"type":"error","code":…,"message":…}`.
-/// See `docs/protocol.md` for when each is sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WsCode {
-    /// Not JSON, not an object, unknown `type`, missing/invalid field, too large.
-    BadMessage,
-    /// An action by a connection without a seat.
-    NotSeated,
-    /// An action by a seated player whose turn it is not.
-    NotYourTurn,
-    /// Unreadable notation or an action the rules forbid.
-    IllegalAction,
-    /// `join` asked for a taken seat, or no seat is free.
-    SeatTaken,
-    /// `resume` with a token that holds no seat in this room.
-    BadToken,
-    /// Acting before the game starts or after it ends; seat changes during play.
-    GameNotRunning,
-    /// Too many messages; this one was dropped.
-    RateLimited,
-    /// `join`/`resume` from a connection that already holds a seat.
-    AlreadySeated,
-    /// Alliance message that does not fit the current proposals.
-    BadAlliance,
-    /// Another connection resumed this seat; this one is closed next.
-    Replaced,
-    /// The room has `--max-connections-per-room` connections.
-    RoomFull,
-    /// The server is going down; the connection is closed next.
-    ShuttingDown,
-    /// Server fault (e.g. the database refused a write); nothing changed.
-    Internal,
-    /// A chat message longer than `--chat-max-chars`.
-    ChatTooLong,
-    /// `accept_draw`/`decline_draw`/`withdraw_draw` with no fitting offer.
-    NoDrawOffer,
-    /// `rematch` that does not fit: game not over, a seat empty.
-    BadRematch,
-    /// `remove_bot` for a seat that holds no bot.
-    BadBot,
-}
+/// The WebSocket error codes are the protocol's (`docs/protocol.md` §3.5).
+pub use sannin_protocol::ErrorCode;
 
-impl WsCode {
-    /// Wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            WsCode::BadMessage => "bad_message",
-            WsCode::NotSeated => "not_seated",
-            WsCode::NotYourTurn => "not_your_turn",
-            WsCode::IllegalAction => "illegal_action",
-            WsCode::SeatTaken => "seat_taken",
-            WsCode::BadToken => "bad_token",
-            WsCode::GameNotRunning => "game_not_running",
-            WsCode::RateLimited => "rate_limited",
-            WsCode::AlreadySeated => "already_seated",
-            WsCode::BadAlliance => "bad_alliance",
-            WsCode::Replaced => "replaced",
-            WsCode::RoomFull => "room_full",
-            WsCode::ShuttingDown => "shutting_down",
-            WsCode::Internal => "internal",
-            WsCode::ChatTooLong => "chat_too_long",
-            WsCode::NoDrawOffer => "no_draw_offer",
-            WsCode::BadRematch => "bad_rematch",
-            WsCode::BadBot => "bad_bot",
-        }
-    }
-
-    /// The code for a [`sannin_rules::PlayError`], from its own `code()`.
-    pub fn from_play_error(code: &str) -> WsCode {
-        match code {
-            "not_your_turn" => WsCode::NotYourTurn,
-            "game_not_running" => WsCode::GameNotRunning,
-            _ => WsCode::IllegalAction,
-        }
+/// The code for an action the rules refused.
+pub fn play_error_code(e: &sannin_rules::PlayError) -> ErrorCode {
+    use sannin_rules::PlayError;
+    match e {
+        PlayError::GameOver => ErrorCode::GameNotRunning,
+        PlayError::NotYourTurn { .. } | PlayError::NotActive { .. } => ErrorCode::NotYourTurn,
+        // A change prepared on an older game: the room's fault, not the player's.
+        PlayError::Outdated => ErrorCode::Internal,
+        // Unreadable notation, a broken rule, and any reason added later.
+        _ => ErrorCode::IllegalAction,
     }
 }

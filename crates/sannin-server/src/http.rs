@@ -5,14 +5,14 @@ use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::ws::WebSocketUpgrade;
-use axum::extract::{DefaultBodyLimit, Path, State};
-use axum::http::{header, StatusCode};
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use sannin_rules::Player;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::sync::oneshot;
 use tower_http::services::{ServeDir, ServeFile};
 use uuid::Uuid;
@@ -21,9 +21,12 @@ use crate::app::Shared;
 use crate::bots;
 use crate::clock::ClockRequest;
 use crate::error::ApiError;
+use crate::history::{self, History};
+use crate::lobby;
 use crate::room::{Cmd, RoomHandle, RoomSettings};
 use crate::store::{StoredSeat, BOT_TOKEN_HASH};
 use crate::ws;
+use sannin_protocol::{Created, RoomDetails};
 
 /// The whole application.
 pub fn router(shared: Arc<Shared>) -> Router {
@@ -33,10 +36,14 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/rooms", get(list_rooms).post(create_room))
         .route("/api/rooms/{id}", get(room_details))
         .route("/api/rooms/{id}/record", get(room_record))
+        .route("/api/rooms/{id}/history", get(room_history))
+        .route("/api/replay", post(replay_record))
         .route("/api/rooms/{id}/ws", get(room_ws))
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/metrics", get(metrics))
-        .route_service("/rooms/{id}", index)
+        .route_service("/rooms/{id}", index.clone())
+        .route_service("/rules", index.clone())
+        .route_service("/analysis", index)
         .fallback_service(ServeDir::new(static_dir))
         .layer(DefaultBodyLimit::max(64 * 1024))
         .with_state(shared)
@@ -122,18 +129,14 @@ async fn create_room(State(shared): State<Arc<Shared>>, body: Bytes) -> Result<R
         ..RoomSettings::default()
     };
     let id = shared.create_room(req.position, settings, seats).await?;
-    Ok((StatusCode::CREATED, Json(json!({ "id": id }))).into_response())
+    Ok((StatusCode::CREATED, Json(Created { id: id.to_string() })).into_response())
 }
 
-async fn list_rooms(State(shared): State<Arc<Shared>>) -> Json<Value> {
-    let mut rooms: Vec<_> = shared
-        .handles()
-        .into_iter()
-        .map(|h| h.summary.borrow().clone())
-        .filter(|s| !s.private)
-        .collect();
-    rooms.sort_by_key(|s| s.id);
-    Json(json!(rooms))
+async fn list_rooms(
+    State(shared): State<Arc<Shared>>,
+    Query(q): Query<lobby::ListQuery>,
+) -> Result<Response, ApiError> {
+    lobby::list(&shared, q).await
 }
 
 fn parse_id(id: &str) -> Result<Uuid, ApiError> {
@@ -180,7 +183,7 @@ async fn ask<T>(
 async fn room_details(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<RoomDetails>, ApiError> {
     Ok(Json(
         ask(&shared, &id, |reply| Cmd::Details { reply }).await?,
     ))
@@ -189,13 +192,73 @@ async fn room_details(
 async fn room_record(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
+    headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let record = ask(&shared, &id, |reply| Cmd::Record { reply }).await?;
+    // The link as the reader reached it (behind a proxy: its forwarded scheme).
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("localhost");
+    let scheme = headers
+        .get("x-forwarded-proto")
+        .and_then(|h| h.to_str().ok())
+        .filter(|s| *s == "https")
+        .unwrap_or("http");
+    let site = format!("{scheme}://{host}/rooms/{id}");
+    let record = ask(&shared, &id, |reply| Cmd::Record {
+        site: site.clone(),
+        reply,
+    })
+    .await?;
     Ok((
         [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
         record,
     )
         .into_response())
+}
+
+/// `GET /api/rooms/{id}/history`: every stored action with the position after it, read
+/// from the database (what is stored is what happened: nothing is broadcast before it
+/// is stored).
+async fn room_history(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+) -> Result<Json<History>, ApiError> {
+    let uuid = parse_id(&id)?;
+    let stored = shared
+        .store
+        .load_room(&uuid.to_string())
+        .await
+        .map_err(ApiError::Internal)?
+        .ok_or_else(|| ApiError::RoomNotFound(id.clone()))?;
+    let history = history::of_stored(stored.start_position.as_deref(), &stored.actions)
+        .map_err(ApiError::Internal)?;
+    Ok(Json(history))
+}
+
+/// Body of `POST /api/replay`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReplayRequest {
+    /// A game record (RULES §13.2); may hold only headers, or nothing.
+    #[serde(default)]
+    record: String,
+    /// Start from this position string instead of the record's `Position` header.
+    #[serde(default)]
+    position: Option<String>,
+}
+
+/// `POST /api/replay`: a pasted record (or a position alone) played out ply by ply, for
+/// the analysis board and the position editor.
+async fn replay_record(body: Bytes) -> Result<Json<History>, ApiError> {
+    let req: ReplayRequest = serde_json::from_slice(&body).map_err(|e| {
+        ApiError::BadRequest(format!(
+            "want a JSON object {{\"record\": \"...\", \"position\": \"...\"}}: {e}"
+        ))
+    })?;
+    history::of_record(&req.record, req.position.as_deref())
+        .map(Json)
+        .map_err(ApiError::Replay)
 }
 
 async fn room_ws(

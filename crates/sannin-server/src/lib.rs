@@ -14,14 +14,17 @@ use tracing::{info, warn};
 
 mod app;
 pub mod bots;
-mod chat;
 pub mod clock;
 mod config;
 mod error;
+pub mod history;
 mod http;
 pub mod loadtest;
+mod lobby;
 mod metrics;
 mod protocol;
+mod rate;
+mod record;
 mod room;
 mod store;
 mod ws;
@@ -29,7 +32,7 @@ mod ws;
 pub use bots::BotSettings;
 pub use clock::{ManualTime, SystemTime, TimeSource};
 pub use config::{Config, LimitArgs, ServeArgs, DEFAULT_SQLITE_URL};
-pub use error::{ApiError, WsCode};
+pub use error::{ApiError, ErrorCode};
 pub use store::Store;
 
 /// `sannin serve`: logging, config, listener, and [`run`] until SIGTERM or ctrl-c.

@@ -8,9 +8,10 @@
 //! accepted actions per second and the round trip from sending `act` to receiving
 //! its `action` event on the same connection.
 //!
-//! With `--bot-rooms N` it also creates N rooms with three bots each (issue 6) before
-//! the human-driven rooms start playing, so that their latency is measured while the
-//! bots search; it reports the bot moves played meanwhile (from `/metrics`).
+//! With `--bot-rooms N` it also creates N rooms with three bots each (docs/protocol.md
+//! §16) before the human-driven rooms start playing, so that their latency is
+//! measured while the bots search; it reports the bot moves played meanwhile (from
+//! `/metrics`).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -18,7 +19,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _};
 use futures_util::{SinkExt, StreamExt};
-use serde_json::{json, Value};
+use sannin_protocol::{ClientMsg, Event, RoomStatus, Seat, ServerMsg};
+use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::Semaphore;
@@ -304,13 +306,13 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<()> {
     let start_gate = Arc::new(tokio::sync::Barrier::new(rooms * 3 + 1));
     let mut players = Vec::with_capacity(rooms * 3);
     for (r, id) in ids.iter().enumerate() {
-        for seat in ["first", "middle", "last"] {
+        for seat in Seat::ALL {
             let url = format!("ws://{addr}/api/rooms/{id}/ws");
             let sem = sem.clone();
             let gate = start_gate.clone();
             let plies = args.plies;
             let think = Duration::from_millis(args.think_ms);
-            let seed = (r as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ seat.len() as u64;
+            let seed = sannin_bot::mix_seed(r as u64 + 1, seat.as_str().len() as u64);
             players.push(tokio::spawn(async move {
                 play_seat(url, seat, sem, gate, plies, think, seed, play_deadline).await
             }));
@@ -393,7 +395,7 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<()> {
 #[allow(clippy::too_many_arguments)]
 async fn play_seat(
     url: String,
-    seat: &'static str,
+    seat: Seat,
     sem: Arc<Semaphore>,
     gate: Arc<tokio::sync::Barrier>,
     plies: usize,
@@ -417,10 +419,14 @@ async fn play_seat(
             return stats;
         }
     };
-    let join = json!({"type": "join", "seat": seat, "name": format!("bot-{seat}")}).to_string();
-    let ready = json!({"type": "ready"}).to_string();
+    let join = ClientMsg::Join {
+        seat: Some(seat),
+        name: Some(format!("bot-{seat}")),
+    }
+    .to_text();
+    let ready = ClientMsg::Ready.to_text();
     let mut gated = false;
-    let mut rng = seed | 1;
+    let mut rng = sannin_bot::Rng::new(seed);
     let mut pending: Option<Instant> = None;
     if ws.send(Message::Text(join.into())).await.is_err() {
         stats.errors.push("send join".into());
@@ -439,65 +445,57 @@ async fn play_seat(
             }
         };
         let Message::Text(text) = msg else { continue };
-        let Ok(v) = serde_json::from_str::<Value>(text.as_str()) else {
-            continue;
+        let msg = match ServerMsg::parse(text.as_str()) {
+            Ok(m) => m,
+            Err(e) => {
+                stats.errors.push(format!("unreadable message: {e}"));
+                continue;
+            }
         };
-        match v["type"].as_str() {
-            Some("seated") => {
+        match msg {
+            ServerMsg::Seated { .. } => {
                 let _ = ws.send(Message::Text(ready.clone().into())).await;
             }
-            Some("event") => {
-                let e = &v["event"];
-                if e["type"] == "action" && e["player"] == seat {
-                    if let Some(t) = pending.take() {
-                        stats
-                            .latencies_us
-                            .push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
-                        stats.actions += 1;
-                    }
+            ServerMsg::Event {
+                event: Event::Action { player, .. },
+                ..
+            } if player == seat => {
+                if let Some(t) = pending.take() {
+                    stats
+                        .latencies_us
+                        .push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
+                    stats.actions += 1;
                 }
             }
-            Some("error") => {
-                stats
-                    .errors
-                    .push(format!("{}: {}", v["code"], v["message"]));
+            ServerMsg::Error { code, message } => {
+                stats.errors.push(format!("{code}: {message:?}"));
                 pending = None;
             }
-            Some("state") => {
-                let status = v["status"].as_str().unwrap_or("");
-                if status == "playing" && !gated {
+            ServerMsg::State(state) => {
+                let playing = state.status == RoomStatus::Playing;
+                if playing && !gated {
                     gated = true;
                     gate.wait().await;
                 }
-                let moves = v["moves"].as_array().map(Vec::len).unwrap_or(0);
-                if status == "finished" || moves >= plies {
-                    stats.finished = status == "finished";
+                let finished = state.status == RoomStatus::Finished;
+                if finished || state.moves.len() >= plies {
+                    stats.finished = finished;
                     break;
                 }
-                if status == "playing" && v["to_move"] == seat && pending.is_none() {
-                    let legal = v["legal"].as_array().cloned().unwrap_or_default();
-                    if legal.is_empty() {
+                if state.is_turn_of(seat) && pending.is_none() {
+                    if state.legal.is_empty() {
                         continue;
                     }
-                    rng ^= rng << 13;
-                    rng ^= rng >> 7;
-                    rng ^= rng << 17;
-                    let a = legal[(rng % legal.len() as u64) as usize]
-                        .as_str()
-                        .unwrap_or("")
-                        .to_string();
+                    let action = state.legal[rng.below(state.legal.len())].clone();
                     if !think.is_zero() {
                         // Each pause is drawn from 0.5–1.5 × think, so the rooms,
                         // started together, spread out into a steady load instead
                         // of acting in lockstep bursts.
-                        rng ^= rng << 13;
-                        rng ^= rng >> 7;
-                        rng ^= rng << 17;
-                        let factor = 0.5 + (rng % 1000) as f64 / 1000.0;
+                        let factor = 0.5 + rng.below(1000) as f64 / 1000.0;
                         tokio::time::sleep(think.mul_f64(factor)).await;
                     }
                     pending = Some(Instant::now());
-                    let act = json!({"type": "act", "action": a}).to_string();
+                    let act = ClientMsg::Act { action }.to_text();
                     if ws.send(Message::Text(act.into())).await.is_err() {
                         stats.errors.push("send act".into());
                         break;

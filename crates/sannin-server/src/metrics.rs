@@ -63,6 +63,8 @@ pub struct Metrics {
     pub rooms_created: AtomicU64,
     /// Games started since start.
     pub games_started: AtomicU64,
+    /// Writes to the database that failed (each is answered or retried).
+    pub store_failures: AtomicU64,
     /// Time from reading an `act` off the socket to the broadcast of its state,
     /// the database write included.
     pub latency: Histogram,
@@ -133,6 +135,12 @@ impl Metrics {
             "sannin_games_started_total",
             "Games started.",
             &self.games_started,
+        );
+        counter(
+            &mut out,
+            "sannin_store_failures_total",
+            "Database writes that failed (answered with an error or retried after a backoff).",
+            &self.store_failures,
         );
         out.push_str("# HELP sannin_action_latency_seconds From reading an action to broadcasting its state (database write included).\n# TYPE sannin_action_latency_seconds histogram\n");
         self.latency

@@ -105,7 +105,35 @@ pub struct StoredRoom {
     pub seats: Vec<StoredSeat>,
     /// Actions in order.
     pub actions: Vec<StoredAction>,
+    /// Seats whose player asked for a rematch.
+    pub rematch: Vec<Player>,
+    /// Chat messages of both channels, oldest first.
+    pub chat: Vec<StoredChat>,
+    /// Unix ms of the creation.
+    pub created_at_ms: i64,
+    /// Unix ms of the last change.
+    pub updated_at_ms: i64,
 }
+
+/// One stored chat message.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredChat {
+    /// Rising per room, both channels.
+    pub id: i64,
+    /// `players` or `spectators`.
+    pub channel: String,
+    /// The writer's seat; None for a spectator.
+    pub seat: Option<Player>,
+    /// The writer's name.
+    pub name: String,
+    /// The text.
+    pub text: String,
+    /// Unix ms when the server received it.
+    pub at_ms: i64,
+}
+
+/// A `chat_messages` row.
+type ChatRow = (i64, String, Option<String>, String, String, i64);
 
 /// Unix time in milliseconds.
 pub fn now_ms() -> i64 {
@@ -180,7 +208,7 @@ impl Store {
             .after_connect(move |conn, _| {
                 Box::pin(async move {
                     if sqlite {
-                        // With WAL, NORMAL survives a killed process (the issue's kill -9);
+                        // With WAL, NORMAL survives a killed process (even kill -9);
                         // only an OS crash may lose the last commits.
                         conn.execute("PRAGMA synchronous=NORMAL").await?;
                         conn.execute("PRAGMA foreign_keys=ON").await?;
@@ -291,6 +319,81 @@ impl Store {
         Ok(())
     }
 
+    /// Frees a seat before the start and, when `reset_start`, sets the start position
+    /// back to the standard one (an agreed alliance lost an ally), atomically.
+    pub async fn free_seat(&self, id: &str, seat: Player, reset_start: bool) -> sqlx::Result<()> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("DELETE FROM seats WHERE room_id = $1 AND seat = $2")
+            .bind(id)
+            .bind(seat.lower())
+            .execute(&mut *tx)
+            .await?;
+        if reset_start {
+            sqlx::query("UPDATE rooms SET start_position = NULL, updated_at = $1 WHERE id = $2")
+                .bind(now_ms())
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await
+    }
+
+    /// Stores a chat message.
+    pub async fn append_chat(&self, id: &str, m: &StoredChat) -> sqlx::Result<()> {
+        sqlx::query(
+            "INSERT INTO chat_messages (room_id, id, channel, seat, name, text, at_ms) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .bind(id)
+        .bind(m.id)
+        .bind(&m.channel)
+        .bind(m.seat.map(|p| p.lower()))
+        .bind(&m.name)
+        .bind(&m.text)
+        .bind(m.at_ms)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Sets whether `seat` (every seat when None) asked for a rematch.
+    pub async fn set_rematch(
+        &self,
+        id: &str,
+        seat: Option<Player>,
+        asked: bool,
+    ) -> sqlx::Result<()> {
+        let q = match seat {
+            Some(p) => {
+                sqlx::query("UPDATE seats SET rematch = $1 WHERE room_id = $2 AND seat = $3")
+                    .bind(i64::from(asked))
+                    .bind(id)
+                    .bind(p.lower())
+            }
+            None => sqlx::query("UPDATE seats SET rematch = $1 WHERE room_id = $2")
+                .bind(i64::from(asked))
+                .bind(id),
+        };
+        q.execute(&self.pool).await?;
+        Ok(())
+    }
+
+    /// Deletes a room with its seats, actions and chat.
+    pub async fn delete_room(&self, id: &str) -> sqlx::Result<()> {
+        let mut tx = self.pool.begin().await?;
+        for table in ["chat_messages", "actions", "seats"] {
+            sqlx::query(&format!("DELETE FROM {table} WHERE room_id = $1"))
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        sqlx::query("DELETE FROM rooms WHERE id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await
+    }
+
     /// Voluntary alliance: all seats rewritten and the start position set, atomically.
     pub async fn reseat(
         &self,
@@ -386,23 +489,31 @@ impl Store {
 
     /// Loads one room with its seats and actions.
     pub async fn load_room(&self, id: &str) -> anyhow::Result<Option<StoredRoom>> {
-        let row: Option<(String, String, Option<String>, Option<String>)> =
-            sqlx::query_as("SELECT id, status, start_position, settings FROM rooms WHERE id = $1")
-                .bind(id)
-                .fetch_optional(&self.pool)
-                .await?;
-        let Some((id, status, start_position, settings)) = row else {
+        type RoomRow = (String, String, Option<String>, Option<String>, i64, i64);
+        let row: Option<RoomRow> = sqlx::query_as(
+            "SELECT id, status, start_position, settings, created_at, updated_at \
+             FROM rooms WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        let Some((id, status, start_position, settings, created_at_ms, updated_at_ms)) = row else {
             return Ok(None);
         };
-        let seat_rows: Vec<(String, String, String, Option<i64>)> =
-            sqlx::query_as("SELECT seat, token_hash, name, bot FROM seats WHERE room_id = $1")
-                .bind(&id)
-                .fetch_all(&self.pool)
-                .await?;
+        let seat_rows: Vec<(String, String, String, Option<i64>, i64)> = sqlx::query_as(
+            "SELECT seat, token_hash, name, bot, rematch FROM seats WHERE room_id = $1",
+        )
+        .bind(&id)
+        .fetch_all(&self.pool)
+        .await?;
         let mut seats = Vec::with_capacity(seat_rows.len());
-        for (seat, token_hash, name, bot) in seat_rows {
+        let mut rematch = Vec::new();
+        for (seat, token_hash, name, bot, asked) in seat_rows {
             let seat = Player::from_lower(&seat)
                 .with_context(|| format!("room {id}: bad seat {seat:?} in database"))?;
+            if asked != 0 {
+                rematch.push(seat);
+            }
             let bot = match bot {
                 None => None,
                 Some(b) => Some(
@@ -444,6 +555,31 @@ impl Store {
                 clocks,
             });
         }
+        let chat_rows: Vec<ChatRow> = sqlx::query_as(
+            "SELECT id, channel, seat, name, text, at_ms FROM chat_messages \
+             WHERE room_id = $1 ORDER BY id",
+        )
+        .bind(&id)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut chat = Vec::with_capacity(chat_rows.len());
+        for (mid, channel, seat, name, text, at_ms) in chat_rows {
+            let seat = match seat {
+                None => None,
+                Some(p) => Some(
+                    Player::from_lower(&p)
+                        .with_context(|| format!("room {id}: bad chat seat {p:?}"))?,
+                ),
+            };
+            chat.push(StoredChat {
+                id: mid,
+                channel,
+                seat,
+                name,
+                text,
+                at_ms,
+            });
+        }
         Ok(Some(StoredRoom {
             id,
             status,
@@ -451,7 +587,94 @@ impl Store {
             settings,
             seats,
             actions,
+            rematch,
+            chat,
+            created_at_ms,
+            updated_at_ms,
         }))
+    }
+}
+
+/// A finished room as the lobby lists it (`GET /api/rooms?status=finished`).
+#[derive(Clone, Debug)]
+pub struct FinishedRoom {
+    /// Room id (uuid).
+    pub id: String,
+    /// The outcome JSON.
+    pub result: Option<String>,
+    /// Unix ms.
+    pub created_at: i64,
+    /// Unix ms of the last change (the end of the game).
+    pub updated_at: i64,
+    /// Moves played (resignations and other endings not counted).
+    pub plies: i64,
+    /// Seats: seat, name, bot level.
+    pub seats: Vec<(Player, String, Option<u8>)>,
+    /// The start position; `None` for the standard start.
+    pub start_position: Option<String>,
+    /// The room's settings (JSON), as stored.
+    pub settings: Option<String>,
+}
+
+impl Store {
+    /// Public finished rooms, the most recently ended first, `limit` of them after the
+    /// cursor `(updated_at, id)` of the last room of the page before.
+    pub async fn finished_rooms(
+        &self,
+        limit: usize,
+        after: Option<(i64, &str)>,
+    ) -> anyhow::Result<Vec<FinishedRoom>> {
+        let (at, after_id) = after.unwrap_or((i64::MAX, ""));
+        type Row = (
+            String,
+            Option<String>,
+            i64,
+            i64,
+            i64,
+            Option<String>,
+            Option<String>,
+        );
+        let rows: Vec<Row> = sqlx::query_as(
+            "SELECT r.id, r.result, r.created_at, r.updated_at, \
+                    (SELECT COUNT(*) FROM actions a WHERE a.room_id = r.id AND a.kind = 'act'), \
+                    r.start_position, r.settings \
+             FROM rooms r \
+             WHERE r.status = 'finished' \
+               AND (r.settings IS NULL OR r.settings NOT LIKE '%\"private\":true%') \
+               AND (r.updated_at < $1 OR (r.updated_at = $1 AND r.id < $2)) \
+             ORDER BY r.updated_at DESC, r.id DESC LIMIT $3",
+        )
+        .bind(at)
+        .bind(after_id)
+        .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+        .fetch_all(&self.pool)
+        .await?;
+        let mut out = Vec::with_capacity(rows.len());
+        for (id, result, created_at, updated_at, plies, start_position, settings) in rows {
+            let seat_rows: Vec<(String, String, Option<i64>)> =
+                sqlx::query_as("SELECT seat, name, bot FROM seats WHERE room_id = $1")
+                    .bind(&id)
+                    .fetch_all(&self.pool)
+                    .await?;
+            let seats = seat_rows
+                .into_iter()
+                .filter_map(|(seat, name, bot)| {
+                    let seat = Player::from_lower(&seat)?;
+                    Some((seat, name, bot.and_then(|b| u8::try_from(b).ok())))
+                })
+                .collect();
+            out.push(FinishedRoom {
+                id,
+                result,
+                created_at,
+                updated_at,
+                plies,
+                seats,
+                start_position,
+                settings,
+            });
+        }
+        Ok(out)
     }
 }
 

@@ -8,47 +8,14 @@ use std::time::Instant as StdInstant;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::{mpsc, oneshot};
-use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, Instrument};
 
 use crate::app::Shared;
-use crate::error::WsCode;
+use crate::error::ErrorCode;
 use crate::protocol::{self, parse_client_msg};
+use crate::rate::TokenBucket;
 use crate::room::{Cmd, ConnHandle, Outbound, RoomHandle};
-
-/// Token bucket for the per-connection message rate limit.
-#[derive(Debug)]
-struct RateLimit {
-    tokens: f64,
-    burst: f64,
-    per_second: f64,
-    last: Instant,
-}
-
-impl RateLimit {
-    fn new(per_second: f64, burst: u32) -> RateLimit {
-        RateLimit {
-            tokens: f64::from(burst),
-            burst: f64::from(burst),
-            per_second,
-            last: Instant::now(),
-        }
-    }
-
-    fn allow(&mut self) -> bool {
-        let now = Instant::now();
-        let dt = now.duration_since(self.last).as_secs_f64();
-        self.last = now;
-        self.tokens = (self.tokens + dt * self.per_second).min(self.burst);
-        if self.tokens >= 1.0 {
-            self.tokens -= 1.0;
-            true
-        } else {
-            false
-        }
-    }
-}
 
 /// The round trip of a pong whose payload is the ms stamp of our ping; None for a
 /// pong we did not ask for (wrong size, from the future, over a minute old).
@@ -58,10 +25,10 @@ fn round_trip(payload: &[u8], now_ms: u64) -> Option<u64> {
     (rtt <= 60_000).then_some(rtt)
 }
 
-fn error_frame(code: WsCode, message: impl Into<String>) -> Outbound {
-    Outbound::Text(Utf8Bytes::from(
-        protocol::error_msg(code, message).to_string(),
-    ))
+fn error_frame(code: ErrorCode, message: impl Into<String>) -> Outbound {
+    Outbound::Text(Utf8Bytes::from(protocol::to_text(&protocol::error_msg(
+        code, message,
+    ))))
 }
 
 /// Runs a connection to `room` until either side closes.
@@ -102,12 +69,12 @@ async fn run_connection(socket: WebSocket, conn: u64, room: RoomHandle, shared: 
         Ok(Ok(())) if registered => {}
         other => {
             let (code, msg) = match other {
-                Ok(Err(WsCode::RoomFull)) => {
-                    (WsCode::RoomFull, "this room has too many connections")
+                Ok(Err(ErrorCode::RoomFull)) => {
+                    (ErrorCode::RoomFull, "this room has too many connections")
                 }
-                _ => (WsCode::ShuttingDown, "the room is not available"),
+                _ => (ErrorCode::ShuttingDown, "the room is not available"),
             };
-            let text = protocol::error_msg(code, msg).to_string();
+            let text = protocol::to_text(&protocol::error_msg(code, msg));
             let _ = sink.send(Message::Text(text.into())).await;
             let _ = sink
                 .send(Message::Close(Some(CloseFrame {
@@ -174,7 +141,7 @@ async fn run_connection(socket: WebSocket, conn: u64, room: RoomHandle, shared: 
     // Reader: parses frames, applies limits, forwards commands to the room.
     let idle = ping_every * 3;
     let max_bytes = config.max_message_bytes;
-    let mut limit = RateLimit::new(config.rate_per_second, config.rate_burst);
+    let mut limit = TokenBucket::new(config.rate_per_second, config.rate_burst);
     let room_tx = room.tx.clone();
     let reader_shared = shared.clone();
     let reader_tx = tx;
@@ -203,7 +170,7 @@ async fn run_connection(socket: WebSocket, conn: u64, room: RoomHandle, shared: 
                     Message::Binary(_) => {
                         m.bad_messages.fetch_add(1, Ordering::Relaxed);
                         reply(error_frame(
-                            WsCode::BadMessage,
+                            ErrorCode::BadMessage,
                             "binary frames are not part of the protocol: send JSON text",
                         ));
                         continue;
@@ -223,7 +190,7 @@ async fn run_connection(socket: WebSocket, conn: u64, room: RoomHandle, shared: 
                 if !limit.allow() {
                     m.rate_limited.fetch_add(1, Ordering::Relaxed);
                     reply(error_frame(
-                        WsCode::RateLimited,
+                        ErrorCode::RateLimited,
                         "too many messages: this one was dropped; slow down",
                     ));
                     continue;
@@ -231,7 +198,7 @@ async fn run_connection(socket: WebSocket, conn: u64, room: RoomHandle, shared: 
                 if text.len() > max_bytes {
                     m.bad_messages.fetch_add(1, Ordering::Relaxed);
                     reply(error_frame(
-                        WsCode::BadMessage,
+                        ErrorCode::BadMessage,
                         format!("message too large: {} bytes, limit {max_bytes}", text.len()),
                     ));
                     continue;
@@ -252,7 +219,7 @@ async fn run_connection(socket: WebSocket, conn: u64, room: RoomHandle, shared: 
                     }
                     Err(e) => {
                         m.bad_messages.fetch_add(1, Ordering::Relaxed);
-                        reply(error_frame(WsCode::BadMessage, e));
+                        reply(error_frame(ErrorCode::BadMessage, e));
                     }
                 }
             }

@@ -1,4 +1,4 @@
-//! Issue 6 over real sockets: bot seats chosen at creation or added and removed in a
+//! Bots over real sockets: bot seats chosen at creation or added and removed in a
 //! waiting room, a game of one human against two bots played to its end, bot
 //! takeover after an abandonment (and the human taking the seat back), bots across
 //! a server restart, and the hard per-move limit that keeps a bot from stalling a
@@ -9,7 +9,8 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::*;
-use sannin_server::{Config, LimitArgs};
+use sannin_protocol::{ClientMsg, ErrorCode, Event, RoomStatus, Seat, ServerMsg, State};
+use sannin_server::LimitArgs;
 use serde_json::{json, Value};
 
 fn limits() -> LimitArgs {
@@ -24,94 +25,105 @@ fn limits() -> LimitArgs {
     }
 }
 
-fn config(db: &TestDb, limits: &LimitArgs) -> Config {
-    Config::new(db.url()).with_limits(limits)
+/// The limits of these tests: no pacing (bots answer as fast as they choose).
+fn setup() -> Setup {
+    Setup::with_limits(limits())
 }
 
-async fn post(server: &TestServer, body: Value) -> (u16, Value) {
-    let r = reqwest::Client::new()
-        .post(server.url("/api/rooms"))
-        .json(&body)
-        .send()
-        .await
-        .expect("POST /api/rooms");
-    let status = r.status().as_u16();
-    (status, r.json().await.unwrap_or(Value::Null))
-}
-
+/// A metric of `GET /metrics`, which must be there.
 async fn metric(server: &TestServer, name: &str) -> f64 {
-    let text = reqwest::get(server.url("/metrics"))
-        .await
-        .expect("GET /metrics")
-        .text()
-        .await
-        .expect("text");
-    text.lines()
-        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no {name} in /metrics:\n{text}"))
+    let text = server.metrics().await;
+    assert!(text.contains(name), "no {name} in /metrics:\n{text}");
+    server.metric(name).await
 }
 
-fn moves(state: &Value) -> usize {
-    state["moves"].as_array().map(Vec::len).unwrap_or(0)
+fn moves(state: &State) -> usize {
+    state.moves.len()
 }
 
 /// Joins `seat` and readies.
-async fn human(server: &TestServer, room: &str, seat: &str) -> Client {
+async fn human(server: &TestServer, room: &str, seat: Seat) -> Client {
     let mut c = server.client(room).await;
     assert_eq!(c.join(Some(seat), "Human").await, seat);
-    c.send(json!({"type": "ready"})).await;
+    c.send(ClientMsg::Ready).await;
     c
+}
+
+/// A room with the `bots` of `body` and a human as First (ready); the game has
+/// started.
+async fn human_against_bots(server: &TestServer, body: Value) -> (String, Client) {
+    let room = server.create_room(body).await;
+    let mut me = human(server, &room, Seat::First).await;
+    me.until_event("game_started").await;
+    (room, me)
+}
+
+/// With Middle's player gone (`t.players` holds First and Last): Last, then First,
+/// play a random action each.
+async fn last_then_first(t: &mut Table, rng: &mut Rng) {
+    play_one(&mut t.players[1], rng).await.expect("last's turn");
+    play_one(&mut t.players[0], rng)
+        .await
+        .expect("first's turn");
+}
+
+fn add_bot(seat: Seat, level: Option<u8>) -> ClientMsg {
+    ClientMsg::AddBot { seat, level }
+}
+
+fn played_by(c: &Client, seat: Seat) -> bool {
+    c.events
+        .iter()
+        .any(|e| matches!(e.1, Event::Action { player, .. } if player == seat))
 }
 
 /// As the seated human: waits for its turn and plays a random legal action, then
 /// waits for the state of that action. Returns that state, or `None` when the game
 /// ended first.
-async fn play_one(c: &mut Client, rng: &mut Rng) -> Option<Value> {
-    let me = c.seat.clone().expect("seated");
+async fn play_one(c: &mut Client, rng: &mut Rng) -> Option<State> {
+    let me = c.seat.expect("seated");
     // Catch up first: every message before the `pong` is older than it, so the last
     // state then is the room's current one (a test may not have read this client's
     // messages for a while).
-    c.send(json!({"type": "ping"})).await;
-    c.until_type("pong").await;
-    let mut s = c.last_state.clone();
+    c.send(ClientMsg::Ping).await;
+    c.until("pong", |m| matches!(m, ServerMsg::Pong).then_some(()))
+        .await;
+    let mut st = c.state().clone();
     loop {
-        if let Some(st) = &s {
-            if st["status"] == "finished" {
-                return None;
-            }
-            let legal = st["legal"].as_array().cloned().unwrap_or_default();
-            if st["status"] == "playing" && st["to_move"] == me.as_str() && !legal.is_empty() {
-                let m = moves(st);
-                let a = legal[rng.pick(legal.len())].as_str().unwrap().to_string();
-                c.send(json!({"type": "act", "action": a})).await;
-                let after = c
-                    .until("the state of my action", |v| {
-                        v["type"] == "error" || (v["type"] == "state" && moves(v) > m)
-                    })
-                    .await;
-                assert_eq!(after["type"], "state", "{after}");
-                return Some(after);
-            }
+        if st.status == RoomStatus::Finished {
+            return None;
         }
-        s = Some(c.until_type("state").await);
+        if st.is_turn_of(me) && !st.legal.is_empty() {
+            let m = moves(&st);
+            let a = st.legal[rng.below(st.legal.len())].clone();
+            c.act(&a).await;
+            let after = c
+                .until("the state of my action", |msg| match msg {
+                    ServerMsg::State(s) if moves(&s) > m => Some(Ok(*s)),
+                    ServerMsg::Error { code, message } => Some(Err((code, message))),
+                    _ => None,
+                })
+                .await;
+            return Some(after.unwrap_or_else(|e| panic!("my action was refused: {e:?}")));
+        }
+        st = c.next_state().await;
     }
 }
 
 /// Plays random legal actions on every turn until the game ends; the final state.
-async fn play_out(c: &mut Client, rng: &mut Rng) -> Value {
+async fn play_out(c: &mut Client, rng: &mut Rng) -> State {
     while play_one(c, rng).await.is_some() {
-        let n = moves(c.last_state.as_ref().unwrap());
+        let n = moves(c.state());
         assert!(n < 800, "the game should have ended by now ({n} plies)");
     }
-    c.last_state.clone().unwrap()
+    c.state().clone()
 }
 
 // ---- creation ------------------------------------------------------------------
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bot_seats_at_creation_are_validated_listed_and_ready() {
-    let db = TestDb::sqlite();
-    let server = TestServer::start(config(&db, &limits())).await;
+    let (_db, server) = setup().sqlite().await;
     for (body, needle) in [
         (json!({"bots": {"middle": 4}}), "0 to 3"),
         (json!({"bots": {"middle": -1}}), "0 to 3"),
@@ -124,7 +136,7 @@ async fn bot_seats_at_creation_are_validated_listed_and_ready() {
             "0 to 3",
         ),
     ] {
-        let (code, v) = post(&server, body.clone()).await;
+        let (code, v) = server.post_json("/api/rooms", &body).await;
         assert_eq!(code, 400, "{body} → {v}");
         let code_name = v["error"]["code"].as_str().unwrap_or("");
         assert!(
@@ -136,49 +148,46 @@ async fn bot_seats_at_creation_are_validated_listed_and_ready() {
             "{body} → {v}"
         );
     }
-    let (code, v) = post(&server, json!({"bots": {"middle": 2, "last": null}})).await;
+    let (code, v) = server
+        .post_json("/api/rooms", &json!({"bots": {"middle": 2, "last": null}}))
+        .await;
     assert_eq!(code, 201, "{v}");
     let room = v["id"].as_str().unwrap().to_string();
-    let (_, details) = server.get_json(&format!("/api/rooms/{room}")).await;
-    let middle = &details["seats"]["middle"];
-    assert_eq!(middle["name"], "Bot (level 2)");
-    assert_eq!(middle["bot"], 2);
-    assert_eq!(middle["ready"], true);
-    assert_eq!(details["seats"]["last"], Value::Null);
-    assert_eq!(details["seats"]["first"], Value::Null);
-    assert_eq!(details["status"], "waiting");
-    let list = server.get_json("/api/rooms").await.1;
-    let listed = list
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["id"] == room.as_str())
-        .expect("listed")
-        .clone();
-    assert_eq!(listed["seats"]["middle"]["bot"], 2);
+    let details = server.room(&room).await.room;
+    let middle = details.seats.middle.as_ref().unwrap();
+    assert_eq!(middle.name, "Bot (level 2)");
+    assert_eq!(middle.bot, Some(2));
+    assert!(middle.ready);
+    assert_eq!(details.seats.last, None);
+    assert_eq!(details.seats.first, None);
+    assert_eq!(details.status, RoomStatus::Waiting);
+    let listed = server.listed(&room).await.expect("listed");
+    assert_eq!(listed.room.seats.middle.unwrap().bot, Some(2));
     // Nobody can join or resume a bot's seat.
     let mut c = server.client(&room).await;
-    c.send(json!({"type": "join", "seat": "middle", "name": "x"}))
-        .await;
-    c.expect_error("seat_taken").await;
+    c.send(ClientMsg::Join {
+        seat: Some(Seat::Middle),
+        name: Some("x".into()),
+    })
+    .await;
+    c.expect_error(ErrorCode::SeatTaken).await;
     server.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_room_of_three_bots_starts_at_once_and_plays() {
-    let db = TestDb::sqlite();
-    let server = TestServer::start(config(&db, &limits())).await;
+    let (_db, server) = setup().sqlite().await;
     let room = server
         .create_room(json!({"bots": {"first": 0, "middle": 0, "last": 0}}))
         .await;
     let mut s = server.client(&room).await;
-    s.send(json!({"type": "watch"})).await;
+    s.send(ClientMsg::Watch { name: None }).await;
     let st = s
-        .until("a few bot actions", |v| {
-            v["type"] == "state" && (v["status"] == "finished" || moves(v) >= 6)
+        .until_state("a few bot actions", |s| {
+            s.status == RoomStatus::Finished || moves(s) >= 6
         })
         .await;
-    assert_ne!(st["status"], "waiting");
+    assert_ne!(st.status, RoomStatus::Waiting);
     server.stop().await;
 }
 
@@ -186,46 +195,31 @@ async fn a_room_of_three_bots_starts_at_once_and_plays() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_human_and_two_bots_play_to_the_end() {
-    let db = TestDb::sqlite();
-    let server = TestServer::start(config(&db, &limits())).await;
+    let (_db, server) = setup().sqlite().await;
     let room = server
         .create_room(json!({"bots": {"middle": 1, "last": 1}}))
         .await;
     let mut spectator = server.client(&room).await;
-    let mut me = human(&server, &room, "first").await;
+    let mut me = human(&server, &room, Seat::First).await;
     me.until_event("game_started").await;
-    let mut rng = Rng(0x5eed);
+    let mut rng = Rng::new(0x5eed);
     let end = play_out(&mut me, &mut rng).await;
-    assert_eq!(end["status"], "finished", "{end}");
-    assert_ne!(end["result"], Value::Null);
+    assert_eq!(end.status, RoomStatus::Finished, "{end:?}");
+    assert!(end.result.is_some());
     let st = spectator
-        .until("the final state", |v| {
-            v["type"] == "state" && v["status"] == "finished"
-        })
+        .until_state("the final state", |s| s.status == RoomStatus::Finished)
         .await;
-    assert_eq!(st["moves"], end["moves"]);
+    assert_eq!(st.moves, end.moves);
     // The bots' actions are ordinary `action` events, stored like a human's.
-    for seat in ["middle", "last"] {
-        assert!(
-            spectator
-                .events
-                .iter()
-                .any(|e| e.1["type"] == "action" && e.1["player"] == seat),
-            "{seat} played"
-        );
+    for seat in [Seat::Middle, Seat::Last] {
+        assert!(played_by(&spectator, seat), "{seat} played");
     }
     assert_eq!(
         me.events,
         spectator.events[spectator.events.len() - me.events.len()..]
     );
-    let (_, details) = server.get_json(&format!("/api/rooms/{room}")).await;
-    assert_eq!(details["moves"], end["moves"]);
-    let record = reqwest::get(server.url(&format!("/api/rooms/{room}/record")))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    assert_eq!(server.room(&room).await.moves, end.moves);
+    let (_, record) = server.get_text(&format!("/api/rooms/{room}/record")).await;
     assert!(!record.is_empty());
     assert!(metric(&server, "sannin_bot_moves_total").await >= 2.0);
     server.stop().await;
@@ -235,101 +229,98 @@ async fn one_human_and_two_bots_play_to_the_end() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bots_are_added_and_removed_in_a_waiting_room() {
-    let db = TestDb::sqlite();
-    let server = TestServer::start(config(&db, &limits())).await;
+    let (_db, server) = setup().sqlite().await;
     let room = server.create_room(json!({})).await;
     let mut watcher = server.client(&room).await;
-    watcher
-        .send(json!({"type": "add_bot", "seat": "middle", "level": 1}))
-        .await;
-    watcher.expect_error("not_seated").await;
+    watcher.send(add_bot(Seat::Middle, Some(1))).await;
+    watcher.expect_error(ErrorCode::NotSeated).await;
 
     let mut a = server.client(&room).await;
-    assert_eq!(a.join(Some("first"), "Ann").await, "first");
-    a.send(json!({"type": "add_bot", "seat": "middle", "level": 2}))
-        .await;
+    assert_eq!(a.join(Some(Seat::First), "Ann").await, Seat::First);
+    a.send(add_bot(Seat::Middle, Some(2))).await;
     let ev = a.until_event("bot_added").await;
     assert_eq!(
-        ev["event"],
-        json!({"type": "bot_added", "seat": "middle", "level": 2, "name": "Bot (level 2)"})
+        ev,
+        Event::BotAdded {
+            seat: Seat::Middle,
+            level: 2,
+            name: "Bot (level 2)".into()
+        }
     );
     let st = a.sync().await;
-    assert_eq!(st["seats"]["middle"]["bot"], 2);
-    assert_eq!(st["seats"]["middle"]["ready"], true);
-    assert_eq!(st["seats"]["middle"]["connected"], true);
-    assert_eq!(st["seats"]["first"]["bot"], Value::Null);
+    let middle = st.seats.middle.as_ref().unwrap();
+    assert_eq!(middle.bot, Some(2));
+    assert!(middle.ready);
+    assert!(middle.connected);
+    assert_eq!(st.seats.first.as_ref().unwrap().bot, None);
 
     for (msg, code) in [
         (
             json!({"type": "add_bot", "seat": "middle", "level": 1}),
-            "seat_taken",
+            ErrorCode::SeatTaken,
         ),
         (
             json!({"type": "add_bot", "seat": "first", "level": 1}),
-            "seat_taken",
+            ErrorCode::SeatTaken,
         ),
         (
             json!({"type": "add_bot", "seat": "last", "level": 4}),
-            "bad_message",
+            ErrorCode::BadMessage,
         ),
         (
             json!({"type": "add_bot", "seat": "centre", "level": 1}),
-            "bad_message",
+            ErrorCode::BadMessage,
         ),
-        (json!({"type": "remove_bot", "seat": "first"}), "bad_bot"),
-        (json!({"type": "remove_bot", "seat": "last"}), "bad_bot"),
+        (
+            json!({"type": "remove_bot", "seat": "first"}),
+            ErrorCode::BadBot,
+        ),
+        (
+            json!({"type": "remove_bot", "seat": "last"}),
+            ErrorCode::BadBot,
+        ),
         (
             json!({"type": "propose_alliance", "seat": "middle"}),
-            "bad_alliance",
+            ErrorCode::BadAlliance,
         ),
     ] {
-        a.send(msg.clone()).await;
+        a.send_json(msg.clone()).await;
         let e = a.expect_error(code).await;
-        assert!(!e["message"].as_str().unwrap().is_empty(), "{msg}");
+        assert!(!e.is_empty(), "{msg}");
     }
 
-    a.send(json!({"type": "remove_bot", "seat": "middle"}))
-        .await;
+    a.send(ClientMsg::RemoveBot { seat: Seat::Middle }).await;
     let ev = a.until_event("bot_removed").await;
-    assert_eq!(
-        ev["event"],
-        json!({"type": "bot_removed", "seat": "middle"})
-    );
-    assert_eq!(a.sync().await["seats"]["middle"], Value::Null);
+    assert_eq!(ev, Event::BotRemoved { seat: Seat::Middle });
+    assert_eq!(a.sync().await.seats.middle, None);
 
     // A second human may add a bot too; the level defaults to 2.
     let mut b = server.client(&room).await;
-    assert_eq!(b.join(Some("middle"), "Bob").await, "middle");
-    b.send(json!({"type": "add_bot", "seat": "last"})).await;
+    assert_eq!(b.join(Some(Seat::Middle), "Bob").await, Seat::Middle);
+    b.send(add_bot(Seat::Last, None)).await;
     let ev = b.until_event("bot_added").await;
-    assert_eq!(ev["event"]["level"], 2);
+    assert!(matches!(ev, Event::BotAdded { level: 2, .. }), "{ev:?}");
     // Removing a bot and adding one of another level.
-    b.send(json!({"type": "remove_bot", "seat": "last"})).await;
+    b.send(ClientMsg::RemoveBot { seat: Seat::Last }).await;
     b.until_event("bot_removed").await;
-    b.send(json!({"type": "add_bot", "seat": "last", "level": 0}))
-        .await;
+    b.send(add_bot(Seat::Last, Some(0))).await;
     b.until_event("bot_added").await;
 
     // Everyone human ready: the game starts, the bot is always ready.
-    a.send(json!({"type": "ready"})).await;
-    b.send(json!({"type": "ready"})).await;
+    a.send(ClientMsg::Ready).await;
+    b.send(ClientMsg::Ready).await;
     a.until_event("game_started").await;
-    a.send(json!({"type": "add_bot", "seat": "last", "level": 1}))
-        .await;
-    a.expect_error("game_not_running").await;
-    a.send(json!({"type": "remove_bot", "seat": "last"})).await;
-    a.expect_error("game_not_running").await;
+    a.send(add_bot(Seat::Last, Some(1))).await;
+    a.expect_error(ErrorCode::GameNotRunning).await;
+    a.send(ClientMsg::RemoveBot { seat: Seat::Last }).await;
+    a.expect_error(ErrorCode::GameNotRunning).await;
 
     // First and Middle play; the bot answers after Middle.
-    let mut rng = Rng(3);
+    let mut rng = Rng::new(3);
     play_one(&mut a, &mut rng).await.expect("first's turn");
     play_one(&mut b, &mut rng).await.expect("middle's turn");
-    let st = a
-        .until("the bot's answer", |v| {
-            v["type"] == "state" && moves(v) == 3
-        })
-        .await;
-    assert_eq!(st["move_players"], json!(["first", "middle", "last"]));
+    let st = a.until_state("the bot's answer", |s| moves(s) == 3).await;
+    assert_eq!(st.move_players, Seat::ALL);
     watcher.sync().await;
     server.stop().await;
 }
@@ -338,86 +329,63 @@ async fn bots_are_added_and_removed_in_a_waiting_room() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_abandoning_player_is_replaced_by_a_bot_and_can_come_back() {
-    let db = TestDb::sqlite();
-    let l = LimitArgs {
-        grace_seconds: 0.5,
-        ..limits()
-    };
-    let server = TestServer::start(config(&db, &l)).await;
+    let (_db, server) = setup().limits(|l| l.grace_seconds = 0.5).sqlite().await;
     let mut t = Table::new(
         &server,
         json!({"bot_takeover": true, "bot_takeover_level": 0}),
     )
     .await;
-    let st = t.spectator.last_state.clone().unwrap();
-    assert_eq!(st["bot_takeover"], true);
-    let first_move = t.players[0].last_state.clone().unwrap()["legal"][0]
-        .as_str()
-        .unwrap()
-        .to_string();
+    assert!(t.spectator.state().bot_takeover);
+    let first_move = t.players[0].state().legal[0].clone();
     let token = t.players[1].token.clone().unwrap();
     // Middle leaves; First moves; Middle's grace runs out on its turn.
     let middle = t.players.remove(1);
     middle.close().await;
     t.spectator.until_event("player_left").await;
-    t.players[0]
-        .send(json!({"type": "act", "action": first_move}))
-        .await;
+    t.players[0].act(&first_move).await;
     let ev = t.spectator.until_event("bot_took_over").await;
-    assert_eq!(ev["event"]["seat"], "middle");
-    assert_eq!(ev["event"]["level"], 0);
+    assert_eq!(
+        ev,
+        Event::BotTookOver {
+            seat: Seat::Middle,
+            level: 0
+        }
+    );
     let st = t
         .spectator
-        .until("the bot's move for middle", |v| {
-            v["type"] == "state" && moves(v) == 2
-        })
+        .until_state("the bot's move for middle", |s| moves(s) == 2)
         .await;
-    assert_eq!(st["move_players"], json!(["first", "middle"]));
-    assert_eq!(st["seats"]["middle"]["bot"], 0);
-    assert_eq!(st["seats"]["middle"]["taken_over"], true);
-    assert_eq!(st["seats"]["middle"]["name"], "player1");
+    assert_eq!(st.move_players, [Seat::First, Seat::Middle]);
+    let middle = st.seats.middle.as_ref().unwrap();
+    assert_eq!(middle.bot, Some(0));
+    assert!(middle.taken_over);
+    assert_eq!(middle.name, "player1");
     assert!(
-        !t.spectator
-            .events
-            .iter()
-            .any(|e| e.1["type"] == "forfeited" || e.1["type"] == "eliminated"),
+        t.spectator.events_of("forfeited").is_empty()
+            && t.spectator.events_of("eliminated").is_empty(),
         "nobody lost"
     );
     // Last and First play on; the bot answers for Middle.
-    let mut rng = Rng(11);
-    play_one(&mut t.players[1], &mut rng)
-        .await
-        .expect("last's turn");
-    play_one(&mut t.players[0], &mut rng)
-        .await
-        .expect("first's turn");
+    let mut rng = Rng::new(11);
+    last_then_first(&mut t, &mut rng).await;
     t.spectator
-        .until("the bot's second move", |v| {
-            v["type"] == "state" && moves(v) == 5
-        })
+        .until_state("the bot's second move", |s| moves(s) == 5)
         .await;
 
     // Middle comes back with its token and gets its seat back from the bot.
     let mut back = server.client(&t.room).await;
-    back.send(json!({"type": "resume", "token": token})).await;
-    assert_eq!(back.until_type("seated").await["seat"], "middle");
-    let st = back.until_type("state").await;
-    assert_eq!(st["seats"]["middle"]["bot"], Value::Null);
-    assert_eq!(st["seats"]["middle"]["taken_over"], false);
+    assert_eq!(back.resume(&token).await, Seat::Middle);
+    let st = back.next_state().await;
+    let middle = st.seats.middle.as_ref().unwrap();
+    assert_eq!(middle.bot, None);
+    assert!(!middle.taken_over);
     t.spectator.until_event("bot_released").await;
     t.spectator.until_event("player_reconnected").await;
     // And plays by hand again: Last, First, then Middle (no bot move).
-    play_one(&mut t.players[1], &mut rng)
-        .await
-        .expect("last's turn");
-    play_one(&mut t.players[0], &mut rng)
-        .await
-        .expect("first's turn");
-    let st = back
-        .until("middle to move", |v| v["type"] == "state" && moves(v) == 7)
-        .await;
-    assert_eq!(st["to_move"], "middle");
-    assert!(!st["legal"].as_array().unwrap().is_empty());
+    last_then_first(&mut t, &mut rng).await;
+    let st = back.until_state("middle to move", |s| moves(s) == 7).await;
+    assert_eq!(st.to_move, Some(Seat::Middle));
+    assert!(!st.legal.is_empty());
     tokio::time::sleep(Duration::from_millis(300)).await;
     let st = back.sync().await;
     assert_eq!(moves(&st), 7, "no bot moved for the returned player");
@@ -426,27 +394,24 @@ async fn an_abandoning_player_is_replaced_by_a_bot_and_can_come_back() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_takeover_abandonment_still_loses() {
-    let db = TestDb::sqlite();
-    let l = LimitArgs {
-        grace_seconds: 0.3,
-        ..limits()
-    };
-    let server = TestServer::start(config(&db, &l)).await;
+    let (_db, server) = setup().limits(|l| l.grace_seconds = 0.3).sqlite().await;
     let mut t = Table::new(&server, json!({})).await;
-    let a = t.players[0].last_state.clone().unwrap()["legal"][0]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let a = t.players[0].state().legal[0].clone();
     let middle = t.players.remove(1);
     middle.close().await;
-    t.players[0].send(json!({"type": "act", "action": a})).await;
+    t.players[0].act(&a).await;
     let ev = t.spectator.until_event("forfeited").await;
-    assert_eq!(ev["event"]["player"], "middle");
-    assert!(!t
-        .spectator
-        .events
-        .iter()
-        .any(|e| e.1["type"] == "bot_took_over"));
+    assert!(
+        matches!(
+            ev,
+            Event::Forfeited {
+                player: Seat::Middle,
+                ..
+            }
+        ),
+        "{ev:?}"
+    );
+    assert!(t.spectator.events_of("bot_took_over").is_empty());
     server.stop().await;
 }
 
@@ -454,77 +419,59 @@ async fn without_takeover_abandonment_still_loses() {
 
 async fn bots_survive_a_restart(db: TestDb) {
     // Slow pacing on the first server: the bot is still "thinking" when it dies.
-    let slow = LimitArgs {
-        bot_min_move_ms: 5_000,
-        ..limits()
-    };
-    let server = TestServer::start(config(&db, &slow)).await;
-    let room = server
-        .create_room(json!({"bots": {"middle": 1, "last": 1}}))
+    let server = setup()
+        .limits(|l| l.bot_min_move_ms = 5_000)
+        .start(&db)
         .await;
-    let mut me = human(&server, &room, "first").await;
-    me.until_event("game_started").await;
+    let (room, mut me) =
+        human_against_bots(&server, json!({"bots": {"middle": 1, "last": 1}})).await;
     let token = me.token.clone().unwrap();
     let st = me
-        .until("my turn", |v| {
-            v["type"] == "state" && v["to_move"] == "first"
-        })
+        .until_state("my turn", |s| s.to_move == Some(Seat::First))
         .await;
     // A pawn push: it leaves First's king safe from an early mate by the bots.
-    let a = st["legal"]
-        .as_array()
-        .unwrap()
+    let a = st
+        .legal
         .iter()
-        .filter_map(Value::as_str)
         .find(|a| a.starts_with('P') && a.contains('-'))
         .unwrap()
-        .to_string();
-    me.send(json!({"type": "act", "action": a})).await;
-    me.until("my action", |v| v["type"] == "state" && moves(v) == 1)
-        .await;
+        .clone();
+    me.act(&a).await;
+    me.until_state("my action", |s| moves(s) == 1).await;
     // Middle (a bot) is to move and waiting out its pacing: kill the server.
     server.kill();
     drop(me);
 
-    let server = TestServer::start(config(&db, &limits())).await;
-    let (code, details) = server.get_json(&format!("/api/rooms/{room}")).await;
-    assert_eq!(code, 200);
-    assert_eq!(details["seats"]["middle"]["bot"], 1);
-    assert_eq!(details["seats"]["last"]["bot"], 1);
-    assert_eq!(details["seats"]["last"]["name"], "Bot (level 1)");
+    let server = setup().start(&db).await;
+    let seats = server.room(&room).await.room.seats;
+    assert_eq!(seats.middle.unwrap().bot, Some(1));
+    let last = seats.last.unwrap();
+    assert_eq!(last.bot, Some(1));
+    assert_eq!(last.name, "Bot (level 1)");
     // The bots play on by themselves, without anyone connected…
     let mut spectator = server.client(&room).await;
     let st = spectator
-        .until("the bots' moves after the restart", |v| {
-            v["type"] == "state" && moves(v) >= 3
-        })
+        .until_state("the bots' moves after the restart", |s| moves(s) >= 3)
         .await;
-    assert_eq!(st["move_players"], json!(["first", "middle", "last"]));
+    assert_eq!(st.move_players, Seat::ALL);
     // …and the human resumes and plays with them (unless the bots already mated it).
     let mut me = server.client(&room).await;
-    me.send(json!({"type": "resume", "token": token})).await;
-    assert_eq!(me.until_type("seated").await["seat"], "first");
-    if st["to_move"] == "first" {
-        let mut rng = Rng(5);
+    assert_eq!(me.resume(&token).await, Seat::First);
+    if st.to_move == Some(Seat::First) {
+        let mut rng = Rng::new(5);
         play_one(&mut me, &mut rng).await.expect("my turn");
     }
     spectator
-        .until("the bots' next moves", |v| {
-            v["type"] == "state" && (moves(v) >= 5 || v["status"] == "finished")
+        .until_state("the bots' next moves", |s| {
+            moves(s) >= 5 || s.status == RoomStatus::Finished
         })
         .await;
     server.stop().await;
-    db.cleanup().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn bots_survive_a_restart_sqlite() {
-    bots_survive_a_restart(TestDb::sqlite()).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn bots_survive_a_restart_postgres() {
-    bots_survive_a_restart(TestDb::postgres().await).await;
+async fn bots_survive_a_restart_on_sqlite_and_postgres() {
+    on_both_databases(bots_survive_a_restart).await;
 }
 
 // ---- the hard limit ------------------------------------------------------------
@@ -533,18 +480,10 @@ async fn bots_survive_a_restart_postgres() {
 /// random legal action is played instead: the room never waits for the search.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bot_past_its_hard_limit_plays_a_random_action_instead_of_stalling() {
-    let db = TestDb::sqlite();
-    let l = LimitArgs {
-        bot_move_seconds: 0.0,
-        ..limits()
-    };
-    let server = TestServer::start(config(&db, &l)).await;
-    let room = server
-        .create_room(json!({"bots": {"middle": 3, "last": 3}}))
-        .await;
-    let mut me = human(&server, &room, "first").await;
-    me.until_event("game_started").await;
-    let mut rng = Rng(9);
+    let (_db, server) = setup().limits(|l| l.bot_move_seconds = 0.0).sqlite().await;
+    let (_room, mut me) =
+        human_against_bots(&server, json!({"bots": {"middle": 3, "last": 3}})).await;
+    let mut rng = Rng::new(9);
     let t = Instant::now();
     for _ in 0..6 {
         if play_one(&mut me, &mut rng).await.is_none() {
@@ -573,37 +512,30 @@ async fn a_bot_past_its_hard_limit_plays_a_random_action_instead_of_stalling() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rematch_keeps_the_bots_in_rotated_seats() {
-    let db = TestDb::sqlite();
-    let server = TestServer::start(config(&db, &limits())).await;
-    let room = server
-        .create_room(json!({"bots": {"middle": 1, "last": 0}}))
-        .await;
-    let mut me = human(&server, &room, "first").await;
-    me.until_event("game_started").await;
-    let mut rng = Rng(21);
+    let (_db, server) = setup().sqlite().await;
+    let (_room, mut me) =
+        human_against_bots(&server, json!({"bots": {"middle": 1, "last": 0}})).await;
+    let mut rng = Rng::new(21);
     let end = play_out(&mut me, &mut rng).await;
-    assert_eq!(end["status"], "finished");
+    assert_eq!(end.status, RoomStatus::Finished);
     // The bots agree at once: the human's request is the last one needed.
-    me.send(json!({"type": "rematch"})).await;
+    me.send(ClientMsg::Rematch).await;
     let ev = me.until_event("rematch_started").await;
-    let new_room = ev["event"]["room"].as_str().unwrap().to_string();
-    let (_, d) = server.get_json(&format!("/api/rooms/{new_room}")).await;
-    assert_eq!(d["status"], "waiting");
-    assert_eq!(d["seats"]["first"]["bot"], 0, "last → first");
-    assert_eq!(d["seats"]["last"]["bot"], 1, "middle → last");
-    assert_eq!(d["seats"]["middle"]["bot"], Value::Null, "first → middle");
+    let Event::RematchStarted { room: new_room, .. } = ev else {
+        panic!("{ev:?}")
+    };
+    let d = server.room(&new_room).await.room;
+    assert_eq!(d.status, RoomStatus::Waiting);
+    let bot = |s: Seat| d.seats.get(s).expect("a seated player").bot;
+    assert_eq!(bot(Seat::First), Some(0), "last → first");
+    assert_eq!(bot(Seat::Last), Some(1), "middle → last");
+    assert_eq!(bot(Seat::Middle), None, "first → middle");
     // The human resumes in the new room: everyone is there, the game starts, and the
     // bot now playing First moves.
     let mut c = server.client(&new_room).await;
-    c.send(json!({"type": "resume", "token": me.token.clone().unwrap()}))
-        .await;
-    assert_eq!(c.until_type("seated").await["seat"], "middle");
+    assert_eq!(c.resume(me.token.as_ref().unwrap()).await, Seat::Middle);
     c.until_event("game_started").await;
-    let st = c
-        .until("the first bot move", |v| {
-            v["type"] == "state" && moves(v) >= 1
-        })
-        .await;
-    assert_eq!(st["move_players"][0], "first");
+    let st = c.until_state("the first bot move", |s| moves(s) >= 1).await;
+    assert_eq!(st.move_players[0], Seat::First);
     server.stop().await;
 }

@@ -4,12 +4,13 @@
 mod common;
 
 use common::*;
-use sannin_rules::{Game, Player, Position};
-use serde_json::{json, Value};
+use sannin_protocol::{ErrorCode, Event, RoomStatus, RulesEvent, State};
+use sannin_rules::{AllianceCause, EndReason, Game, Player, Position};
+use serde_json::json;
 
 /// Plays `actions` through the table, checking each action's `action` event.
-async fn play_all(t: &mut Table, actions: &[String]) -> Value {
-    let mut state = t.spectator.last_state.clone().unwrap();
+async fn play_all(t: &mut Table, actions: &[String]) -> State {
+    let mut state = t.spectator.state().clone();
     for a in actions {
         state = t.play(a).await;
     }
@@ -86,14 +87,7 @@ fn slot(r: usize, file: usize) -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn checkmate_game_all_streams_agree() {
-    let actions = tokio::task::spawn_blocking(|| {
-        search_game(Position::start(), 400, 0..40, |events, _| {
-            events.iter().any(|e| e["type"] == "mated")
-        })
-    })
-    .await
-    .unwrap()
-    .expect("a game ending after a mate");
+    let actions = find_game("a mate", has_mate).await;
     eprintln!("mate game: {} actions", actions.len());
     let mut replay = Game::new();
     for a in &actions {
@@ -102,46 +96,56 @@ async fn checkmate_game_all_streams_agree() {
     }
     assert!(replay.is_over());
 
-    let db = TestDb::sqlite();
-    let server = TestServer::start(test_config(db.url())).await;
+    let (_db, server) = sqlite_server().await;
     let mut t = Table::new(&server, json!({})).await;
     let state = play_all(&mut t, &actions).await;
-    assert_eq!(state["status"], "finished");
-    assert_eq!(state["to_move"], Value::Null);
-    let expected = serde_json::to_value(replay.outcome().unwrap()).unwrap();
-    assert_eq!(state["result"], expected);
-    assert_eq!(state["outcome"], expected);
-    assert_eq!(state["moves"], json!(replay.moves()));
-    assert_eq!(state["position"], replay.position().to_string());
+    assert_eq!(state.status, RoomStatus::Finished);
+    assert_eq!(state.to_move, None);
+    assert_eq!(state.result.as_ref(), replay.outcome());
+    assert_eq!(state.outcome.as_ref(), replay.outcome());
+    assert_eq!(state.moves, replay.moves());
+    assert_eq!(state.position, replay.position().to_string());
     t.assert_same_streams();
-    let evs: Vec<&Value> = t.spectator.events.iter().map(|e| &e.1).collect();
+    let spectator = &t.spectator;
     assert!(
-        evs.iter().any(|e| e["type"] == "mated"),
+        !spectator.events_of("mated").is_empty(),
         "a mated event was broadcast"
     );
-    assert!(evs.iter().any(|e| e["type"] == "game_over"));
-    let n_actions = evs.iter().filter(|e| e["type"] == "action").count();
-    assert_eq!(n_actions, actions.len());
+    assert!(!spectator.events_of("game_over").is_empty());
+    assert_eq!(spectator.events_of("action").len(), actions.len());
 
     // After the end: acting is refused, the room stays viewable, the record downloads.
     let mover = &mut t.players[0];
-    mover
-        .send(json!({"type": "act", "action": actions[0]}))
+    mover.act(&actions[0]).await;
+    mover.expect_error(ErrorCode::GameNotRunning).await;
+    let details = server.room(&t.room).await;
+    assert_eq!(details.room.status, RoomStatus::Finished);
+    assert_eq!(details.room.result.as_ref(), replay.outcome());
+    assert_eq!(details.moves, replay.moves());
+    let record = server
+        .request("GET", &format!("/api/rooms/{}/record", t.room), None)
         .await;
-    mover.expect_error("game_not_running").await;
-    let (code, details) = server.get_json(&format!("/api/rooms/{}", t.room)).await;
-    assert_eq!(code, 200);
-    assert_eq!(details["status"], "finished");
-    assert_eq!(details["result"], expected);
-    assert_eq!(details["moves"], json!(replay.moves()));
-    let record = reqwest::get(server.url(&format!("/api/rooms/{}/record", t.room)))
-        .await
-        .unwrap();
     assert!(record.headers()["content-type"]
         .to_str()
         .unwrap()
         .starts_with("text/plain"));
-    assert_eq!(record.text().await.unwrap(), replay.record());
+    // The room's headers (RULES §13.2 lets any `[Key "Value"]` in), then the rules'
+    // own record of the game.
+    let text = record.text().await.unwrap();
+    assert!(text.ends_with(&replay.record()), "{text}");
+    let parsed = sannin_rules::Record::parse(&text).unwrap();
+    assert_eq!(parsed.actions, replay.moves());
+    let site = parsed.header("Site").unwrap();
+    assert!(
+        site.starts_with("http://") && site.ends_with(&format!("/rooms/{}", t.room)),
+        "{site}"
+    );
+    assert_eq!(parsed.header("Date").map(str::len), Some(10));
+    for (i, seat) in ["First", "Middle", "Last"].into_iter().enumerate() {
+        assert_eq!(parsed.header(seat), Some(format!("player{i}").as_str()));
+    }
+    assert_eq!(parsed.header("TimeControl"), Some("-"));
+    assert!(parsed.header("Result").is_some_and(|r| r != "*"));
     server.stop().await;
 }
 
@@ -161,11 +165,9 @@ async fn pleasure_garden_win() {
     let line = tokio::task::spawn_blocking(move || {
         let mut g = Game::from_position(pos);
         let mut line = Vec::new();
-        let first = g
-            .play_notation(Player::First, "K5f-6g")
-            .expect("K5f-6g legal")
-            .action;
-        line.push(first);
+        g.play_notation(Player::First, "K5f-6g")
+            .expect("K5f-6g legal");
+        line.push(g.moves().pop().unwrap());
         // Does First still reach 7g after `p` plays `a` (and Last something)?
         fn keeps_win(g: &Game, p: Player, a: &str) -> bool {
             let mut h = g.clone();
@@ -175,23 +177,22 @@ async fn pleasure_garden_win() {
             if p == Player::Last {
                 return h.play_notation(Player::First, "K6g-7g").is_ok();
             }
-            h.legal_actions()
+            h.legal_notation()
                 .iter()
                 .any(|b| keeps_win(&h, Player::Last, b))
         }
         for p in [Player::Middle, Player::Last] {
             let a = g
-                .legal_actions()
+                .legal_notation()
                 .into_iter()
                 .find(|a| keeps_win(&g, p, a))
                 .expect("a quiet move");
             g.play_notation(p, &a).unwrap();
             line.push(a);
         }
-        let win = g
-            .play_notation(Player::First, "K6g-7g")
+        g.play_notation(Player::First, "K6g-7g")
             .expect("K6g-7g legal");
-        line.push(win.action);
+        line.push(g.moves().pop().unwrap());
         assert_eq!(g.outcome().unwrap().winners, vec![Player::First]);
         (line, g)
     })
@@ -199,26 +200,23 @@ async fn pleasure_garden_win() {
     .unwrap();
     let (line, game) = line;
 
-    let db = TestDb::sqlite();
-    let server = TestServer::start(test_config(db.url())).await;
+    let (_db, server) = sqlite_server().await;
     let mut t = Table::new(&server, json!({ "position": position })).await;
-    assert_eq!(
-        t.spectator.last_state.as_ref().unwrap()["start_position"],
-        position
-    );
+    assert_eq!(t.spectator.state().start_position, position);
     let state = play_all(&mut t, &line).await;
-    assert_eq!(state["status"], "finished");
-    assert_eq!(state["result"]["reason"], "pleasure_garden");
-    assert_eq!(state["result"]["winners"], json!(["First"]));
-    assert_eq!(
-        state["result"],
-        serde_json::to_value(game.outcome().unwrap()).unwrap()
-    );
+    assert_eq!(state.status, RoomStatus::Finished);
+    let result = state.result.as_ref().expect("a result");
+    assert_eq!(result.reason, EndReason::PleasureGarden);
+    assert_eq!(result.winners, [Player::First]);
+    assert_eq!(state.result.as_ref(), game.outcome());
     t.assert_same_streams();
-    let last: Vec<&Value> = t.spectator.events.iter().map(|e| &e.1).collect();
-    assert!(last
-        .iter()
-        .any(|e| e["type"] == "game_over" && e["reason"] == "pleasure_garden"));
+    assert!(t.spectator.events.iter().any(|e| matches!(
+        e.1,
+        Event::Rules(RulesEvent::GameOver {
+            reason: EndReason::PleasureGarden,
+            ..
+        })
+    )));
 
     // Once nobody watches, the finished room is unloaded from memory, and still served
     // from the database.
@@ -232,23 +230,19 @@ async fn pleasure_garden_win() {
     let mut unloaded = false;
     for _ in 0..100 {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        let (_, list) = server.get_json("/api/rooms").await;
-        if !list
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|r| r["id"] == room.as_str())
-        {
+        if !server.lists(&room).await {
             unloaded = true;
             break;
         }
     }
     assert!(unloaded, "idle finished room unloaded");
-    let (code, details) = server.get_json(&format!("/api/rooms/{room}")).await;
-    assert_eq!(code, 200);
-    assert_eq!(details["result"]["reason"], "pleasure_garden");
+    let details = server.room(&room).await;
+    assert_eq!(
+        details.room.result.unwrap().reason,
+        EndReason::PleasureGarden
+    );
     let mut late = server.client(&room).await;
-    assert_eq!(late.sync().await["status"], "finished");
+    assert_eq!(late.sync().await.status, RoomStatus::Finished);
     server.stop().await;
 }
 
@@ -257,20 +251,19 @@ async fn forced_alliance_reaches_everyone() {
     // Find a game in which an alliance is forced during play, and play up to it.
     let prefix = tokio::task::spawn_blocking(|| {
         for seed in 0..200u64 {
-            let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+            let mut rng = Rng::new(seed);
             let mut g = Game::new();
             let mut line = Vec::new();
             for _ in 0..80 {
                 let Some(p) = g.to_move() else { break };
-                let legal = g.legal_actions();
+                let legal = g.legal_notation();
                 // Prefer an action that forces an alliance, else a random one.
                 let mut chosen = None;
                 for a in &legal {
                     let mut h = g.clone();
                     if let Ok(played) = h.play_notation(p, a) {
                         let forms = played.events.iter().any(|e| {
-                            let v = serde_json::to_value(e).unwrap();
-                            v["type"] == "alliance_formed" && v["cause"] != "voluntary"
+                            matches!(e, RulesEvent::AllianceFormed { cause, .. } if *cause != AllianceCause::Voluntary)
                         });
                         if forms {
                             chosen = Some(a.clone());
@@ -284,7 +277,7 @@ async fn forced_alliance_reaches_everyone() {
                         return Some(line);
                     }
                     None => {
-                        let a = legal[rng.pick(legal.len())].clone();
+                        let a = legal[rng.below(legal.len())].clone();
                         g.play_notation(p, &a).unwrap();
                         line.push(a);
                     }
@@ -297,19 +290,21 @@ async fn forced_alliance_reaches_everyone() {
     .unwrap()
     .expect("a game with a forced alliance");
 
-    let db = TestDb::sqlite();
-    let server = TestServer::start(test_config(db.url())).await;
+    let (_db, server) = sqlite_server().await;
     let mut t = Table::new(&server, json!({})).await;
     let state = play_all(&mut t, &prefix).await;
-    let formed: Vec<Value> = t
-        .spectator
-        .events
-        .iter()
-        .map(|e| e.1.clone())
-        .filter(|e| e["type"] == "alliance_formed")
-        .collect();
+    let formed = t.spectator.events_of("alliance_formed");
     assert_eq!(formed.len(), 1, "one alliance formed: {formed:?}");
-    assert!(["discovered", "double"].contains(&formed[0]["cause"].as_str().unwrap()));
+    assert!(
+        matches!(
+            formed[0],
+            Event::Rules(RulesEvent::AllianceFormed {
+                cause: AllianceCause::Discovered | AllianceCause::Double,
+                ..
+            })
+        ),
+        "{formed:?}"
+    );
     for p in &t.players {
         assert!(
             p.events.iter().any(|e| e.1 == formed[0]),
@@ -317,14 +312,6 @@ async fn forced_alliance_reaches_everyone() {
         );
     }
     t.assert_same_streams();
-    assert_ne!(
-        state["position"]
-            .as_str()
-            .unwrap()
-            .split(' ')
-            .nth(4)
-            .unwrap(),
-        "-"
-    );
+    assert_ne!(state.position.split(' ').nth(4).unwrap(), "-");
     server.stop().await;
 }

@@ -1,16 +1,19 @@
-//! Issue 7 over real sockets: clocks (on a hand-driven time source, no sleeps),
+//! Online play over real sockets: clocks (on a hand-driven time source, no sleeps),
 //! lag credit, clocks across a restart, draws by agreement, chat channels and limits,
-//! rematch with rotated seats, private rooms, and the state's new fields.
+//! rematch with rotated seats, private rooms, and the state's newer fields.
 
 mod common;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use sannin_rules::{Game, Position};
-use sannin_server::{Config, LimitArgs, ManualTime};
-use serde_json::{json, Value};
+use sannin_protocol::{
+    Channel, ChatMessage, ClientMsg, ClockKind, Clocks, ErrorCode, Event, ForfeitReason,
+    RoomStatus, RulesEvent, Seat, SeatMove, ServerMsg, State,
+};
+use sannin_rules::{EndReason, Game, LossReason, Player};
+use sannin_server::{LimitArgs, ManualTime};
+use serde_json::json;
 use tokio_tungstenite::tungstenite::Message;
 
 /// Time-source ms at which every manual clock starts (a pong stamp must be ≥ 0).
@@ -28,54 +31,83 @@ fn limits() -> LimitArgs {
     }
 }
 
+/// A server with `limits` whose clocks read a hand-driven time source.
 async fn start(db: &TestDb, limits: &LimitArgs) -> (TestServer, ManualTime) {
     let time = ManualTime::new(T0);
-    let config = Config::new(db.url())
-        .with_limits(limits)
-        .with_time(Arc::new(time.clone()));
-    (TestServer::start(config).await, time)
+    let server = Setup::with_limits(limits.clone())
+        .time(time.clone())
+        .start(db)
+        .await;
+    (server, time)
 }
 
-fn remaining(v: &Value, seat: &str) -> u64 {
-    v["clocks"][seat]["remaining_ms"]
-        .as_u64()
-        .unwrap_or_else(|| panic!("clocks.{seat}.remaining_ms in {v}"))
+fn clocks(state: &State) -> &Clocks {
+    state.clocks.as_ref().expect("clocks in the state")
 }
 
-/// The `action` event after `t.play(action)`, as the spectator saw it.
-fn last_event(c: &Client, kind: &str) -> Value {
-    c.events
-        .iter()
-        .rev()
-        .find(|e| e.1["type"] == kind)
-        .map(|e| e.1.clone())
-        .unwrap_or_else(|| panic!("no {kind} event"))
+fn remaining(state: &State, seat: Seat) -> u64 {
+    clocks(state).get(seat).remaining_ms
+}
+
+/// The main time left of `seat` in the clocks a lead event carries.
+fn remaining_after(event: &Event, seat: Seat) -> u64 {
+    event
+        .clocks()
+        .unwrap_or_else(|| panic!("clocks in {event:?}"))
+        .get(seat)
+        .remaining_ms
 }
 
 /// A legal action of the player to move (the first pawn push the server offers).
-fn some_action(state: &Value) -> String {
-    state["legal"]
-        .as_array()
-        .unwrap()
+fn some_action(state: &State) -> String {
+    state
+        .legal
         .iter()
-        .map(|a| a.as_str().unwrap().to_string())
         .find(|a| a.starts_with('P') && a.contains('-'))
         .expect("a pawn move")
+        .clone()
+}
+
+fn forfeited(player: Seat, reason: ForfeitReason) -> impl Fn(&Event) -> bool {
+    move |e| matches!(e, Event::Forfeited { player: p, reason: r, .. } if *p == player && *r == reason)
 }
 
 impl Table {
     fn mover(&mut self) -> &mut Client {
-        let tm = self.spectator.last_state.as_ref().unwrap()["to_move"]
-            .as_str()
-            .unwrap()
-            .to_string();
-        &mut self.players[seat_index(&tm)]
+        let tm = self.to_move();
+        self.player(tm)
     }
 
     /// Plays any pawn move for the player to move.
-    async fn play_any(&mut self) -> Value {
-        let a = some_action(self.mover().last_state.as_ref().unwrap());
+    async fn play_any(&mut self) -> State {
+        let a = some_action(self.mover().state());
         self.play(&a).await
+    }
+}
+
+impl Client {
+    /// The next chat message.
+    async fn until_chat(&mut self) -> ChatMessage {
+        self.until("chat", |m| match m {
+            ServerMsg::Chat(c) => Some(c),
+            _ => None,
+        })
+        .await
+    }
+
+    /// The texts of the next chat history.
+    async fn until_chat_history(&mut self) -> Vec<String> {
+        self.until("chat_history", |m| match m {
+            ServerMsg::ChatHistory { messages } => {
+                Some(messages.into_iter().map(|m| m.text).collect())
+            }
+            _ => None,
+        })
+        .await
+    }
+
+    async fn chat(&mut self, text: &str) {
+        self.send(ClientMsg::Chat { text: text.into() }).await;
     }
 }
 
@@ -88,57 +120,69 @@ async fn sudden_death_clock_runs_and_flag_falls() {
         json!({"clock": {"kind": "sudden_death", "main_seconds": 10}}),
     )
     .await;
-    let st = t.spectator.last_state.clone().unwrap();
-    assert_eq!(st["clocks"]["kind"], "sudden_death");
-    assert_eq!(st["clocks"]["running"], "first");
-    assert_eq!(remaining(&st, "first"), 10_000);
-    let (_, details) = server.get_json(&format!("/api/rooms/{}", t.room)).await;
-    assert_eq!(details["clock"]["main_ms"], 10_000);
+    let st = t.spectator.state().clone();
+    assert_eq!(clocks(&st).settings.kind, ClockKind::SuddenDeath);
+    assert_eq!(clocks(&st).running, Some(Seat::First));
+    assert_eq!(remaining(&st, Seat::First), 10_000);
+    let details = server.room(&t.room).await.room;
+    assert_eq!(details.clock.unwrap().main_ms, 10_000);
 
     time.advance(Duration::from_millis(4_000));
     let st = t.play_any().await;
-    let action = last_event(&t.spectator, "action");
-    assert_eq!(remaining(&action, "first"), 6_000, "{action}");
-    assert_eq!(action["clocks"]["running"], "middle");
-    assert_eq!(remaining(&st, "first"), 6_000);
-    assert_eq!(remaining(&st, "middle"), 10_000);
+    let action = t.spectator.last_event("action");
+    assert_eq!(remaining_after(&action, Seat::First), 6_000, "{action:?}");
+    assert_eq!(action.clocks().unwrap().running, Some(Seat::Middle));
+    assert_eq!(remaining(&st, Seat::First), 6_000);
+    assert_eq!(remaining(&st, Seat::Middle), 10_000);
 
     // The state shows the running clock as of when it was sent.
     time.advance(Duration::from_millis(2_500));
     let st = t.spectator.sync().await;
-    assert_eq!(remaining(&st, "middle"), 7_500);
+    assert_eq!(remaining(&st, Seat::Middle), 7_500);
 
     // Middle's 10 s run out: it loses on time (RULES §12.10).
     time.advance(Duration::from_millis(7_500));
     let f = t.spectator.until_event("forfeited").await;
-    assert_eq!(f["event"]["player"], "middle");
-    assert_eq!(f["event"]["reason"], "timeout");
-    assert_eq!(remaining(&f["event"], "middle"), 0);
+    assert!(forfeited(Seat::Middle, ForfeitReason::Timeout)(&f), "{f:?}");
+    assert_eq!(remaining_after(&f, Seat::Middle), 0);
     let el = t.spectator.until_event("eliminated").await;
-    assert_eq!(el["event"]["reason"], "timeout");
-    let st = t.spectator.until_type("state").await;
-    assert_eq!(st["to_move"], "last");
-    assert_eq!(st["clocks"]["running"], "last");
+    assert!(
+        matches!(
+            el,
+            Event::Rules(RulesEvent::Eliminated {
+                reason: LossReason::Timeout,
+                ..
+            })
+        ),
+        "{el:?}"
+    );
+    let st = t.spectator.next_state().await;
+    assert_eq!(st.to_move, Some(Seat::Last));
+    assert_eq!(clocks(&st).running, Some(Seat::Last));
     // A move that arrives after the flag fell loses too, even before the timer fires.
     time.advance(Duration::from_millis(10_000));
     let mover = &mut t.players[2];
     let st = mover
-        .until("last to move", |v| {
-            v["type"] == "state" && v["to_move"] == "last"
-        })
+        .until_state("last to move", |s| s.to_move == Some(Seat::Last))
         .await;
-    let a = some_action(&st);
-    mover.send(json!({"type": "act", "action": a})).await;
+    mover.act(&some_action(&st)).await;
     let f = t.spectator.until_event("forfeited").await;
-    assert_eq!(f["event"]["player"], "last");
+    assert!(
+        matches!(
+            f,
+            Event::Forfeited {
+                player: Seat::Last,
+                ..
+            }
+        ),
+        "{f:?}"
+    );
     let st = t
         .spectator
-        .until("finished", |v| {
-            v["type"] == "state" && v["status"] == "finished"
-        })
+        .until_state("finished", |s| s.status == RoomStatus::Finished)
         .await;
-    assert_eq!(st["result"]["winners"], json!(["First"]));
-    assert_eq!(st["clocks"]["running"], Value::Null);
+    assert_eq!(st.result.as_ref().unwrap().winners, [Player::First]);
+    assert_eq!(clocks(&st).running, None);
     server.stop().await;
 }
 
@@ -153,12 +197,12 @@ async fn fischer_increment_and_byoyomi_periods() {
     .await;
     time.advance(Duration::from_millis(10_000));
     let st = t.play_any().await;
-    assert_eq!(remaining(&st, "first"), 55_000);
+    assert_eq!(remaining(&st, Seat::First), 55_000);
     t.play_any().await;
     t.play_any().await;
     time.advance(Duration::from_millis(1_000));
     let st = t.play_any().await;
-    assert_eq!(remaining(&st, "first"), 59_000, "55 s + 5 s - 1 s");
+    assert_eq!(remaining(&st, Seat::First), 59_000, "55 s + 5 s - 1 s");
 
     // Byoyomi: 2 s main, then 2 periods of 5 s.
     let mut t = Table::new(
@@ -166,16 +210,17 @@ async fn fischer_increment_and_byoyomi_periods() {
         json!({"clock": {"kind": "byoyomi", "main_seconds": 2, "byoyomi_seconds": 5, "periods": 2}}),
     )
     .await;
-    let st = t.spectator.last_state.clone().unwrap();
-    assert_eq!(st["clocks"]["first"]["periods"], 2);
-    assert_eq!(st["clocks"]["first"]["period_ms"], 5_000);
+    let st = t.spectator.state().clone();
+    assert_eq!(clocks(&st).first.periods, 2);
+    assert_eq!(clocks(&st).first.period_ms, Some(5_000));
     // 8 s: main time gone, one period lost, the move is made within the second.
     time.advance(Duration::from_millis(8_000));
     let st = t.play_any().await;
-    assert_eq!(remaining(&st, "first"), 0);
-    assert_eq!(st["clocks"]["first"]["periods"], 1);
+    assert_eq!(remaining(&st, Seat::First), 0);
+    assert_eq!(clocks(&st).first.periods, 1);
     assert_eq!(
-        st["clocks"]["first"]["period_ms"], 5_000,
+        clocks(&st).first.period_ms,
+        Some(5_000),
         "the period resets"
     );
     // Middle moves within its main time, Last within its first period (kept).
@@ -183,15 +228,14 @@ async fn fischer_increment_and_byoyomi_periods() {
     t.play_any().await;
     time.advance(Duration::from_millis(6_000));
     let st = t.play_any().await;
-    assert_eq!(st["clocks"]["last"]["periods"], 2);
+    assert_eq!(clocks(&st).last.periods, 2);
     // First has one period left: 4 s in, the state shows 1 s of it.
     time.advance(Duration::from_millis(4_000));
     let st = t.spectator.sync().await;
-    assert_eq!(st["clocks"]["first"]["period_ms"], 1_000);
+    assert_eq!(clocks(&st).first.period_ms, Some(1_000));
     time.advance(Duration::from_millis(1_000));
     let f = t.spectator.until_event("forfeited").await;
-    assert_eq!(f["event"]["player"], "first");
-    assert_eq!(f["event"]["reason"], "timeout");
+    assert!(forfeited(Seat::First, ForfeitReason::Timeout)(&f), "{f:?}");
     server.stop().await;
 }
 
@@ -216,7 +260,7 @@ async fn lag_credit_is_the_measured_round_trip_capped() {
         .send_raw(Message::Pong(stamp.to_be_bytes().to_vec().into()))
         .await;
     let st = t.play_any().await;
-    assert_eq!(remaining(&st, "first"), 57_400);
+    assert_eq!(remaining(&st, Seat::First), 57_400);
     // Middle's round trip of 5 s is credited only up to the 1 s cap.
     time.advance(Duration::from_millis(3_000));
     let stamp = T0 + 6_000 - 5_000;
@@ -224,7 +268,7 @@ async fn lag_credit_is_the_measured_round_trip_capped() {
         .send_raw(Message::Pong(stamp.to_be_bytes().to_vec().into()))
         .await;
     let st = t.play_any().await;
-    assert_eq!(remaining(&st, "middle"), 58_000);
+    assert_eq!(remaining(&st, Seat::Middle), 58_000);
     // A pong from the future or of the wrong size is ignored (no credit from it).
     t.players[2]
         .send_raw(Message::Pong((T0 + 99_000).to_be_bytes().to_vec().into()))
@@ -257,19 +301,19 @@ async fn restart_restores_clocks_without_charging_downtime() {
 
     let (server, time) = start(&db, &limits()).await;
     let mut c = server.client(&room).await;
-    c.send(json!({"type": "resume", "token": tokens[2]})).await;
-    let st = c.until_type("state").await;
-    assert_eq!(remaining(&st, "first"), 55_000);
-    assert_eq!(remaining(&st, "middle"), 53_000);
-    assert_eq!(st["clocks"]["running"], "last");
+    c.resume(&tokens[2]).await;
+    let st = c.next_state().await;
+    assert_eq!(remaining(&st, Seat::First), 55_000);
+    assert_eq!(remaining(&st, Seat::Middle), 53_000);
+    assert_eq!(clocks(&st).running, Some(Seat::Last));
     assert_eq!(
-        remaining(&st, "last"),
+        remaining(&st, Seat::Last),
         60_000,
         "the downtime is not charged"
     );
     time.advance(Duration::from_millis(2_000));
     let st = c.sync().await;
-    assert_eq!(remaining(&st, "last"), 58_000);
+    assert_eq!(remaining(&st, Seat::Last), 58_000);
     server.stop().await;
 }
 
@@ -280,58 +324,53 @@ async fn draw_offer_decline_withdraw_expiry_and_agreement() {
     let mut t = Table::new(&server, json!({})).await;
 
     // Nothing to accept, decline or withdraw yet.
-    for kind in ["accept_draw", "decline_draw", "withdraw_draw"] {
-        t.players[1].send(json!({"type": kind})).await;
-        t.players[1].expect_error("no_draw_offer").await;
+    for msg in [
+        ClientMsg::AcceptDraw,
+        ClientMsg::DeclineDraw,
+        ClientMsg::WithdrawDraw,
+    ] {
+        t.players[1].send(msg).await;
+        t.players[1].expect_error(ErrorCode::NoDrawOffer).await;
     }
-    t.spectator.send(json!({"type": "offer_draw"})).await;
-    t.spectator.expect_error("not_seated").await;
+    t.spectator.send(ClientMsg::OfferDraw).await;
+    t.spectator.expect_error(ErrorCode::NotSeated).await;
 
     // Offer, declined.
-    t.players[0].send(json!({"type": "offer_draw"})).await;
+    t.players[0].send(ClientMsg::OfferDraw).await;
     let e = t.spectator.until_event("draw_offered").await;
-    assert_eq!(e["event"]["seat"], "first");
-    t.players[1].send(json!({"type": "decline_draw"})).await;
+    assert_eq!(e, Event::DrawOffered { seat: Seat::First });
+    t.players[1].send(ClientMsg::DeclineDraw).await;
     let e = t.spectator.until_event("draw_declined").await;
-    assert_eq!(e["event"]["seat"], "middle");
-    assert_eq!(t.spectator.sync().await["draw_offers"], json!([]));
+    assert_eq!(e, Event::DrawDeclined { seat: Seat::Middle });
+    assert!(t.spectator.sync().await.draw_offers.is_empty());
 
     // Offer, withdrawn.
-    t.players[2].send(json!({"type": "offer_draw"})).await;
+    t.players[2].send(ClientMsg::OfferDraw).await;
     t.spectator.until_event("draw_offered").await;
-    t.players[2].send(json!({"type": "withdraw_draw"})).await;
+    t.players[2].send(ClientMsg::WithdrawDraw).await;
     let e = t.spectator.until_event("draw_withdrawn").await;
-    assert_eq!(e["event"]["seat"], "last");
+    assert_eq!(e, Event::DrawWithdrawn { seat: Seat::Last });
 
     // Offer, then an action: the offer expires.
-    t.players[1].send(json!({"type": "offer_draw"})).await;
+    t.players[1].send(ClientMsg::OfferDraw).await;
     t.spectator.until_event("draw_offered").await;
     t.play_any().await;
-    assert!(t
-        .spectator
-        .events
-        .iter()
-        .any(|e| e.1["type"] == "draw_expired"));
-    assert_eq!(
-        t.spectator.last_state.as_ref().unwrap()["draw_offers"],
-        json!([])
-    );
+    assert!(!t.spectator.events_of("draw_expired").is_empty());
+    assert!(t.spectator.state().draw_offers.is_empty());
 
     // Offer, accepted by both others: drawn.
-    t.players[0].send(json!({"type": "offer_draw"})).await;
+    t.players[0].send(ClientMsg::OfferDraw).await;
     t.spectator.until_event("draw_offered").await;
-    t.players[1].send(json!({"type": "accept_draw"})).await;
+    t.players[1].send(ClientMsg::AcceptDraw).await;
     let e = t.spectator.until_event("draw_offered").await;
-    assert_eq!(e["event"]["seat"], "middle");
-    t.players[2].send(json!({"type": "accept_draw"})).await;
+    assert_eq!(e, Event::DrawOffered { seat: Seat::Middle });
+    t.players[2].send(ClientMsg::AcceptDraw).await;
     t.spectator.until_event("draw_agreed").await;
     let st = t
         .spectator
-        .until("finished", |v| {
-            v["type"] == "state" && v["status"] == "finished"
-        })
+        .until_state("finished", |s| s.status == RoomStatus::Finished)
         .await;
-    assert_eq!(st["result"]["reason"], "draw_agreed");
+    assert_eq!(st.result.unwrap().reason, EndReason::DrawAgreed);
     server.stop().await;
 }
 
@@ -347,87 +386,61 @@ async fn chat_channels_history_and_limits() {
     let (server, _time) = start(&db, &l).await;
     let mut t = Table::new(&server, json!({})).await;
     // The table's spectator never sent `watch`: it may not chat yet.
+    t.spectator.chat("hi").await;
+    t.spectator.expect_error(ErrorCode::NotSeated).await;
     t.spectator
-        .send(json!({"type": "chat", "text": "hi"}))
+        .send(ClientMsg::Watch {
+            name: Some("Zed".into()),
+        })
         .await;
-    t.spectator.expect_error("not_seated").await;
-    t.spectator
-        .send(json!({"type": "watch", "name": "Zed"}))
-        .await;
-    let h = t.spectator.until_type("chat_history").await;
-    assert_eq!(h["messages"], json!([]));
+    assert!(t.spectator.until_chat_history().await.is_empty());
 
-    t.players[0]
-        .send(json!({"type": "chat", "text": "  good luck  "}))
-        .await;
+    t.players[0].chat("  good luck  ").await;
     for c in t
         .players
         .iter_mut()
         .chain(std::iter::once(&mut t.spectator))
     {
-        let m = c.until_type("chat").await;
-        assert_eq!(m["channel"], "players");
-        assert_eq!(m["seat"], "first");
-        assert_eq!(m["name"], "player0");
-        assert_eq!(m["text"], "good luck");
+        let m = c.until_chat().await;
+        assert_eq!(m.channel, Channel::Players);
+        assert_eq!(m.seat, Some(Seat::First));
+        assert_eq!(m.name, "player0");
+        assert_eq!(m.text, "good luck");
     }
-    t.spectator
-        .send(json!({"type": "chat", "text": "First should take 10k"}))
-        .await;
-    t.spectator.expect_error("chat_too_long").await;
-    t.spectator
-        .send(json!({"type": "chat", "text": "take 10k!"}))
-        .await;
-    let m = t.spectator.until_type("chat").await;
-    assert_eq!(m["channel"], "spectators");
-    assert_eq!(m["name"], "Zed");
-    assert_eq!(m["seat"], Value::Null);
+    t.spectator.chat("First should take 10k").await;
+    t.spectator.expect_error(ErrorCode::ChatTooLong).await;
+    t.spectator.chat("take 10k!").await;
+    let m = t.spectator.until_chat().await;
+    assert_eq!(m.channel, Channel::Spectators);
+    assert_eq!(m.name, "Zed");
+    assert_eq!(m.seat, None);
     // Players never get it: the next chat they see is Middle's.
-    t.players[1]
-        .send(json!({"type": "chat", "text": "gl"}))
-        .await;
+    t.players[1].chat("gl").await;
     for p in t.players.iter_mut() {
-        let m = p.until_type("chat").await;
-        assert_eq!(m["text"], "gl", "players do not see spectator chat");
+        let m = p.until_chat().await;
+        assert_eq!(m.text, "gl", "players do not see spectator chat");
     }
     // Late joiners get the history they may see.
     let mut late = server.client(&t.room).await;
-    late.send(json!({"type": "watch"})).await;
-    let h = late.until_type("chat_history").await;
-    let texts: Vec<&str> = h["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["text"].as_str().unwrap())
-        .collect();
+    late.send(ClientMsg::Watch { name: None }).await;
+    let texts = late.until_chat_history().await;
     assert_eq!(texts, ["good luck", "take 10k!", "gl"]);
     let token = t.players[0].token.clone().unwrap();
     let mut back = server.client(&t.room).await;
-    back.send(json!({"type": "resume", "token": token})).await;
-    let h = back.until_type("chat_history").await;
-    let texts: Vec<&str> = h["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["text"].as_str().unwrap())
-        .collect();
+    back.resume(&token).await;
+    let texts = back.until_chat_history().await;
     assert_eq!(texts, ["good luck", "gl"]);
     // Rate limit: a burst of 3, then refused.
     let mut c = back;
-    c.send(json!({"type": "chat", "text": "1"})).await;
-    c.send(json!({"type": "chat", "text": "2"})).await;
-    c.send(json!({"type": "chat", "text": "3"})).await;
-    c.send(json!({"type": "chat", "text": "4"})).await;
-    c.expect_error("rate_limited").await;
+    for text in ["1", "2", "3", "4"] {
+        c.chat(text).await;
+    }
+    c.expect_error(ErrorCode::RateLimited).await;
     // Text only: control characters are refused; an empty message too.
-    t.players[2]
-        .send(json!({"type": "chat", "text": "a\u{1b}[31m"}))
-        .await;
-    t.players[2].expect_error("bad_message").await;
-    t.players[2]
-        .send(json!({"type": "chat", "text": "   "}))
-        .await;
-    t.players[2].expect_error("bad_message").await;
+    t.players[2].chat("a\u{1b}[31m").await;
+    t.players[2].expect_error(ErrorCode::BadMessage).await;
+    t.players[2].chat("   ").await;
+    t.players[2].expect_error(ErrorCode::BadMessage).await;
     server.stop().await;
 }
 
@@ -437,59 +450,61 @@ async fn rematch_rotates_seats_and_keeps_tokens() {
     let (server, _time) = start(&db, &limits()).await;
     let clock = json!({"kind": "fischer", "main_seconds": 300, "increment_seconds": 3});
     let mut t = Table::new(&server, json!({"clock": clock, "private": true})).await;
-    t.players[0].send(json!({"type": "rematch"})).await;
-    t.players[0].expect_error("game_not_running").await;
-    t.players[0].send(json!({"type": "resign"})).await;
-    t.spectator.until_event("resigned").await;
-    t.players[1].send(json!({"type": "resign"})).await;
-    t.spectator
-        .until("finished", |v| {
-            v["type"] == "state" && v["status"] == "finished"
-        })
-        .await;
-    t.spectator.send(json!({"type": "rematch"})).await;
-    t.spectator.expect_error("not_seated").await;
-    t.players[0].send(json!({"type": "rematch"})).await;
+    t.players[0].send(ClientMsg::Rematch).await;
+    t.players[0].expect_error(ErrorCode::GameNotRunning).await;
+    t.finish_by_resignations().await;
+    t.spectator.send(ClientMsg::Rematch).await;
+    t.spectator.expect_error(ErrorCode::NotSeated).await;
+    t.players[0].send(ClientMsg::Rematch).await;
     let e = t.spectator.until_event("rematch_requested").await;
-    assert_eq!(e["event"]["seat"], "first");
-    t.players[0].send(json!({"type": "cancel_rematch"})).await;
+    assert_eq!(e, Event::RematchRequested { seat: Seat::First });
+    t.players[0].send(ClientMsg::CancelRematch).await;
     t.spectator.until_event("rematch_cancelled").await;
     for p in t.players.iter_mut() {
-        p.send(json!({"type": "rematch"})).await;
+        p.send(ClientMsg::Rematch).await;
     }
     let e = t.spectator.until_event("rematch_started").await;
-    let new_room = e["event"]["room"].as_str().unwrap().to_string();
+    let Event::RematchStarted {
+        room: new_room,
+        moved,
+    } = e
+    else {
+        panic!("{e:?}")
+    };
+    let rotated: Vec<SeatMove> = Seat::ALL
+        .into_iter()
+        .map(|s| SeatMove {
+            from: s,
+            to: Seat::from(s.player().next()),
+        })
+        .collect();
+    assert_eq!(moved, rotated);
     assert_eq!(
-        e["event"]["moved"],
-        json!([{"from": "first", "to": "middle"}, {"from": "middle", "to": "last"}, {"from": "last", "to": "first"}])
+        moved[0],
+        SeatMove {
+            from: Seat::First,
+            to: Seat::Middle
+        }
     );
-    let st = t.spectator.until_type("state").await;
-    assert_eq!(st["rematch"]["room"], new_room.as_str());
+    let st = t.spectator.next_state().await;
+    assert_eq!(st.rematch.room.as_deref(), Some(new_room.as_str()));
 
-    let (code, details) = server.get_json(&format!("/api/rooms/{new_room}")).await;
-    assert_eq!(code, 200);
-    assert_eq!(details["private"], true);
-    assert_eq!(details["clock"]["increment_ms"], 3_000);
-    assert_eq!(details["seats"]["middle"]["name"], "player0");
+    let details = server.room(&new_room).await.room;
+    assert!(details.private);
+    assert_eq!(details.clock.unwrap().increment_ms, 3_000);
+    assert_eq!(details.seats.middle.unwrap().name, "player0");
     // Each player resumes the new room with its old token and sits one seat on.
     let mut news = Vec::new();
-    for (i, p) in t.players.iter().enumerate() {
+    for (p, next) in t.players.iter().zip(rotated) {
         let mut c = server.client(&new_room).await;
-        c.send(json!({"type": "resume", "token": p.token.clone().unwrap()}))
-            .await;
-        let s = c.until_type("seated").await;
-        assert_eq!(s["seat"], SEATS[(i + 1) % 3]);
+        assert_eq!(c.resume(p.token.as_ref().unwrap()).await, next.to);
         news.push(c);
     }
     // All three back and ready: the game starts with the same clock.
-    let st = news[0]
-        .until("playing", |v| {
-            v["type"] == "state" && v["status"] == "playing"
-        })
-        .await;
-    assert_eq!(st["clocks"]["increment_ms"], 3_000);
-    assert_eq!(st["rematch"]["of"], t.room.as_str());
-    assert_eq!(st["seats"]["first"]["name"], "player2");
+    let st = news[0].until_playing().await;
+    assert_eq!(clocks(&st).settings.increment_ms, 3_000);
+    assert_eq!(st.rematch.of.as_deref(), Some(t.room.as_str()));
+    assert_eq!(st.seats.first.as_ref().unwrap().name, "player2");
     server.stop().await;
 }
 
@@ -499,25 +514,15 @@ async fn private_rooms_and_bad_clocks() {
     let (server, _time) = start(&db, &limits()).await;
     let public = server.create_room(json!({})).await;
     let private = server.create_room(json!({"private": true})).await;
-    let (_, list) = server.get_json("/api/rooms").await;
-    let ids: Vec<&str> = list
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["id"].as_str().unwrap())
-        .collect();
-    assert!(ids.contains(&public.as_str()));
+    assert!(server.lists(&public).await);
     assert!(
-        !ids.contains(&private.as_str()),
+        !server.lists(&private).await,
         "private rooms are not listed"
     );
-    let (code, details) = server.get_json(&format!("/api/rooms/{private}")).await;
-    assert_eq!(code, 200);
-    assert_eq!(details["private"], true);
+    assert!(server.room(&private).await.room.private);
     let mut c = server.client(&private).await;
-    assert_eq!(c.join(Some("first"), "Ann").await, "first");
+    assert_eq!(c.join(Some(Seat::First), "Ann").await, Seat::First);
 
-    let http = reqwest::Client::new();
     for body in [
         json!({"clock": {"kind": "fischer", "main_seconds": 60}}),
         json!({"clock": {"kind": "sudden_death"}}),
@@ -527,15 +532,9 @@ async fn private_rooms_and_bad_clocks() {
         json!({"clock": {"kind": "hourglass", "main_seconds": 60}}),
         json!({"clock": {"kind": "sudden_death", "main_seconds": 1e9}}),
     ] {
-        let r = http
-            .post(server.url("/api/rooms"))
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status().as_u16(), 400, "{body}");
-        let v: Value = r.json().await.unwrap();
-        assert_eq!(v["error"]["code"], "bad_clock", "{body}: {v}");
+        let (status, v) = server.post_json("/api/rooms", &body).await;
+        assert_eq!(status, 400, "{body}");
+        assert_eq!(TestServer::error_code(&v), "bad_clock", "{body}: {v}");
         assert!(v["error"]["message"].as_str().unwrap().contains("clock"));
     }
     server.stop().await;
@@ -543,27 +542,23 @@ async fn private_rooms_and_bad_clocks() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn state_has_checks_move_players_and_abandon_deadlines() {
-    let actions = tokio::task::spawn_blocking(|| {
-        search_game(Position::start(), 400, 0..40, |events, _| {
-            events.iter().any(|e| e["type"] == "check")
-        })
+    let actions = find_game("a check", |events| {
+        events.iter().any(|e| matches!(e, RulesEvent::Check { .. }))
     })
-    .await
-    .unwrap()
-    .expect("a game with a check");
+    .await;
     // Play up to the first action that gives check.
     let mut g = Game::new();
     let mut upto = 0;
-    let mut checked = String::new();
+    let mut checked = None;
     for (i, a) in actions.iter().enumerate() {
         let p = g.to_move().unwrap();
         let played = g.play_notation(p, a).unwrap();
-        if let Some(e) = played.events.iter().find_map(|e| {
-            let v = serde_json::to_value(e).unwrap();
-            (v["type"] == "check").then_some(v)
+        if let Some(player) = played.events.iter().find_map(|e| match e {
+            RulesEvent::Check { player, .. } => Some(*player),
+            _ => None,
         }) {
             upto = i + 1;
-            checked = e["player"].as_str().unwrap().to_lowercase();
+            checked = Some(Seat::from(player));
             break;
         }
     }
@@ -574,12 +569,11 @@ async fn state_has_checks_move_players_and_abandon_deadlines() {
         t.play(a).await;
     }
     let st = t.spectator.sync().await;
-    assert_eq!(st["in_check"], json!([checked]));
-    let mp = st["move_players"].as_array().unwrap();
-    assert_eq!(mp.len(), upto);
-    assert_eq!(mp[0], "first");
-    assert_eq!(st["clocks"], Value::Null);
-    assert_eq!(st["seats"]["first"]["abandon_at_ms"], Value::Null);
+    assert_eq!(st.in_check, [checked.expect("a check")]);
+    assert_eq!(st.move_players.len(), upto);
+    assert_eq!(st.move_players[0], Seat::First);
+    assert_eq!(st.clocks, None);
+    assert_eq!(st.seats.first.as_ref().unwrap().abandon_at_ms, None);
     // A player who leaves gets an abandonment deadline: now + grace (30 s).
     let before = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -590,7 +584,7 @@ async fn state_has_checks_move_players_and_abandon_deadlines() {
     gone.close().await;
     t.spectator.until_event("player_left").await;
     let st = t.spectator.sync().await;
-    let at = st["seats"][SEATS[i]]["abandon_at_ms"].as_i64().unwrap();
+    let at = st.seats.get(Seat::ALL[i]).unwrap().abandon_at_ms.unwrap();
     assert!(
         at >= before + 29_000 && at <= before + 32_000,
         "{at} vs {before}"

@@ -4,18 +4,12 @@
 mod common;
 
 use common::*;
-use sannin_rules::{Game, Position};
-use serde_json::{json, Value};
+use sannin_protocol::{RoomStatus, Seat};
+use sannin_rules::Game;
+use serde_json::json;
 
 async fn restart_recovery(db: TestDb) {
-    let actions = tokio::task::spawn_blocking(|| {
-        search_game(Position::start(), 400, 0..40, |events, _| {
-            events.iter().any(|e| e["type"] == "mated")
-        })
-    })
-    .await
-    .unwrap()
-    .expect("a finished game");
+    let actions = find_game("a mate", has_mate).await;
     let mut expected = Game::new();
     for a in &actions {
         let p = expected.to_move().unwrap();
@@ -23,7 +17,7 @@ async fn restart_recovery(db: TestDb) {
     }
     let cut = actions.len() / 2;
 
-    let server = TestServer::start(test_config(db.url())).await;
+    let server = Setup::default().start(&db).await;
     let mut t = Table::new(&server, json!({})).await;
     for a in &actions[..cut] {
         t.play(a).await;
@@ -34,32 +28,21 @@ async fn restart_recovery(db: TestDb) {
     server.kill();
     drop(t);
 
-    let server = TestServer::start(test_config(db.url())).await;
-    let (code, details) = server.get_json(&format!("/api/rooms/{room}")).await;
-    assert_eq!(code, 200);
-    assert_eq!(details["status"], "playing");
-    assert_eq!(
-        details["moves"].as_array().unwrap().len(),
-        cut,
-        "no acknowledged action lost"
-    );
-    let list = server.get_json("/api/rooms").await.1;
-    assert!(list
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|r| r["id"] == room.as_str()));
+    let server = Setup::default().start(&db).await;
+    let details = server.room(&room).await;
+    assert_eq!(details.room.status, RoomStatus::Playing);
+    assert_eq!(details.moves.len(), cut, "no acknowledged action lost");
+    assert!(server.lists(&room).await);
 
     let mut spectator = server.client(&room).await;
     let mut players = Vec::new();
-    for (i, token) in tokens.iter().enumerate() {
+    for (seat, token) in Seat::ALL.into_iter().zip(&tokens) {
         let mut c = server.client(&room).await;
-        c.send(json!({"type": "resume", "token": token})).await;
-        assert_eq!(c.until_type("seated").await["seat"], SEATS[i]);
-        let st = c.until_type("state").await;
-        assert_eq!(st["you"], SEATS[i]);
-        assert_eq!(st["status"], "playing");
-        assert_eq!(st["moves"], json!(actions[..cut]));
+        assert_eq!(c.resume(token).await, seat);
+        let st = c.next_state().await;
+        assert_eq!(st.you, Some(seat));
+        assert_eq!(st.status, RoomStatus::Playing);
+        assert_eq!(st.moves, actions[..cut]);
         players.push(c);
     }
     spectator.sync().await;
@@ -71,56 +54,41 @@ async fn restart_recovery(db: TestDb) {
     for a in &actions[cut..] {
         t.play(a).await;
     }
-    let st = t.spectator.last_state.clone().unwrap();
-    assert_eq!(st["status"], "finished");
-    assert_eq!(
-        st["result"],
-        serde_json::to_value(expected.outcome().unwrap()).unwrap()
-    );
+    let st = t.spectator.state();
+    assert_eq!(st.status, RoomStatus::Finished);
+    assert_eq!(st.result.as_ref(), expected.outcome());
     t.assert_same_streams();
     server.stop().await;
 
     // Finished games stay viewable after another restart (loaded on demand).
-    let server = TestServer::start(test_config(db.url())).await;
-    let (code, details) = server.get_json(&format!("/api/rooms/{room}")).await;
-    assert_eq!(code, 200);
-    assert_eq!(details["status"], "finished");
-    assert_eq!(details["moves"], json!(expected.moves()));
-    assert_ne!(details["result"], Value::Null);
-    let record = reqwest::get(server.url(&format!("/api/rooms/{room}/record")))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    assert_eq!(record, expected.record());
+    let server = Setup::default().start(&db).await;
+    let details = server.room(&room).await;
+    assert_eq!(details.room.status, RoomStatus::Finished);
+    assert_eq!(details.moves, expected.moves());
+    assert!(details.room.result.is_some());
+    let (_, record) = server.get_text(&format!("/api/rooms/{room}/record")).await;
+    assert!(record.ends_with(&expected.record()), "{record}");
     let mut late = server.client(&room).await;
     let st = late.sync().await;
-    assert_eq!(st["status"], "finished");
+    assert_eq!(st.status, RoomStatus::Finished);
     server.stop().await;
-    db.cleanup().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn restart_recovery_sqlite() {
-    restart_recovery(TestDb::sqlite()).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn restart_recovery_postgres() {
-    restart_recovery(TestDb::postgres().await).await;
+async fn restart_recovery_sqlite_and_postgres() {
+    on_both_databases(restart_recovery).await;
 }
 
 /// Seats (with hashed tokens) and a waiting room survive a restart too; on PostgreSQL.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn waiting_room_and_tokens_survive_restart_postgres() {
     let db = TestDb::postgres().await;
-    let mut config = test_config(db.url());
-    config.grace = std::time::Duration::from_secs(30);
-    let server = TestServer::start(config.clone()).await;
+    let mut setup = Setup::default();
+    setup.limits.grace_seconds = 30.0;
+    let server = setup.start(&db).await;
     let room = server.create_room(json!({})).await;
     let mut a = server.client(&room).await;
-    a.join(Some("middle"), "Ann").await;
+    a.join(Some(Seat::Middle), "Ann").await;
     let token = a.token.clone().unwrap();
     server.kill();
 
@@ -138,13 +106,11 @@ async fn waiting_room_and_tokens_survive_restart_postgres() {
         conn.close().await.ok();
     }
 
-    let server = TestServer::start(config).await;
+    let server = setup.start(&db).await;
     let mut a = server.client(&room).await;
-    a.send(json!({"type": "resume", "token": token})).await;
-    assert_eq!(a.until_type("seated").await["seat"], "middle");
-    let st = a.until_type("state").await;
-    assert_eq!(st["status"], "waiting");
-    assert_eq!(st["seats"]["middle"]["name"], "Ann");
+    assert_eq!(a.resume(&token).await, Seat::Middle);
+    let st = a.next_state().await;
+    assert_eq!(st.status, RoomStatus::Waiting);
+    assert_eq!(st.seats.middle.as_ref().unwrap().name, "Ann");
     server.stop().await;
-    db.cleanup().await;
 }

@@ -6,21 +6,17 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use sannin_rules::Position;
+use sannin_protocol::{
+    ClientMsg, ErrorCode, Event, RoomStatus, RulesEvent, Seat, Seats, ServerMsg,
+};
+use sannin_rules::{AllianceCause, LossReason, Player, Position};
 use sannin_server::LimitArgs;
-use serde_json::{json, Value};
+use serde_json::json;
 use tokio_tungstenite::tungstenite::Message;
 
-async fn sqlite_server() -> (TestDb, TestServer) {
-    let db = TestDb::sqlite();
-    let server = TestServer::start(test_config(db.url())).await;
-    (db, server)
-}
-
+/// A server with exactly these limits (the others at their defaults).
 async fn server_with(limits: LimitArgs) -> (TestDb, TestServer) {
-    let db = TestDb::sqlite();
-    let server = TestServer::start(sannin_server::Config::new(db.url()).with_limits(&limits)).await;
-    (db, server)
+    Setup::with_limits(limits).sqlite().await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -42,98 +38,113 @@ async fn every_error_code_for_its_situation() {
         r#"{"type":"join","seat":7}"#,
     ] {
         a.send_raw(Message::Text(bad.into())).await;
-        let e = a.expect_error("bad_message").await;
-        assert!(!e["message"].as_str().unwrap().is_empty());
+        let e = a.expect_error(ErrorCode::BadMessage).await;
+        assert!(!e.is_empty());
     }
-    a.send(json!({"type": "join", "seat": "east"})).await;
-    a.expect_error("bad_message").await;
-    assert_eq!(a.sync().await["type"], "state", "connection stays usable");
+    a.send_json(json!({"type": "join", "seat": "east"})).await;
+    a.expect_error(ErrorCode::BadMessage).await;
+    a.sync().await; // the connection stays usable
 
     // game_not_running: acting before the start.
-    assert_eq!(a.join(Some("first"), "Ann").await, "first");
-    a.send(json!({"type": "act", "action": "P3c-4d"})).await;
-    a.expect_error("game_not_running").await;
+    assert_eq!(a.join(Some(Seat::First), "Ann").await, Seat::First);
+    a.act("P3c-4d").await;
+    a.expect_error(ErrorCode::GameNotRunning).await;
 
     // seat_taken
-    b.send(json!({"type": "join", "seat": "first", "name": "Bob"}))
-        .await;
-    b.expect_error("seat_taken").await;
+    b.send(ClientMsg::Join {
+        seat: Some(Seat::First),
+        name: Some("Bob".into()),
+    })
+    .await;
+    b.expect_error(ErrorCode::SeatTaken).await;
     assert_eq!(
         b.join(None, "Bob").await,
-        "middle",
+        Seat::Middle,
         "null takes any free seat"
     );
-    assert_eq!(c.join(Some("last"), "Cid").await, "last");
+    assert_eq!(c.join(Some(Seat::Last), "Cid").await, Seat::Last);
     let mut d = server.client(&room).await;
-    d.send(json!({"type": "join", "seat": null, "name": "Dan"}))
-        .await;
-    d.expect_error("seat_taken").await;
+    d.send(ClientMsg::Join {
+        seat: None,
+        name: Some("Dan".into()),
+    })
+    .await;
+    d.expect_error(ErrorCode::SeatTaken).await;
 
     // bad_token
-    d.send(json!({"type": "resume", "token": "0123456789abcdef"}))
-        .await;
-    d.expect_error("bad_token").await;
+    d.send(ClientMsg::Resume {
+        token: "0123456789abcdef".into(),
+    })
+    .await;
+    d.expect_error(ErrorCode::BadToken).await;
 
     // already seated
-    a.send(json!({"type": "join", "seat": null})).await;
-    a.expect_error("already_seated").await;
+    a.send(ClientMsg::Join {
+        seat: None,
+        name: None,
+    })
+    .await;
+    a.expect_error(ErrorCode::AlreadySeated).await;
 
     for p in [&mut a, &mut b, &mut c] {
-        p.send(json!({"type": "ready"})).await;
+        p.send(ClientMsg::Ready).await;
     }
     for p in [&mut a, &mut b, &mut c, &mut spectator] {
         p.until_event("game_started").await;
-        p.until("playing", |v| {
-            v["type"] == "state" && v["status"] == "playing"
-        })
-        .await;
+        p.until_playing().await;
     }
-    let st = a.last_state.clone().unwrap();
-    assert_eq!(st["you"], "first");
-    assert_eq!(st["to_move"], "first");
-    assert_eq!(st["legal"].as_array().unwrap().len(), 48, "perft(1) = 48");
-    assert_eq!(b.last_state.as_ref().unwrap()["legal"], json!([]));
-    assert_eq!(spectator.last_state.as_ref().unwrap()["you"], Value::Null);
-    assert!(st["illumination"].is_null());
+    let st = a.state().clone();
+    assert_eq!(st.you, Some(Seat::First));
+    assert_eq!(st.to_move, Some(Seat::First));
+    assert_eq!(st.legal.len(), 48, "perft(1) = 48");
+    assert!(b.state().legal.is_empty());
+    assert_eq!(spectator.state().you, None);
+    assert!(st.illumination.is_none());
 
     // not_seated: a spectator acts.
-    spectator
-        .send(json!({"type": "act", "action": "P3c-4d"}))
-        .await;
-    spectator.expect_error("not_seated").await;
-    spectator.send(json!({"type": "resign"})).await;
-    spectator.expect_error("not_seated").await;
+    spectator.act("P3c-4d").await;
+    spectator.expect_error(ErrorCode::NotSeated).await;
+    spectator.send(ClientMsg::Resign).await;
+    spectator.expect_error(ErrorCode::NotSeated).await;
 
     // not_your_turn
-    b.send(json!({"type": "act", "action": "P10k-10j"})).await;
-    let e = b.expect_error("not_your_turn").await;
-    assert!(e["message"].as_str().unwrap().contains("first"), "{e}");
+    b.act("P10k-10j").await;
+    let e = b.expect_error(ErrorCode::NotYourTurn).await;
+    assert!(e.contains("first"), "{e}");
 
     // illegal_action: unreadable notation, and a readable but illegal action.
-    a.send(json!({"type": "act", "action": "Zz9z"})).await;
-    a.expect_error("illegal_action").await;
-    a.send(json!({"type": "act", "action": "K1d-7g"})).await;
-    let e = a.expect_error("illegal_action").await;
-    assert!(!e["message"].as_str().unwrap().is_empty());
+    a.act("Zz9z").await;
+    a.expect_error(ErrorCode::IllegalAction).await;
+    a.act("K1d-7g").await;
+    let e = a.expect_error(ErrorCode::IllegalAction).await;
+    assert!(!e.is_empty());
 
     // A rejected action changed nothing: First is still to move, seq unchanged.
     let before = a.sync().await;
-    assert_eq!(before["to_move"], "first");
-    assert_eq!(before["moves"], json!([]));
+    assert_eq!(before.to_move, Some(Seat::First));
+    assert!(before.moves.is_empty());
 
     // A short form is accepted and broadcast canonical.
-    a.send(json!({"type": "act", "action": "Bx10k+"})).await;
+    a.act("Bx10k+").await;
     let ev = spectator.until_event("action").await;
     assert_eq!(
-        ev["event"],
-        json!({"type": "action", "player": "first", "action": "B2gx10k+"})
+        ev,
+        Event::Action {
+            player: Seat::First,
+            action: "B2gx10k+".into(),
+            clocks: None
+        }
     );
 
     // Seats cannot change during play.
-    d.send(json!({"type": "join", "seat": "first"})).await;
-    d.expect_error("seat_taken").await;
-    a.send(json!({"type": "ready"})).await;
-    a.expect_error("game_not_running").await;
+    d.send(ClientMsg::Join {
+        seat: Some(Seat::First),
+        name: None,
+    })
+    .await;
+    d.expect_error(ErrorCode::SeatTaken).await;
+    a.send(ClientMsg::Ready).await;
+    a.expect_error(ErrorCode::GameNotRunning).await;
     server.stop().await;
 }
 
@@ -148,36 +159,45 @@ async fn resume_and_replace() {
     let token = middle.token.clone().unwrap();
     middle.close().await;
     let left = t.spectator.until_event("player_left").await;
-    assert_eq!(left["event"]["seat"], "middle");
-    assert_eq!(left["event"]["grace_seconds"], 1.0);
+    assert_eq!(
+        left,
+        Event::PlayerLeft {
+            seat: Seat::Middle,
+            grace_seconds: 1.0
+        }
+    );
 
     // It resumes on a new connection: same seat, fresh state with its legal actions.
     let mut again = server.client(&t.room).await;
-    again.send(json!({"type": "resume", "token": token})).await;
-    let seated = again.until_type("seated").await;
-    assert_eq!(seated["seat"], "middle");
-    let state = again.until_type("state").await;
-    assert_eq!(state["you"], "middle");
-    assert_eq!(state["to_move"], "middle");
-    assert!(!state["legal"].as_array().unwrap().is_empty());
-    assert_eq!(state["moves"], json!(["P3c-4d"]));
-    assert_eq!(state["seats"]["middle"]["connected"], true);
+    assert_eq!(again.resume(&token).await, Seat::Middle);
+    let state = again.next_state().await;
+    assert_eq!(state.you, Some(Seat::Middle));
+    assert_eq!(state.to_move, Some(Seat::Middle));
+    assert!(!state.legal.is_empty());
+    assert_eq!(state.moves, ["P3c-4d"]);
+    assert!(state.seats.middle.as_ref().unwrap().connected);
     let back = t.spectator.until_event("player_reconnected").await;
-    assert_eq!(back["event"]["seat"], "middle");
+    assert_eq!(back, Event::PlayerReconnected { seat: Seat::Middle });
 
     // A second connection resuming the same seat replaces the first.
     let mut third = server.client(&t.room).await;
-    third.send(json!({"type": "resume", "token": token})).await;
-    assert_eq!(third.until_type("seated").await["seat"], "middle");
-    again.expect_error("replaced").await;
+    assert_eq!(third.resume(&token).await, Seat::Middle);
+    again.expect_error(ErrorCode::Replaced).await;
     again.expect_closed().await;
     // The new one acts for the seat.
-    third.until_type("state").await;
-    third
-        .send(json!({"type": "act", "action": "P10k-10j"}))
-        .await;
+    third.next_state().await;
+    third.act("P10k-10j").await;
     let ev = t.spectator.until_event("action").await;
-    assert_eq!(ev["event"]["player"], "middle");
+    assert!(
+        matches!(
+            ev,
+            Event::Action {
+                player: Seat::Middle,
+                ..
+            }
+        ),
+        "{ev:?}"
+    );
     server.stop().await;
 }
 
@@ -188,88 +208,85 @@ async fn voluntary_alliance_before_play() {
     let mut spectator = server.client(&room).await;
     let mut ann = server.client(&room).await;
     let mut bob = server.client(&room).await;
-    assert_eq!(ann.join(Some("first"), "Ann").await, "first");
-    assert_eq!(bob.join(Some("middle"), "Bob").await, "middle");
+    assert_eq!(ann.join(Some(Seat::First), "Ann").await, Seat::First);
+    assert_eq!(bob.join(Some(Seat::Middle), "Bob").await, Seat::Middle);
+    let propose = |seat| ClientMsg::ProposeAlliance { seat };
 
     // Proposals are cleared when the seats change.
-    ann.send(json!({"type": "propose_alliance", "seat": "middle"}))
-        .await;
+    ann.send(propose(Seat::Middle)).await;
     let p = spectator.until_event("alliance_proposed").await;
     assert_eq!(
-        p["event"],
-        json!({"type": "alliance_proposed", "from": "first", "to": "middle"})
+        p,
+        Event::AllianceProposed {
+            from: Seat::First,
+            to: Seat::Middle
+        }
     );
     let mut cid = server.client(&room).await;
-    assert_eq!(cid.join(None, "Cid").await, "last");
+    assert_eq!(cid.join(None, "Cid").await, Seat::Last);
     let cleared = spectator.until_event("alliance_declined").await;
-    assert_eq!(cleared["event"]["by"], Value::Null);
-    bob.send(json!({"type": "accept_alliance"})).await;
-    bob.expect_error("bad_alliance").await;
+    assert_eq!(cleared, Event::AllianceDeclined { by: None });
+    bob.send(ClientMsg::AcceptAlliance).await;
+    bob.expect_error(ErrorCode::BadAlliance).await;
 
     // Declined by the seat proposed to.
-    ann.send(json!({"type": "propose_alliance", "seat": "middle"}))
-        .await;
+    ann.send(propose(Seat::Middle)).await;
     spectator.until_event("alliance_proposed").await;
-    bob.send(json!({"type": "decline_alliance"})).await;
+    bob.send(ClientMsg::DeclineAlliance).await;
     let d = spectator.until_event("alliance_declined").await;
-    assert_eq!(d["event"]["by"], "middle");
+    assert_eq!(
+        d,
+        Event::AllianceDeclined {
+            by: Some(Seat::Middle)
+        }
+    );
 
     // Proposed and accepted: Cid (the third) becomes First, Ann and Bob ally as M/L.
-    cid.send(json!({"type": "propose_alliance", "seat": "last"}))
-        .await;
-    cid.expect_error("bad_alliance").await; // not to oneself
-    ann.send(json!({"type": "propose_alliance", "seat": "middle"}))
-        .await;
+    cid.send(propose(Seat::Last)).await;
+    cid.expect_error(ErrorCode::BadAlliance).await; // not to oneself
+    ann.send(propose(Seat::Middle)).await;
     spectator.until_event("alliance_proposed").await;
-    bob.send(json!({"type": "accept_alliance"})).await;
+    bob.send(ClientMsg::AcceptAlliance).await;
     let agreed = spectator.until_event("alliance_agreed").await;
-    assert_eq!(agreed["event"]["allies"], json!(["middle", "last"]));
-    assert_eq!(agreed["event"]["first"], "first");
-    let cid_seat = cid.until_type("seated").await;
-    assert_eq!(cid_seat["seat"], "first");
-    let ann_seat = ann.until_type("seated").await["seat"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let bob_seat = bob.until_type("seated").await["seat"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let mut allies = vec![ann_seat.clone(), bob_seat.clone()];
+    let Event::AllianceAgreed { allies, first, .. } = agreed else {
+        panic!("{agreed:?}")
+    };
+    assert_eq!(allies, [Seat::Middle, Seat::Last]);
+    assert_eq!(first, Seat::First);
+    assert_eq!(cid.until_seated().await, Seat::First);
+    let ann_seat = ann.until_seated().await;
+    let bob_seat = bob.until_seated().await;
+    let mut allies = vec![ann_seat, bob_seat];
     allies.sort();
-    assert_eq!(allies, vec!["last", "middle"]);
-    ann.send(json!({"type": "propose_alliance", "seat": "first"}))
-        .await;
-    ann.expect_error("bad_alliance").await; // already agreed
+    assert_eq!(allies, vec![Seat::Middle, Seat::Last]);
+    ann.send(propose(Seat::First)).await;
+    ann.expect_error(ErrorCode::BadAlliance).await; // already agreed
 
     // Tokens follow their person: Bob resumes on a new connection into his new seat.
     let bob_token = bob.token.clone().unwrap();
     bob.close().await;
     spectator.until_event("player_left").await;
     let mut bob = server.client(&room).await;
-    bob.send(json!({"type": "resume", "token": bob_token}))
-        .await;
-    assert_eq!(bob.until_type("seated").await["seat"], bob_seat.as_str());
+    assert_eq!(bob.resume(&bob_token).await, bob_seat);
 
     for p in [&mut ann, &mut bob, &mut cid] {
-        p.send(json!({"type": "ready"})).await;
+        p.send(ClientMsg::Ready).await;
     }
     spectator.until_event("game_started").await;
     let formed = spectator.until_event("alliance_formed").await;
     assert_eq!(
-        formed["event"],
-        json!({"type": "alliance_formed", "allies": ["Middle", "Last"], "cause": "voluntary"})
-    );
-    let st = spectator
-        .until("playing", |v| {
-            v["type"] == "state" && v["status"] == "playing"
+        formed,
+        Event::Rules(RulesEvent::AllianceFormed {
+            allies: [Player::Middle, Player::Last],
+            cause: AllianceCause::Voluntary
         })
-        .await;
+    );
+    let st = spectator.until_playing().await;
     let vol = Position::voluntary_alliance_start().to_string();
-    assert_eq!(st["start_position"], vol);
-    assert_eq!(st["position"], vol);
-    assert_eq!(st["to_move"], "first");
-    assert_eq!(st["seats"]["first"]["name"], "Cid");
+    assert_eq!(st.start_position, vol);
+    assert_eq!(st.position, vol);
+    assert_eq!(st.to_move, Some(Seat::First));
+    assert_eq!(st.seats.first.as_ref().unwrap().name, "Cid");
     server.stop().await;
 }
 
@@ -282,34 +299,38 @@ async fn abandonment_after_grace_period() {
     first.close().await;
     let left = t.spectator.until_event("player_left").await;
     assert_eq!(
-        left["event"],
-        json!({"type": "player_left", "seat": "first", "grace_seconds": 1.0})
+        left,
+        Event::PlayerLeft {
+            seat: Seat::First,
+            grace_seconds: 1.0
+        }
     );
     let f = t.spectator.until_event("forfeited").await;
     assert_eq!(
-        f["event"],
-        json!({"type": "forfeited", "player": "first", "reason": "abandoned"})
+        f,
+        Event::Forfeited {
+            player: Seat::First,
+            reason: sannin_protocol::ForfeitReason::Abandoned,
+            clocks: None
+        }
     );
     let el = t.spectator.until_event("eliminated").await;
-    assert_eq!(el["event"]["player"], "First");
-    assert_eq!(el["event"]["reason"], "abandoned");
-    let st = t.spectator.until_type("state").await;
-    assert_eq!(st["to_move"], "middle");
-    assert_eq!(st["status"], "playing");
+    assert_eq!(
+        el,
+        Event::Rules(RulesEvent::Eliminated {
+            player: Player::First,
+            reason: LossReason::Abandoned
+        })
+    );
+    let st = t.spectator.next_state().await;
+    assert_eq!(st.to_move, Some(Seat::Middle));
+    assert_eq!(st.status, RoomStatus::Playing);
     server.stop().await;
     // It was stored: a restarted server still has First eliminated.
-    let server = TestServer::start(test_config(db.url())).await;
-    let (_, details) = server.get_json(&format!("/api/rooms/{}", t.room)).await;
-    assert_eq!(details["to_move"], "middle");
-    assert_eq!(
-        details["position"]
-            .as_str()
-            .unwrap()
-            .split(' ')
-            .nth(3)
-            .unwrap(),
-        "ML"
-    );
+    let server = Setup::default().start(&db).await;
+    let details = server.room(&t.room).await;
+    assert_eq!(details.to_move, Some(Seat::Middle));
+    assert_eq!(details.position.split(' ').nth(3).unwrap(), "ML");
     server.stop().await;
 }
 
@@ -319,17 +340,17 @@ async fn waiting_seat_freed_after_grace_and_leave() {
     let room = server.create_room(json!({})).await;
     let mut watcher = server.client(&room).await;
     let mut a = server.client(&room).await;
-    a.join(Some("last"), "Ann").await;
+    a.join(Some(Seat::Last), "Ann").await;
     a.close().await;
     watcher.until_event("player_left").await;
     let freed = watcher.until_event("seat_freed").await;
-    assert_eq!(freed["event"]["seat"], "last");
+    assert_eq!(freed, Event::SeatFreed { seat: Seat::Last });
     let mut b = server.client(&room).await;
-    assert_eq!(b.join(Some("last"), "Bob").await, "last");
-    b.send(json!({"type": "leave"})).await;
-    let st = b.until_type("state").await;
-    assert_eq!(st["you"], Value::Null);
-    assert_eq!(st["seats"]["last"], Value::Null);
+    assert_eq!(b.join(Some(Seat::Last), "Bob").await, Seat::Last);
+    b.send(ClientMsg::Leave).await;
+    let st = b.next_state().await;
+    assert_eq!(st.you, None);
+    assert_eq!(st.seats.last, None);
     server.stop().await;
 }
 
@@ -345,25 +366,28 @@ async fn malformed_oversized_and_binary_frames() {
     // Over the message limit: an error, the connection stays.
     let big = json!({"type": "join", "name": "x".repeat(2000)}).to_string();
     c.send_raw(Message::Text(big.into())).await;
-    let e = c.expect_error("bad_message").await;
-    assert!(e["message"].as_str().unwrap().contains("too large"), "{e}");
+    let e = c.expect_error(ErrorCode::BadMessage).await;
+    assert!(e.contains("too large"), "{e}");
     c.send_raw(Message::Binary(vec![1, 2, 3].into())).await;
-    c.expect_error("bad_message").await;
+    c.expect_error(ErrorCode::BadMessage).await;
     c.send_raw(Message::Text("\u{0}\u{1}".into())).await;
-    c.expect_error("bad_message").await;
+    c.expect_error(ErrorCode::BadMessage).await;
     // Name too long (limit 32 characters).
-    c.send(json!({"type": "join", "name": "n".repeat(33)}))
-        .await;
-    let e = c.expect_error("bad_message").await;
-    assert!(e["message"].as_str().unwrap().contains("name"), "{e}");
-    assert_eq!(c.sync().await["type"], "state");
+    c.send(ClientMsg::Join {
+        seat: None,
+        name: Some("n".repeat(33)),
+    })
+    .await;
+    let e = c.expect_error(ErrorCode::BadMessage).await;
+    assert!(e.contains("name"), "{e}");
+    c.sync().await;
     // Far over the hard cap (64 KiB): the socket is closed, the server lives on.
     c.send_raw(Message::Text("y".repeat(200_000).into())).await;
     c.expect_closed().await;
     let (code, _) = server.get_json("/api/rooms").await;
     assert_eq!(code, 200);
     let mut d = server.client(&room).await;
-    assert_eq!(d.sync().await["type"], "state");
+    d.sync().await;
     server.stop().await;
 }
 
@@ -378,15 +402,17 @@ async fn flood_beyond_rate_limit() {
     let room = server.create_room(json!({})).await;
     let mut c = server.client(&room).await;
     for _ in 0..40 {
-        c.send(json!({"type": "ping"})).await;
+        c.send(ClientMsg::Ping).await;
     }
     let mut pongs = 0;
     let mut limited = 0;
     while pongs + limited < 40 {
-        let v = c.recv().await;
-        match (v["type"].as_str(), v["code"].as_str()) {
-            (Some("pong"), _) => pongs += 1,
-            (Some("error"), Some("rate_limited")) => limited += 1,
+        match c.recv().await {
+            ServerMsg::Pong => pongs += 1,
+            ServerMsg::Error {
+                code: ErrorCode::RateLimited,
+                ..
+            } => limited += 1,
             other => panic!("unexpected {other:?}"),
         }
     }
@@ -396,18 +422,9 @@ async fn flood_beyond_rate_limit() {
     );
     assert!(limited > 20);
     tokio::time::sleep(Duration::from_millis(1200)).await;
-    assert_eq!(
-        c.sync().await["type"],
-        "state",
-        "usable again after a pause"
-    );
+    c.sync().await; // usable again after a pause
     let (_, _) = server.get_json("/healthz").await;
-    let metrics = reqwest::get(server.url("/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = server.metrics().await;
     assert!(metrics.contains("sannin_rate_limited_total"));
     server.stop().await;
 }
@@ -422,14 +439,9 @@ async fn room_limits() {
     let (_db, server) = server_with(limits).await;
     let room = server.create_room(json!({})).await;
     server.create_room(json!({})).await;
-    let r = reqwest::Client::new()
-        .post(server.url("/api/rooms"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status().as_u16(), 429);
-    let v: Value = r.json().await.unwrap();
-    assert_eq!(v["error"]["code"], "too_many_rooms");
+    let (status, v) = server.post_raw("/api/rooms", "").await;
+    assert_eq!(status, 429);
+    assert_eq!(TestServer::error_code(&v), "too_many_rooms");
     let _a = server.client(&room).await;
     let _b = server.client(&room).await;
     let (mut ws, _) = tokio_tungstenite::connect_async(server.ws_url(&room))
@@ -437,8 +449,17 @@ async fn room_limits() {
         .unwrap();
     use futures_util::StreamExt;
     let m = ws.next().await.unwrap().unwrap();
-    let v: Value = serde_json::from_str(m.to_text().unwrap()).unwrap();
-    assert_eq!(v["code"], "room_full");
+    let msg = ServerMsg::parse(m.to_text().unwrap()).unwrap();
+    assert!(
+        matches!(
+            msg,
+            ServerMsg::Error {
+                code: ErrorCode::RoomFull,
+                ..
+            }
+        ),
+        "{msg:?}"
+    );
     server.stop().await;
 }
 
@@ -451,34 +472,22 @@ async fn http_surfaces_and_unknown_rooms() {
     )
     .unwrap();
     std::fs::write(static_dir.path().join("app.js"), "export {};").unwrap();
-    let db = TestDb::sqlite();
-    let mut config = test_config(db.url());
-    config.static_dir = static_dir.path().to_path_buf();
-    let server = TestServer::start(config).await;
+    let (_db, server) = Setup::default()
+        .static_dir(static_dir.path())
+        .sqlite()
+        .await;
 
     let (code, _) = server.get_json("/healthz").await;
     assert_eq!(code, 200);
     let id = server.create_room(json!({})).await;
-    let (code, list) = server.get_json("/api/rooms").await;
-    assert_eq!(code, 200);
-    let entry = list
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["id"] == id.as_str())
-        .unwrap()
-        .clone();
-    assert_eq!(entry["status"], "waiting");
-    assert_eq!(entry["spectators"], 0);
-    assert_eq!(
-        entry["seats"],
-        json!({"first": null, "middle": null, "last": null})
-    );
-    let (code, details) = server.get_json(&format!("/api/rooms/{id}")).await;
-    assert_eq!(code, 200);
-    assert_eq!(details["position"], Position::start().to_string());
-    assert_eq!(details["moves"], json!([]));
-    assert_eq!(details["result"], Value::Null);
+    let entry = server.listed(&id).await.expect("listed");
+    assert_eq!(entry.room.status, RoomStatus::Waiting);
+    assert_eq!(entry.room.spectators, 0);
+    assert_eq!(entry.room.seats, Seats::default());
+    let details = server.room(&id).await;
+    assert_eq!(details.position, Position::start().to_string());
+    assert!(details.moves.is_empty());
+    assert_eq!(details.room.result, None);
 
     // Unknown rooms: JSON 404s, and no WebSocket.
     for path in [
@@ -488,52 +497,32 @@ async fn http_surfaces_and_unknown_rooms() {
     ] {
         let (code, v) = server.get_json(&path).await;
         assert_eq!(code, 404, "{path}");
-        assert_eq!(v["error"]["code"], "room_not_found");
-        assert!(v["error"]["message"].is_string());
+        assert_eq!(TestServer::error_code(&v), "room_not_found");
     }
     let err =
         tokio_tungstenite::connect_async(server.ws_url(&uuid::Uuid::new_v4().to_string())).await;
     assert!(err.is_err(), "no websocket for an unknown room");
 
     // Bad bodies and positions.
-    let c = reqwest::Client::new();
-    let r = c
-        .post(server.url("/api/rooms"))
-        .body("{oops")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status().as_u16(), 400);
-    let r = c
-        .post(server.url("/api/rooms"))
-        .json(&json!({"position": "not a position"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status().as_u16(), 400);
-    assert_eq!(
-        r.json::<Value>().await.unwrap()["error"]["code"],
-        "bad_position"
-    );
+    let (status, _) = server.post_raw("/api/rooms", "{oops").await;
+    assert_eq!(status, 400);
+    let (status, v) = server
+        .post_json("/api/rooms", &json!({"position": "not a position"}))
+        .await;
+    assert_eq!(status, 400);
+    assert_eq!(TestServer::error_code(&v), "bad_position");
 
     // Static client.
-    let index = reqwest::get(server.url("/")).await.unwrap();
-    assert_eq!(index.status().as_u16(), 200);
-    assert!(index.text().await.unwrap().contains("sannin"));
-    let room_page = reqwest::get(server.url(&format!("/rooms/{id}")))
-        .await
-        .unwrap();
-    assert_eq!(room_page.status().as_u16(), 200);
-    assert!(room_page.text().await.unwrap().contains("<title>sannin"));
-    let js = reqwest::get(server.url("/app.js")).await.unwrap();
-    assert_eq!(js.status().as_u16(), 200);
+    let (status, index) = server.get_text("/").await;
+    assert_eq!(status, 200);
+    assert!(index.contains("sannin"));
+    let (status, room_page) = server.get_text(&format!("/rooms/{id}")).await;
+    assert_eq!(status, 200);
+    assert!(room_page.contains("<title>sannin"));
+    let (status, _) = server.get_text("/app.js").await;
+    assert_eq!(status, 200);
 
-    let metrics = reqwest::get(server.url("/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = server.metrics().await;
     assert!(
         metrics.contains("sannin_rooms{status=\"waiting\"} 1"),
         "{metrics}"
@@ -555,10 +544,10 @@ async fn slow_client_is_dropped_and_can_resume() {
     let room = server.create_room(json!({})).await;
     let mut watcher = server.client(&room).await;
     let mut slow = server.client(&room).await;
-    slow.join(Some("first"), "Slow").await;
+    slow.join(Some(Seat::First), "Slow").await;
     let token = slow.token.clone().unwrap();
     // It asks for state after state and never reads them.
-    let sync = json!({"type": "sync"}).to_string();
+    let sync = ClientMsg::Sync.to_text();
     let flood = async {
         for _ in 0..30_000 {
             if futures_util::SinkExt::send(&mut slow.ws, Message::Text(sync.clone().into()))
@@ -571,23 +560,26 @@ async fn slow_client_is_dropped_and_can_resume() {
     };
     let dropped = async {
         let left = watcher.until_event("player_left").await;
-        assert_eq!(left["event"]["seat"], "first");
+        assert!(
+            matches!(
+                left,
+                Event::PlayerLeft {
+                    seat: Seat::First,
+                    ..
+                }
+            ),
+            "{left:?}"
+        );
     };
     tokio::join!(flood, dropped);
     // The room never stalled for the others, and the slow player can come back.
-    assert_eq!(watcher.sync().await["type"], "state");
-    let metrics = reqwest::get(server.url("/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    watcher.sync().await;
+    let metrics = server.metrics().await;
     assert!(
         metrics.contains("sannin_slow_clients_dropped_total 1"),
         "{metrics}"
     );
     let mut back = server.client(&room).await;
-    back.send(json!({"type": "resume", "token": token})).await;
-    assert_eq!(back.until_type("seated").await["seat"], "first");
+    assert_eq!(back.resume(&token).await, Seat::First);
     server.stop().await;
 }

@@ -6,9 +6,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _};
 use futures_util::{SinkExt, StreamExt};
-use sannin_bot::{choose, Level, Limits};
+use sannin_bot::{choose, mix_seed, Level, Limits};
+use sannin_protocol::{ClientMsg, ErrorCode, RoomStatus, Seat, ServerMsg, State};
 use sannin_rules::{Game, Player, Position};
-use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
 
 fn parse_level(s: &str) -> Result<Level, String> {
@@ -21,14 +21,6 @@ fn parse_level(s: &str) -> Result<Level, String> {
 
 fn parse_seat(s: &str) -> Result<Player, String> {
     Player::from_lower(s).ok_or_else(|| format!("`{s}` is not a seat (first, middle or last)"))
-}
-
-/// A seed for one player's choices in one game, mixed so that nearby inputs differ.
-fn mix(a: u64, b: u64) -> u64 {
-    let mut z = a ^ b.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 // ---- selfplay -------------------------------------------------------------------
@@ -90,7 +82,7 @@ pub fn selfplay(args: SelfplayArgs) -> anyhow::Result<ExitCode> {
         while !game.is_over() && plies < args.max_plies {
             let p = game.to_move().context("a player to move")?;
             let slot = slot_of(p);
-            let seed = mix(mix(args.seed, g as u64), slot as u64);
+            let seed = mix_seed(mix_seed(args.seed, g as u64), slot as u64);
             let t = Instant::now();
             let action = choose(&game, args.levels[slot], seed, limits)
                 .context("the bot found no action in a running game")?;
@@ -252,21 +244,21 @@ fn room_url(url: &str, room: &str) -> String {
 /// bot sees the history that repetition needs), or, when that does not give the
 /// current position (a resignation or timeout is not in `moves`), the current
 /// position alone.
-fn game_of_state(v: &Value) -> anyhow::Result<Game> {
-    let position = v["position"].as_str().context("state without a position")?;
+fn game_of_state(state: &State) -> anyhow::Result<Game> {
     let replayed = (|| {
-        let start: Position = v["start_position"].as_str()?.parse().ok()?;
+        let start: Position = state.start_position.parse().ok()?;
         let mut game = Game::from_position(start);
-        for m in v["moves"].as_array()? {
+        for m in &state.moves {
             let p = game.to_move()?;
-            game.play_notation(p, m.as_str()?).ok()?;
+            game.play_notation(p, m).ok()?;
         }
-        (game.position().to_string() == position).then_some(game)
+        (game.position().to_string() == state.position).then_some(game)
     })();
     match replayed {
         Some(g) => Ok(g),
         None => Ok(Game::from_position(
-            position
+            state
+                .position
                 .parse()
                 .map_err(|e| anyhow::anyhow!("bad position: {e}"))?,
         )),
@@ -321,8 +313,8 @@ async fn run_bot(args: BotArgs) -> anyhow::Result<ExitCode> {
 type Ws =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
-async fn send(ws: &mut Ws, v: Value) -> Result<(), String> {
-    ws.send(Message::Text(v.to_string().into()))
+async fn send(ws: &mut Ws, msg: ClientMsg) -> Result<(), String> {
+    ws.send(Message::Text(msg.to_text().into()))
         .await
         .map_err(|e| e.to_string())
 }
@@ -335,13 +327,13 @@ async fn session(
     token: &mut Option<String>,
 ) -> anyhow::Result<SessionEnd> {
     let hello = match token {
-        Some(t) => json!({"type": "resume", "token": t}),
+        Some(t) => ClientMsg::Resume { token: t.clone() },
         None => join_msg(args),
     };
     if let Err(e) = send(&mut ws, hello).await {
         return Ok(SessionEnd::Disconnected(e));
     }
-    let mut seat: Option<Player> = None;
+    let mut seat: Option<Seat> = None;
     // The number of actions in the game when we last acted: one action per turn.
     let mut acted_at: Option<usize> = None;
     let mut errors_in_turn = 0u32;
@@ -352,59 +344,58 @@ async fn session(
             Ok(_) => continue,
             Err(e) => return Ok(SessionEnd::Disconnected(e.to_string())),
         };
-        let Ok(v) = serde_json::from_str::<Value>(text.as_str()) else {
+        // Messages of a newer protocol are skipped.
+        let Ok(msg) = ServerMsg::parse(text.as_str()) else {
             continue;
         };
-        let reply = match v["type"].as_str() {
-            Some("seated") => {
-                *token = v["token"].as_str().map(str::to_string);
-                seat = v["seat"].as_str().and_then(Player::from_lower);
-                Some(json!({"type": "ready"}))
+        let reply = match msg {
+            ServerMsg::Seated { seat: s, token: t } => {
+                *token = Some(t);
+                seat = Some(s);
+                Some(ClientMsg::Ready)
             }
-            Some("error") => {
-                let code = v["code"].as_str().unwrap_or("");
-                eprintln!("bot: server error {code}: {}", v["message"]);
+            ServerMsg::Error { code, message } => {
+                eprintln!("bot: server error {code}: {message:?}");
                 match code {
-                    "bad_token" if token.is_some() => {
+                    ErrorCode::BadToken if token.is_some() => {
                         *token = None;
                         Some(join_msg(args))
                     }
-                    "seat_taken" | "bad_token" => bail!("cannot take a seat: {}", v["message"]),
-                    "illegal_action" | "not_your_turn" => {
+                    ErrorCode::SeatTaken | ErrorCode::BadToken => {
+                        bail!("cannot take a seat: {message:?}")
+                    }
+                    ErrorCode::IllegalAction | ErrorCode::NotYourTurn => {
                         errors_in_turn += 1;
                         if errors_in_turn > 10 {
-                            bail!("the server refused ten actions in a row: {}", v["message"]);
+                            bail!("the server refused ten actions in a row: {message:?}");
                         }
                         acted_at = None;
-                        Some(json!({"type": "sync"}))
+                        Some(ClientMsg::Sync)
                     }
                     _ => None,
                 }
             }
-            Some("state") => {
-                if v["you"].as_str().is_some() {
-                    seat = v["you"].as_str().and_then(Player::from_lower);
+            ServerMsg::State(state) => {
+                if state.you.is_some() {
+                    seat = state.you;
                 }
-                let status = v["status"].as_str().unwrap_or("");
-                if status == "finished" {
+                if state.status == RoomStatus::Finished {
                     let _ = ws.close(None).await;
                     return Ok(SessionEnd::Finished);
                 }
-                let moves = v["moves"].as_array().map_or(0, Vec::len);
-                let my_turn = status == "playing"
-                    && seat.is_some_and(|s| v["to_move"].as_str() == Some(s.lower()))
-                    && acted_at != Some(moves);
+                let moves = state.moves.len();
+                let my_turn = seat.is_some_and(|s| state.is_turn_of(s)) && acted_at != Some(moves);
                 if !my_turn {
                     None
                 } else if args.resign_after.is_some_and(|n| moves >= n) {
                     acted_at = Some(moves);
-                    Some(json!({"type": "resign"}))
+                    Some(ClientMsg::Resign)
                 } else {
                     if acted_at.is_some_and(|m| m != moves) {
                         errors_in_turn = 0;
                     }
                     acted_at = Some(moves);
-                    Some(act_msg(&v, args, seat, moves, errors_in_turn).await?)
+                    Some(act_msg(&state, args, seat, errors_in_turn).await?)
                 }
             }
             _ => None,
@@ -420,25 +411,27 @@ async fn session(
     ))
 }
 
-fn join_msg(args: &BotArgs) -> Value {
+fn join_msg(args: &BotArgs) -> ClientMsg {
     let name = args
         .name
         .clone()
         .unwrap_or_else(|| format!("bot (level {})", args.level));
-    json!({"type": "join", "seat": args.seat.map(Player::lower), "name": name})
+    ClientMsg::Join {
+        seat: args.seat.map(Seat::from),
+        name: Some(name),
+    }
 }
 
 /// Chooses off the async runtime (`spawn_blocking`) and writes the action. After
 /// errors in this turn (the server refusing our action), it falls back to a
 /// random action of the state's `legal` list.
 async fn act_msg(
-    v: &Value,
+    state: &State,
     args: &BotArgs,
-    seat: Option<Player>,
-    moves: usize,
+    seat: Option<Seat>,
     errors: u32,
-) -> anyhow::Result<Value> {
-    let game = game_of_state(v)?;
+) -> anyhow::Result<ClientMsg> {
+    let game = game_of_state(state)?;
     let level = if errors > 0 {
         Level::RANDOM
     } else {
@@ -447,7 +440,7 @@ async fn act_msg(
     let seed = args.seed ^ (seat.map_or(0, |s| s.index() as u64) << 32) ^ u64::from(errors);
     let chosen = tokio::task::spawn_blocking(move || {
         let a = choose(&game, level, seed, Limits::default())?;
-        game.notation(a)
+        sannin_rules::notation::format(game.position(), a).ok()
     })
     .await
     .context("the bot's search panicked")?;
@@ -455,16 +448,15 @@ async fn act_msg(
         Some(a) => a,
         None => {
             // Our game replay disagrees with the server: trust its legal list.
-            let legal = v["legal"].as_array().cloned().unwrap_or_default();
-            let i = (seed as usize).wrapping_add(moves) % legal.len().max(1);
-            legal
+            let i = (seed as usize).wrapping_add(state.moves.len()) % state.legal.len().max(1);
+            state
+                .legal
                 .get(i)
-                .and_then(Value::as_str)
                 .context("no legal action to play")?
-                .to_string()
+                .clone()
         }
     };
-    Ok(json!({"type": "act", "action": action}))
+    Ok(ClientMsg::Act { action })
 }
 
 #[cfg(test)]
@@ -490,23 +482,23 @@ mod tests {
         game.play_notation(Player::First, "P3c-4d").expect("legal");
         game.play_notation(Player::Middle, "P10k-10j")
             .expect("legal");
-        let state = json!({
-            "start_position": game.start_position().to_string(),
-            "position": game.position().to_string(),
-            "moves": game.moves(),
-        });
-        let g = game_of_state(&state).expect("a game");
+        let state_of = |game: &Game| State {
+            start_position: game.start_position().to_string(),
+            position: game.position().to_string(),
+            moves: game.moves(),
+            ..State::default()
+        };
+        let g = game_of_state(&state_of(&game)).expect("a game");
         assert_eq!(g.moves(), game.moves());
         // After a resignation `moves` no longer leads to `position`.
         game.resign(Player::First).expect("resign");
-        let state = json!({
-            "start_position": game.start_position().to_string(),
-            "position": game.position().to_string(),
-            "moves": game.moves(),
-        });
-        let g = game_of_state(&state).expect("a game");
+        let g = game_of_state(&state_of(&game)).expect("a game");
         assert!(g.moves().is_empty());
         assert_eq!(g.position().to_string(), game.position().to_string());
-        assert!(game_of_state(&json!({"position": 3})).is_err());
+        let bad = State {
+            position: "not a position".into(),
+            ..State::default()
+        };
+        assert!(game_of_state(&bad).is_err());
     }
 }

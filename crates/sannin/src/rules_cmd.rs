@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use sannin_rules::{perft_divide, Game, Position, Record};
+use sannin_rules::{perft_divide, Entry, Game, Position, Record, ReplayError, ReplayFailure};
 
 fn position(arg: Option<&str>) -> Result<Position> {
     match arg {
@@ -60,7 +60,7 @@ pub struct MovesArgs {
 pub fn moves(args: MovesArgs) -> Result<ExitCode> {
     let game = Game::from_position(position(args.position.as_deref())?);
     let mut out = std::io::stdout().lock();
-    for a in game.legal_actions() {
+    for a in game.legal_notation() {
         writeln!(out, "{a}")?;
     }
     Ok(ExitCode::SUCCESS)
@@ -100,28 +100,39 @@ pub fn replay(args: ReplayArgs) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     for (i, token) in record.actions.iter().enumerate() {
         let ply = i + 1;
+        let fail = |reason| ReplayError {
+            ply,
+            token: token.clone(),
+            reason,
+        };
         let Some(player) = game.to_move() else {
-            eprintln!("ply {ply}: `{token}`: the game is already over");
+            out.flush()?;
+            eprintln!("{}", fail(ReplayFailure::GameOver));
             return Ok(ExitCode::FAILURE);
         };
         match game.play_notation(player, token) {
             Ok(played) => {
+                let action = game
+                    .log()
+                    .last()
+                    .and_then(Entry::notation)
+                    .unwrap_or_default();
                 if args.json {
                     let line = serde_json::json!({
                         "ply": ply,
                         "player": player,
-                        "action": played.action,
+                        "action": action,
                         "events": played.events,
                         "position": game.position().to_string(),
                     });
                     writeln!(out, "{line}")?;
                 } else {
-                    writeln!(out, "{ply}. {player} {}", played.action)?;
+                    writeln!(out, "{ply}. {player} {action}")?;
                 }
             }
             Err(e) => {
                 out.flush()?;
-                eprintln!("ply {ply}: `{token}`: {e}");
+                eprintln!("{}", fail(ReplayFailure::Play(e)));
                 return Ok(ExitCode::FAILURE);
             }
         }

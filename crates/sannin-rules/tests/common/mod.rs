@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use sannin_rules::{Event, Game, Player, Position};
+use sannin_rules::{ByPlayer, Event, Game, Piece, Player, Position, Role, Setup};
 
 /// (rank index, file index) of a cell name such as `7g` (RULES §1).
 pub fn rc(cell: &str) -> (i32, i32) {
@@ -85,6 +85,29 @@ pub fn game(
     let p: Position = s
         .parse()
         .unwrap_or_else(|e| panic!("bad test position {s}: {e}"));
+    Game::from_position(p)
+}
+
+/// A [`Setup`] built without a position string: every player active, none
+/// castling, `to_move` to move, and the unpromoted `pieces` (owner, kind, cell).
+pub fn setup(to_move: Player, pieces: &[(Player, Role, &str)]) -> Setup {
+    let mut s = Setup {
+        to_move: Some(to_move),
+        active: ByPlayer::new_with(|_| true),
+        ..Setup::default()
+    };
+    for &(owner, role, cell) in pieces {
+        let cell = cell.parse().unwrap_or_else(|e| panic!("{e}"));
+        let before = s.board.insert(cell, Piece::new(owner, role, false));
+        assert!(before.is_none(), "two pieces on {cell}");
+    }
+    s
+}
+
+/// A game from a [`Setup`], panicking with the reason if it is not a position.
+pub fn game_from(setup: Setup) -> Game {
+    let p = Position::from_setup(setup.clone())
+        .unwrap_or_else(|e| panic!("bad test setup {setup:?}: {e}"));
     Game::from_position(p)
 }
 
@@ -208,7 +231,7 @@ pub fn parse_move(a: &str) -> Option<(String, String, Option<char>)> {
 
 /// Target cells of the legal moves of the piece on `from`.
 pub fn targets(game: &Game, from: &str) -> BTreeSet<String> {
-    game.legal_actions()
+    game.legal_notation()
         .iter()
         .filter(|a| !a.contains('*') && !a.ends_with('!'))
         .filter_map(|a| parse_move(a))
@@ -219,7 +242,7 @@ pub fn targets(game: &Game, from: &str) -> BTreeSet<String> {
 
 /// The legal actions of the piece on `from`, as written.
 pub fn actions_from(game: &Game, from: &str) -> BTreeSet<String> {
-    game.legal_actions()
+    game.legal_notation()
         .into_iter()
         .filter(|a| parse_move(a).is_some_and(|(f, _, _)| f == from))
         .collect()
@@ -230,7 +253,7 @@ pub fn set(cells: &[&str]) -> BTreeSet<String> {
 }
 
 pub fn legal(game: &Game, action: &str) -> bool {
-    game.legal_actions().iter().any(|a| a == action)
+    game.legal_notation().iter().any(|a| a == action)
 }
 
 /// Plays `text` for the player to move, panicking with the reason if refused.

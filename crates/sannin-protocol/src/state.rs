@@ -1,0 +1,239 @@
+//! The `state` snapshot (docs/protocol.md §3.3) and the objects it shares with the
+//! HTTP room summaries (§2) and the events (§11.1).
+
+use sannin_rules::Outcome;
+use serde::{Deserialize, Serialize};
+
+use crate::seat::{Seat, SeatMove};
+
+/// A room's lifecycle.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoomStatus {
+    /// Seats being taken.
+    #[default]
+    Waiting,
+    /// The game is under way.
+    Playing,
+    /// The game is over; the room stays viewable.
+    Finished,
+}
+
+impl RoomStatus {
+    /// The wire (and database) name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RoomStatus::Waiting => "waiting",
+            RoomStatus::Playing => "playing",
+            RoomStatus::Finished => "finished",
+        }
+    }
+}
+
+/// A taken seat as everyone sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatInfo {
+    /// Display name.
+    pub name: String,
+    /// A connection (or a bot) holds the seat now.
+    pub connected: bool,
+    /// Ready flag (meaningful before the start).
+    pub ready: bool,
+    /// While disconnected: when (unix ms) the seat is freed (before the start) or its
+    /// player loses by abandonment once to move (during play); `None` when connected.
+    pub abandon_at_ms: Option<i64>,
+    /// The level of the bot playing the seat; `None` for a human.
+    pub bot: Option<u8>,
+    /// A bot stands in for the player named `name`, who abandoned (§16).
+    pub taken_over: bool,
+}
+
+/// The three seats; `None` for a free one.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Seats {
+    /// First's seat.
+    pub first: Option<SeatInfo>,
+    /// Middle's seat.
+    pub middle: Option<SeatInfo>,
+    /// Last's seat.
+    pub last: Option<SeatInfo>,
+}
+
+impl Seats {
+    /// The seat `s`.
+    pub fn get(&self, s: Seat) -> Option<&SeatInfo> {
+        match s {
+            Seat::First => self.first.as_ref(),
+            Seat::Middle => self.middle.as_ref(),
+            Seat::Last => self.last.as_ref(),
+        }
+    }
+
+    /// The seat `s`, to change it.
+    pub fn get_mut(&mut self, s: Seat) -> &mut Option<SeatInfo> {
+        match s {
+            Seat::First => &mut self.first,
+            Seat::Middle => &mut self.middle,
+            Seat::Last => &mut self.last,
+        }
+    }
+}
+
+/// The kind of a time control (§11).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClockKind {
+    /// One main time, nothing added.
+    SuddenDeath,
+    /// Main time plus an increment after each of one's moves.
+    Fischer,
+    /// Main time, then periods of fixed length.
+    Byoyomi,
+}
+
+impl ClockKind {
+    /// The wire name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ClockKind::SuddenDeath => "sudden_death",
+            ClockKind::Fischer => "fischer",
+            ClockKind::Byoyomi => "byoyomi",
+        }
+    }
+}
+
+/// A room's time control in milliseconds, as sent (`clock` of a room summary, the
+/// settings part of [`Clocks`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockSettings {
+    /// Kind.
+    pub kind: ClockKind,
+    /// Main time per player.
+    pub main_ms: u64,
+    /// Fischer increment (0 otherwise).
+    pub increment_ms: u64,
+    /// Length of one byoyomi period (0 unless byoyomi).
+    pub byoyomi_ms: u64,
+    /// Byoyomi periods (0 unless byoyomi).
+    pub periods: u32,
+}
+
+/// One player's clock as of the moment the message was sent (§11.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerClock {
+    /// Main time left.
+    pub remaining_ms: u64,
+    /// Byoyomi periods left (0 for other kinds).
+    pub periods: u32,
+    /// Byoyomi only: time left in the current period; `None` for other kinds.
+    pub period_ms: Option<u64>,
+}
+
+/// The `clocks` object of `state` and of the `action`/`resigned`/`forfeited` events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Clocks {
+    /// The time control.
+    #[serde(flatten)]
+    pub settings: ClockSettings,
+    /// Whose clock runs; `None` before the start and after the end.
+    pub running: Option<Seat>,
+    /// First's clock.
+    pub first: PlayerClock,
+    /// Middle's clock.
+    pub middle: PlayerClock,
+    /// Last's clock.
+    pub last: PlayerClock,
+}
+
+impl Clocks {
+    /// The clock of seat `s`.
+    pub fn get(&self, s: Seat) -> &PlayerClock {
+        match s {
+            Seat::First => &self.first,
+            Seat::Middle => &self.middle,
+            Seat::Last => &self.last,
+        }
+    }
+}
+
+/// `alliance` of a `state`: the voluntary alliance before the start (RULES §12.8).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AllianceState {
+    /// The pending proposal (`from` proposed to `to`).
+    pub proposal: Option<SeatMove>,
+    /// A voluntary alliance is agreed.
+    pub agreed: bool,
+}
+
+/// `rematch` of a `state` (§14).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RematchState {
+    /// Seats that asked for a rematch.
+    pub requested: Vec<Seat>,
+    /// The rematch's room id once created.
+    pub room: Option<String>,
+    /// The room this one is a rematch of.
+    pub of: Option<String>,
+}
+
+/// The `state` message: everything a client shows, as seen by one connection
+/// (`you`, `legal` and `illumination` are the receiver's own).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    /// The `seq` of the room's last event; the next event is `seq + 1`.
+    pub seq: u64,
+    /// The room id.
+    pub room: String,
+    /// Lifecycle.
+    pub status: RoomStatus,
+    /// The current position string (RULES §13.3).
+    pub position: String,
+    /// The start position string.
+    pub start_position: String,
+    /// Canonical actions in order.
+    pub moves: Vec<String>,
+    /// The seats.
+    pub seats: Seats,
+    /// Connections without a seat.
+    pub spectators: u64,
+    /// The player to move; `None` unless the game is being played.
+    pub to_move: Option<Seat>,
+    /// The receiver's legal actions (canonical) when it is to move, else empty.
+    pub legal: Vec<String>,
+    /// When the receiver is to move and its promoted king may illuminate (RULES §9),
+    /// the cells it would capture on.
+    pub illumination: Option<Vec<String>>,
+    /// The outcome, once the game is over.
+    pub result: Option<Outcome>,
+    /// The same as `result`.
+    pub outcome: Option<Outcome>,
+    /// The receiver's seat; `None` for spectators.
+    pub you: Option<Seat>,
+    /// The voluntary alliance before the start.
+    pub alliance: AllianceState,
+    /// Seats that offered a draw since the last action (§12).
+    pub draw_offers: Vec<Seat>,
+    /// The abandonment grace period (§6).
+    pub grace_seconds: f64,
+    /// The server's unix ms when the state was made.
+    pub now_ms: i64,
+    /// The seat of each entry of `moves`.
+    pub move_players: Vec<Seat>,
+    /// Seats in check now (empty unless playing).
+    pub in_check: Vec<Seat>,
+    /// The clocks; `None` without a time control.
+    pub clocks: Option<Clocks>,
+    /// Not listed in `GET /api/rooms` (§15).
+    pub private: bool,
+    /// A bot replaces a player who abandons (§16).
+    pub bot_takeover: bool,
+    /// Rematch requests and links (§14).
+    pub rematch: RematchState,
+}
+
+impl State {
+    /// Whether `seat` is to move in a running game.
+    pub fn is_turn_of(&self, seat: Seat) -> bool {
+        self.status == RoomStatus::Playing && self.to_move == Some(seat)
+    }
+}

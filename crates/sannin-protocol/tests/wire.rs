@@ -1,0 +1,498 @@
+//! Each message serializes to the JSON value the server has always sent (the values
+//! below are the server's hand-built JSON), and parses back to the same message.
+
+use sannin_protocol::{
+    AllianceState, ApiErrorBody, Channel, ChatMessage, ClockKind, ClockSettings, Clocks, ErrorCode,
+    Event, ForfeitReason, PlayerClock, RematchState, RoomDetails, RoomStatus, RoomSummary,
+    RulesEvent, Seat, SeatInfo, SeatMove, Seats, ServerMsg, State,
+};
+use sannin_rules::{AllianceCause, EndReason, Outcome, Player};
+use serde_json::{json, Value};
+
+fn same(msg: &ServerMsg, want: Value) {
+    let text = msg.to_text();
+    let got: Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(got, want, "{text}");
+    assert_eq!(
+        &ServerMsg::parse(&text).expect("parses back"),
+        msg,
+        "{text}"
+    );
+}
+
+fn event(e: Event, want: Value) {
+    same(
+        &ServerMsg::event(9, e),
+        json!({"type": "event", "seq": 9, "event": want}),
+    );
+}
+
+fn clocks() -> Clocks {
+    Clocks {
+        settings: ClockSettings {
+            kind: ClockKind::Byoyomi,
+            main_ms: 600_000,
+            increment_ms: 0,
+            byoyomi_ms: 30_000,
+            periods: 3,
+        },
+        running: Some(Seat::Middle),
+        first: PlayerClock {
+            remaining_ms: 0,
+            periods: 2,
+            period_ms: Some(30_000),
+        },
+        middle: PlayerClock {
+            remaining_ms: 431_250,
+            periods: 3,
+            period_ms: Some(30_000),
+        },
+        last: PlayerClock {
+            remaining_ms: 600_000,
+            periods: 3,
+            period_ms: Some(30_000),
+        },
+    }
+}
+
+fn clocks_json() -> Value {
+    json!({"kind": "byoyomi", "main_ms": 600000, "increment_ms": 0, "byoyomi_ms": 30000,
+        "periods": 3, "running": "middle",
+        "first": {"remaining_ms": 0, "periods": 2, "period_ms": 30000},
+        "middle": {"remaining_ms": 431250, "periods": 3, "period_ms": 30000},
+        "last": {"remaining_ms": 600000, "periods": 3, "period_ms": 30000}})
+}
+
+#[test]
+fn direct_messages() {
+    same(
+        &ServerMsg::Seated {
+            seat: Seat::Last,
+            token: "ab".repeat(32),
+        },
+        json!({"type": "seated", "seat": "last", "token": "ab".repeat(32)}),
+    );
+    for code in ErrorCode::ALL {
+        same(
+            &ServerMsg::error(code, "why"),
+            json!({"type": "error", "code": code.as_str(), "message": "why"}),
+        );
+    }
+    same(&ServerMsg::Pong, json!({"type": "pong"}));
+    let chat = ChatMessage {
+        id: 7,
+        channel: Channel::Spectators,
+        seat: None,
+        name: "Spectator".into(),
+        text: "hi\nthere".into(),
+        at_ms: 1_735_689_600_000,
+    };
+    let chat_json = json!({"id": 7, "channel": "spectators", "seat": null, "name": "Spectator",
+        "text": "hi\nthere", "at_ms": 1735689600000i64});
+    let mut typed = chat_json.clone();
+    typed["type"] = "chat".into();
+    same(&ServerMsg::Chat(chat.clone()), typed);
+    let players = ChatMessage {
+        channel: Channel::Players,
+        seat: Some(Seat::First),
+        name: "Ann".into(),
+        ..chat.clone()
+    };
+    same(
+        &ServerMsg::ChatHistory {
+            messages: vec![players, chat],
+        },
+        json!({"type": "chat_history", "messages": [
+            {"id": 7, "channel": "players", "seat": "first", "name": "Ann",
+             "text": "hi\nthere", "at_ms": 1735689600000i64},
+            chat_json,
+        ]}),
+    );
+}
+
+#[test]
+fn lead_events_with_and_without_clocks() {
+    event(
+        Event::Action {
+            player: Seat::First,
+            action: "P3c-4d".into(),
+            clocks: None,
+        },
+        json!({"type": "action", "player": "first", "action": "P3c-4d"}),
+    );
+    event(
+        Event::Action {
+            player: Seat::First,
+            action: "P3c-4d".into(),
+            clocks: Some(clocks()),
+        },
+        json!({"type": "action", "player": "first", "action": "P3c-4d", "clocks": clocks_json()}),
+    );
+    event(
+        Event::Resigned {
+            player: Seat::Middle,
+            clocks: None,
+        },
+        json!({"type": "resigned", "player": "middle"}),
+    );
+    for reason in [ForfeitReason::Abandoned, ForfeitReason::Timeout] {
+        let mut e = Event::Forfeited {
+            player: Seat::Last,
+            reason,
+            clocks: None,
+        };
+        event(
+            e.clone(),
+            json!({"type": "forfeited", "player": "last", "reason": reason.as_str()}),
+        );
+        e.set_clocks(clocks());
+        assert_eq!(e.clocks(), Some(&clocks()));
+        event(
+            e,
+            json!({"type": "forfeited", "player": "last", "reason": reason.as_str(), "clocks": clocks_json()}),
+        );
+    }
+    event(
+        Event::DrawAgreed { clocks: None },
+        json!({"type": "draw_agreed"}),
+    );
+    event(
+        Event::DrawAgreed {
+            clocks: Some(clocks()),
+        },
+        json!({"type": "draw_agreed", "clocks": clocks_json()}),
+    );
+}
+
+#[test]
+fn room_events() {
+    let moved = vec![
+        SeatMove {
+            from: Seat::Last,
+            to: Seat::First,
+        },
+        SeatMove {
+            from: Seat::First,
+            to: Seat::Middle,
+        },
+    ];
+    let moved_json = json!([{"from": "last", "to": "first"}, {"from": "first", "to": "middle"}]);
+    let cases = vec![
+        (
+            Event::PlayerJoined {
+                seat: Seat::First,
+                name: "Ann".into(),
+            },
+            json!({"type": "player_joined", "seat": "first", "name": "Ann"}),
+        ),
+        (
+            Event::PlayerLeft {
+                seat: Seat::First,
+                grace_seconds: 120.0,
+            },
+            json!({"type": "player_left", "seat": "first", "grace_seconds": 120.0}),
+        ),
+        (
+            Event::PlayerReconnected { seat: Seat::Middle },
+            json!({"type": "player_reconnected", "seat": "middle"}),
+        ),
+        (
+            Event::SeatFreed { seat: Seat::Last },
+            json!({"type": "seat_freed", "seat": "last"}),
+        ),
+        (
+            Event::PlayerReady {
+                seat: Seat::First,
+                ready: false,
+            },
+            json!({"type": "player_ready", "seat": "first", "ready": false}),
+        ),
+        (Event::GameStarted, json!({"type": "game_started"})),
+        (
+            Event::AllianceProposed {
+                from: Seat::First,
+                to: Seat::Middle,
+            },
+            json!({"type": "alliance_proposed", "from": "first", "to": "middle"}),
+        ),
+        (
+            Event::AllianceDeclined { by: None },
+            json!({"type": "alliance_declined", "by": null}),
+        ),
+        (
+            Event::AllianceDeclined {
+                by: Some(Seat::Middle),
+            },
+            json!({"type": "alliance_declined", "by": "middle"}),
+        ),
+        (
+            Event::AllianceAgreed {
+                allies: [Seat::Middle, Seat::Last],
+                first: Seat::First,
+                moved: moved.clone(),
+            },
+            json!({"type": "alliance_agreed", "allies": ["middle", "last"], "first": "first", "moved": moved_json}),
+        ),
+        (
+            Event::AllianceCancelled,
+            json!({"type": "alliance_cancelled"}),
+        ),
+        (
+            Event::DrawOffered { seat: Seat::First },
+            json!({"type": "draw_offered", "seat": "first"}),
+        ),
+        (
+            Event::DrawDeclined { seat: Seat::Middle },
+            json!({"type": "draw_declined", "seat": "middle"}),
+        ),
+        (
+            Event::DrawWithdrawn { seat: Seat::First },
+            json!({"type": "draw_withdrawn", "seat": "first"}),
+        ),
+        (Event::DrawExpired, json!({"type": "draw_expired"})),
+        (
+            Event::RematchRequested { seat: Seat::Last },
+            json!({"type": "rematch_requested", "seat": "last"}),
+        ),
+        (
+            Event::RematchCancelled { seat: None },
+            json!({"type": "rematch_cancelled", "seat": null}),
+        ),
+        (
+            Event::RematchCancelled {
+                seat: Some(Seat::First),
+            },
+            json!({"type": "rematch_cancelled", "seat": "first"}),
+        ),
+        (
+            Event::RematchStarted {
+                room: "5f0c".into(),
+                moved,
+            },
+            json!({"type": "rematch_started", "room": "5f0c", "moved": moved_json}),
+        ),
+        (
+            Event::BotAdded {
+                seat: Seat::Last,
+                level: 2,
+                name: "Bot (level 2)".into(),
+            },
+            json!({"type": "bot_added", "seat": "last", "level": 2, "name": "Bot (level 2)"}),
+        ),
+        (
+            Event::BotRemoved { seat: Seat::Last },
+            json!({"type": "bot_removed", "seat": "last"}),
+        ),
+        (
+            Event::BotTookOver {
+                seat: Seat::Middle,
+                level: 2,
+            },
+            json!({"type": "bot_took_over", "seat": "middle", "level": 2}),
+        ),
+        (
+            Event::BotReleased { seat: Seat::Middle },
+            json!({"type": "bot_released", "seat": "middle"}),
+        ),
+    ];
+    for (e, want) in cases {
+        assert_eq!(e.kind(), want["type"], "{want}");
+        event(e, want);
+    }
+}
+
+#[test]
+fn rules_events_keep_the_rules_spelling() {
+    // The voluntary alliance announced at the start is the rules' own event.
+    let e = Event::from(RulesEvent::AllianceFormed {
+        allies: [Player::Middle, Player::Last],
+        cause: AllianceCause::Voluntary,
+    });
+    assert_eq!(e.kind(), "alliance_formed");
+    event(
+        e,
+        json!({"type": "alliance_formed", "allies": ["Middle", "Last"], "cause": "voluntary"}),
+    );
+    let cell = "10k".parse().expect("a cell");
+    event(
+        Event::Rules(RulesEvent::Captured {
+            cell,
+            piece: sannin_rules::Role::Pawn,
+            promoted: false,
+            owner: Player::Middle,
+            by: Player::First,
+        }),
+        json!({"type": "captured", "cell": "10k", "piece": "P", "promoted": false, "owner": "Middle", "by": "First"}),
+    );
+    event(
+        Event::Rules(RulesEvent::GameOver {
+            winners: vec![Player::First],
+            reason: EndReason::LastPlayer,
+        }),
+        json!({"type": "game_over", "winners": ["First"], "reason": "last_player"}),
+    );
+    event(
+        Event::Rules(RulesEvent::Mated {
+            player: Player::Last,
+            by: None,
+        }),
+        json!({"type": "mated", "player": "Last", "by": null}),
+    );
+}
+
+fn state() -> State {
+    let outcome = Outcome {
+        winners: vec![Player::First],
+        reason: EndReason::LastPlayer,
+        ranking: vec![Player::First, Player::Last, Player::Middle],
+    };
+    State {
+        seq: 12,
+        room: "5f0c".into(),
+        status: RoomStatus::Finished,
+        position: "pos".into(),
+        start_position: "start".into(),
+        moves: vec!["P3c-4d".into()],
+        seats: Seats {
+            first: Some(SeatInfo {
+                name: "Ann".into(),
+                connected: true,
+                ready: true,
+                abandon_at_ms: None,
+                bot: None,
+                taken_over: false,
+            }),
+            middle: None,
+            last: Some(SeatInfo {
+                name: "Cid".into(),
+                connected: true,
+                ready: true,
+                abandon_at_ms: Some(5),
+                bot: Some(2),
+                taken_over: true,
+            }),
+        },
+        spectators: 1,
+        to_move: None,
+        legal: vec![],
+        illumination: Some(vec!["7g".into()]),
+        result: Some(outcome.clone()),
+        outcome: Some(outcome),
+        you: Some(Seat::Last),
+        alliance: AllianceState {
+            proposal: Some(SeatMove {
+                from: Seat::First,
+                to: Seat::Middle,
+            }),
+            agreed: false,
+        },
+        draw_offers: vec![Seat::Middle],
+        grace_seconds: 1.5,
+        now_ms: 1_735_689_600_000,
+        move_players: vec![Seat::First],
+        in_check: vec![Seat::Last],
+        clocks: Some(clocks()),
+        private: true,
+        bot_takeover: true,
+        rematch: RematchState {
+            requested: vec![Seat::First, Seat::Last],
+            room: Some("6a1d".into()),
+            of: None,
+        },
+    }
+}
+
+#[test]
+fn the_state_snapshot() {
+    let outcome = json!({"winners": ["First"], "reason": "last_player", "ranking": ["First", "Last", "Middle"]});
+    let seat = |name: &str, at: Value, bot: Value, taken: bool| json!({"name": name, "connected": true, "ready": true, "abandon_at_ms": at, "bot": bot, "taken_over": taken});
+    let mut s = state();
+    same(
+        &ServerMsg::state(s.clone()),
+        json!({
+            "type": "state", "seq": 12, "room": "5f0c", "status": "finished",
+            "position": "pos", "start_position": "start", "moves": ["P3c-4d"],
+            "seats": {"first": seat("Ann", Value::Null, Value::Null, false), "middle": null,
+                      "last": seat("Cid", json!(5), json!(2), true)},
+            "spectators": 1, "to_move": null, "legal": [], "illumination": ["7g"],
+            "result": outcome, "outcome": outcome, "you": "last",
+            "alliance": {"proposal": {"from": "first", "to": "middle"}, "agreed": false},
+            "draw_offers": ["middle"], "grace_seconds": 1.5, "now_ms": 1735689600000i64,
+            "move_players": ["first"], "in_check": ["last"], "clocks": clocks_json(),
+            "private": true, "bot_takeover": true,
+            "rematch": {"requested": ["first", "last"], "room": "6a1d", "of": null},
+        }),
+    );
+    // A spectator's view of a waiting room without a clock: the nulls are there.
+    s.status = RoomStatus::Waiting;
+    s.you = None;
+    s.clocks = None;
+    s.result = None;
+    s.outcome = None;
+    s.illumination = None;
+    s.alliance = AllianceState::default();
+    s.rematch = RematchState::default();
+    let v = serde_json::to_value(ServerMsg::state(s)).expect("JSON");
+    for key in ["you", "clocks", "result", "outcome", "illumination"] {
+        assert_eq!(v[key], Value::Null, "{key}");
+        assert!(v.as_object().expect("object").contains_key(key), "{key}");
+    }
+    assert_eq!(v["alliance"], json!({"proposal": null, "agreed": false}));
+    assert_eq!(
+        v["rematch"],
+        json!({"requested": [], "room": null, "of": null})
+    );
+}
+
+#[test]
+fn http_bodies() {
+    let summary = json!({"id": "5f0c", "status": "playing",
+        "seats": {"first": {"name": "Ann", "connected": true, "ready": false, "abandon_at_ms": null, "bot": null, "taken_over": false},
+                  "middle": {"name": "Bot (level 2)", "connected": true, "ready": true, "abandon_at_ms": null, "bot": 2, "taken_over": false},
+                  "last": null},
+        "spectators": 0, "custom_position": false, "voluntary_alliance": false,
+        "private": false,
+        "clock": {"kind": "fischer", "main_ms": 300000, "increment_ms": 5000, "byoyomi_ms": 0, "periods": 0},
+        "bot_takeover": false, "moves": 1, "result": null,
+        "created_at_ms": 1735689600000i64, "updated_at_ms": 1735689601000i64});
+    let s: RoomSummary = serde_json::from_value(summary.clone()).expect("a summary");
+    assert_eq!(s.room.seats.get(Seat::Middle).and_then(|m| m.bot), Some(2));
+    assert_eq!(s.moves, 1);
+    assert_eq!(serde_json::to_value(&s).expect("JSON"), summary);
+    // The details: the same object, but `moves` is the list of actions.
+    let mut details = summary;
+    let extra = json!({"position": "pos", "start_position": "start", "moves": ["P3c-4d"],
+        "to_move": "middle"});
+    for (k, v) in extra.as_object().expect("object") {
+        details[k] = v.clone();
+    }
+    let d: RoomDetails = serde_json::from_value(details.clone()).expect("details");
+    assert_eq!(d.room, s.room);
+    assert_eq!(d.moves, ["P3c-4d"]);
+    assert_eq!(d.to_move, Some(Seat::Middle));
+    assert_eq!(serde_json::to_value(&d).expect("JSON"), details);
+    let e: ApiErrorBody =
+        serde_json::from_value(json!({"error": {"code": "room_not_found", "message": "no room"}}))
+            .expect("an error body");
+    assert_eq!(e.error.code, "room_not_found");
+}
+
+#[test]
+fn unknown_messages_are_errors_not_guesses() {
+    assert!(ServerMsg::parse(r#"{"type":"hello"}"#).is_err());
+    assert!(ServerMsg::parse(r#"{"type":"event","seq":1,"event":{"type":"nope"}}"#).is_err());
+    assert!(ServerMsg::parse(r#"{"type":"seated","seat":"First","token":"x"}"#).is_err());
+    // Fields a newer server adds are ignored.
+    assert_eq!(
+        ServerMsg::parse(r#"{"type":"pong","extra":1}"#).expect("pong"),
+        ServerMsg::Pong
+    );
+}
+
+#[test]
+fn display_is_the_text_frame() {
+    let m = ServerMsg::error(ErrorCode::BadMessage, "why");
+    assert_eq!(m.to_string(), m.to_text());
+    let c = sannin_protocol::ClientMsg::Ping;
+    assert_eq!(c.to_string(), r#"{"type":"ping"}"#);
+}

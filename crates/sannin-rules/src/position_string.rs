@@ -1,0 +1,284 @@
+//! The position string of RULES §13.3: reading one into a checked [`Position`]
+//! (through a [`Setup`], as [`Position::from_setup`] checks it) and writing one.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+use crate::by_player::ByPlayer;
+use crate::cell::{Cell, NUM_CELLS};
+use crate::piece::{Piece, Role};
+use crate::player::{Player, Players};
+use crate::position::{flags, Core, Position, PositionError};
+use crate::setup::{Hand, Setup};
+
+fn rank_files(r: u8) -> impl Iterator<Item = u8> {
+    let lo = r.saturating_sub(6);
+    let hi = (r + 6).min(12);
+    (lo..=hi).rev()
+}
+
+fn parse_players(s: &str) -> Result<Players, PositionError> {
+    let mut out = Players::NONE;
+    if s == "-" {
+        return Ok(out);
+    }
+    if s.is_empty() {
+        return Err(PositionError::BadPlayers(s.to_string()));
+    }
+    for ch in s.chars() {
+        let p = Player::from_letter(ch).ok_or_else(|| PositionError::BadPlayers(s.to_string()))?;
+        if out.contains(p) {
+            return Err(PositionError::BadPlayers(s.to_string()));
+        }
+        out.insert(p);
+    }
+    Ok(out)
+}
+
+fn parse_board(s: &str) -> Result<BTreeMap<Cell, Piece>, PositionError> {
+    let ranks: Vec<&str> = s.split('/').collect();
+    if ranks.len() != 13 {
+        return Err(PositionError::RankCount(ranks.len()));
+    }
+    let mut board = BTreeMap::new();
+    for (r, text) in ranks.iter().enumerate() {
+        let rank = (b'a' + r as u8) as char;
+        let files: Vec<u8> = rank_files(r as u8).collect();
+        let expected = files.len();
+        let mut pos = 0usize;
+        let chars: Vec<char> = text.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            let ch = chars[i];
+            if ch.is_ascii_digit() {
+                let start = i;
+                while i < chars.len() && chars[i].is_ascii_digit() {
+                    i += 1;
+                }
+                let digits: String = chars[start..i].iter().collect();
+                let n: usize = digits.parse().unwrap_or(usize::MAX);
+                if n == 0 || digits.starts_with('0') {
+                    return Err(PositionError::UnknownPiece {
+                        rank,
+                        token: digits,
+                    });
+                }
+                pos = pos.saturating_add(n);
+                continue;
+            }
+            let start = i;
+            let owner = Player::from_owner_char(ch).filter(|_| ch.is_ascii_lowercase());
+            i += 1;
+            let promoted = i < chars.len() && chars[i] == '+';
+            if promoted {
+                i += 1;
+            }
+            let role = chars.get(i).and_then(|&c| Role::from_letter(c));
+            i += 1;
+            let token: String = chars[start..i.min(chars.len())].iter().collect();
+            let (Some(owner), Some(role)) = (owner, role) else {
+                return Err(PositionError::UnknownPiece { rank, token });
+            };
+            if promoted && !role.can_promote() {
+                return Err(PositionError::UnknownPiece { rank, token });
+            }
+            if pos < expected {
+                let cell = Cell::from_coords(r as u8, files[pos]).expect("rank cell");
+                board.insert(cell, Piece::new(owner, role, promoted));
+            }
+            pos += 1;
+        }
+        if pos != expected {
+            return Err(PositionError::RankLength {
+                rank,
+                expected,
+                found: pos,
+            });
+        }
+    }
+    Ok(board)
+}
+
+fn parse_hands(s: &str) -> Result<ByPlayer<Hand>, PositionError> {
+    let parts: Vec<&str> = s.split('/').collect();
+    if parts.len() != 3 {
+        return Err(PositionError::BadHands(format!(
+            "three hands separated by '/' are needed; found {}",
+            parts.len()
+        )));
+    }
+    let mut hands = ByPlayer::<Hand>::default();
+    for (p, part) in Player::ALL.into_iter().zip(parts) {
+        if part == "-" {
+            continue;
+        }
+        if part.is_empty() {
+            return Err(PositionError::BadHands(format!(
+                "{p}'s hand is empty; write -"
+            )));
+        }
+        let mut count: Option<u32> = None;
+        for ch in part.chars() {
+            if let Some(d) = ch.to_digit(10) {
+                let c = count.unwrap_or(0) * 10 + d;
+                if c > 99 {
+                    return Err(PositionError::BadHands(format!(
+                        "count too large in `{part}`"
+                    )));
+                }
+                count = Some(c);
+                continue;
+            }
+            let slot = Role::from_letter(ch)
+                .and_then(|r| hands[p].get_mut(r))
+                .ok_or_else(|| {
+                    PositionError::BadHands(format!(
+                        "`{ch}` in `{part}` is not a piece that can be in hand"
+                    ))
+                })?;
+            let n = count.take().unwrap_or(1);
+            if n == 0 {
+                return Err(PositionError::BadHands(format!("a count of 0 in `{part}`")));
+            }
+            // At most 99 per letter, and a letter may repeat: saturate rather
+            // than wrap, and let the piece count reject the total.
+            *slot = slot.saturating_add(n as u8);
+        }
+        if count.is_some() {
+            return Err(PositionError::BadHands(format!(
+                "`{part}` ends with a count"
+            )));
+        }
+    }
+    Ok(hands)
+}
+
+impl FromStr for Position {
+    type Err = PositionError;
+
+    /// Reads a position string (RULES §13.3) into a [`Setup`], then checks it
+    /// as [`Position::from_setup`] does.
+    fn from_str(s: &str) -> Result<Position, PositionError> {
+        let fields: Vec<&str> = s.split_whitespace().collect();
+        if fields.len() != 6 {
+            return Err(PositionError::FieldCount(fields.len()));
+        }
+        let board = parse_board(fields[0])?;
+        let to_move = match fields[1] {
+            "-" => None,
+            t => Some(
+                t.chars()
+                    .next()
+                    .filter(|_| t.len() == 1)
+                    .and_then(Player::from_letter)
+                    .ok_or_else(|| PositionError::BadToMove(t.to_string()))?,
+            ),
+        };
+        let hands = parse_hands(fields[2])?;
+        let active = parse_players(fields[3])?;
+        let alliance =
+            parse_players(fields[4]).map_err(|_| PositionError::BadAlliance(fields[4].into()))?;
+        let alliance = match alliance.len() {
+            0 => None,
+            2 => {
+                let mut it = alliance.iter();
+                Some((it.next().expect("ally"), it.next().expect("ally")))
+            }
+            _ => return Err(PositionError::BadAlliance(fields[4].into())),
+        };
+        let castling = parse_players(fields[5])?;
+        Position::from_setup(Setup {
+            board,
+            hands,
+            to_move,
+            active: flags(active),
+            alliance,
+            castling: flags(castling),
+        })
+    }
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_core(&self.core, f)
+    }
+}
+
+pub(crate) fn write_core(core: &Core, f: &mut impl fmt::Write) -> fmt::Result {
+    let b = &core.board;
+    for r in 0..13u8 {
+        if r > 0 {
+            f.write_char('/')?;
+        }
+        let mut empty = 0;
+        for file in rank_files(r) {
+            let c = Cell::from_coords(r, file).expect("cell");
+            match b.get(c) {
+                None => empty += 1,
+                Some(p) => {
+                    if empty > 0 {
+                        write!(f, "{empty}")?;
+                        empty = 0;
+                    }
+                    f.write_char(p.owner.owner_char())?;
+                    if p.promoted {
+                        f.write_char('+')?;
+                    }
+                    f.write_char(p.role.letter())?;
+                }
+            }
+        }
+        if empty > 0 {
+            write!(f, "{empty}")?;
+        }
+    }
+    f.write_char(' ')?;
+    f.write_char(core.to_move.map_or('-', Player::letter))?;
+    f.write_char(' ')?;
+    for (i, p) in Player::ALL.into_iter().enumerate() {
+        if i > 0 {
+            f.write_char('/')?;
+        }
+        let mut any = false;
+        for r in Role::HAND {
+            let n = b.hand(p, r);
+            if n > 1 {
+                write!(f, "{n}")?;
+            }
+            if n > 0 {
+                f.write_char(r.letter())?;
+                any = true;
+            }
+        }
+        if !any {
+            f.write_char('-')?;
+        }
+    }
+    write!(
+        f,
+        " {} {} {}",
+        core.active.letters(),
+        core.alliance.letters(),
+        core.castling.letters()
+    )
+}
+
+const _: () = assert!(NUM_CELLS == 127);
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for Position {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// A position deserializes from its position string (RULES §13.3), with the
+/// same checks as `FromStr`.
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for Position {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Position, D::Error> {
+        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}

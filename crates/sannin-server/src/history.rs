@@ -1,0 +1,252 @@
+//! A game's history, ply by ply, for replay viewers (`GET /api/rooms/{id}/history`)
+//! and for any record pasted into the analysis board (`POST /api/replay`).
+//!
+//! Each ply has the shape of a `sannin replay --json` line (CONTRACT §1): `ply`,
+//! `player`, `action`, `events` and the `position` after it, so a client steps through
+//! a game without a rules engine of its own.
+
+use sannin_rules::{Entry, Event, Game, LossReason, PlayError, Player, Position, Record};
+use serde::Serialize;
+
+use crate::store::{ActionKind, StoredAction};
+
+/// A game from its start position, one entry per action.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct History {
+    /// The position before the first ply (RULES §13.3).
+    pub start: String,
+    /// The actions in order.
+    pub plies: Vec<Ply>,
+}
+
+/// One action of a [`History`].
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Ply {
+    /// 1-based.
+    pub ply: usize,
+    /// Who acted; null for an agreed draw.
+    pub player: Option<Player>,
+    /// Canonical notation (RULES §13.1); `resign`, `timeout`, `abandon` or `draw` for
+    /// an ending that is not a move.
+    pub action: String,
+    /// What the action did, in order.
+    pub events: Vec<Event>,
+    /// The position after it.
+    pub position: String,
+}
+
+/// Why a record could not be replayed: the ply (0 for the start position or the
+/// record as a whole), the token and the reason.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("ply {ply}: `{token}`: {reason}")]
+pub struct ReplayError {
+    /// 1-based; 0 when the start position or the record itself is at fault.
+    pub ply: usize,
+    /// The token (or position string) at fault.
+    pub token: String,
+    /// The error code: `bad_position`, `bad_record` or `illegal_action`.
+    pub code: &'static str,
+    /// What is wrong, for people.
+    pub reason: String,
+}
+
+/// How a stored loss reason is written in `actions.text`.
+pub fn loss_reason(text: &str) -> LossReason {
+    match text {
+        "timeout" => LossReason::Timeout,
+        "resigned" => LossReason::Resigned,
+        _ => LossReason::Abandoned,
+    }
+}
+
+/// Plays one stored action on `game`: what restoring a room and its history both do.
+/// Returns the action as written in a history and its events.
+///
+/// # Errors
+/// An action the rules no longer accept, or one stored without its player.
+pub fn apply_stored(game: &mut Game, a: &StoredAction) -> anyhow::Result<(String, Vec<Event>)> {
+    let prepared = match (a.kind, a.player) {
+        (ActionKind::Act, Some(p)) => game.prepare_notation(p, &a.text),
+        (ActionKind::Resign, Some(p)) => game.prepare_forfeit(p, LossReason::Resigned),
+        (ActionKind::Forfeit, Some(p)) => game.prepare_forfeit(p, loss_reason(&a.text)),
+        (ActionKind::Draw, _) => game.prepare_draw(),
+        (_, None) => anyhow::bail!("action {} has no player", a.ply),
+    };
+    let fail = |e: PlayError| anyhow::anyhow!("replaying action {} ({:?}): {e}", a.ply, a.text);
+    let prepared = prepared.map_err(fail)?;
+    let written = match prepared.entry() {
+        Entry::Action { notation, .. } => notation.clone(),
+        Entry::Loss { reason, .. } => match reason {
+            LossReason::Timeout => "timeout",
+            LossReason::Resigned => "resign",
+            _ => "abandon",
+        }
+        .to_string(),
+        Entry::Draw => "draw".to_string(),
+    };
+    let events = game.commit(prepared).map_err(fail)?;
+    Ok((written, events))
+}
+
+/// The history of a stored room: its start position and stored actions.
+///
+/// # Errors
+/// A stored position or action the rules no longer accept.
+pub fn of_stored(start: Option<&str>, actions: &[StoredAction]) -> anyhow::Result<History> {
+    let start: Position = match start {
+        None => Position::start(),
+        Some(s) => s
+            .parse()
+            .map_err(|e| anyhow::anyhow!("stored start position: {e}"))?,
+    };
+    let mut h = Replay::new(start);
+    for a in actions {
+        let (action, events) = apply_stored(&mut h.game, a)?;
+        h.played(a.player, action, events);
+    }
+    Ok(h.finish())
+}
+
+/// Replays a game record (RULES §13.2) from `position`, else its `Position` header,
+/// else the start position, stopping at the first action that cannot be played.
+///
+/// # Errors
+/// The ply, token and reason of the first thing that could not be read or played.
+pub fn of_record(record: &str, position: Option<&str>) -> Result<History, ReplayError> {
+    let record = Record::parse(record).map_err(|e| ReplayError {
+        ply: 0,
+        token: String::new(),
+        code: "bad_record",
+        reason: e.to_string(),
+    })?;
+    let written = position.or_else(|| record.header("Position"));
+    let start: Position = match written {
+        None => Position::start(),
+        Some(s) => s
+            .parse()
+            .map_err(|e: sannin_rules::PositionError| ReplayError {
+                ply: 0,
+                token: s.to_string(),
+                code: "bad_position",
+                reason: e.to_string(),
+            })?,
+    };
+    let mut h = Replay::new(start);
+    for (i, token) in record.actions.iter().enumerate() {
+        let game = &mut h.game;
+        let illegal = |reason: String| ReplayError {
+            ply: i + 1,
+            token: token.clone(),
+            code: "illegal_action",
+            reason,
+        };
+        let player = game
+            .to_move()
+            .ok_or_else(|| illegal("the game is already over".into()))?;
+        let prepared = game
+            .prepare_notation(player, token)
+            .map_err(|e| illegal(e.to_string()))?;
+        let action = prepared.entry().notation().unwrap_or(token).to_string();
+        let events = game.commit(prepared).map_err(|e| illegal(e.to_string()))?;
+        h.played(Some(player), action, events);
+    }
+    Ok(h.finish())
+}
+
+/// A [`History`] being built by playing its actions on a game.
+struct Replay {
+    start: String,
+    game: Game,
+    plies: Vec<Ply>,
+}
+
+impl Replay {
+    fn new(start: Position) -> Replay {
+        Replay {
+            start: start.to_string(),
+            game: Game::from_position(start),
+            plies: Vec::new(),
+        }
+    }
+
+    /// Records the action just played on `self.game`.
+    fn played(&mut self, player: Option<Player>, action: String, events: Vec<Event>) {
+        self.plies.push(Ply {
+            ply: self.plies.len() + 1,
+            player,
+            action,
+            events,
+            position: self.game.position().to_string(),
+        });
+    }
+
+    fn finish(self) -> History {
+        History {
+            start: self.start,
+            plies: self.plies,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_replays_ply_by_ply() {
+        let h = of_record("1. P3c-4d P10k-10j P11g-10g", None).unwrap();
+        assert_eq!(h.start, Position::start().to_string());
+        assert_eq!(h.plies.len(), 3);
+        assert_eq!(h.plies[0].player, Some(Player::First));
+        assert_eq!(h.plies[2].player, Some(Player::Last));
+        assert_eq!(h.plies[1].action, "P10k-10j");
+        let mut game = Game::new();
+        for p in &h.plies {
+            game.play_notation(p.player.unwrap(), &p.action).unwrap();
+            assert_eq!(game.position().to_string(), p.position);
+        }
+    }
+
+    #[test]
+    fn a_bad_token_names_its_ply() {
+        let e = of_record("P3c-4d P10k-10j Zq9", None).unwrap_err();
+        assert_eq!(
+            (e.ply, e.token.as_str(), e.code),
+            (3, "Zq9", "illegal_action")
+        );
+        let e = of_record("P3c-4d", Some("nonsense")).unwrap_err();
+        assert_eq!((e.ply, e.code), (0, "bad_position"));
+        let e = of_record("P3c-4d {open", None).unwrap_err();
+        assert_eq!((e.ply, e.code), (0, "bad_record"));
+    }
+
+    #[test]
+    fn stored_endings_are_named() {
+        let act = |ply, player, text: &str| StoredAction {
+            ply,
+            kind: ActionKind::Act,
+            player: Some(player),
+            text: text.into(),
+            clocks: None,
+        };
+        let actions = vec![
+            act(1, Player::First, "P3c-4d"),
+            StoredAction {
+                ply: 2,
+                kind: ActionKind::Resign,
+                player: Some(Player::Middle),
+                text: String::new(),
+                clocks: None,
+            },
+        ];
+        let h = of_stored(None, &actions).unwrap();
+        assert_eq!(h.plies[1].action, "resign");
+        assert!(h.plies[1].events.iter().any(|e| matches!(
+            e,
+            Event::Eliminated {
+                player: Player::Middle,
+                ..
+            }
+        )));
+    }
+}

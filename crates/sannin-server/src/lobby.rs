@@ -1,0 +1,160 @@
+//! `GET /api/rooms` (CONTRACT §2): the lobby's list, filtered by `status` and paginated
+//! by `limit` and `cursor`, the next page named in a `Link: <…>; rel="next"` header.
+//!
+//! Waiting and running rooms are all loaded, so they are listed from the summaries the
+//! rooms publish (nothing is rebuilt per request); finished rooms are unloaded once
+//! idle, so `status=finished` reads them from the database, the most recent first.
+
+use axum::http::{header, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use sannin_protocol::{RoomInfo, RoomStatus, RoomSummary, SeatInfo, Seats};
+use serde::Deserialize;
+
+use crate::app::Shared;
+use crate::error::ApiError;
+use crate::room::{start_kind, RoomSettings};
+use crate::store::FinishedRoom;
+
+/// Rooms per page when `limit` is not given.
+pub const DEFAULT_LIMIT: usize = 100;
+/// The largest `limit` accepted.
+pub const MAX_LIMIT: usize = 200;
+
+/// The query string of `GET /api/rooms`; every field optional.
+#[derive(Debug, Default, Deserialize)]
+pub struct ListQuery {
+    /// `waiting`, `playing` or `finished`; absent: every loaded room.
+    pub status: Option<String>,
+    /// Rooms per page, 1 to [`MAX_LIMIT`].
+    pub limit: Option<String>,
+    /// The `cursor` of the `Link` header of the page before.
+    pub cursor: Option<String>,
+}
+
+impl ListQuery {
+    fn status(&self) -> Result<Option<RoomStatus>, ApiError> {
+        match self.status.as_deref() {
+            None | Some("") => Ok(None),
+            Some("waiting") => Ok(Some(RoomStatus::Waiting)),
+            Some("playing") => Ok(Some(RoomStatus::Playing)),
+            Some("finished") => Ok(Some(RoomStatus::Finished)),
+            Some(s) => Err(ApiError::BadRequest(format!(
+                "unknown status {s:?}: want waiting, playing or finished"
+            ))),
+        }
+    }
+
+    fn limit(&self) -> Result<usize, ApiError> {
+        match self.limit.as_deref() {
+            None | Some("") => Ok(DEFAULT_LIMIT),
+            Some(s) => s
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=MAX_LIMIT).contains(n))
+                .ok_or_else(|| {
+                    ApiError::BadRequest(format!("limit must be a number from 1 to {MAX_LIMIT}"))
+                }),
+        }
+    }
+
+    /// The link to the page after the one ending at `cursor`.
+    fn next_link(&self, limit: usize, cursor: &str) -> String {
+        let mut q = format!("limit={limit}&cursor={cursor}");
+        if let Some(s) = self.status.as_deref().filter(|s| !s.is_empty()) {
+            q = format!("status={s}&{q}");
+        }
+        format!("</api/rooms?{q}>; rel=\"next\"")
+    }
+}
+
+/// One page of the lobby.
+///
+/// # Errors
+/// A bad `status`, `limit` or `cursor`; a database failure.
+pub async fn list(shared: &Shared, q: ListQuery) -> Result<Response, ApiError> {
+    let status = q.status()?;
+    let limit = q.limit()?;
+    if status == Some(RoomStatus::Finished) {
+        return list_finished(shared, &q, limit).await;
+    }
+    let after = q.cursor.as_deref().unwrap_or("");
+    let mut rooms: Vec<_> = shared
+        .handles()
+        .into_iter()
+        .map(|h| h.summary.borrow().clone())
+        .filter(|s| !s.room.private && status.is_none_or(|st| s.room.status == st))
+        .filter(|s| s.room.id.as_str() > after)
+        .collect();
+    rooms.sort_by(|a, b| a.room.id.cmp(&b.room.id));
+    let next = (rooms.len() > limit).then(|| {
+        rooms.truncate(limit);
+        q.next_link(limit, &rooms[limit - 1].room.id)
+    });
+    Ok(with_next(Json(rooms).into_response(), next))
+}
+
+async fn list_finished(shared: &Shared, q: &ListQuery, limit: usize) -> Result<Response, ApiError> {
+    let cursor = match q.cursor.as_deref().filter(|c| !c.is_empty()) {
+        None => None,
+        Some(c) => Some(
+            c.split_once('_')
+                .and_then(|(at, id)| Some((at.parse::<i64>().ok()?, id)))
+                .ok_or_else(|| ApiError::BadRequest(format!("bad cursor {c:?}")))?,
+        ),
+    };
+    let mut rows = shared
+        .store
+        .finished_rooms(limit + 1, cursor)
+        .await
+        .map_err(ApiError::Internal)?;
+    let next = (rows.len() > limit).then(|| {
+        rows.truncate(limit);
+        let last = &rows[limit - 1];
+        q.next_link(limit, &format!("{}_{}", last.updated_at, last.id))
+    });
+    let rooms: Vec<RoomSummary> = rows.into_iter().map(finished_summary).collect();
+    Ok(with_next(Json(rooms).into_response(), next))
+}
+
+/// A finished room read from the database, as a loaded room would list it: nobody
+/// connected, nobody ready.
+fn finished_summary(r: FinishedRoom) -> RoomSummary {
+    let mut seats = Seats::default();
+    for (seat, name, bot) in r.seats {
+        *seats.get_mut(seat.into()) = Some(SeatInfo {
+            name,
+            connected: false,
+            ready: false,
+            abandon_at_ms: None,
+            bot,
+            taken_over: false,
+        });
+    }
+    let (custom_position, voluntary_alliance) = start_kind(r.start_position.as_deref());
+    let settings = RoomSettings::from_stored(r.settings.as_deref());
+    RoomSummary {
+        room: RoomInfo {
+            id: r.id,
+            status: RoomStatus::Finished,
+            seats,
+            spectators: 0,
+            custom_position,
+            voluntary_alliance,
+            private: settings.private,
+            clock: settings.clock,
+            bot_takeover: settings.bot_takeover,
+            result: r.result.and_then(|s| serde_json::from_str(&s).ok()),
+            created_at_ms: r.created_at,
+            updated_at_ms: r.updated_at,
+        },
+        moves: u64::try_from(r.plies).unwrap_or(0),
+    }
+}
+
+fn with_next(mut res: Response, next: Option<String>) -> Response {
+    if let Some(link) = next.and_then(|l| HeaderValue::from_str(&l).ok()) {
+        res.headers_mut().insert(header::LINK, link);
+    }
+    res
+}

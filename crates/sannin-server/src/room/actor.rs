@@ -1,0 +1,307 @@
+//! The actor core: the mailbox, the `select!` loop over commands, timers, clocks
+//! and bot searches, and the dispatch of client messages to their handlers.
+
+use std::sync::atomic::Ordering;
+
+use tracing::{debug, info};
+
+use super::bot_turns::bot_turn;
+use super::*;
+use crate::protocol;
+use crate::store::BOT_TOKEN_HASH;
+
+impl Room {
+    /// Spawns the actor; returns its handle.
+    pub fn spawn(self) -> RoomHandle {
+        let (tx, rx) = mpsc::channel(ROOM_QUEUE);
+        let handle = RoomHandle {
+            id: self.id,
+            tx,
+            summary: self.summary_tx.subscribe(),
+        };
+        let span = tracing::info_span!("room", id = %self.id);
+        let tracker = self.deps.tracker.clone();
+        tracker.spawn(tracing::Instrument::instrument(self.run(rx), span));
+        handle
+    }
+
+    pub(super) async fn run(mut self, mut rx: mpsc::Receiver<Cmd>) {
+        let shutdown = self.deps.shutdown.clone();
+        debug!(status = self.status.as_str(), "room running");
+        let time = self.deps.config.time.clone();
+        // A room of three bots (or a restored one whose seats are all bots) starts
+        // without anyone sending `ready`.
+        if self.status == RoomStatus::Waiting && self.all_ready(true) {
+            self.start_pending = !self.start().await;
+        }
+        loop {
+            self.drive_bots();
+            // After a failed write, the room's own attempts (timers, the clock check,
+            // bots) wait for the backoff (`Retry`): a deadline in the past must not
+            // make this loop spin while the database is down.
+            let hold = self.retry.hold(Instant::now());
+            let deadline = self.next_deadline().map(|d| self.retry.later(d));
+            let clock_deadline = self.clock_deadline();
+            let clock_sleep = async {
+                match clock_deadline {
+                    Some(ms) => {
+                        if let Some(h) = hold {
+                            tokio::time::sleep_until(h).await;
+                        }
+                        time.sleep_until(ms).await;
+                    }
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                biased;
+                () = shutdown.cancelled() => break,
+                (ply, player, chosen) = bot_turn(&mut self.thinking) => {
+                    self.on_bot_move(ply, player, chosen).await;
+                }
+                cmd = rx.recv() => match cmd {
+                    Some(cmd) => self.handle(cmd).await,
+                    None => break,
+                },
+                () = sleep_until_opt(deadline) => {
+                    if self.status == RoomStatus::Finished {
+                        // Finished and unwatched for a while: unload. It stays in the
+                        // database and is loaded again on demand.
+                        debug!("unloading idle finished room");
+                        self.deps.registry.unload_room(self.id);
+                        return;
+                    }
+                    if self.expire_if_due().await {
+                        return;
+                    }
+                    self.on_timer().await;
+                }
+                () = clock_sleep => self.check_clock().await,
+            }
+            self.reap_dead();
+            self.publish();
+            self.idle_since = match (self.status, self.fanout.conns.is_empty()) {
+                (RoomStatus::Finished, true) => self.idle_since.or_else(|| Some(Instant::now())),
+                _ => None,
+            };
+            self.lonely_since = match self.status == RoomStatus::Waiting && self.lonely() {
+                true => self.lonely_since.or_else(|| Some(Instant::now())),
+                false => None,
+            };
+        }
+        // Shutting down: whatever write was in flight has finished (a command is
+        // always handled to its end). Tell the clients and let the writers flush.
+        let bye = self.text(&protocol::error_msg(
+            ErrorCode::ShuttingDown,
+            "the server is shutting down; resume when it is back",
+        ));
+        for conn in self.fanout.conns.values() {
+            let _ = conn.out.tx.try_send(Outbound::Text(bye.clone()));
+            let _ = conn
+                .out
+                .tx
+                .try_send(Outbound::Close(1012, "server restart"));
+        }
+        debug!("room stopped");
+    }
+
+    pub(super) fn next_deadline(&self) -> Option<Instant> {
+        match self.status {
+            RoomStatus::Waiting => Player::ALL
+                .iter()
+                .filter_map(|p| self.deadline_of(*p))
+                .chain(self.start_pending.then(Instant::now))
+                .chain(self.expires_at())
+                .min(),
+            RoomStatus::Playing => self.to_move().and_then(|p| self.deadline_of(p)),
+            RoomStatus::Finished => self.idle_since.map(|t| t + self.deps.config.finished_idle),
+        }
+    }
+
+    /// A waiting room with no human seated and nobody connected: nobody will start it.
+    pub(super) fn lonely(&self) -> bool {
+        self.fanout.conns.is_empty()
+            && self
+                .seats
+                .iter()
+                .flatten()
+                .all(|s| s.bot.is_some() && s.token_hash == BOT_TOKEN_HASH)
+    }
+
+    /// When a lonely waiting room expires (`--waiting-room-ttl-seconds`).
+    pub(super) fn expires_at(&self) -> Option<Instant> {
+        if !self.lonely() {
+            return None;
+        }
+        Some(self.lonely_since? + self.deps.config.waiting_room_ttl?)
+    }
+
+    /// Deletes the room if it has been waiting alone for its time to live: it stops,
+    /// leaves the registry and the database. True if it did.
+    pub(super) async fn expire_if_due(&mut self) -> bool {
+        if self.status != RoomStatus::Waiting
+            || self.expires_at().is_none_or(|t| t > Instant::now())
+        {
+            return false;
+        }
+        if let Err(e) = self.deps.store.delete_room(&self.id_str).await {
+            self.store_failed("deleting an expired waiting room", &e);
+            return false;
+        }
+        info!("waiting room expired");
+        self.deps.registry.room_closed();
+        self.deps.registry.unload_room(self.id);
+        true
+    }
+
+    pub(super) async fn on_timer(&mut self) {
+        let now = Instant::now();
+        match self.status {
+            RoomStatus::Waiting => {
+                for p in Player::ALL {
+                    if self.deadline_of(p).is_some_and(|d| d <= now) {
+                        info!(seat = p.lower(), "seat freed after the grace period");
+                        if self.free_seat(p).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+                if self.start_pending {
+                    self.start_pending = self.all_ready(true) && !self.start().await;
+                }
+            }
+            RoomStatus::Playing => self.check_abandonment().await,
+            RoomStatus::Finished => {}
+        }
+    }
+
+    pub(super) async fn handle(&mut self, cmd: Cmd) {
+        match cmd {
+            Cmd::Connect { conn, out, reply } => {
+                let cfg = &self.deps.config;
+                if self.fanout.conns.len() >= cfg.max_connections_per_room {
+                    let _ = reply.send(Err(ErrorCode::RoomFull));
+                    return;
+                }
+                let c = Conn::new(out, cfg.chat_per_minute, cfg.chat_burst);
+                self.fanout.conns.insert(conn, c);
+                let _ = reply.send(Ok(()));
+                self.send_state(conn);
+            }
+            Cmd::Disconnect { conn } => self.disconnect(conn),
+            Cmd::Msg {
+                conn,
+                msg,
+                received,
+            } => {
+                if self.fanout.conns.contains_key(&conn) {
+                    self.on_msg(conn, msg, received).await;
+                }
+            }
+            Cmd::Details { reply } => {
+                let _ = reply.send(self.details());
+            }
+            Cmd::Record { site, reply } => {
+                let _ = reply.send(self.record(site));
+            }
+            Cmd::Rtt { conn, rtt_ms } => {
+                if let Some(c) = self.fanout.conns.get_mut(&conn) {
+                    c.rtt_ms = Some(rtt_ms);
+                }
+            }
+        }
+    }
+
+    pub(super) async fn on_msg(&mut self, conn: ConnId, msg: ClientMsg, received: StdInstant) {
+        match msg {
+            ClientMsg::Join { seat, name } => self.join(conn, seat, name).await,
+            ClientMsg::Resume { token } => self.resume(conn, token).await,
+            ClientMsg::Watch { name } => self.watch(conn, name),
+            ClientMsg::Sync => self.send_state(conn),
+            ClientMsg::Chat { text } => self.chat(conn, &text).await,
+            ClientMsg::AcceptDraw => self.accept_draw(conn, received).await,
+            ClientMsg::DeclineDraw => self.decline_draw(conn),
+            ClientMsg::WithdrawDraw => self.withdraw_draw(conn),
+            ClientMsg::Rematch => self.rematch(conn).await,
+            ClientMsg::CancelRematch => self.cancel_rematch(conn).await,
+            ClientMsg::Ping => self.send(conn, &ServerMsg::Pong),
+            ClientMsg::AddBot { seat, level } => self.add_bot(conn, seat, level).await,
+            ClientMsg::RemoveBot { seat } => self.remove_bot(conn, seat).await,
+            ClientMsg::Leave => self.leave(conn).await,
+            ClientMsg::Ready => self.ready(conn, true).await,
+            ClientMsg::Unready => self.ready(conn, false).await,
+            ClientMsg::Act { action } => self.act(conn, action, received).await,
+            ClientMsg::Resign => self.resign(conn, received).await,
+            ClientMsg::OfferDraw => self.offer_draw(conn, received).await,
+            ClientMsg::ProposeAlliance { seat } => self.propose(conn, seat),
+            ClientMsg::AcceptAlliance => self.accept_alliance(conn).await,
+            ClientMsg::DeclineAlliance => self.decline_alliance(conn),
+        }
+    }
+
+    pub(super) fn reject(&mut self, conn: ConnId, code: ErrorCode, message: impl ToString) {
+        self.deps
+            .metrics
+            .actions_rejected
+            .fetch_add(1, Ordering::Relaxed);
+        self.send_error(conn, code, message.to_string());
+    }
+
+    pub(super) fn require_seat(&mut self, conn: ConnId) -> Option<Player> {
+        let p = self.seat_of(conn);
+        if p.is_none() {
+            self.send_error(
+                conn,
+                ErrorCode::NotSeated,
+                "you hold no seat in this room: join or resume first",
+            );
+        }
+        p
+    }
+
+    pub(super) fn require_waiting_seat(&mut self, conn: ConnId) -> Option<Player> {
+        let p = self.require_seat(conn)?;
+        if self.status != RoomStatus::Waiting {
+            self.send_error(
+                conn,
+                ErrorCode::GameNotRunning,
+                "only possible before the game starts",
+            );
+            return None;
+        }
+        Some(p)
+    }
+
+    pub(super) fn require_playing_seat(&mut self, conn: ConnId) -> Option<Player> {
+        let Some(p) = self.seat_of(conn) else {
+            self.reject(
+                conn,
+                ErrorCode::NotSeated,
+                "spectators cannot act: join or resume a seat first",
+            );
+            return None;
+        };
+        match self.status {
+            RoomStatus::Playing => Some(p),
+            RoomStatus::Waiting => {
+                self.reject(
+                    conn,
+                    ErrorCode::GameNotRunning,
+                    "the game has not started yet",
+                );
+                None
+            }
+            RoomStatus::Finished => {
+                self.reject(conn, ErrorCode::GameNotRunning, "the game is over");
+                None
+            }
+        }
+    }
+}
+
+async fn sleep_until_opt(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}

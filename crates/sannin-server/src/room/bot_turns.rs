@@ -1,0 +1,140 @@
+//! Bots at the table: the search of the bot to move (off the room's task), its
+//! action committed like a player's, and a bot taking over an abandoned seat.
+
+use tracing::{debug, error, info, warn};
+
+use super::*;
+use crate::bots::{self, BotMove, Thinking};
+
+/// A bot's search under way: the ply it was started at and for whom.
+pub(super) struct BotTurn {
+    ply: i64,
+    player: Player,
+    thinking: Thinking,
+}
+
+impl Room {
+    /// The bot playing `p`'s seat, if any.
+    pub(super) fn bot_of(&self, p: Player) -> Option<Level> {
+        self.seats[idx(p)].as_ref().and_then(|s| s.bot)
+    }
+
+    /// Starts the search of the bot to move when there is one and no search for this
+    /// ply runs yet; drops a search that no longer fits (the game moved on, the bot
+    /// left its seat, the game ended). Called before every wait of the actor's loop.
+    pub(super) fn drive_bots(&mut self) {
+        let want = self.to_move().and_then(|p| self.bot_of(p).map(|l| (p, l)));
+        let Some((p, level)) = want else {
+            self.thinking = None;
+            return;
+        };
+        if self
+            .thinking
+            .as_ref()
+            .is_some_and(|t| t.player == p && t.ply == self.plies)
+        {
+            return;
+        }
+        // The seed is the room's and the ply's: a restored room's bot plays what it
+        // would have played.
+        let seed = bots::seed(self.id, self.plies + 1);
+        let mut thinking = self.deps.bots.think(self.game.clone(), level, seed);
+        if let Some(at) = self.retry.hold(Instant::now()) {
+            thinking = Box::pin(async move {
+                tokio::time::sleep_until(at).await;
+                thinking.await
+            });
+        }
+        debug!(seat = p.lower(), level = level.number(), "bot thinking");
+        self.thinking = Some(BotTurn {
+            ply: self.plies,
+            player: p,
+            thinking,
+        });
+    }
+
+    /// A bot's search ended: its action goes through the same path as a player's
+    /// (stored, then broadcast with the same events and states).
+    pub(super) async fn on_bot_move(&mut self, ply: i64, p: Player, chosen: Option<BotMove>) {
+        self.thinking = None;
+        if ply != self.plies || self.to_move() != Some(p) || self.bot_of(p).is_none() {
+            return;
+        }
+        let Some(chosen) = chosen else {
+            return;
+        };
+        if let Some(why) = chosen.fallback {
+            warn!(
+                seat = p.lower(),
+                reason = why.as_str(),
+                search_ms = chosen.search_time.as_millis() as u64,
+                "bot search did not answer in time; playing a random legal action"
+            );
+        }
+        // A bot whose time ran out loses like anyone (the timer may not have fired).
+        self.check_clock().await;
+        if self.to_move() != Some(p) {
+            return;
+        }
+        let ok = match self.game.prepare(p, chosen.action) {
+            Ok(prepared) => self.commit_action(p, prepared, None, 0).await,
+            Err(e) => {
+                error!(error = %e, seat = p.lower(), "the rules refused a bot's action");
+                false
+            }
+        };
+        // Searching again at once would find the same action: after a refusal (or a
+        // failed write), the next search waits for the backoff (`Retry`).
+        if !ok && self.retry.hold(Instant::now()).is_none() {
+            self.retry.failed(Instant::now());
+        }
+    }
+
+    /// A player who abandoned is replaced by a bot (room setting `bot_takeover`).
+    /// Returns false (nothing changed) if the database refused the write.
+    pub(super) async fn take_over(&mut self, p: Player) -> bool {
+        let n = self
+            .settings
+            .bot_takeover_level
+            .unwrap_or(self.deps.config.bot_takeover_level);
+        let level = Level::from_number(n).unwrap_or(Level::SEARCH_SMALL);
+        if let Err(e) = self
+            .deps
+            .store
+            .set_seat_bot(&self.id_str, p, Some(level.number()))
+            .await
+        {
+            self.store_failed("storing a bot takeover", &e);
+            return false;
+        }
+        self.store_ok();
+        if let Some(s) = self.seats[idx(p)].as_mut() {
+            s.bot = Some(level);
+            s.left_at = None;
+            s.left_at_ms = None;
+        }
+        info!(
+            seat = p.lower(),
+            level = level.number(),
+            "a bot takes over from a player who abandoned"
+        );
+        self.broadcast(Event::BotTookOver {
+            seat: wire_seat(p),
+            level: level.number(),
+        });
+        self.broadcast_state();
+        true
+    }
+}
+
+/// The result of the bot search under way; never completes without one. Cancel-safe:
+/// the search lives on in the `Box` when another branch of the loop wins.
+pub(super) async fn bot_turn(turn: &mut Option<BotTurn>) -> (i64, Player, Option<BotMove>) {
+    match turn {
+        Some(t) => {
+            let chosen = (&mut t.thinking).await;
+            (t.ply, t.player, chosen)
+        }
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,395 @@
+//! Room chat: a players' channel and a spectators' channel.
+//!
+//! Visibility (docs/protocol.md §13): the players' channel reaches every connection of
+//! the room (spectators may read it); the spectators' channel reaches only connections
+//! that spectate (sent `watch` and hold no seat), never a seated player, so spectators
+//! cannot help the players. Every message is stored before it is sent; the room keeps
+//! the last messages of each channel in memory for late joiners, and a restored room
+//! reads them back.
+//!
+//! The room's handlers: `watch`, `chat`, and the history sent to late joiners.
+
+use std::collections::VecDeque;
+
+use sannin_protocol::ServerMsg;
+use sannin_rules::Player;
+use serde::Serialize;
+
+use super::{idx, ConnId, Room};
+use crate::error::ErrorCode;
+use crate::store::{now_ms, StoredChat};
+
+/// Which chat a message belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Channel {
+    /// Seated players write; everyone reads.
+    Players,
+    /// Spectators write and read; players never see it.
+    Spectators,
+}
+
+/// One chat message.
+#[derive(Debug, Clone)]
+pub struct ChatMessage {
+    /// Rising per room.
+    pub id: u64,
+    /// Channel.
+    pub channel: Channel,
+    /// The writer's seat (players' channel) or None (a spectator).
+    pub seat: Option<Player>,
+    /// The writer's name, set by the server.
+    pub name: String,
+    /// The text.
+    pub text: String,
+    /// Unix ms when the server received it.
+    pub at_ms: i64,
+}
+
+impl ChatMessage {
+    /// The wire object (inside `chat` and `chat_history`).
+    pub fn to_wire(&self) -> sannin_protocol::ChatMessage {
+        sannin_protocol::ChatMessage {
+            id: self.id,
+            channel: match self.channel {
+                Channel::Players => sannin_protocol::Channel::Players,
+                Channel::Spectators => sannin_protocol::Channel::Spectators,
+            },
+            seat: self.seat.map(Into::into),
+            name: self.name.clone(),
+            text: self.text.clone(),
+            at_ms: self.at_ms,
+        }
+    }
+}
+
+impl Channel {
+    /// Wire and database name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Channel::Players => "players",
+            Channel::Spectators => "spectators",
+        }
+    }
+}
+
+impl ChatMessage {
+    /// As stored.
+    pub fn to_stored(&self) -> StoredChat {
+        StoredChat {
+            id: self.id as i64,
+            channel: self.channel.as_str().into(),
+            seat: self.seat,
+            name: self.name.clone(),
+            text: self.text.clone(),
+            at_ms: self.at_ms,
+        }
+    }
+
+    /// Read back from the store; None for an unknown channel.
+    pub fn from_stored(s: StoredChat) -> Option<ChatMessage> {
+        let channel = match s.channel.as_str() {
+            "players" => Channel::Players,
+            "spectators" => Channel::Spectators,
+            _ => return None,
+        };
+        Some(ChatMessage {
+            id: u64::try_from(s.id).ok()?,
+            channel,
+            seat: s.seat,
+            name: s.name,
+            text: s.text,
+            at_ms: s.at_ms,
+        })
+    }
+}
+
+/// Why a chat message is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChatError {
+    /// Nothing left after trimming.
+    Empty,
+    /// More than the limit of characters.
+    TooLong(usize),
+    /// Control characters other than line breaks.
+    Control,
+}
+
+/// Trims `text` and checks it: at most `max_chars` characters, no control characters
+/// except `\n` (and `\r\n`, turned into `\n`).
+pub fn clean_text(text: &str, max_chars: usize) -> Result<String, ChatError> {
+    let t = text.trim().replace("\r\n", "\n");
+    if t.is_empty() {
+        return Err(ChatError::Empty);
+    }
+    if t.chars().count() > max_chars {
+        return Err(ChatError::TooLong(max_chars));
+    }
+    if t.chars().any(|c| c.is_control() && c != '\n') {
+        return Err(ChatError::Control);
+    }
+    Ok(t)
+}
+
+/// The chat of one room: recent messages of both channels.
+#[derive(Debug)]
+pub struct Chat {
+    players: VecDeque<ChatMessage>,
+    spectators: VecDeque<ChatMessage>,
+    keep: usize,
+    next_id: u64,
+}
+
+impl Chat {
+    /// Keeps the last `keep` messages of each channel.
+    pub fn new(keep: usize) -> Chat {
+        Chat {
+            players: VecDeque::new(),
+            spectators: VecDeque::new(),
+            keep,
+            next_id: 1,
+        }
+    }
+
+    /// Records a prepared message; returns it.
+    #[cfg(test)]
+    pub fn push(&mut self, m: ChatMessage) -> ChatMessage {
+        self.adopt(m.clone());
+        m
+    }
+
+    /// The next message, not recorded yet (it is stored first).
+    pub fn prepare(
+        &self,
+        channel: Channel,
+        seat: Option<Player>,
+        name: String,
+        text: String,
+        at_ms: i64,
+    ) -> ChatMessage {
+        ChatMessage {
+            id: self.next_id,
+            channel,
+            seat,
+            name,
+            text,
+            at_ms,
+        }
+    }
+
+    /// Records a message (a prepared one, or one read back from the store).
+    pub fn adopt(&mut self, m: ChatMessage) {
+        self.next_id = self.next_id.max(m.id + 1);
+        let q = match m.channel {
+            Channel::Players => &mut self.players,
+            Channel::Spectators => &mut self.spectators,
+        };
+        q.push_back(m);
+        while q.len() > self.keep {
+            q.pop_front();
+        }
+    }
+
+    /// The history a connection may see, oldest first: players' chat for everyone,
+    /// spectators' chat too when `spectator`.
+    pub fn history(&self, spectator: bool) -> Vec<sannin_protocol::ChatMessage> {
+        let mut all: Vec<&ChatMessage> = self.players.iter().collect();
+        if spectator {
+            all.extend(self.spectators.iter());
+        }
+        all.sort_by_key(|m| m.id);
+        all.into_iter().map(ChatMessage::to_wire).collect()
+    }
+}
+
+impl Room {
+    /// `watch`: spectate (receive the spectators' chat), optionally with a chat name.
+    pub(super) fn watch(&mut self, conn: ConnId, name: Option<String>) {
+        let seated = self.seat_of(conn).is_some();
+        if !seated {
+            let name = match name.map(|n| self.clean_spectator_name(&n)) {
+                Some(Err(e)) => return self.send_error(conn, ErrorCode::BadMessage, e),
+                Some(Ok(n)) => n,
+                None => None,
+            };
+            if let Some(c) = self.fanout.conns.get_mut(&conn) {
+                c.watching = true;
+                if name.is_some() {
+                    c.name = name;
+                }
+            }
+        }
+        self.send_state(conn);
+        self.send_chat_history(conn);
+    }
+
+    pub(super) fn clean_spectator_name(&self, name: &str) -> Result<Option<String>, String> {
+        super::seats::checked_name(name, self.deps.config.max_name_chars)
+    }
+
+    pub(super) fn send_chat_history(&mut self, conn: ConnId) {
+        let Some(c) = self.fanout.conns.get(&conn) else {
+            return;
+        };
+        let spectator = c.seat.is_none() && c.watching;
+        let msg = ServerMsg::ChatHistory {
+            messages: self.chat.history(spectator),
+        };
+        self.send(conn, &msg);
+    }
+
+    /// `chat`: players write to the players' channel, spectators to theirs.
+    pub(super) async fn chat(&mut self, conn: ConnId, text: &str) {
+        let max = self.deps.config.chat_max_chars;
+        let Some(c) = self.fanout.conns.get(&conn) else {
+            return;
+        };
+        let (seat, watching) = (c.seat, c.watching);
+        let (channel, name) = match seat {
+            Some(p) => (
+                Channel::Players,
+                self.seats[idx(p)]
+                    .as_ref()
+                    .map(|s| s.name.clone())
+                    .unwrap_or_default(),
+            ),
+            None if watching => (
+                Channel::Spectators,
+                c.name.clone().unwrap_or_else(|| "Spectator".into()),
+            ),
+            None => {
+                return self.send_error(
+                    conn,
+                    ErrorCode::NotSeated,
+                    "send watch (to spectate) or join before chatting",
+                )
+            }
+        };
+        let text = match clean_text(text, max) {
+            Ok(t) => t,
+            Err(ChatError::TooLong(n)) => {
+                return self.send_error(
+                    conn,
+                    ErrorCode::ChatTooLong,
+                    format!("chat message too long (at most {n} characters)"),
+                )
+            }
+            Err(ChatError::Empty) => {
+                return self.send_error(conn, ErrorCode::BadMessage, "empty chat message")
+            }
+            Err(ChatError::Control) => {
+                return self.send_error(
+                    conn,
+                    ErrorCode::BadMessage,
+                    "chat message contains control characters",
+                )
+            }
+        };
+        let allowed = self
+            .fanout
+            .conns
+            .get_mut(&conn)
+            .is_some_and(|c| c.chat_bucket.allow());
+        if !allowed {
+            return self.send_error(
+                conn,
+                ErrorCode::RateLimited,
+                "too many chat messages: this one was dropped; slow down",
+            );
+        }
+        let m = self.chat.prepare(channel, seat, name, text, now_ms());
+        if let Err(e) = self
+            .deps
+            .store
+            .append_chat(&self.id_str, &m.to_stored())
+            .await
+        {
+            self.store_failed("storing a chat message", &e);
+            return self.send_error(
+                conn,
+                ErrorCode::Internal,
+                "could not store the chat message; nothing was sent: try again",
+            );
+        }
+        self.chat.adopt(m.clone());
+        let out = ServerMsg::Chat(m.to_wire());
+        let t = self.text(&out);
+        let to: Vec<ConnId> = self
+            .fanout
+            .conns
+            .iter()
+            .filter(|(_, c)| channel == Channel::Players || (c.seat.is_none() && c.watching))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in to {
+            self.deliver(id, t.clone());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_checked() {
+        assert_eq!(clean_text("  hi\r\nthere ", 20), Ok("hi\nthere".into()));
+        assert_eq!(clean_text("   ", 20), Err(ChatError::Empty));
+        assert_eq!(clean_text("abcdef", 5), Err(ChatError::TooLong(5)));
+        assert_eq!(clean_text("a\u{7}b", 5), Err(ChatError::Control));
+        assert_eq!(clean_text("日本語", 3), Ok("日本語".into()));
+    }
+
+    #[test]
+    fn stored_messages_come_back_as_they_were() {
+        let mut c = Chat::new(10);
+        let a = c.push(c.prepare(
+            Channel::Players,
+            Some(Player::Middle),
+            "Bob".into(),
+            "hi".into(),
+            5,
+        ));
+        let b = c.push(c.prepare(Channel::Spectators, None, "Zed".into(), "yo".into(), 6));
+        let mut back = Chat::new(10);
+        for m in [&a, &b] {
+            back.adopt(ChatMessage::from_stored(m.to_stored()).expect("a known channel"));
+        }
+        assert_eq!(back.history(true), c.history(true));
+        // Numbering goes on after the restored messages.
+        let next = back.prepare(Channel::Players, None, "x".into(), "y".into(), 7);
+        assert_eq!(next.id, 3);
+    }
+
+    #[test]
+    fn spectator_chat_stays_with_spectators() {
+        let mut c = Chat::new(2);
+        c.push(c.prepare(
+            Channel::Players,
+            Some(Player::First),
+            "Ann".into(),
+            "a".into(),
+            0,
+        ));
+        c.push(c.prepare(Channel::Spectators, None, "Zed".into(), "b".into(), 0));
+        c.push(c.prepare(
+            Channel::Players,
+            Some(Player::Last),
+            "Cid".into(),
+            "c".into(),
+            0,
+        ));
+        c.push(c.prepare(
+            Channel::Players,
+            Some(Player::Last),
+            "Cid".into(),
+            "d".into(),
+            0,
+        ));
+        let texts = |v: Vec<sannin_protocol::ChatMessage>| {
+            v.into_iter().map(|m| m.text).collect::<Vec<_>>()
+        };
+        assert_eq!(texts(c.history(false)), vec!["c", "d"]);
+        assert_eq!(texts(c.history(true)), vec!["b", "c", "d"]);
+    }
+}

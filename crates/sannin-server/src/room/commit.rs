@@ -1,0 +1,368 @@
+//! The commit pipeline: an action accepted by the rules is stored, then adopted as
+//! the room's game, then broadcast (the lead event, the rules' events, fresh states).
+//! `act`, `resign`, forfeits on time and by abandonment all go through it.
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use sannin_rules::LossReason;
+use tracing::{error, info};
+
+use super::*;
+use crate::store::{ActionKind, StoredAction};
+
+/// What a committed action does to the clocks.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum ClockOp {
+    /// A move by the running player, charged its time minus this lag credit.
+    Move(u64),
+    /// The running player's time ran out.
+    Flag(Player),
+    /// Anything else (resignation, abandonment, draw): the running clock goes on if
+    /// the same player is still to move, else it stops and its player is charged.
+    Other,
+}
+
+/// The one retry policy of the room's writes.
+///
+/// What a connection asked for (an action, `ready`, `leave`, …) is answered with an
+/// `internal` error when its write fails, and is tried again when the connection asks
+/// again. What the room does on its own (a seat freed or a player forfeited after the
+/// grace period, a flag fall, a bot's move, a bot takeover, the start of a room of
+/// bots) is tried again once the backoff has passed: every failed write, whoever made
+/// it, pushes the next automatic attempt back (250 ms, doubling up to 5 s), and the
+/// first write that succeeds clears it. So a database that is down costs a few
+/// attempts a minute, never a loop that spins.
+#[derive(Debug, Default)]
+pub(super) struct Retry {
+    failures: u32,
+    until: Option<Instant>,
+}
+
+impl Retry {
+    /// The wait after the first failure.
+    pub(super) const FIRST: Duration = Duration::from_millis(250);
+    /// The longest wait.
+    pub(super) const MAX: Duration = Duration::from_secs(5);
+
+    /// A write failed at `now`: returns the wait before the next automatic attempt.
+    pub(super) fn failed(&mut self, now: Instant) -> Duration {
+        let wait = Self::FIRST
+            .saturating_mul(1 << self.failures.min(10))
+            .min(Self::MAX);
+        self.failures = self.failures.saturating_add(1);
+        self.until = Some(now + wait);
+        wait
+    }
+
+    /// A write succeeded: automatic attempts may run at once again.
+    pub(super) fn succeeded(&mut self) {
+        self.failures = 0;
+        self.until = None;
+    }
+
+    /// Until when automatic attempts wait, if that is after `now`.
+    pub(super) fn hold(&self, now: Instant) -> Option<Instant> {
+        self.until.filter(|u| *u > now)
+    }
+
+    /// `deadline`, or the end of the backoff if that is later.
+    pub(super) fn later(&self, deadline: Instant) -> Instant {
+        match self.until {
+            Some(u) if u > deadline => u,
+            _ => deadline,
+        }
+    }
+}
+
+impl Room {
+    /// A write to the store failed: logged, counted, and the backoff of the room's
+    /// automatic attempts grows.
+    pub(super) fn store_failed(&mut self, what: &str, e: &dyn std::fmt::Display) {
+        let wait = self.retry.failed(Instant::now());
+        self.deps
+            .metrics
+            .store_failures
+            .fetch_add(1, Ordering::Relaxed);
+        error!(error = %e, retry_ms = wait.as_millis() as u64, "{what} failed");
+    }
+
+    /// A write to the store succeeded: the room changed.
+    pub(super) fn store_ok(&mut self) {
+        self.retry.succeeded();
+        self.updated_at_ms = now_ms();
+    }
+
+    /// `resign` (RULES §12.10).
+    pub(super) async fn resign(&mut self, conn: ConnId, received: StdInstant) {
+        let Some(p) = self.require_playing_seat(conn) else {
+            return;
+        };
+        match self.game.prepare_forfeit(p, LossReason::Resigned) {
+            Ok(prepared) => {
+                let lead = Event::Resigned {
+                    player: wire_seat(p),
+                    clocks: None,
+                };
+                self.commit(
+                    prepared,
+                    ActionKind::Resign,
+                    Some(p),
+                    "resign".into(),
+                    lead,
+                    Some((conn, received)),
+                    ClockOp::Other,
+                )
+                .await;
+            }
+            Err(e) => self.reject(conn, crate::error::play_error_code(&e), e),
+        }
+    }
+
+    /// `p` loses outside play, on time or by abandonment (RULES §12.10): stored,
+    /// then announced as `forfeited`. False if the rules or the database refused.
+    pub(super) async fn forfeit(
+        &mut self,
+        p: Player,
+        reason: LossReason,
+        clock_op: ClockOp,
+    ) -> bool {
+        let text = if reason == LossReason::Timeout {
+            "timeout"
+        } else {
+            "abandoned"
+        };
+        let prepared = match self.game.prepare_forfeit(p, reason) {
+            Ok(prepared) => prepared,
+            Err(e) => {
+                error!(error = %e, "forfeit refused by the rules");
+                return false;
+            }
+        };
+        let lead = Event::Forfeited {
+            player: wire_seat(p),
+            reason: if reason == LossReason::Timeout {
+                ForfeitReason::Timeout
+            } else {
+                ForfeitReason::Abandoned
+            },
+            clocks: None,
+        };
+        self.commit(
+            prepared,
+            ActionKind::Forfeit,
+            Some(p),
+            text.into(),
+            lead,
+            None,
+            clock_op,
+        )
+        .await
+    }
+
+    /// RULES §12.10: abandonment counts as a loss. Forfeits the player to move while
+    /// it has been disconnected longer than the grace period (repeatedly: the next
+    /// player to move may be gone too). With `bot_takeover`, a bot takes the seat
+    /// instead.
+    pub(super) async fn check_abandonment(&mut self) {
+        while let Some(p) = self.to_move() {
+            match self.deadline_of(p) {
+                Some(d) if d <= Instant::now() => {}
+                _ => return,
+            }
+            if self.settings.bot_takeover {
+                // A bot plays the seat from now on; the player may come back (§16).
+                if !self.take_over(p).await {
+                    return;
+                }
+                continue;
+            }
+            info!(seat = p.lower(), "player abandoned the game");
+            if !self.forfeit(p, LossReason::Abandoned, ClockOp::Other).await {
+                return;
+            }
+        }
+    }
+
+    pub(super) async fn act(&mut self, conn: ConnId, action: String, received: StdInstant) {
+        // A move that comes in after the flag fell (the timer had not fired yet) loses.
+        self.check_clock().await;
+        let Some(p) = self.require_playing_seat(conn) else {
+            return;
+        };
+        if let Some(tm) = self.to_move() {
+            if tm != p {
+                return self.reject(
+                    conn,
+                    ErrorCode::NotYourTurn,
+                    format!("it is {}'s turn, not yours ({})", tm.lower(), p.lower()),
+                );
+            }
+        }
+        match self.game.prepare_notation(p, &action) {
+            Ok(prepared) => {
+                let credit = self.lag_credit(p);
+                self.commit_action(p, prepared, Some((conn, received)), credit)
+                    .await;
+            }
+            Err(e) => self.reject(conn, crate::error::play_error_code(&e), e),
+        }
+    }
+
+    /// Commits `p`'s prepared action, led by its `action` event; `credit` is the lag
+    /// credit off `p`'s clock. Returns what [`Room::commit`] returns.
+    pub(super) async fn commit_action(
+        &mut self,
+        p: Player,
+        prepared: Prepared,
+        from: Option<(ConnId, StdInstant)>,
+        credit: u64,
+    ) -> bool {
+        let text = prepared.entry().notation().unwrap_or_default().to_string();
+        let lead = Event::Action {
+            player: wire_seat(p),
+            action: text.clone(),
+            clocks: None,
+        };
+        let (kind, op) = (ActionKind::Act, ClockOp::Move(credit));
+        self.commit(prepared, kind, Some(p), text, lead, from, op)
+            .await
+    }
+
+    /// Stores an accepted action, then adopts it into the room's game (the rules'
+    /// prepare-then-commit: nothing is cloned, nothing changes before the write) and
+    /// tells everyone: the `lead` event, the rules' events, and a fresh state.
+    /// Returns false (and changes nothing) if the database refused the write.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) async fn commit(
+        &mut self,
+        prepared: Prepared,
+        kind: ActionKind,
+        player: Option<Player>,
+        text: String,
+        lead: Event,
+        from: Option<(ConnId, StdInstant)>,
+        clock_op: ClockOp,
+    ) -> bool {
+        let finished = prepared
+            .outcome()
+            .map(|o| serde_json::to_string(o).unwrap_or_default());
+        let now = self.deps.config.time.now_ms();
+        let next = prepared.to_move();
+        let clock = self.clock.clone().map(|mut c| {
+            match clock_op {
+                ClockOp::Move(credit) => {
+                    c.stop(now, credit, true);
+                }
+                ClockOp::Flag(p) => c.flag(p),
+                ClockOp::Other => {
+                    if c.running() != next {
+                        c.stop(now, 0, false);
+                    }
+                }
+            }
+            if let Some(n) = next {
+                if c.running().is_none() {
+                    c.start(n, now);
+                }
+            }
+            c
+        });
+        let stored = StoredAction {
+            ply: self.plies + 1,
+            kind,
+            player,
+            text,
+            clocks: clock.as_ref().map(GameClock::saved),
+        };
+        if let Err(e) = self
+            .deps
+            .store
+            .append_action(&self.id_str, &stored, finished.as_deref())
+            .await
+        {
+            self.store_failed("storing an action", &e);
+            if let Some((conn, _)) = from {
+                self.reject(
+                    conn,
+                    ErrorCode::Internal,
+                    "could not store the action; nothing changed",
+                );
+            }
+            return false;
+        }
+        self.store_ok();
+        self.plies = stored.ply;
+        // Prepared on this very game a moment ago (the room is one task), so the
+        // rules accept it; were it ever refused, the stored row replays on restore.
+        let events = match self.game.commit(prepared) {
+            Ok(events) => events,
+            Err(e) => {
+                error!(error = %e, "the rules refused a prepared change after it was stored");
+                Vec::new()
+            }
+        };
+        self.clock = clock;
+        let had_offers = self.draw_offers.clear() && kind != ActionKind::Draw;
+        let mut lead = lead;
+        if let Some(c) = &self.clock {
+            lead.set_clocks(c.snapshot(now));
+        }
+        self.broadcast(lead);
+        for ev in events {
+            self.broadcast(Event::Rules(ev));
+        }
+        if had_offers {
+            // RULES §12.11 asks for agreement on a position: an action ends the offers.
+            self.broadcast(Event::DrawExpired);
+        }
+        if self.game.is_over() {
+            self.status = RoomStatus::Finished;
+            self.deps.registry.room_closed();
+            info!(result = %self.outcome_json(), "game over");
+        }
+        self.broadcast_state();
+        self.ping_mover();
+        let m = &self.deps.metrics;
+        m.actions_accepted.fetch_add(1, Ordering::Relaxed);
+        if let Some((_, t)) = from {
+            m.latency.observe(t.elapsed());
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retries_back_off_doubling_up_to_a_cap_and_reset_on_success() {
+        let t0 = Instant::now();
+        let mut r = Retry::default();
+        assert_eq!(r.hold(t0), None);
+        let waits: Vec<Duration> = (0..8).map(|_| r.failed(t0)).collect();
+        assert_eq!(waits[0], Retry::FIRST);
+        assert_eq!(waits[1], Retry::FIRST * 2);
+        assert_eq!(waits[2], Retry::FIRST * 4);
+        assert!(waits.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(*waits.last().unwrap(), Retry::MAX);
+        assert_eq!(r.hold(t0), Some(t0 + Retry::MAX));
+        r.succeeded();
+        assert_eq!(r.hold(t0), None);
+        assert_eq!(r.failed(t0), Retry::FIRST, "the backoff starts over");
+    }
+
+    #[test]
+    fn a_past_deadline_waits_for_the_backoff() {
+        let t0 = Instant::now();
+        let mut r = Retry::default();
+        let past = t0;
+        assert_eq!(r.later(past), past, "no failure: the deadline stands");
+        r.failed(t0);
+        assert_eq!(r.later(past), t0 + Retry::FIRST);
+        let far = t0 + Duration::from_secs(60);
+        assert_eq!(r.later(far), far, "a later deadline is not moved");
+        assert_eq!(r.hold(t0 + Retry::FIRST), None, "over once its time passed");
+    }
+}

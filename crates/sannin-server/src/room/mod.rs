@@ -1,0 +1,387 @@
+//! One room = one task owning its [`Game`] (an actor, STYLE 9).
+//!
+//! Everything that changes a room goes through its bounded command queue, so the
+//! room's state needs no lock. Each accepted action is stored in the database *before*
+//! anyone is told about it. Fan-out differs from a plain `broadcast` channel on
+//! purpose: each player's `state` is its own (its `legal` actions, `you`), so the actor
+//! writes to one bounded queue per connection with `try_send`, and a connection whose
+//! queue is full is dropped instead of stalling the room (it can `resume`).
+//!
+//! The actor core (mailbox, `select!`, dispatch of client messages) is in
+//! `actor.rs`; each concern has its own file:
+//!
+//! | file           | handles                                                        |
+//! |----------------|----------------------------------------------------------------|
+//! | `seats.rs`     | `join`, `resume`, `leave`, disconnects, tokens, names          |
+//! | `conns.rs`     | fan-out to connections: `seq`, per-seat states, slow clients   |
+//! | `snapshot.rs`  | the `state` message, the lobby summary, room details           |
+//! | `commit.rs`    | `act`, `resign`, forfeits: store → adopt → broadcast, retries  |
+//! | `pregame.rs`   | `ready`, voluntary alliance, `add_bot`/`remove_bot`, the start |
+//! | `bot_turns.rs` | bots playing their turns, bot takeover of abandoned seats      |
+//! | `draws.rs`     | `offer_draw`, `accept_draw`, `decline_draw`, `withdraw_draw`   |
+//! | `rematch.rs`   | `rematch`, `cancel_rematch`                                    |
+//! | `clocks.rs`    | game clocks: flag fall, lag credit                             |
+//! | `chat.rs`      | `watch`, `chat`, chat history                                  |
+//! | `restore.rs`   | rebuilding a stored room after a restart                       |
+//!
+//! The room never sees the application state: it gets a [`RoomDeps`] (store, config,
+//! metrics, bot pool and a [`Registry`] handle for the few things it asks of the
+//! registry of rooms).
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Instant as StdInstant;
+
+use axum::extract::ws::Utf8Bytes;
+use sannin_bot::Level;
+use sannin_rules::{Game, Player, Position, Prepared};
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use uuid::Uuid;
+
+use crate::bots::Bots;
+use crate::clock::{ClockSettings, GameClock};
+use crate::config::Config;
+use crate::error::{ApiError, ErrorCode};
+use crate::metrics::Metrics;
+use crate::protocol::{wire_seat, ClientMsg};
+use crate::store::{now_ms, Store, StoredSeat};
+use sannin_protocol::{
+    Event, ForfeitReason, RoomDetails, RoomInfo, RoomStatus, RoomSummary, SeatMove, Seats,
+    ServerMsg,
+};
+
+mod actor;
+mod bot_turns;
+mod chat;
+mod clocks;
+mod commit;
+mod conns;
+mod draws;
+mod pregame;
+mod rematch;
+mod restore;
+mod seats;
+mod snapshot;
+
+use bot_turns::BotTurn;
+use chat::Chat;
+use commit::Retry;
+use conns::{Conn, Fanout};
+use draws::DrawOffers;
+use seats::Seat;
+
+pub use restore::start_kind;
+
+/// Connection id, unique in the process.
+pub type ConnId = u64;
+
+/// Commands a room's queue holds.
+pub const ROOM_QUEUE: usize = 256;
+
+/// What the room actor sends to a connection's writer.
+#[derive(Debug)]
+pub enum Outbound {
+    /// A JSON text frame.
+    Text(Utf8Bytes),
+    /// A close frame; the writer stops after it.
+    Close(u16, &'static str),
+    /// Send a WebSocket ping now (its pong measures the round trip, for lag credit).
+    Ping,
+}
+
+/// The room's side of a connection.
+#[derive(Debug, Clone)]
+pub struct ConnHandle {
+    /// Bounded queue to the connection's writer task.
+    pub tx: mpsc::Sender<Outbound>,
+    /// Cancelled to drop the connection at once (slow client).
+    pub kill: CancellationToken,
+}
+
+/// Commands to a room.
+#[derive(Debug)]
+pub enum Cmd {
+    /// A WebSocket connected; answered with a `state` or `room_full`.
+    Connect {
+        /// Id.
+        conn: ConnId,
+        /// Its queue.
+        out: ConnHandle,
+        /// `Err(RoomFull)` when the room has no room.
+        reply: oneshot::Sender<Result<(), ErrorCode>>,
+    },
+    /// The connection's socket closed.
+    Disconnect {
+        /// Id.
+        conn: ConnId,
+    },
+    /// A parsed client message.
+    Msg {
+        /// From.
+        conn: ConnId,
+        /// The message.
+        msg: ClientMsg,
+        /// When the socket read it (for the latency histogram).
+        received: StdInstant,
+    },
+    /// `GET /api/rooms/{id}`.
+    Details {
+        /// Answer.
+        reply: oneshot::Sender<RoomDetails>,
+    },
+    /// `GET /api/rooms/{id}/record`.
+    Record {
+        /// The room's link, for the `Site` header.
+        site: String,
+        /// Answer.
+        reply: oneshot::Sender<String>,
+    },
+    /// A round trip measured on the connection (ping → pong), in ms.
+    Rtt {
+        /// Id.
+        conn: ConnId,
+        /// The round trip.
+        rtt_ms: u64,
+    },
+}
+
+/// A room's settings: chosen at creation, stored as JSON in `rooms.settings`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct RoomSettings {
+    /// Time control; None: no clock.
+    pub clock: Option<ClockSettings>,
+    /// Not listed in `GET /api/rooms`.
+    pub private: bool,
+    /// The room this one is the rematch of.
+    pub rematch_of: Option<Uuid>,
+    /// The rematch of this room, once all three asked for one.
+    pub rematch: Option<Uuid>,
+    /// A player who abandons is replaced by a bot instead of losing (docs/protocol.md §16).
+    pub bot_takeover: bool,
+    /// The level of that bot (set at creation when `bot_takeover` is).
+    pub bot_takeover_level: Option<u8>,
+}
+
+impl RoomSettings {
+    /// As stored.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| "{}".into())
+    }
+
+    /// As stored; the defaults (no clock, public) when missing or unreadable.
+    pub fn from_stored(json: Option<&str>) -> RoomSettings {
+        json.and_then(|s| serde_json::from_str(s).ok())
+            .unwrap_or_default()
+    }
+}
+
+/// Handle to a running room.
+#[derive(Debug, Clone)]
+pub struct RoomHandle {
+    /// Room id.
+    pub id: Uuid,
+    /// Command queue.
+    pub tx: mpsc::Sender<Cmd>,
+    /// Latest summary.
+    pub summary: watch::Receiver<RoomSummary>,
+}
+
+/// What a room asks of the registry of rooms it runs in.
+pub trait Registry: Send + Sync + std::fmt::Debug {
+    /// The room's game finished: it no longer counts against `--max-rooms`.
+    fn room_closed(&self);
+    /// The room's actor stopped (an idle finished room): forget its handle.
+    fn unload_room(&self, id: Uuid);
+    /// Creates and starts a room (a rematch) with its seats already taken.
+    fn create_room(
+        self: Arc<Self>,
+        position: Option<String>,
+        settings: RoomSettings,
+        seats: Vec<StoredSeat>,
+    ) -> Pin<Box<dyn Future<Output = Result<Uuid, ApiError>> + Send>>;
+}
+
+/// Everything a room needs from outside.
+#[derive(Debug, Clone)]
+pub struct RoomDeps {
+    /// Configuration.
+    pub config: Arc<Config>,
+    /// Database.
+    pub store: Store,
+    /// Counters.
+    pub metrics: Arc<Metrics>,
+    /// Runs the bots' searches (bounded concurrency, shared by every room).
+    pub bots: Arc<Bots>,
+    /// The registry of rooms.
+    pub registry: Arc<dyn Registry>,
+    /// Cancelled on shutdown; the room then closes its connections and stops.
+    pub shutdown: CancellationToken,
+    /// Tracks room tasks so that shutdown can wait for them.
+    pub tracker: TaskTracker,
+}
+
+fn idx(p: Player) -> usize {
+    match p {
+        Player::First => 0,
+        Player::Middle => 1,
+        Player::Last => 2,
+    }
+}
+
+/// The actor's state.
+pub struct Room {
+    id: Uuid,
+    id_str: String,
+    deps: RoomDeps,
+    game: Game,
+    status: RoomStatus,
+    custom_position: bool,
+    voluntary: bool,
+    seats: [Option<Seat>; 3],
+    /// The connections, the `seq` of the last event, slow clients to drop.
+    fanout: Fanout,
+    /// Stored actions so far (the `ply` of the next one is this + 1).
+    plies: i64,
+    proposal: Option<(Player, Player)>,
+    draw_offers: DrawOffers,
+    /// Settings chosen at creation.
+    settings: RoomSettings,
+    /// The clocks, when the room has a time control.
+    clock: Option<GameClock>,
+    /// Chat of both channels.
+    chat: Chat,
+    /// Seats that asked for a rematch after the game.
+    rematch_votes: [bool; 3],
+    /// The search of the bot to move, while it runs (off the room's task).
+    thinking: Option<BotTurn>,
+    /// Backoff of the room's own writes after a failure (`commit::Retry`).
+    retry: Retry,
+    /// The start of a game nobody asked for (a room of bots) failed: try again.
+    start_pending: bool,
+    /// Since when the room is finished with nobody connected (for unloading it).
+    idle_since: Option<Instant>,
+    /// Since when the room is waiting with no human seated and nobody connected (it
+    /// expires after `--waiting-room-ttl-seconds`).
+    lonely_since: Option<Instant>,
+    /// Unix ms of the creation.
+    created_at_ms: i64,
+    /// Unix ms of the last stored change.
+    updated_at_ms: i64,
+    summary_tx: watch::Sender<RoomSummary>,
+}
+
+impl Room {
+    /// A new room; `seats` already taken (a rematch) are ready and wait for their
+    /// players to `resume`.
+    pub fn new(
+        deps: RoomDeps,
+        id: Uuid,
+        start: Option<Position>,
+        settings: RoomSettings,
+        seats: Vec<StoredSeat>,
+    ) -> Room {
+        let custom_position = start.is_some();
+        let game = match start {
+            Some(p) => Game::from_position(p),
+            None => Game::new(),
+        };
+        let mut room = Room::build(
+            deps,
+            id,
+            game,
+            RoomStatus::Waiting,
+            custom_position,
+            false,
+            settings,
+        );
+        let (now, now_epoch) = (Instant::now(), now_ms());
+        for s in seats {
+            // Bots (chosen at creation, or carried over to a rematch) are there at once.
+            let bot = s.bot.and_then(Level::from_number);
+            room.seats[idx(s.seat)] = Some(Seat {
+                name: s.name,
+                token_hash: s.token_hash,
+                ready: true,
+                conn: None,
+                left_at: bot.is_none().then_some(now),
+                left_at_ms: bot.is_none().then_some(now_epoch),
+                bot,
+            });
+        }
+        room.publish();
+        room
+    }
+
+    fn build(
+        deps: RoomDeps,
+        id: Uuid,
+        game: Game,
+        status: RoomStatus,
+        custom_position: bool,
+        voluntary: bool,
+        settings: RoomSettings,
+    ) -> Room {
+        let (summary_tx, _) = watch::channel(RoomSummary {
+            room: RoomInfo {
+                id: id.to_string(),
+                status,
+                seats: Seats::default(),
+                spectators: 0,
+                custom_position,
+                voluntary_alliance: voluntary,
+                private: settings.private,
+                clock: settings.clock,
+                bot_takeover: settings.bot_takeover,
+                result: None,
+                created_at_ms: now_ms(),
+                updated_at_ms: now_ms(),
+            },
+            moves: 0,
+        });
+        let chat = Chat::new(deps.config.chat_history);
+        let clock = settings.clock.map(GameClock::new);
+        Room {
+            id,
+            id_str: id.to_string(),
+            deps,
+            game,
+            status,
+            custom_position,
+            voluntary,
+            seats: [None, None, None],
+            fanout: Fanout::default(),
+            plies: 0,
+            proposal: None,
+            draw_offers: DrawOffers::default(),
+            settings,
+            clock,
+            chat,
+            rematch_votes: [false; 3],
+            thinking: None,
+            retry: Retry::default(),
+            start_pending: false,
+            idle_since: None,
+            lonely_since: Some(Instant::now()),
+            created_at_ms: now_ms(),
+            updated_at_ms: now_ms(),
+            summary_tx,
+        }
+    }
+
+    /// Whether the room counts against `--max-rooms`.
+    pub fn is_open(&self) -> bool {
+        self.status != RoomStatus::Finished
+    }
+
+    fn text<T: Serialize>(&self, v: &T) -> Utf8Bytes {
+        Utf8Bytes::from(crate::protocol::to_text(v))
+    }
+}

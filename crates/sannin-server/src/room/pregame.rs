@@ -1,0 +1,353 @@
+//! Before the game: `ready`, the voluntary alliance (RULES §12.8), bot seats, and
+//! the start of the game.
+
+use std::sync::atomic::Ordering;
+
+use tracing::info;
+
+use super::*;
+use crate::bots;
+use crate::protocol;
+use crate::store::BOT_TOKEN_HASH;
+
+impl Room {
+    /// Proposals are cleared whenever the seats change.
+    pub(super) fn clear_proposal(&mut self) {
+        if self.proposal.take().is_some() {
+            self.broadcast(Event::AllianceDeclined { by: None });
+        }
+    }
+
+    /// `ready` / `unready`. A `ready` while every seat already is ready (the write
+    /// that starts the game failed) tries the start again.
+    pub(super) async fn ready(&mut self, conn: ConnId, ready: bool) {
+        let Some(p) = self.require_waiting_seat(conn) else {
+            return;
+        };
+        let changed = self.seats[idx(p)]
+            .as_mut()
+            .is_some_and(|s| std::mem::replace(&mut s.ready, ready) != ready);
+        if changed {
+            self.broadcast(Event::PlayerReady {
+                seat: wire_seat(p),
+                ready,
+            });
+        }
+        if ready && self.all_ready(false) {
+            self.start_for(conn).await;
+        }
+    }
+
+    /// Starts the game for `conn`'s request; tells it when the write failed (nothing
+    /// changed: its next `ready` tries again).
+    pub(super) async fn start_for(&mut self, conn: ConnId) {
+        if !self.start().await {
+            self.send_error(
+                conn,
+                ErrorCode::Internal,
+                "could not start the game; send ready again",
+            );
+        }
+    }
+
+    /// Starts the game: stored, then announced. False (nothing changed) when the
+    /// database refused.
+    pub(super) async fn start(&mut self) -> bool {
+        if let Err(e) = self
+            .deps
+            .store
+            .set_status(&self.id_str, RoomStatus::Playing.as_str(), None)
+            .await
+        {
+            self.store_failed("storing the start", &e);
+            return false;
+        }
+        self.store_ok();
+        self.start_pending = false;
+        self.status = RoomStatus::Playing;
+        self.deps
+            .metrics
+            .games_started
+            .fetch_add(1, Ordering::Relaxed);
+        info!(voluntary = self.voluntary, "game started");
+        self.broadcast(Event::GameStarted);
+        if self.voluntary {
+            if let Some((a, b)) = self.game.start_position().alliance() {
+                self.broadcast(Event::Rules(sannin_rules::Event::AllianceFormed {
+                    allies: [a, b],
+                    cause: sannin_rules::AllianceCause::Voluntary,
+                }));
+            }
+        }
+        if let (Some(c), Some(p)) = (self.clock.as_mut(), self.game.to_move()) {
+            c.start(p, self.deps.config.time.now_ms());
+        }
+        self.broadcast_state();
+        self.ping_mover();
+        self.check_abandonment().await;
+        true
+    }
+
+    /// Every seat taken and ready (and, with `present`, held by a connection or a bot).
+    pub(super) fn all_ready(&self, present: bool) -> bool {
+        self.seats.iter().all(|s| {
+            s.as_ref()
+                .is_some_and(|s| s.ready && (!present || s.present()))
+        })
+    }
+
+    /// `add_bot`: a seated player seats a bot in a free seat before the start.
+    pub(super) async fn add_bot(
+        &mut self,
+        conn: ConnId,
+        seat: sannin_protocol::Seat,
+        level: Option<u8>,
+    ) {
+        if self.require_waiting_seat(conn).is_none() {
+            return;
+        }
+        let p = seat.player();
+        // The level was checked when the message was read (0 to 3).
+        let level = level
+            .and_then(Level::from_number)
+            .unwrap_or(Level::SEARCH_SMALL);
+        if self.seats[idx(p)].is_some() {
+            return self.send_error(
+                conn,
+                ErrorCode::SeatTaken,
+                format!("the {} seat is taken", p.lower()),
+            );
+        }
+        let stored = StoredSeat {
+            seat: p,
+            token_hash: BOT_TOKEN_HASH.into(),
+            name: bots::bot_name(level),
+            bot: Some(level.number()),
+        };
+        if let Err(e) = self.deps.store.put_seat(&self.id_str, &stored).await {
+            self.store_failed("storing a bot seat", &e);
+            return self.send_error(
+                conn,
+                ErrorCode::Internal,
+                "could not store the bot; try again",
+            );
+        }
+        self.store_ok();
+        info!(seat = p.lower(), level = level.number(), "bot added");
+        self.broadcast(Event::BotAdded {
+            seat: wire_seat(p),
+            level: level.number(),
+            name: stored.name.clone(),
+        });
+        self.seats[idx(p)] = Some(Seat {
+            name: stored.name,
+            token_hash: stored.token_hash,
+            ready: true,
+            conn: None,
+            left_at: None,
+            left_at_ms: None,
+            bot: Some(level),
+        });
+        self.clear_proposal();
+        if self.all_ready(false) {
+            self.start_for(conn).await;
+        }
+    }
+
+    /// `remove_bot`: a seated player takes a bot out of its seat before the start.
+    pub(super) async fn remove_bot(&mut self, conn: ConnId, seat: sannin_protocol::Seat) {
+        if self.require_waiting_seat(conn).is_none() {
+            return;
+        }
+        let p = seat.player();
+        if self.bot_of(p).is_none() {
+            return self.send_error(
+                conn,
+                ErrorCode::BadBot,
+                format!("no bot sits in the {} seat", p.lower()),
+            );
+        }
+        if let Err(e) = self.deps.store.delete_seat(&self.id_str, p).await {
+            self.store_failed("removing a bot", &e);
+            return self.send_error(
+                conn,
+                ErrorCode::Internal,
+                "could not remove the bot; try again",
+            );
+        }
+        self.store_ok();
+        self.seats[idx(p)] = None;
+        info!(seat = p.lower(), "bot removed");
+        self.broadcast(Event::BotRemoved { seat: wire_seat(p) });
+        self.clear_proposal();
+    }
+
+    pub(super) fn propose(&mut self, conn: ConnId, to: sannin_protocol::Seat) {
+        let Some(from) = self.require_waiting_seat(conn) else {
+            return;
+        };
+        let to = to.player();
+        if let Err(why) = self.alliance_possible() {
+            return self.send_error(conn, ErrorCode::BadAlliance, why);
+        }
+        if to == from {
+            return self.send_error(
+                conn,
+                ErrorCode::BadAlliance,
+                "you cannot ally with yourself",
+            );
+        }
+        if self.seats[idx(to)].is_none() {
+            return self.send_error(
+                conn,
+                ErrorCode::BadAlliance,
+                format!("nobody sits in the {} seat", to.lower()),
+            );
+        }
+        if self.seats[idx(to)]
+            .as_ref()
+            .is_some_and(|s| s.bot.is_some())
+        {
+            return self.send_error(
+                conn,
+                ErrorCode::BadAlliance,
+                "bots do not make voluntary alliances",
+            );
+        }
+        self.proposal = Some((from, to));
+        self.broadcast(Event::AllianceProposed {
+            from: wire_seat(from),
+            to: wire_seat(to),
+        });
+    }
+
+    pub(super) fn alliance_possible(&self) -> Result<(), &'static str> {
+        if self.voluntary {
+            return Err("an alliance is already agreed");
+        }
+        if self.custom_position {
+            return Err("this room starts from a given position: no voluntary alliance");
+        }
+        Ok(())
+    }
+
+    pub(super) fn decline_alliance(&mut self, conn: ConnId) {
+        let Some(me) = self.require_waiting_seat(conn) else {
+            return;
+        };
+        match self.proposal {
+            Some((from, to)) if me == from || me == to => {
+                self.proposal = None;
+                self.broadcast(Event::AllianceDeclined {
+                    by: Some(wire_seat(me)),
+                });
+            }
+            _ => self.send_error(
+                conn,
+                ErrorCode::BadAlliance,
+                "no alliance proposal involves you",
+            ),
+        }
+    }
+
+    pub(super) async fn accept_alliance(&mut self, conn: ConnId) {
+        let Some(me) = self.require_waiting_seat(conn) else {
+            return;
+        };
+        let Some((from, to)) = self.proposal.filter(|(_, to)| *to == me) else {
+            return self.send_error(
+                conn,
+                ErrorCode::BadAlliance,
+                "nobody proposed an alliance to you",
+            );
+        };
+        if let Err(why) = self.alliance_possible() {
+            return self.send_error(conn, ErrorCode::BadAlliance, why);
+        }
+        let third = Player::ALL
+            .into_iter()
+            .find(|p| *p != from && *p != to)
+            .unwrap_or(Player::First);
+        // The allies take Middle and Last at random; the third player becomes First.
+        let coin = Uuid::new_v4().as_bytes()[0] & 1 == 1;
+        let (to_middle, to_last) = if coin { (from, to) } else { (to, from) };
+        let mut old: [Option<Seat>; 3] = std::mem::take(&mut self.seats);
+        let mut new: [Option<Seat>; 3] = [None, None, None];
+        let moves = [
+            (third, Player::First),
+            (to_middle, Player::Middle),
+            (to_last, Player::Last),
+        ];
+        for (src, dst) in moves {
+            new[idx(dst)] = old[idx(src)].take();
+        }
+        let start = Position::voluntary_alliance_start();
+        let stored: Vec<StoredSeat> = Player::ALL
+            .into_iter()
+            .filter_map(|p| {
+                new[idx(p)].as_ref().map(|s| StoredSeat {
+                    seat: p,
+                    token_hash: s.token_hash.clone(),
+                    name: s.name.clone(),
+                    bot: s.bot.map(Level::number),
+                })
+            })
+            .collect();
+        if let Err(e) = self
+            .deps
+            .store
+            .reseat(&self.id_str, &stored, &start.to_string())
+            .await
+        {
+            self.store_failed("storing the alliance", &e);
+            // Put the seats back as they were.
+            for (src, dst) in moves {
+                old[idx(src)] = new[idx(dst)].take();
+            }
+            self.seats = old;
+            return self.send_error(
+                conn,
+                ErrorCode::Internal,
+                "could not store the alliance; try again",
+            );
+        }
+        self.store_ok();
+        self.seats = new;
+        let mapping = |p: Player| {
+            moves
+                .iter()
+                .find(|(src, _)| *src == p)
+                .map(|(_, d)| *d)
+                .unwrap_or(p)
+        };
+        for c in self.fanout.conns.values_mut() {
+            c.seat = c.seat.map(mapping);
+        }
+        self.game = Game::from_position(start);
+        self.voluntary = true;
+        self.proposal = None;
+        info!(allies = ?(from, to), "voluntary alliance agreed");
+        self.broadcast(Event::AllianceAgreed {
+            allies: [sannin_protocol::Seat::Middle, sannin_protocol::Seat::Last],
+            first: sannin_protocol::Seat::First,
+            moved: moves
+                .iter()
+                .map(|(s, d)| SeatMove {
+                    from: wire_seat(*s),
+                    to: wire_seat(*d),
+                })
+                .collect(),
+        });
+        // Every seated connection learns its (possibly new) seat; the token is the same.
+        let seated: Vec<(ConnId, Player, String)> = self
+            .fanout
+            .conns
+            .iter()
+            .filter_map(|(id, c)| Some((*id, c.seat?, c.token.clone()?)))
+            .collect();
+        for (id, p, token) in seated {
+            self.send(id, &protocol::seated_msg(p, &token));
+        }
+        self.broadcast_state();
+    }
+}

@@ -1,0 +1,376 @@
+//! Seats and tokens: `join`, `resume`, `leave` (and seats freed after the grace
+//! period), disconnects. A seat's token is secret: only its sha256 is stored.
+
+use sannin_rules::Game;
+use sha2::{Digest, Sha256};
+use tracing::info;
+
+use super::*;
+use crate::protocol;
+use crate::store::BOT_TOKEN_HASH;
+
+/// A fresh secret token: 244 random bits from two v4 uuids, as 64 hex digits.
+pub(super) fn new_token() -> String {
+    format!("{}{}", Uuid::new_v4().simple(), Uuid::new_v4().simple())
+}
+
+/// sha256 of a token, hex. Only this is stored.
+pub fn hash_token(token: &str) -> String {
+    let digest = Sha256::digest(token.as_bytes());
+    let mut s = String::with_capacity(64);
+    for b in digest {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+#[derive(Debug)]
+pub(super) struct Seat {
+    pub(super) name: String,
+    pub(super) token_hash: String,
+    pub(super) ready: bool,
+    /// Connection holding the seat now.
+    pub(super) conn: Option<ConnId>,
+    /// When the seat lost its connection (None while connected).
+    pub(super) left_at: Option<Instant>,
+    /// The same moment in unix ms (for `abandon_at_ms`).
+    pub(super) left_at_ms: Option<i64>,
+    /// The bot playing the seat: a bot seat, or a bot that took over from a player who
+    /// abandoned (then `token_hash` is still that player's).
+    pub(super) bot: Option<Level>,
+}
+
+impl Seat {
+    /// A bot seat with no player behind it.
+    pub(super) fn is_pure_bot(&self) -> bool {
+        self.bot.is_some() && self.token_hash == BOT_TOKEN_HASH
+    }
+
+    /// A bot plays for a player who abandoned.
+    pub(super) fn taken_over(&self) -> bool {
+        self.bot.is_some() && self.token_hash != BOT_TOKEN_HASH
+    }
+
+    /// Someone plays the seat now: a connection, or a bot.
+    pub(super) fn present(&self) -> bool {
+        self.conn.is_some() || self.bot.is_some()
+    }
+}
+
+/// A display name as given (players and spectators alike): trimmed, at most `max`
+/// characters, no control characters; `None` when empty.
+pub(super) fn checked_name(name: &str, max: usize) -> Result<Option<String>, String> {
+    let name = name.trim();
+    if name.chars().count() > max {
+        return Err(format!("name too long (at most {max} characters)"));
+    }
+    if name.chars().any(char::is_control) {
+        return Err("name contains control characters".into());
+    }
+    Ok((!name.is_empty()).then(|| name.to_string()))
+}
+
+impl Room {
+    pub(super) fn deadline_of(&self, p: Player) -> Option<Instant> {
+        let s = self.seats[idx(p)].as_ref()?;
+        if s.present() {
+            return None;
+        }
+        s.left_at.map(|t| t + self.deps.config.grace)
+    }
+
+    pub(super) fn disconnect(&mut self, conn: ConnId) {
+        let Some(c) = self.fanout.conns.remove(&conn) else {
+            return;
+        };
+        let Some(p) = c.seat else {
+            return;
+        };
+        let Some(seat) = self.seats[idx(p)].as_mut() else {
+            return;
+        };
+        if seat.conn != Some(conn) {
+            return;
+        }
+        seat.conn = None;
+        seat.left_at = Some(Instant::now());
+        seat.left_at_ms = Some(now_ms());
+        info!(conn, seat = p.lower(), "player left");
+        let grace = self.deps.config.grace.as_secs_f64();
+        self.broadcast(Event::PlayerLeft {
+            seat: wire_seat(p),
+            grace_seconds: grace,
+        });
+    }
+
+    pub(super) fn seat_of(&self, conn: ConnId) -> Option<Player> {
+        self.fanout.conns.get(&conn).and_then(|c| c.seat)
+    }
+
+    pub(super) fn clean_name(&self, name: Option<String>, seat: Player) -> Result<String, String> {
+        let name = checked_name(
+            name.as_deref().unwrap_or_default(),
+            self.deps.config.max_name_chars,
+        )?;
+        Ok(match name {
+            Some(name) => name,
+            None => {
+                let mut s = seat.lower().to_string();
+                s[..1].make_ascii_uppercase();
+                s
+            }
+        })
+    }
+
+    pub(super) async fn join(
+        &mut self,
+        conn: ConnId,
+        seat: Option<sannin_protocol::Seat>,
+        name: Option<String>,
+    ) {
+        if self.seat_of(conn).is_some() {
+            return self.send_error(
+                conn,
+                ErrorCode::AlreadySeated,
+                "this connection already holds a seat",
+            );
+        }
+        let p = match seat {
+            Some(s) => s.player(),
+            None => match Player::ALL
+                .into_iter()
+                .find(|p| self.seats[idx(*p)].is_none())
+            {
+                Some(p) => p,
+                None => return self.send_error(conn, ErrorCode::SeatTaken, "no seat is free"),
+            },
+        };
+        if self.seats[idx(p)].is_some() {
+            return self.send_error(
+                conn,
+                ErrorCode::SeatTaken,
+                format!("the {} seat is taken", p.lower()),
+            );
+        }
+        if self.status != RoomStatus::Waiting {
+            return self.send_error(
+                conn,
+                ErrorCode::GameNotRunning,
+                "the game is no longer open to new players",
+            );
+        }
+        let name = match self.clean_name(name, p) {
+            Ok(n) => n,
+            Err(e) => return self.send_error(conn, ErrorCode::BadMessage, e),
+        };
+        let token = new_token();
+        let token_hash = hash_token(&token);
+        let stored = StoredSeat {
+            seat: p,
+            token_hash: token_hash.clone(),
+            name: name.clone(),
+            bot: None,
+        };
+        if let Err(e) = self.deps.store.put_seat(&self.id_str, &stored).await {
+            self.store_failed("storing a seat", &e);
+            return self.send_error(
+                conn,
+                ErrorCode::Internal,
+                "could not store the seat; try again",
+            );
+        }
+        self.store_ok();
+        self.seats[idx(p)] = Some(Seat {
+            name: name.clone(),
+            token_hash,
+            ready: false,
+            conn: Some(conn),
+            left_at: None,
+            left_at_ms: None,
+            bot: None,
+        });
+        if let Some(c) = self.fanout.conns.get_mut(&conn) {
+            c.seat = Some(p);
+            c.token = Some(token.clone());
+            c.watching = false;
+        }
+        info!(conn, seat = p.lower(), "player joined");
+        self.send(conn, &protocol::seated_msg(p, &token));
+        self.broadcast(Event::PlayerJoined {
+            seat: wire_seat(p),
+            name: name.clone(),
+        });
+        self.clear_proposal();
+        self.send_state(conn);
+        self.send_chat_history(conn);
+    }
+
+    pub(super) async fn resume(&mut self, conn: ConnId, token: String) {
+        let hash = hash_token(&token);
+        let Some(p) = Player::ALL.into_iter().find(|p| {
+            self.seats[idx(*p)]
+                .as_ref()
+                .is_some_and(|s| s.token_hash == hash)
+        }) else {
+            return self.send_error(
+                conn,
+                ErrorCode::BadToken,
+                "that token holds no seat in this room",
+            );
+        };
+        match self.seat_of(conn) {
+            Some(q) if q == p => {
+                self.send(conn, &protocol::seated_msg(p, &token));
+                self.send_state(conn);
+                return self.send_chat_history(conn);
+            }
+            Some(_) => {
+                return self.send_error(
+                    conn,
+                    ErrorCode::AlreadySeated,
+                    "this connection already holds another seat",
+                )
+            }
+            None => {}
+        }
+        if self.seats[idx(p)].as_ref().is_some_and(Seat::taken_over) {
+            // A bot took over from this player (§16): the player takes the seat back.
+            if let Err(e) = self.deps.store.set_seat_bot(&self.id_str, p, None).await {
+                self.store_failed("storing the end of a bot takeover", &e);
+                return self.send_error(
+                    conn,
+                    ErrorCode::Internal,
+                    "could not take your seat back from the bot; try again",
+                );
+            }
+            self.store_ok();
+            if let Some(s) = self.seats[idx(p)].as_mut() {
+                s.bot = None;
+            }
+            info!(
+                conn,
+                seat = p.lower(),
+                "player takes the seat back from the bot"
+            );
+            self.broadcast(Event::BotReleased { seat: wire_seat(p) });
+        }
+        let old = self.seats[idx(p)].as_ref().and_then(|s| s.conn);
+        if let Some(old) = old {
+            // A second connection resuming the seat replaces the first.
+            if let Some(c) = self.fanout.conns.get_mut(&old) {
+                c.seat = None;
+                c.token = None;
+            }
+            self.send_error(
+                old,
+                ErrorCode::Replaced,
+                "another connection resumed your seat; closing this one",
+            );
+            if let Some(c) = self.fanout.conns.remove(&old) {
+                let _ = c.out.tx.try_send(Outbound::Close(4000, "replaced"));
+            }
+            info!(
+                conn,
+                old,
+                seat = p.lower(),
+                "seat taken over by a new connection"
+            );
+        }
+        if let Some(s) = self.seats[idx(p)].as_mut() {
+            s.conn = Some(conn);
+            s.left_at = None;
+            s.left_at_ms = None;
+        }
+        if let Some(c) = self.fanout.conns.get_mut(&conn) {
+            c.seat = Some(p);
+            c.token = Some(token.clone());
+            c.watching = false;
+        }
+        info!(conn, seat = p.lower(), "player resumed");
+        self.send(conn, &protocol::seated_msg(p, &token));
+        self.broadcast(Event::PlayerReconnected { seat: wire_seat(p) });
+        self.send_state(conn);
+        self.send_chat_history(conn);
+        // A rematch room starts once its three (ready) players are all back.
+        let all_here = self
+            .seats
+            .iter()
+            .all(|s| s.as_ref().is_some_and(|s| s.ready && s.present()));
+        if self.status == RoomStatus::Waiting && all_here {
+            self.start_for(conn).await;
+        }
+    }
+
+    /// Frees a seat before the start (`leave`, or the grace period ran out).
+    /// `leave`: give up one's seat before the start. Answered with a `state`; when the
+    /// write fails, with an `internal` error, and the seat stays held.
+    pub(super) async fn leave(&mut self, conn: ConnId) {
+        let Some(p) = self.require_waiting_seat(conn) else {
+            return;
+        };
+        match self.free_seat(p).await {
+            Ok(()) => self.send_state(conn),
+            Err(()) => self.send_error(
+                conn,
+                ErrorCode::Internal,
+                "could not free your seat; you still hold it: try again",
+            ),
+        }
+    }
+
+    /// Frees a seat before the start (`leave`, or the grace period ran out). An agreed
+    /// alliance needs both allies: losing one cancels it (RULES §12.8 speaks of two
+    /// players agreeing; a newcomer has agreed to nothing), in the same write.
+    /// `Err` (nothing changed) when the database refused.
+    pub(super) async fn free_seat(&mut self, p: Player) -> Result<(), ()> {
+        let cancel_alliance = self.voluntary && p != Player::First;
+        if let Err(e) = self
+            .deps
+            .store
+            .free_seat(&self.id_str, p, cancel_alliance)
+            .await
+        {
+            self.store_failed("freeing a seat", &e);
+            return Err(());
+        }
+        self.store_ok();
+        if let Some(s) = self.seats[idx(p)].take() {
+            if let Some(conn) = s.conn {
+                if let Some(c) = self.fanout.conns.get_mut(&conn) {
+                    c.seat = None;
+                    c.token = None;
+                }
+            }
+        }
+        self.broadcast(Event::SeatFreed { seat: wire_seat(p) });
+        self.clear_proposal();
+        if cancel_alliance {
+            self.voluntary = false;
+            self.game = Game::new();
+            self.broadcast(Event::AllianceCancelled);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_random_and_stored_as_sha256() {
+        let a = new_token();
+        let b = new_token();
+        assert_eq!(a.len(), 64);
+        assert_ne!(a, b);
+        let h = hash_token(&a);
+        assert_eq!(h.len(), 64);
+        assert_ne!(h, a);
+        assert_eq!(h, hash_token(&a));
+        // sha256("abc")
+        assert_eq!(
+            hash_token("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+}

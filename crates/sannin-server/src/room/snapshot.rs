@@ -1,0 +1,210 @@
+//! Snapshots: the `state` message (common part built once, each seat's part added),
+//! the lobby summary and the room details of the HTTP API.
+
+use sannin_protocol::{AllianceState, RematchState, SeatInfo, State};
+
+use super::*;
+
+impl Room {
+    pub(super) fn seat_info(&self, p: Player) -> Option<SeatInfo> {
+        let grace = self.deps.config.grace.as_millis() as i64;
+        self.seats[idx(p)].as_ref().map(|s| SeatInfo {
+            name: s.name.clone(),
+            // A bot is always there.
+            connected: s.present(),
+            ready: s.ready,
+            abandon_at_ms: match (s.present(), s.left_at_ms) {
+                (false, Some(t)) => Some(t + grace),
+                _ => None,
+            },
+            bot: s.bot.map(Level::number),
+            taken_over: s.taken_over(),
+        })
+    }
+
+    fn seats(&self) -> Seats {
+        Seats {
+            first: self.seat_info(Player::First),
+            middle: self.seat_info(Player::Middle),
+            last: self.seat_info(Player::Last),
+        }
+    }
+
+    /// What the lobby and the room's details show.
+    pub(super) fn info(&self) -> RoomInfo {
+        RoomInfo {
+            id: self.id_str.clone(),
+            status: self.status,
+            seats: self.seats(),
+            spectators: self.spectators(),
+            custom_position: self.custom_position,
+            voluntary_alliance: self.voluntary,
+            private: self.settings.private,
+            clock: self.settings.clock,
+            bot_takeover: self.settings.bot_takeover,
+            result: self.game.outcome().cloned(),
+            created_at_ms: self.created_at_ms,
+            updated_at_ms: self.updated_at_ms,
+        }
+    }
+
+    /// Connections without a seat.
+    fn spectators(&self) -> u64 {
+        self.fanout
+            .conns
+            .values()
+            .filter(|c| c.seat.is_none())
+            .count() as u64
+    }
+
+    pub(super) fn summary(&self) -> RoomSummary {
+        RoomSummary {
+            room: self.info(),
+            moves: self.game.moves().len() as u64,
+        }
+    }
+
+    /// The game record with the room's headers (`crate::record`).
+    pub(super) fn record(&self, site: String) -> String {
+        let headers = crate::record::RecordHeaders {
+            site,
+            started_at_ms: self.created_at_ms,
+            names: Player::ALL.map(|p| self.seats[idx(p)].as_ref().map(|s| s.name.clone())),
+            clock: self.settings.clock,
+        };
+        crate::record::write(&self.game, &headers)
+    }
+
+    pub(super) fn publish(&self) {
+        let s = self.summary();
+        self.summary_tx.send_if_modified(|old| {
+            if *old == s {
+                false
+            } else {
+                *old = s;
+                true
+            }
+        });
+    }
+
+    pub(super) fn outcome_json(&self) -> Value {
+        self.game
+            .outcome()
+            .and_then(|o| serde_json::to_value(o).ok())
+            .unwrap_or(Value::Null)
+    }
+
+    pub(super) fn to_move(&self) -> Option<Player> {
+        if self.status == RoomStatus::Playing {
+            self.game.to_move()
+        } else {
+            None
+        }
+    }
+
+    /// The `state` message as seen from `you`.
+    pub(super) fn state(&self, you: Option<Player>) -> State {
+        let mut v = self.spectator_state();
+        self.personalize(&mut v, you);
+        v
+    }
+
+    /// The `state` message of a spectator: `you` null, no `legal` actions.
+    pub(super) fn spectator_state(&self) -> State {
+        let outcome = self.game.outcome().cloned();
+        State {
+            seq: self.fanout.seq,
+            room: self.id_str.clone(),
+            status: self.status,
+            position: self.game.position().to_string(),
+            start_position: self.game.start_position().to_string(),
+            moves: self.game.moves().to_vec(),
+            seats: self.seats(),
+            spectators: self.spectators(),
+            to_move: self.to_move().map(wire_seat),
+            legal: Vec::new(),
+            illumination: None,
+            result: outcome.clone(),
+            outcome,
+            you: None,
+            alliance: AllianceState {
+                proposal: self.proposal.map(|(f, t)| SeatMove {
+                    from: wire_seat(f),
+                    to: wire_seat(t),
+                }),
+                agreed: self.voluntary,
+            },
+            draw_offers: self.draw_offers.players().map(wire_seat).collect(),
+            grace_seconds: self.deps.config.grace.as_secs_f64(),
+            now_ms: now_ms(),
+            move_players: self.move_players(),
+            in_check: self.in_check(),
+            clocks: self
+                .clock
+                .as_ref()
+                .map(|c| c.snapshot(self.deps.config.time.now_ms())),
+            private: self.settings.private,
+            bot_takeover: self.settings.bot_takeover,
+            rematch: RematchState {
+                requested: Player::ALL
+                    .into_iter()
+                    .filter(|p| self.rematch_votes[idx(*p)])
+                    .map(wire_seat)
+                    .collect(),
+                room: self.settings.rematch.map(|u| u.to_string()),
+                of: self.settings.rematch_of.map(|u| u.to_string()),
+            },
+        }
+    }
+
+    /// The seat of each entry of `moves`.
+    pub(super) fn move_players(&self) -> Vec<sannin_protocol::Seat> {
+        self.game
+            .log()
+            .iter()
+            .filter_map(|e| match e {
+                sannin_rules::Entry::Action { player, .. } => Some(wire_seat(*player)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Players in check now (only while the game runs).
+    pub(super) fn in_check(&self) -> Vec<sannin_protocol::Seat> {
+        if self.status != RoomStatus::Playing {
+            return Vec::new();
+        }
+        let pos = self.game.position();
+        Player::ALL
+            .into_iter()
+            .filter(|p| pos.in_check(*p))
+            .map(wire_seat)
+            .collect()
+    }
+
+    /// Turns a spectator state into `you`'s: its seat, and its legal actions (and
+    /// illumination targets) when it is to move.
+    pub(super) fn personalize(&self, v: &mut State, you: Option<Player>) {
+        let Some(p) = you else {
+            return;
+        };
+        v.you = Some(wire_seat(p));
+        if self.to_move() == Some(p) {
+            v.legal = self.game.legal_notation();
+            v.illumination = self
+                .game
+                .illumination_targets()
+                .map(|cells| cells.iter().map(|c| c.to_string()).collect());
+        }
+    }
+
+    pub(super) fn details(&self) -> RoomDetails {
+        RoomDetails {
+            room: self.info(),
+            position: self.game.position().to_string(),
+            start_position: self.game.start_position().to_string(),
+            moves: self.game.moves().to_vec(),
+            to_move: self.to_move().map(wire_seat),
+        }
+    }
+}

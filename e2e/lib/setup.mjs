@@ -1,0 +1,26 @@
+// What every real-server browser test file sets up: a screenshot folder, the real server
+// (`sannin serve`, lib/sannin.mjs) and a Chromium, started before the file's tests and
+// stopped after them.
+import { after, before } from 'node:test';
+import { mkdir } from 'node:fs/promises';
+import { launch } from './browser.mjs';
+import { startServer } from './sannin.mjs';
+
+/**
+ * Registers the `before` and `after` hooks of the calling test file. Returns the object
+ * whose `browser` (from `launchBrowser`) and `server` (from `startServer`) the `before`
+ * hook fills in, for the tests to use once they run.
+ */
+export function serverAndBrowser({ shots, launchBrowser = launch } = {}) {
+  const live = { browser: undefined, server: undefined };
+  before(async () => {
+    if (shots) await mkdir(shots, { recursive: true });
+    live.server = await startServer();
+    live.browser = await launchBrowser();
+  });
+  after(async () => {
+    await live.browser?.close();
+    await live.server?.stop();
+  });
+  return live;
+}

@@ -1,0 +1,76 @@
+// What the site tests (lobby, rules, analysis board, accessibility) share: a person in a
+// browser without CJK fonts whose WebSocket frames are recorded, the check that no
+// English is left on a Japanese page, and axe-core.
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { personIn } from './people.mjs';
+
+export { until } from './people.mjs';
+
+const require = createRequire(import.meta.url);
+export const SHOTS = '/tmp/shots-site/';
+
+export const DESKTOP = { width: 1366, height: 768 };
+export const PHONE = { width: 390, height: 844 };
+
+/** A context of its own (own storage) with its room WebSocket frames recorded. */
+export async function visitor(browser, label, { viewport = DESKTOP, lang = 'en', prefs = null } = {}) {
+  // Reduced motion: no colour transitions half way through in the screenshots.
+  const context = await browser.newContext({ viewport, locale: lang === 'ja' ? 'ja-JP' : 'en-GB', reducedMotion: 'reduce' });
+  const v = await personIn(context, label);
+  if (prefs) await v.page.addInitScript((p) => localStorage.setItem('sannin.prefs', p), JSON.stringify(prefs));
+  return v;
+}
+
+/**
+ * English texts still visible on a page shown in Japanese: every message whose English
+ * and Japanese texts differ is looked for (its literal parts of 4 letters or more) in
+ * the visible text, placeholders, titles and accessible names of the page. `except`
+ * lists texts that are data, not messages (player names…).
+ */
+export async function englishLeft(page, except = []) {
+  return page.evaluate(async (exceptions) => {
+    const en = (await import('/js/i18n/en.js')).default;
+    const ja = (await import('/js/i18n/ja.js')).default;
+    let text = document.body.innerText;
+    for (const el of document.querySelectorAll('[placeholder], [title], [aria-label]')) {
+      if (el.closest('[hidden]') || el.getClientRects().length === 0) continue;
+      text += `\n${el.getAttribute('placeholder') ?? ''}\n${el.getAttribute('title') ?? ''}\n${el.getAttribute('aria-label') ?? ''}`;
+    }
+    for (const e of exceptions) text = text.split(e).join(' ');
+    const found = [];
+    for (const [key, value] of Object.entries(en)) {
+      if (ja[key] === value) continue;
+      for (const part of value.split(/\{\w+\}/)) {
+        const p = part.trim();
+        if (/[A-Za-z]{4}/.test(p) && text.includes(p)) found.push(`${key}: "${p}"`);
+      }
+    }
+    // And any English word at all (3+ Latin letters) left in the visible text.
+    const words = (document.body.innerText.match(/[A-Za-z]{3,}/g) ?? [])
+      .filter((w) => !exceptions.some((e) => e.includes(w)));
+    return { messages: found, words: [...new Set(words)] };
+  }, except);
+}
+
+/** Runs axe-core (WCAG 2.x A and AA rules) on the page; returns its violations. */
+export async function axe(page, { exclude = [] } = {}) {
+  const source = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
+  await page.addScriptTag({ content: source });
+  return page.evaluate(async (ex) => {
+    const res = await window.axe.run({ exclude: ex.map((s) => [s]) }, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+      resultTypes: ['violations'],
+    });
+    return res.violations.map((v) => ({
+      id: v.id, impact: v.impact, help: v.help,
+      nodes: v.nodes.slice(0, 5).map((n) => `${n.target.join(' ')} :: ${n.failureSummary?.split('\n').slice(0, 3).join(' ')}`),
+    }));
+  }, exclude);
+}
+
+/** A screenshot once the page's web fonts have loaded. */
+export async function shot(page, options) {
+  await page.evaluate(() => document.fonts.ready.then(() => true));
+  return page.screenshot(options);
+}

@@ -1,0 +1,174 @@
+// The analysis board against the real server (`POST /api/replay`): a record replayed and
+// stepped through, a bad token reported with its ply, a position set up by hand and
+// validated by the server.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchNoCjk } from '../lib/nocjk.mjs';
+import { serverAndBrowser } from '../lib/setup.mjs';
+import { SHOTS, PHONE, shot, until, visitor } from '../lib/site.mjs';
+
+const live = serverAndBrowser({ shots: SHOTS, launchBrowser: launchNoCjk });
+
+const pieceAt = (page, cell) => page.locator(`[data-cell="${cell}"]`).evaluate((c) => c.querySelector('.piece')?.dataset.piece ?? null);
+
+test('replays the 1932-style opening and steps through it', async () => {
+  const v = await visitor(live.browser, 'analyst');
+  const { page } = v;
+  await page.goto(`${live.server.url}/analysis`);
+  await page.getByTestId('record').fill('[First "Akira"]\n1. P3c-4d P10k-10j P11g-10g {the opening of 1932}');
+  await page.getByTestId('load').click();
+  await page.getByTestId('where').filter({ hasText: 'move 3 of 3' }).waitFor();
+  assert.deepEqual(await page.getByTestId('ply-list').locator('button').allTextContents(), ['P3c-4d', 'P10k-10j', 'P11g-10g']);
+  // After the third ply: First's pawn on 4d, Middle's on 10j, Last's on 10g.
+  assert.equal(await pieceAt(page, '4d'), 'fP');
+  assert.equal(await pieceAt(page, '10j'), 'mP');
+  assert.equal(await pieceAt(page, '10g'), 'lP');
+  assert.match(await page.getByTestId('analysis-status').textContent(), /Last, pawn 11g to 10g · First to move/);
+  await shot(page, { path: `${SHOTS}analysis-en-desktop.png`, fullPage: true });
+
+  // Back one ply with the button, to the start with the keyboard, forward by the list.
+  await page.getByTestId('step-prev').click();
+  assert.equal(await page.getByTestId('where').textContent(), 'move 2 of 3');
+  assert.equal(await pieceAt(page, '10g'), null);
+  assert.equal(await pieceAt(page, '11g'), 'lP');
+  await until('announced', async () => /Move 2: Middle, pawn 10k to 10j/.test(await page.getByTestId('announcer').textContent()));
+  await page.locator('h1').click();
+  await page.keyboard.press('Home');
+  assert.equal(await page.getByTestId('where').textContent(), 'move 0 of 3');
+  assert.equal(await pieceAt(page, '3c'), 'fP');
+  assert.equal(await pieceAt(page, '4d'), null);
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await pieceAt(page, '4d'), 'fP');
+  await page.getByTestId('ply-list').locator('button', { hasText: 'P11g-10g' }).click();
+  assert.equal(await page.getByTestId('where').textContent(), 'move 3 of 3');
+  assert.ok(await page.getByTestId('step-next').isDisabled());
+  // The position string shown is the server's position after the last ply.
+  const res = await fetch(`${live.server.url}/api/replay`, { method: 'POST', body: JSON.stringify({ record: 'P3c-4d P10k-10j P11g-10g' }), headers: { 'content-type': 'application/json' } });
+  const game = await res.json();
+  assert.equal(await page.getByTestId('position-out').inputValue(), game.plies[2].position);
+  assert.deepEqual(v.io.errors, []);
+  await v.context.close();
+});
+
+test('a record that fails shows the ply, the token and the reason', async () => {
+  const v = await visitor(live.browser, 'typo');
+  const { page } = v;
+  await page.goto(`${live.server.url}/analysis`);
+  await page.getByTestId('record').fill('P3c-4d P10k-10j P11g-10x');
+  await page.getByTestId('load').click();
+  const box = page.getByTestId('replay-error');
+  await box.waitFor();
+  assert.equal(await page.getByTestId('error-ply').textContent(), 'At move 3.');
+  assert.equal(await page.getByTestId('error-token').locator('code').textContent(), 'P11g-10x');
+  assert.ok((await page.getByTestId('error-reason').textContent()).length > 'Reason: '.length);
+  await shot(page, { path: `${SHOTS}analysis-error-en.png` });
+  // An illegal but readable action: the ply and token too.
+  await page.getByTestId('record').fill('P3c-4d P10k-10j P11g-10g P3c-4d');
+  await page.getByTestId('load').click();
+  await page.getByTestId('error-ply').filter({ hasText: 'At move 4.' }).waitFor();
+  assert.equal(await page.getByTestId('error-token').locator('code').textContent(), 'P3c-4d');
+  // The record stays in the box to be fixed; fixed, it plays.
+  assert.equal(await page.getByTestId('record').inputValue(), 'P3c-4d P10k-10j P11g-10g P3c-4d');
+  await page.getByTestId('record').fill('P3c-4d P10k-10j P11g-10g');
+  await page.getByTestId('load').click();
+  await page.getByTestId('where').filter({ hasText: 'move 3 of 3' }).waitFor();
+  assert.equal(await box.isHidden(), true);
+  await v.context.close();
+});
+
+test('position strings written by the editor read back the same (RULES §13.3)', async () => {
+  const v = await visitor(live.browser, 'roundtrip');
+  const { page } = v;
+  await page.goto(`${live.server.url}/`);
+  await page.getByTestId('play-computer').waitFor();
+  const positions = [];
+  for (const record of ['P3c-4d P10k-10j P11g-10g S1b-2d S8m-9l S12f-10e', 'B2gx10k+']) { // RULES §4: B2gx10k+ is legal at once
+    const res = await fetch(`${live.server.url}/api/replay`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ record }),
+    });
+    assert.equal(res.status, 200, record);
+    const game = await res.json();
+    positions.push(game.start, ...game.plies.map((p) => p.position));
+  }
+  const back = await page.evaluate(async (list) => {
+    const { parsePosition } = await import('/js/position.js');
+    const { writePosition } = await import('/js/editor.js');
+    return list.map((text) => writePosition(parsePosition(text)));
+  }, positions);
+  assert.deepEqual(back, positions);
+  assert.match(positions.at(-1), / M P\/-\/- FML - /, 'the capture put the pawn in First\'s hand');
+  await v.context.close();
+});
+
+test('a position set up by hand is validated by the server and its string copied', async () => {
+  const v = await visitor(live.browser, 'editor');
+  const { page, context } = v;
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: live.server.url });
+  await page.goto(`${live.server.url}/analysis`);
+  await page.getByTestId('edit-position').click();
+  await page.getByTestId('edit-clear').click();
+  assert.equal(await page.locator('[data-cell] .piece').count(), 0);
+  // Three kings and a pawn, Middle to move, a bishop in First's hand.
+  const place = async (owner, kind, cell) => {
+    await page.getByTestId('editor-owner').selectOption(owner);
+    await page.getByTestId(`tool-${kind}`).click();
+    await page.locator(`[data-cell="${cell}"]`).click();
+  };
+  await place('first', 'K', '1d');
+  await place('middle', 'K', '10m');
+  await place('last', 'K', '10d');
+  await place('middle', 'P', '7i');
+  await page.getByTestId('hand-first-B').fill('1');
+  await page.getByTestId('hand-first-B').dispatchEvent('change');
+  await page.getByTestId('editor-to-move').selectOption('middle');
+  for (const s of ['first', 'middle', 'last']) await page.getByTestId(`editor-castling-${s}`).uncheck();
+  assert.equal(await pieceAt(page, '7i'), 'mP');
+  // Clicking the same piece again takes it away; placing it again puts it back.
+  await page.locator('[data-cell="7i"]').click();
+  assert.equal(await pieceAt(page, '7i'), null);
+  await page.locator('[data-cell="7i"]').click();
+  await page.getByTestId('edit-validate').click();
+  await page.getByTestId('edit-ok').waitFor();
+  const text = await page.getByTestId('position-out').inputValue();
+  assert.equal(text, '7/8/9/lK8fK/11/12/13/12/6mP4/10/9/8/3mK3 M B/-/- FML - -');
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), text);
+  const res = await fetch(`${live.server.url}/api/replay`, { method: 'POST', body: JSON.stringify({ record: '', position: text }), headers: { 'content-type': 'application/json' } });
+  assert.equal(res.status, 200, 'the server accepts it');
+  await shot(page, { path: `${SHOTS}analysis-editor-en.png`, fullPage: true });
+
+  // A pawn on Middle's last rank (no move from there, RULES §6.4) is refused by the server.
+  await place('middle', 'P', '4a');
+  await page.getByTestId('edit-validate').click();
+  const err = page.getByTestId('edit-error');
+  await err.waitFor();
+  assert.match(await err.textContent(), /^Not a valid position: .*pawn of Middle on 4a would have no move/);
+  assert.equal(await page.getByTestId('edit-ok').count(), 0);
+  // Taken away again, the position is accepted once more.
+  await page.locator('[data-cell="4a"]').click();
+  await page.getByTestId('edit-validate').click();
+  await page.getByTestId('edit-ok').waitFor();
+  // Analyse from the set-up position: the board keeps it.
+  await page.getByTestId('edit-start').click();
+  await page.getByTestId('edit-analyse').click();
+  await page.getByTestId('where').filter({ hasText: 'move 0 of 0' }).waitFor();
+  assert.equal(await page.locator('[data-cell] .piece').count(), 54);
+  await page.setViewportSize(PHONE);
+  await shot(page, { path: `${SHOTS}analysis-en-phone.png`, fullPage: true });
+  assert.deepEqual(v.io.errors, []);
+  await v.context.close();
+});
+
+test('the analysis board in Japanese', async () => {
+  const v = await visitor(live.browser, 'ja', { lang: 'ja' });
+  const { page } = v;
+  await page.goto(`${live.server.url}/analysis?record=${encodeURIComponent('P3c-4d P10k-10j P11g-10x')}`);
+  await page.getByTestId('error-ply').filter({ hasText: '3手目で止まりました。' }).waitFor();
+  await page.getByTestId('record').fill('P3c-4d P10k-10j P11g-10g');
+  await page.getByTestId('load').click();
+  await page.getByTestId('where').filter({ hasText: '3手中3手目' }).waitFor();
+  assert.match(await page.getByTestId('analysis-status').textContent(), /後手、歩兵 11gから10gへ/);
+  await shot(page, { path: `${SHOTS}analysis-ja-desktop.png`, fullPage: true });
+  await page.setViewportSize(PHONE);
+  await shot(page, { path: `${SHOTS}analysis-ja-phone.png`, fullPage: true });
+  await v.context.close();
+});

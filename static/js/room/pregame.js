@@ -1,0 +1,85 @@
+// The waiting room: take a seat, get ready, propose or answer a pre-game alliance
+// (RULES §12.8), add or remove computer players.
+import { h } from '../dom.js';
+import { SEATS } from '../geometry.js';
+import { t } from '../i18n.js';
+import { storedName } from '../prefs.js';
+import { botControls } from '../bots.js';
+import { seatLabel, who } from './messages.js';
+
+export class Pregame {
+  /** `r`: the room view (state, you, proposal, send, join). */
+  constructor(r) {
+    this.r = r;
+    this.node = h('div', { class: 'pregame', 'data-testid': 'pregame' });
+    this.joinForm = null;
+  }
+
+  /** The join form is built once, so that typing a name is not disturbed by re-rendering;
+   * its words follow a language change. */
+  buildJoinForm() {
+    this.seatButtons = Object.fromEntries(SEATS.map((seat) => [seat, h('button', {
+      type: 'button', class: `seat-button seat-${seat}`, 'data-testid': `sit-${seat}`, onclick: () => this.r.join(seat),
+    })]));
+    this.nameInput = h('input', { 'data-testid': 'room-name', maxlength: 32, value: storedName() });
+    this.anyButton = h('button', { type: 'button', 'data-testid': 'sit-any', onclick: () => this.r.join(null) });
+    this.joinTitle = h('h2');
+    this.joinForm = h('div', { class: 'join-form' }, this.joinTitle, this.nameInput,
+      h('div', { class: 'seat-buttons' }, Object.values(this.seatButtons), this.anyButton));
+    this.more = h('div');
+    this.node.replaceChildren(this.joinForm, this.more);
+  }
+
+  render() {
+    const { r } = this;
+    const s = r.state;
+    this.node.hidden = s.status !== 'waiting';
+    if (this.node.hidden) return;
+    if (!this.joinForm) this.buildJoinForm();
+    this.joinTitle.textContent = t('room.join.title');
+    this.nameInput.placeholder = t('room.join.name');
+    this.nameInput.setAttribute('aria-label', t('room.join.name'));
+    this.anyButton.textContent = t('room.join.any');
+    for (const seat of SEATS) {
+      this.seatButtons[seat].replaceChildren(h('span', { class: 'swatch' }), t('room.join.sit', { seat: seatLabel(seat) }));
+    }
+    const free = SEATS.filter((seat) => !s.seats?.[seat]);
+    this.joinForm.hidden = Boolean(r.you) || !free.length;
+    for (const seat of SEATS) this.seatButtons[seat].hidden = !free.includes(seat);
+    const parts = [];
+    const ctx = r.ctx();
+    if (!r.you) {
+      if (!free.length) parts.push(h('p', {}, t('room.join.full')));
+    } else {
+      const me = s.seats?.[r.you];
+      const ready = Boolean(me?.ready);
+      parts.push(h('h2', {}, t('room.pregame.title')),
+        h('button', {
+          type: 'button', class: ready ? '' : 'primary', 'data-testid': 'ready',
+          'aria-pressed': String(ready), onclick: () => r.send({ type: ready ? 'unready' : 'ready' }),
+        }, t(ready ? 'room.pregame.unready' : 'room.pregame.ready')),
+        h('button', { type: 'button', class: 'small', 'data-testid': 'leave', onclick: () => r.conn.leave() }, t('room.pregame.leave')));
+      const bots = botControls(s, (msg) => r.send(msg));
+      if (bots) parts.push(bots);
+      const p = r.model.proposal;
+      if (p && p.to === r.you) {
+        parts.push(h('p', { class: 'proposal' }, t('room.note.proposed.to_you', { from: who(p.from, ctx, { capital: true }) })),
+          h('button', { type: 'button', class: 'primary', 'data-testid': 'accept-alliance', onclick: () => r.send({ type: 'accept_alliance' }) }, t('room.pregame.accept')),
+          h('button', { type: 'button', 'data-testid': 'decline-alliance', onclick: () => r.send({ type: 'decline_alliance' }) }, t('room.pregame.decline')));
+      } else if (p && p.from === r.you) {
+        parts.push(h('p', { class: 'proposal' }, t('room.pregame.waiting_answer', { to: who(p.to, ctx) })));
+      } else {
+        // Bots make no alliances.
+        const others = SEATS.filter((seat) => seat !== r.you && s.seats?.[seat] && s.seats[seat].bot == null);
+        if (others.length) {
+          parts.push(h('p', { class: 'hint' }, t('room.pregame.propose_hint')),
+            ...others.map((seat) => h('button', {
+              type: 'button', class: `small seat-${seat}`, 'data-testid': `propose-${seat}`,
+              onclick: () => r.send({ type: 'propose_alliance', seat }),
+            }, t('room.pregame.propose', { who: who(seat, ctx) }))));
+        }
+      }
+    }
+    this.more.replaceChildren(...parts);
+  }
+}

@@ -1,0 +1,66 @@
+// The downloaded game record (RULES §13.2): the server's record (its actions, and its
+// `[Position]`/`[Result]` headers) with the headers readers of game records expect put
+// in front — site, date, the players' names, the time control. Pure: runs in node.
+
+/** `[TimeControl]` value: seconds, "+increment" (Fischer), "+periods×byoyomi". */
+export function timeControlTag(clock) {
+  if (!clock || clock.kind === 'none') return '-';
+  const s = (ms) => String(Math.round((ms ?? 0) / 1000));
+  switch (clock.kind) {
+    case 'sudden_death': return s(clock.main_ms);
+    case 'fischer': return `${s(clock.main_ms)}+${s(clock.increment_ms)}`;
+    case 'byoyomi': return `${s(clock.main_ms)}+${clock.periods}x${s(clock.byoyomi_ms)}`;
+    default: return String(clock.kind);
+  }
+}
+
+/** `YYYY.MM.DD` of a date, in UTC. */
+export function dateTag(date) {
+  const p = (n) => String(n).padStart(2, '0');
+  return `${date.getUTCFullYear()}.${p(date.getUTCMonth() + 1)}.${p(date.getUTCDate())}`;
+}
+
+function quote(value) {
+  return String(value).replaceAll('\\', '\\\\').replaceAll('"', '\\"');
+}
+
+/** Splits a record into its header lines (`[Key "Value"]`, as [key, value]) and body. */
+export function splitRecord(text) {
+  const headers = [];
+  const lines = String(text ?? '').split('\n');
+  let i = 0;
+  for (; i < lines.length; i++) {
+    const m = /^\s*\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]\s*$/.exec(lines[i]);
+    if (!m) break;
+    headers.push([m[1], m[2].replace(/\\(.)/g, '$1')]);
+  }
+  while (i < lines.length && !lines[i].trim()) i++;
+  return { headers, body: lines.slice(i).join('\n') };
+}
+
+/**
+ * The record to download. `server`: the text of `GET /api/rooms/{id}/record`;
+ * `info`: { site, date (Date), seats (state.seats), clock, startPosition, standardStart }.
+ * Headers already in the server's record win over the ones made here.
+ */
+export function recordWithHeaders(server, info) {
+  const { headers, body } = splitRecord(server);
+  const have = new Map(headers);
+  const out = [];
+  const add = (key, value) => {
+    if (value === null || value === undefined || value === '' || have.has(key)) return;
+    out.push([key, value]);
+  };
+  add('Site', info.site);
+  add('Date', info.date ? dateTag(info.date) : null);
+  for (const [key, seat] of [['First', 'first'], ['Middle', 'middle'], ['Last', 'last']]) {
+    const s = info.seats?.[seat];
+    add(key, s?.name ?? '?');
+  }
+  add('TimeControl', timeControlTag(info.clock));
+  const all = [...out, ...headers];
+  if (!have.has('Position') && info.startPosition && !info.standardStart) all.push(['Position', info.startPosition]);
+  if (!have.has('Result')) all.push(['Result', '*']);
+  const head = all.map(([k, v]) => `[${k} "${quote(v)}"]`).join('\n');
+  return `${head}\n\n${body.trimEnd()}\n`;
+}

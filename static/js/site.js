@@ -1,0 +1,111 @@
+// The header every page shares: navigation, the language switch and the preferences
+// dialog; and a polite live region for announcements.
+import { h } from './dom.js';
+import { LANGUAGES, lang, onLangChange, setLang, t } from './i18n.js';
+import { PREF_CHOICES, allPrefs, onPrefChange, setPref } from './prefs.js';
+import { KANJI_PATHS } from '../pieces/kanji.js';
+
+const LANGUAGE_NAMES = { en: 'English', ja: '日本語' };
+
+/** Which page the path is: 'lobby', 'rules', 'analysis' or 'room'. */
+export function pageOf(pathname) {
+  if (/^\/rooms\//.test(pathname)) return 'room';
+  if (/^\/rules\/?$/.test(pathname)) return 'rules';
+  if (/^\/analysis\/?$/.test(pathname)) return 'analysis';
+  return 'lobby';
+}
+
+let announcer = null;
+/** Says `text` to screen readers through a polite live region (once per call). */
+export function announce(text) {
+  if (!announcer) return;
+  announcer.textContent = '';
+  // A fresh text node after clearing is announced even when the words repeat.
+  setTimeout(() => { announcer.textContent = text; }, 30);
+}
+
+function prefsDialog() {
+  const dialog = h('dialog', { class: 'prefs', 'data-testid': 'prefs-dialog', 'aria-labelledby': 'prefs-title' });
+  function radios(key, labelKey) {
+    const name = `pref-${key}`;
+    const now = allPrefs()[key];
+    return h('fieldset', {},
+      h('legend', {}, t(labelKey)),
+      PREF_CHOICES[key].map((value) => h('label', { class: 'choice' },
+        h('input', {
+          type: 'radio', name, value, checked: now === value, 'data-testid': `pref-${key}-${value}`,
+          onchange: () => setPref(key, value),
+        }),
+        t(`prefs.${key}.${value}`))));
+  }
+  function toggle(key) {
+    return h('label', { class: 'toggle' },
+      h('input', {
+        type: 'checkbox', checked: allPrefs()[key], 'data-testid': `pref-${key}`,
+        onchange: (e) => setPref(key, e.target.checked),
+      }),
+      t(`prefs.${key}`));
+  }
+  function fill() {
+    dialog.replaceChildren(
+      h('h2', { id: 'prefs-title' }, t('prefs.title')),
+      radios('pieceStyle', 'prefs.pieceStyle'),
+      radios('theme', 'prefs.theme'),
+      h('fieldset', {}, h('legend', {}, t('prefs.play')),
+        toggle('sound'), toggle('legalTargets'), toggle('confirmMoves'), toggle('coordinates')),
+      h('form', { method: 'dialog' }, h('button', { type: 'submit', class: 'primary', 'data-testid': 'prefs-close' }, t('prefs.close'))));
+  }
+  fill();
+  onLangChange(fill);
+  onPrefChange(() => { if (!dialog.open) fill(); });
+  return dialog;
+}
+
+/** The logo 三人将棋 drawn from the bundled outlines: it never waits for a font. */
+function logo() {
+  const NS = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(NS, 'svg');
+  const text = '三人将棋';
+  svg.setAttribute('viewBox', `0 -500 ${text.length * 1000} 1000`);
+  svg.setAttribute('class', 'logo');
+  svg.setAttribute('role', 'img');
+  svg.setAttribute('aria-label', text);
+  [...text].forEach((ch, i) => {
+    const path = document.createElementNS(NS, 'path');
+    path.setAttribute('d', KANJI_PATHS[ch]);
+    path.setAttribute('transform', `translate(${i * 1000 + 500} 0)`);
+    svg.append(path);
+  });
+  return svg;
+}
+
+/** Builds the header's navigation and tools; they follow language changes. */
+export function mountHeader(page) {
+  const header = document.querySelector('header.top');
+  const brand = header.querySelector('.brand');
+  const nav = h('nav', { class: 'site-nav', 'aria-label': 'Site' });
+  const tools = h('div', { class: 'site-tools' });
+  announcer = h('div', { class: 'sr-only', 'aria-live': 'polite', 'data-testid': 'announcer' });
+  const dialog = prefsDialog();
+  brand.after(nav);
+  header.append(tools);
+  document.body.append(announcer, dialog);
+
+  function render() {
+    brand.replaceChildren(logo(), ' ', h('span', {}, t('site.brandSub')));
+    brand.setAttribute('title', t('site.homeLabel'));
+    const links = [['lobby', '/', 'nav.lobby'], ['rules', '/rules', 'nav.rules'], ['analysis', '/analysis', 'nav.analysis']];
+    nav.setAttribute('aria-label', t('nav.label'));
+    nav.replaceChildren(...links.map(([id, href, key]) => h('a', {
+      href, 'data-testid': `nav-${id}`, 'aria-current': id === page ? 'page' : null,
+    }, t(key))));
+    const select = h('select', {
+      'data-testid': 'lang', 'aria-label': t('site.language'),
+      onchange: (e) => setLang(e.target.value),
+    }, Object.keys(LANGUAGES).map((code) => h('option', { value: code, selected: code === lang(), lang: code }, LANGUAGE_NAMES[code] ?? code)));
+    tools.replaceChildren(select,
+      h('button', { type: 'button', 'data-testid': 'open-prefs', onclick: () => dialog.showModal() }, t('prefs.open')));
+  }
+  render();
+  onLangChange(render);
+}
