@@ -9,8 +9,9 @@ import { readFile } from 'node:fs/promises';
 import { serverAndBrowser } from '../lib/setup.mjs';
 import { SHOTS, joinRoom, person as newPerson, until } from '../lib/people.mjs';
 
-// Bots answer at once: long games are played in seconds.
+// Bots answer at once: long games are played in seconds (rooms of bots alone too).
 process.env.SANNIN_BOT_MIN_MOVE_MS = '0';
+process.env.SANNIN_BOT_ONLY_MIN_MOVE_MS = '0';
 const live = serverAndBrowser({ shots: SHOTS });
 
 async function person(label, viewport) {

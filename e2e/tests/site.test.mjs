@@ -10,6 +10,7 @@ import { launchNoCjk, noCjkFontsConf } from '../lib/nocjk.mjs';
 import { serverAndBrowser } from '../lib/setup.mjs';
 import { mockServer, ORIGIN, STATIC } from '../lib/mock.mjs';
 import { DESKTOP, PHONE, SHOTS, englishLeft, shot, until, visitor } from '../lib/site.mjs';
+import { pushPawn } from '../lib/people.mjs';
 
 const live = serverAndBrowser({ shots: SHOTS, launchBrowser: launchNoCjk });
 
@@ -94,6 +95,46 @@ test('one click on "Play the computer" seats the reader in a running game agains
   assert.ok(clicks <= 2);
   await page.locator('[data-cell] .piece').first().waitFor();
   await shot(page, { path: `${SHOTS}room-vs-computer-en.png` });
+  assert.deepEqual(v.io.errors, []);
+  await v.context.close();
+});
+
+test('a mangled room link says "no such room" instead of a blank page', async () => {
+  const v = await visitor(live.browser, 'mangled');
+  const { page } = v;
+  for (const path of ['/rooms/%E0%A4%A', '/rooms/%', '/rooms/no-such-room']) {
+    await page.goto(`${live.server.url}${path}`);
+    await page.getByTestId('no-room').waitFor();
+    assert.match(await page.getByTestId('no-room').innerText(), /No such room/);
+  }
+  assert.deepEqual(v.io.errors, [], 'no script error on a bad link');
+  await v.context.close();
+});
+
+test('no Content Security Policy violation while playing, on the rules or the analysis board', async () => {
+  const v = await visitor(live.browser, 'csp');
+  const { page } = v;
+  const violations = [];
+  await page.exposeFunction('reportCspViolation', (what) => violations.push(what));
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      window.reportCspViolation(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`);
+    });
+  });
+  page.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+  });
+  const res = await page.goto(`${live.server.url}/`);
+  assert.match(res.headers()['content-security-policy'] ?? '', /default-src 'self'/, 'the page is served with a CSP');
+  await page.getByTestId('play-computer').click();
+  await page.waitForURL(/\/rooms\/[^/]+$/);
+  await pushPawn(v);
+  await until('the bots answered', () => (v.io.events.filter((e) => e.type === 'action').length >= 3 ? true : null));
+  await page.goto(`${live.server.url}/rules`);
+  await page.locator('.piece').first().waitFor();
+  await page.goto(`${live.server.url}/analysis`);
+  await page.locator('[data-cell]').first().waitFor();
+  assert.deepEqual(violations, []);
   assert.deepEqual(v.io.errors, []);
   await v.context.close();
 });

@@ -225,7 +225,11 @@ export function showLobby(app) {
       const text = openInput.value.trim();
       if (!text) return;
       const m = /\/rooms\/([^/?#]+)/.exec(text);
-      location.assign(roomLink(m ? decodeURIComponent(m[1]) : text));
+      let id = m ? m[1] : text;
+      // A pasted link with broken percent-encoding opens as it is (the room page says
+      // there is no such room) rather than throwing here.
+      try { if (m) id = decodeURIComponent(id); } catch { /* keep it as pasted */ }
+      location.assign(roomLink(id));
     }
 
     return h('section', { class: 'panel path', 'aria-labelledby': 'path-friends' },

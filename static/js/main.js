@@ -7,11 +7,23 @@ const page = pageOf(location.pathname);
 mountHeader(page);
 if (page === 'room') {
   const { showRoom } = await import('./room.js');
-  showRoom(app, decodeURIComponent(/^\/rooms\/([^/]+)/.exec(location.pathname)[1]));
+  showRoom(app, roomIdOf(location.pathname));
 } else if (page === 'rules') {
   (await import('./rules.js')).showRules(app);
 } else if (page === 'analysis') {
   (await import('./analysis.js')).showAnalysis(app);
 } else {
   (await import('./lobby.js')).showLobby(app);
+}
+
+/** The room id of a `/rooms/{id}` path. A link mangled on the way (`/rooms/%E0%A4%A`,
+ * not valid percent-encoding) is taken as it is: the room page then says there is no
+ * such room instead of the page failing to load. */
+function roomIdOf(pathname) {
+  const raw = /^\/rooms\/([^/]*)/.exec(pathname)?.[1] ?? '';
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
 }

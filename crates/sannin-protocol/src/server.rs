@@ -144,11 +144,13 @@ pub enum ErrorCode {
     BadRematch,
     /// `remove_bot` for a seat that holds no bot.
     BadBot,
+    /// A spectator that flooded the chat: its chat is refused for a while.
+    Muted,
 }
 
 impl ErrorCode {
     /// Every code.
-    pub const ALL: [ErrorCode; 18] = [
+    pub const ALL: [ErrorCode; 19] = [
         ErrorCode::BadMessage,
         ErrorCode::NotSeated,
         ErrorCode::NotYourTurn,
@@ -167,6 +169,7 @@ impl ErrorCode {
         ErrorCode::NoDrawOffer,
         ErrorCode::BadRematch,
         ErrorCode::BadBot,
+        ErrorCode::Muted,
     ];
 
     /// The wire name.
@@ -190,6 +193,7 @@ impl ErrorCode {
             ErrorCode::NoDrawOffer => "no_draw_offer",
             ErrorCode::BadRematch => "bad_rematch",
             ErrorCode::BadBot => "bad_bot",
+            ErrorCode::Muted => "muted",
         }
     }
 }

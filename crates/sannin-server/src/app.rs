@@ -2,8 +2,9 @@
 //! rooms, the store, the config and the metrics. Rooms see only the parts they need
 //! ([`RoomDeps`]), with this registry behind the [`Registry`] trait.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::future::Future;
+use std::ops::Bound;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -17,10 +18,11 @@ use uuid::Uuid;
 use crate::bots::Bots;
 use crate::config::Config;
 use crate::error::ApiError;
+use crate::limits::Budgets;
 use crate::metrics::Metrics;
 use crate::room::{Registry, Room, RoomDeps, RoomHandle, RoomSettings};
 use crate::store::{now_ms, Store, StoredRoom, StoredSeat, BOT_TOKEN_HASH};
-use sannin_protocol::RoomStatus;
+use sannin_protocol::{RoomStatus, RoomSummary};
 
 /// Shared server state.
 #[derive(Debug)]
@@ -37,9 +39,13 @@ pub struct Shared {
     pub shutdown: CancellationToken,
     /// Tracks room tasks so shutdown can wait for them.
     pub tracker: TaskTracker,
-    /// Running rooms. A `std` mutex: it is never held across an `.await`
-    /// (mini-redis `db.rs` explains why that is the right lock here).
-    rooms: Mutex<HashMap<Uuid, RoomHandle>>,
+    /// Per-client-address budgets (rooms created, WebSockets open).
+    pub budgets: Arc<Budgets>,
+    /// Running rooms, in id order: the lobby pages through them from a cursor
+    /// without sorting (a hyphenated lowercase UUID sorts as its bytes do). A `std`
+    /// mutex: it is never held across an `.await` (mini-redis `db.rs` explains why
+    /// that is the right lock here).
+    rooms: Mutex<BTreeMap<Uuid, RoomHandle>>,
     /// Rooms not finished, for `--max-rooms`.
     open_rooms: AtomicUsize,
     next_conn: AtomicU64,
@@ -50,12 +56,13 @@ impl Shared {
     pub fn new(config: Config, store: Store) -> Arc<Shared> {
         Arc::new(Shared {
             bots: Arc::new(Bots::new(config.bots)),
+            budgets: Arc::new(Budgets::new(&config.clients)),
             config: Arc::new(config),
             store,
             metrics: Arc::new(Metrics::default()),
             shutdown: CancellationToken::new(),
             tracker: TaskTracker::new(),
-            rooms: Mutex::new(HashMap::new()),
+            rooms: Mutex::new(BTreeMap::new()),
             open_rooms: AtomicUsize::new(0),
             next_conn: AtomicU64::new(1),
         })
@@ -79,7 +86,7 @@ impl Shared {
         }
     }
 
-    fn rooms(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, RoomHandle>> {
+    fn rooms(&self) -> std::sync::MutexGuard<'_, BTreeMap<Uuid, RoomHandle>> {
         // A poisoned registry only means a panic elsewhere; the map itself is intact.
         self.rooms.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -222,6 +229,31 @@ impl Shared {
     /// Handles of every room in memory.
     pub fn handles(&self) -> Vec<RoomHandle> {
         self.rooms().values().cloned().collect()
+    }
+
+    /// Up to `n` summaries of rooms in memory that `keep` accepts, in id order from
+    /// the first id after `after`. Each room publishes its summary as it changes, so
+    /// a page costs the rooms it walks over (a read of each one's latest summary) and
+    /// the clones of those it returns: nothing is collected or sorted per request.
+    pub fn summaries_after(
+        &self,
+        after: Option<Uuid>,
+        n: usize,
+        keep: impl Fn(&RoomSummary) -> bool,
+    ) -> Vec<RoomSummary> {
+        let from = after.map_or(Bound::Unbounded, Bound::Excluded);
+        let rooms = self.rooms();
+        let mut page = Vec::with_capacity(n.min(256));
+        for h in rooms.range((from, Bound::Unbounded)).map(|(_, h)| h) {
+            if page.len() >= n {
+                break;
+            }
+            let s = h.summary.borrow();
+            if keep(&s) {
+                page.push(s.clone());
+            }
+        }
+        page
     }
 
     /// Rooms by status, for the metrics.

@@ -56,9 +56,18 @@ pub struct LimitArgs {
     #[arg(long, env = "SANNIN_MAX_ROOMS", default_value_t = 10_000)]
     pub max_rooms: usize,
 
-    /// Most connections (players and spectators) per room; more gives `room_full`.
+    /// Most spectators per room: connections that hold no seat. A seated player's
+    /// connection is never counted, nor refused for lack of room; a spectator beyond
+    /// it gets `room_full` (close code 1013).
     #[arg(long, env = "SANNIN_MAX_CONNECTIONS_PER_ROOM", default_value_t = 200)]
     pub max_connections_per_room: usize,
+
+    /// Seconds a connection arriving at a room full of spectators has to `resume` its
+    /// seat (or `join` a free one) before it is refused with `room_full`; a connection
+    /// that has sent none of `join`, `resume`, `watch` for this long gives its place up
+    /// to a newcomer in a full room.
+    #[arg(long, env = "SANNIN_HELLO_SECONDS", default_value_t = 5.0)]
+    pub hello_seconds: f64,
 
     /// Longest player name, in characters.
     #[arg(long, env = "SANNIN_MAX_NAME_CHARS", default_value_t = 32)]
@@ -109,6 +118,20 @@ pub struct LimitArgs {
     #[arg(long, env = "SANNIN_CHAT_HISTORY", default_value_t = 100)]
     pub chat_history: usize,
 
+    /// Messages the spectators' chat of one room carries per minute on average, all
+    /// spectators together; more are refused (`rate_limited`), neither sent nor stored.
+    #[arg(long, env = "SANNIN_SPECTATOR_CHAT_PER_MINUTE", default_value_t = 30.0)]
+    pub spectator_chat_per_minute: f64,
+
+    /// Messages the spectators' chat of one room carries in a burst.
+    #[arg(long, env = "SANNIN_SPECTATOR_CHAT_BURST", default_value_t = 10)]
+    pub spectator_chat_burst: u32,
+
+    /// Seconds a spectator that runs past its own chat rate limit stays muted
+    /// (its chat refused with `muted`).
+    #[arg(long, env = "SANNIN_CHAT_MUTE_SECONDS", default_value_t = 60.0)]
+    pub chat_mute_seconds: f64,
+
     /// Hard limit on one bot move, in seconds (fractions allowed): a search that has
     /// not answered by then is abandoned and a random legal action is played instead,
     /// so a bot never stalls its room. 0 cuts every search short (for tests).
@@ -121,8 +144,9 @@ pub struct LimitArgs {
     pub bot_min_move_ms: u64,
 
     /// Most bot searches running at once (on the blocking thread pool); further bots
-    /// wait their turn, first come first served. 0: every core but one (at least 1),
-    /// so that bots cannot take the CPU from the human players' actions.
+    /// wait their turn, round robin among rooms, rooms with a person seated before
+    /// rooms of bots alone. 0: every core but one (at least 1), so that bots cannot
+    /// take the CPU from the human players' actions.
     #[arg(long, env = "SANNIN_BOT_CONCURRENCY", default_value_t = 0)]
     pub bot_concurrency: usize,
 
@@ -131,6 +155,76 @@ pub struct LimitArgs {
     #[arg(long, env = "SANNIN_BOT_TAKEOVER_LEVEL", default_value_t = 2,
           value_parser = clap::value_parser!(u8).range(0..=3))]
     pub bot_takeover_level: u8,
+
+    /// Most rooms where only bots play (three bot seats, or bots standing in for
+    /// players who left) not finished at once; creating one more gives `429
+    /// too_many_bot_only_rooms`. 0: no room of bots alone can be created.
+    #[arg(long, env = "SANNIN_MAX_BOT_ONLY_ROOMS", default_value_t = 20)]
+    pub max_bot_only_rooms: usize,
+
+    /// In a room where no human is seated, a bot never answers sooner than this many
+    /// milliseconds after its turn began (at least `--bot-min-move-ms`), so that rooms
+    /// of bots alone play at watching speed instead of filling the database.
+    #[arg(long, env = "SANNIN_BOT_ONLY_MIN_MOVE_MS", default_value_t = 1000)]
+    pub bot_only_min_move_ms: u64,
+
+    /// Reverse proxies whose `X-Forwarded-For` is believed: IPs or CIDRs, comma
+    /// separated (e.g. `127.0.0.1,10.0.0.0/8`). A request from one of them is counted
+    /// against the right-most address of that header that is not itself a trusted
+    /// proxy. Default: none (the peer address is the client).
+    #[arg(long, env = "SANNIN_TRUSTED_PROXIES",
+          value_parser = crate::limits::parse_proxy_list)]
+    pub trusted_proxies: Option<String>,
+
+    /// Other origins (`https://example.org`, comma separated) whose pages may open
+    /// WebSockets and POST; the site's own origin (its `Host`) always may. Default:
+    /// none.
+    #[arg(long, env = "SANNIN_ALLOWED_ORIGINS")]
+    pub allowed_origins: Option<String>,
+
+    /// Rooms one client address may create per minute on average (token bucket
+    /// refill); over it, `429 rate_limited`. 0: no limit.
+    #[arg(long, env = "SANNIN_ROOMS_PER_MINUTE", default_value_t = 10.0)]
+    pub rooms_per_minute: f64,
+
+    /// Rooms one client address may create in a burst.
+    #[arg(long, env = "SANNIN_ROOMS_BURST", default_value_t = 30)]
+    pub rooms_burst: u32,
+
+    /// Rooms with bot seats one client address may create per minute on average
+    /// (they also count as rooms). 0: no limit.
+    #[arg(long, env = "SANNIN_BOT_ROOMS_PER_MINUTE", default_value_t = 4.0)]
+    pub bot_rooms_per_minute: f64,
+
+    /// Rooms with bot seats one client address may create in a burst.
+    #[arg(long, env = "SANNIN_BOT_ROOMS_BURST", default_value_t = 20)]
+    pub bot_rooms_burst: u32,
+
+    /// Most WebSocket connections open at once from one client address; more get
+    /// `429 too_many_connections`. 0: no limit.
+    #[arg(long, env = "SANNIN_MAX_WS_PER_ADDRESS", default_value_t = 64)]
+    pub max_ws_per_address: usize,
+
+    /// Most TCP connections (HTTP and WebSocket) open at once; one more is answered
+    /// `503 server_busy` and closed. 0: the open-file limit less 128 (kept for the
+    /// database, files and logs).
+    #[arg(long, env = "SANNIN_MAX_CONNECTIONS", default_value_t = 0)]
+    pub max_connections: usize,
+
+    /// Seconds a client has to send a request's headers (also how long an idle
+    /// keep-alive connection stays open); a connection that has not sent them by then
+    /// is closed.
+    #[arg(long, env = "SANNIN_HEADER_TIMEOUT_SECONDS", default_value_t = 10.0)]
+    pub header_timeout_seconds: f64,
+
+    /// Seconds a WebSocket upgrade request may take from its headers to the switch of
+    /// protocols (room lookup included); past it, `503 handshake_timeout`.
+    #[arg(
+        long,
+        env = "SANNIN_WS_HANDSHAKE_TIMEOUT_SECONDS",
+        default_value_t = 10.0
+    )]
+    pub ws_handshake_timeout_seconds: f64,
 }
 
 impl Default for LimitArgs {
@@ -142,6 +236,7 @@ impl Default for LimitArgs {
             rate_burst: 30,
             max_rooms: 10_000,
             max_connections_per_room: 200,
+            hello_seconds: 5.0,
             max_name_chars: 32,
             send_queue: 256,
             ping_seconds: 20.0,
@@ -153,10 +248,25 @@ impl Default for LimitArgs {
             chat_per_minute: 20.0,
             chat_burst: 5,
             chat_history: 100,
+            spectator_chat_per_minute: 30.0,
+            spectator_chat_burst: 10,
+            chat_mute_seconds: 60.0,
             bot_move_seconds: 10.0,
             bot_min_move_ms: 300,
             bot_concurrency: 0,
             bot_takeover_level: 2,
+            max_bot_only_rooms: 20,
+            bot_only_min_move_ms: 1000,
+            trusted_proxies: None,
+            allowed_origins: None,
+            rooms_per_minute: 10.0,
+            rooms_burst: 30,
+            bot_rooms_per_minute: 4.0,
+            bot_rooms_burst: 20,
+            max_ws_per_address: 64,
+            max_connections: 0,
+            header_timeout_seconds: 10.0,
+            ws_handshake_timeout_seconds: 10.0,
         }
     }
 }
@@ -178,8 +288,11 @@ pub struct Config {
     pub rate_burst: u32,
     /// Most unfinished rooms.
     pub max_rooms: usize,
-    /// Most connections in one room.
+    /// Most spectators (connections without a seat) in one room.
     pub max_connections_per_room: usize,
+    /// Time a newcomer to a full room has to take its seat; also when a silent
+    /// connection counts as idle.
+    pub hello: Duration,
     /// Longest name in characters.
     pub max_name_chars: usize,
     /// Per-connection send queue length.
@@ -202,12 +315,22 @@ pub struct Config {
     pub chat_burst: u32,
     /// Chat messages kept per channel.
     pub chat_history: usize,
+    /// Room-wide budget of the spectators' chat: messages per minute.
+    pub spectator_chat_per_minute: f64,
+    /// Room-wide budget of the spectators' chat: burst.
+    pub spectator_chat_burst: u32,
+    /// How long a spectator that floods the chat is muted.
+    pub chat_mute: Duration,
     /// Time source of the game clocks (tests inject a [`crate::ManualTime`]).
     pub time: Arc<dyn TimeSource>,
     /// How bots run: hard limit per move, pacing, concurrent searches.
     pub bots: BotSettings,
     /// Default level of a bot taking over from a player who abandons.
     pub bot_takeover_level: u8,
+    /// Per-address budgets, trusted proxies and allowed origins.
+    pub clients: crate::limits::ClientLimits,
+    /// The listener's limits: total connections, header and handshake timeouts.
+    pub listener: crate::net::ListenerLimits,
 }
 
 /// Default SQLite database, relative to the working directory.
@@ -251,6 +374,7 @@ impl Config {
             rate_burst: l.rate_burst.max(1),
             max_rooms: l.max_rooms,
             max_connections_per_room: l.max_connections_per_room.max(1),
+            hello: secs(l.hello_seconds).max(Duration::from_millis(100)),
             max_name_chars: l.max_name_chars.max(1),
             send_queue: l.send_queue.max(8),
             ping_interval: secs(l.ping_seconds).max(Duration::from_millis(100)),
@@ -262,6 +386,9 @@ impl Config {
             chat_per_minute: l.chat_per_minute.max(0.001),
             chat_burst: l.chat_burst.max(1),
             chat_history: l.chat_history,
+            spectator_chat_per_minute: l.spectator_chat_per_minute.max(0.001),
+            spectator_chat_burst: l.spectator_chat_burst.max(1),
+            chat_mute: secs(l.chat_mute_seconds),
             time: Arc::new(SystemTime::new()),
             bots: BotSettings {
                 move_limit: secs(l.bot_move_seconds),
@@ -270,8 +397,17 @@ impl Config {
                     0 => crate::bots::default_concurrency(),
                     n => n,
                 },
+                bot_only_min_move: Duration::from_millis(l.bot_only_min_move_ms),
+                max_bot_only_rooms: l.max_bot_only_rooms,
             },
             bot_takeover_level: l.bot_takeover_level.min(3),
+            clients: crate::limits::ClientLimits::from_args(l),
+            listener: crate::net::ListenerLimits {
+                max_connections: l.max_connections,
+                header_timeout: secs(l.header_timeout_seconds).max(Duration::from_millis(100)),
+                ws_handshake_timeout: secs(l.ws_handshake_timeout_seconds)
+                    .max(Duration::from_millis(100)),
+            },
         }
     }
 

@@ -30,9 +30,41 @@ pub enum ApiError {
     /// The server already holds `--max-rooms` unfinished rooms.
     #[error("too many rooms open (limit {0}); try again later")]
     TooManyRooms(usize),
+    /// The server already runs `--max-bot-only-rooms` rooms where only bots play.
+    #[error("too many rooms where only bots play are running (limit {0}); try again later, or keep a seat for a person")]
+    TooManyBotOnlyRooms(usize),
     /// The server is shutting down.
     #[error("the server is shutting down")]
     ShuttingDown,
+    /// The client's address spent its budget of `what` (`--rooms-per-minute`…).
+    #[error("too many {what} created from your address; try again in {} s", retry_secs(*.retry_after))]
+    RateLimited {
+        /// What was counted.
+        what: &'static str,
+        /// When the budget allows one again.
+        retry_after: std::time::Duration,
+    },
+    /// The client's address already has `--max-ws-per-address` WebSockets open.
+    #[error("too many connections from your address (limit {0}); close some first")]
+    TooManyConnections(usize),
+    /// A WebSocket upgrade or a POST from a page of another site.
+    #[error("requests from the origin {0:?} are not allowed here")]
+    ForbiddenOrigin(String),
+    /// A POST body that is not declared `application/json`.
+    #[error("the body must be sent as Content-Type: application/json")]
+    UnsupportedMediaType,
+    /// A WebSocket upgrade request that took longer than `--ws-handshake-timeout-seconds`.
+    #[error("the WebSocket handshake took too long")]
+    HandshakeTimeout,
+    /// An error answered by the HTTP layer itself (unknown path, wrong method, body
+    /// too large, a request that is not a WebSocket upgrade…), with its status.
+    #[error("{message}")]
+    Http {
+        /// Its status.
+        status: StatusCode,
+        /// What went wrong.
+        message: String,
+    },
     /// Anything else: logged with its cause, reported as a plain 500.
     #[error("internal error")]
     Internal(#[source] anyhow::Error),
@@ -49,7 +81,14 @@ impl ApiError {
             ApiError::BadBots(_) => "bad_bots",
             ApiError::Replay(e) => e.code,
             ApiError::TooManyRooms(_) => "too_many_rooms",
+            ApiError::TooManyBotOnlyRooms(_) => "too_many_bot_only_rooms",
             ApiError::ShuttingDown => "shutting_down",
+            ApiError::RateLimited { .. } => "rate_limited",
+            ApiError::TooManyConnections(_) => "too_many_connections",
+            ApiError::ForbiddenOrigin(_) => "forbidden_origin",
+            ApiError::UnsupportedMediaType => "unsupported_media_type",
+            ApiError::HandshakeTimeout => "handshake_timeout",
+            ApiError::Http { status, .. } => http_code(*status),
             ApiError::Internal(_) => "internal",
         }
     }
@@ -64,9 +103,50 @@ impl ApiError {
             | ApiError::BadBots(_) => StatusCode::BAD_REQUEST,
             ApiError::Replay(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::TooManyRooms(_) => StatusCode::TOO_MANY_REQUESTS,
-            ApiError::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::TooManyBotOnlyRooms(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::ShuttingDown | ApiError::HandshakeTimeout => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::RateLimited { .. } | ApiError::TooManyConnections(_) => {
+                StatusCode::TOO_MANY_REQUESTS
+            }
+            ApiError::ForbiddenOrigin(_) => StatusCode::FORBIDDEN,
+            ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::Http { status, .. } => *status,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
+    }
+
+    /// Seconds to put in `Retry-After`, for the errors that pass.
+    fn retry_after(&self) -> Option<u64> {
+        match self {
+            ApiError::RateLimited { retry_after, .. } => Some(retry_secs(*retry_after)),
+            ApiError::TooManyConnections(_) | ApiError::TooManyRooms(_) => Some(5),
+            ApiError::TooManyBotOnlyRooms(_) => Some(60),
+            ApiError::ShuttingDown | ApiError::HandshakeTimeout => Some(5),
+            _ => None,
+        }
+    }
+}
+
+/// Whole seconds, rounded up, at least 1.
+fn retry_secs(d: std::time::Duration) -> u64 {
+    d.as_secs() + u64::from(d.subsec_nanos() > 0).max(u64::from(d.as_secs() == 0))
+}
+
+/// The code of an error the HTTP layer answers by itself.
+pub fn http_code(status: StatusCode) -> &'static str {
+    match status.as_u16() {
+        400 => "bad_request",
+        404 => "not_found",
+        405 => "method_not_allowed",
+        408 => "request_timeout",
+        411 => "length_required",
+        413 => "payload_too_large",
+        415 => "unsupported_media_type",
+        426 => "upgrade_required",
+        429 => "rate_limited",
+        503 => "unavailable",
+        s if s >= 500 => "internal",
+        _ => "bad_request",
     }
 }
 
@@ -88,7 +168,12 @@ impl IntoResponse for ApiError {
             body["ply"] = e.ply.into();
             body["token"] = e.token.clone().into();
         }
-        (self.status(), Json(body)).into_response()
+        let mut res = (self.status(), Json(body)).into_response();
+        if let Some(secs) = self.retry_after() {
+            res.headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, secs.into());
+        }
+        res
     }
 }
 

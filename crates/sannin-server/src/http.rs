@@ -4,17 +4,21 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Bytes;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::WebSocketUpgrade;
-use axum::extract::{DefaultBodyLimit, Path, Query, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::extract::{DefaultBodyLimit, Extension, Path, Query, Request, State};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{any, get, post};
 use axum::{Json, Router};
 use sannin_rules::Player;
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tower_http::services::{ServeDir, ServeFile};
+use tower_http::set_header::SetResponseHeaderLayer;
 use uuid::Uuid;
 
 use crate::app::Shared;
@@ -22,16 +26,28 @@ use crate::bots;
 use crate::clock::ClockRequest;
 use crate::error::ApiError;
 use crate::history::{self, History};
+use crate::limits::{origin_allowed, ClientAddr};
 use crate::lobby;
+use crate::net::ConnSlot;
 use crate::room::{Cmd, RoomHandle, RoomSettings};
 use crate::store::{StoredSeat, BOT_TOKEN_HASH};
 use crate::ws;
 use sannin_protocol::{Created, RoomDetails};
 
+/// The Content Security Policy of every response: everything from the site itself, no
+/// inline script or style, no framing. `connect-src 'self'` covers the site's own
+/// `ws:`/`wss:` (CSP Level 3); `data:` images are the empty favicon of `index.html`.
+const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; \
+img-src 'self' data:; font-src 'self'; media-src 'self'; connect-src 'self'; \
+object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
 /// The whole application.
 pub fn router(shared: Arc<Shared>) -> Router {
     let static_dir = shared.config.static_dir.clone();
     let index = ServeFile::new(static_dir.join("index.html"));
+    let header = |name: HeaderName, value: &'static str| {
+        SetResponseHeaderLayer::overriding(name, HeaderValue::from_static(value))
+    };
     Router::new()
         .route("/api/rooms", get(list_rooms).post(create_room))
         .route("/api/rooms/{id}", get(room_details))
@@ -44,9 +60,118 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route_service("/rooms/{id}", index.clone())
         .route_service("/rules", index.clone())
         .route_service("/analysis", index)
+        .route("/api/{*rest}", any(api_not_found))
         .fallback_service(ServeDir::new(static_dir))
         .layer(DefaultBodyLimit::max(64 * 1024))
+        .layer(middleware::from_fn_with_state(shared.clone(), guard))
+        .layer(header(header::CONTENT_SECURITY_POLICY, CSP))
+        .layer(header(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .layer(header(header::X_FRAME_OPTIONS, "DENY"))
+        .layer(header(header::REFERRER_POLICY, "same-origin"))
         .with_state(shared)
+}
+
+/// Checks every request before its handler, and every `/api/` answer after it:
+///
+/// - a WebSocket upgrade or a state-changing request (POST…) that carries an
+///   `Origin` must come from the site itself (its `Host`) or an `--allowed-origins`
+///   entry, so that no other site's page can act with a visitor's browser;
+///   programs send no `Origin` and pass;
+/// - a POST to `/api/` with a body must declare it `application/json`;
+/// - an `/api/` error that the HTTP layer answered by itself (unknown path, wrong
+///   method, body too large, not a WebSocket upgrade…) gets the JSON error body.
+async fn guard(State(shared): State<Arc<Shared>>, req: Request, next: Next) -> Response {
+    let api = req.uri().path().starts_with("/api/");
+    let changes = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
+    if changes || req.headers().contains_key(header::UPGRADE) {
+        if let Some(origin) = req.headers().get(header::ORIGIN) {
+            let host = req
+                .headers()
+                .get(header::HOST)
+                .and_then(|h| h.to_str().ok());
+            let origin = String::from_utf8_lossy(origin.as_bytes()).into_owned();
+            if !origin_allowed(&origin, host, &shared.config.clients.allowed_origins) {
+                tracing::info!(%origin, path = %req.uri().path(), "cross-site request refused");
+                return ApiError::ForbiddenOrigin(origin).into_response();
+            }
+        }
+    }
+    if api && req.method() == Method::POST && !json_or_empty(req.headers()) {
+        return ApiError::UnsupportedMediaType.into_response();
+    }
+    let res = next.run(req).await;
+    if api {
+        json_error_body(res).await
+    } else {
+        res
+    }
+}
+
+/// A body declared `application/json`, or no body and no `Content-Type` at all.
+fn json_or_empty(h: &HeaderMap) -> bool {
+    match h.get(header::CONTENT_TYPE) {
+        Some(ct) => ct
+            .to_str()
+            .ok()
+            .and_then(|ct| ct.split(';').next())
+            .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json")),
+        None => {
+            let length = h
+                .get(header::CONTENT_LENGTH)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<u64>().ok());
+            length.unwrap_or(0) == 0 && !h.contains_key(header::TRANSFER_ENCODING)
+        }
+    }
+}
+
+/// An error answer that is not JSON, rewritten as `{"error":{"code","message"}}` with
+/// its status and other headers (`Allow`…) kept.
+async fn json_error_body(res: Response) -> Response {
+    let status = res.status();
+    let is_json = res
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return res;
+    }
+    let (mut parts, body) = res.into_parts();
+    let text = axum::body::to_bytes(body, 4096).await.unwrap_or_default();
+    let text = String::from_utf8_lossy(&text).trim().to_string();
+    let message = if text.is_empty() {
+        status.canonical_reason().unwrap_or("error").to_lowercase()
+    } else {
+        text
+    };
+    let json = ApiError::Http { status, message }.into_response();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    parts.headers.remove(header::CONTENT_TYPE);
+    let (jparts, jbody) = json.into_parts();
+    parts.headers.extend(jparts.headers);
+    Response::from_parts(parts, jbody)
+}
+
+/// Any other `/api/` path.
+async fn api_not_found(req: Request) -> ApiError {
+    ApiError::Http {
+        status: StatusCode::NOT_FOUND,
+        message: format!("no API endpoint {}", req.uri().path()),
+    }
+}
+
+/// A JSON object body as `T`. Only an object: serde would otherwise read a struct
+/// from an array of its fields in order.
+fn json_object<T: DeserializeOwned>(body: &[u8], want: &str) -> Result<T, ApiError> {
+    let v: Value = serde_json::from_slice(body)
+        .map_err(|e| ApiError::BadRequest(format!("bad JSON body: {e}")))?;
+    if !v.is_object() {
+        return Err(ApiError::BadRequest(format!(
+            "the body must be a JSON object {want}"
+        )));
+    }
+    serde_json::from_value(v).map_err(|e| ApiError::BadRequest(format!("bad body {want}: {e}")))
 }
 
 /// Body of `POST /api/rooms`; every field optional.
@@ -103,12 +228,15 @@ fn bot_seats(v: Option<&Value>) -> Result<Vec<StoredSeat>, ApiError> {
     Ok(seats)
 }
 
-async fn create_room(State(shared): State<Arc<Shared>>, body: Bytes) -> Result<Response, ApiError> {
+async fn create_room(
+    State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
+    body: Bytes,
+) -> Result<Response, ApiError> {
     let req: CreateRoom = if body.iter().all(u8::is_ascii_whitespace) {
         CreateRoom::default()
     } else {
-        serde_json::from_slice(&body)
-            .map_err(|e| ApiError::BadRequest(format!("bad JSON body: {e}")))?
+        json_object(&body, "of room settings, e.g. {\"private\": true}")?
     };
     let clock = match &req.clock {
         None => None,
@@ -128,6 +256,8 @@ async fn create_room(State(shared): State<Arc<Shared>>, body: Bytes) -> Result<R
         bot_takeover_level: req.bot_takeover.then_some(takeover_level),
         ..RoomSettings::default()
     };
+    shared.budgets.take_room(client, !seats.is_empty())?;
+    let _bot_only_place = shared.reserve_bot_only_room(&seats)?;
     let id = shared.create_room(req.position, settings, seats).await?;
     Ok((StatusCode::CREATED, Json(Created { id: id.to_string() })).into_response())
 }
@@ -251,30 +381,42 @@ struct ReplayRequest {
 /// `POST /api/replay`: a pasted record (or a position alone) played out ply by ply, for
 /// the analysis board and the position editor.
 async fn replay_record(body: Bytes) -> Result<Json<History>, ApiError> {
-    let req: ReplayRequest = serde_json::from_slice(&body).map_err(|e| {
-        ApiError::BadRequest(format!(
-            "want a JSON object {{\"record\": \"...\", \"position\": \"...\"}}: {e}"
-        ))
-    })?;
+    let req: ReplayRequest = json_object(&body, r#"{"record": "...", "position": "..."}"#)?;
     history::of_record(&req.record, req.position.as_deref())
         .map(Json)
         .map_err(ApiError::Replay)
 }
 
+/// `GET /api/rooms/{id}/ws`. The socket holds its client's slot of
+/// `--max-ws-per-address` and its slot of the connection cap as long as it is open.
 async fn room_ws(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
-    ws: WebSocketUpgrade,
+    client: ClientAddr,
+    slot: Option<Extension<ConnSlot>>,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
+    let ws = ws.map_err(|e| ApiError::Http {
+        status: e.status(),
+        message: e.body_text(),
+    })?;
     if shared.shutdown.is_cancelled() {
         return Err(ApiError::ShuttingDown);
     }
-    let mut room = find(&shared, &id).await?;
-    if room.tx.is_closed() {
-        // Unloaded (idle and finished) just now: load it again.
-        shared.unload_room(room.id);
-        room = find(&shared, &id).await?;
-    }
+    let limit = shared.config.listener.ws_handshake_timeout;
+    let room = tokio::time::timeout(limit, async {
+        let mut room = find(&shared, &id).await?;
+        if room.tx.is_closed() {
+            // Unloaded (idle and finished) just now: load it again.
+            shared.unload_room(room.id);
+            room = find(&shared, &id).await?;
+        }
+        Ok::<_, ApiError>(room)
+    })
+    .await
+    .map_err(|_| ApiError::HandshakeTimeout)??;
+    let held = (shared.budgets.open_ws(client)?, slot);
+    let ws = ws.on_failed_upgrade(|e| tracing::debug!(error = %e, "WebSocket upgrade failed"));
     let cap = shared.config.hard_message_cap();
     // Small buffers: protocol messages are small, and at thousands of connections the
     // 128 KiB defaults dominate memory.
@@ -283,11 +425,19 @@ async fn room_ws(
         .write_buffer_size(0)
         .max_message_size(cap)
         .max_frame_size(cap)
-        .on_upgrade(move |socket| ws::connection(socket, room, shared)))
+        .on_upgrade(move |socket| async move {
+            ws::connection(socket, room, shared).await;
+            drop(held);
+        }))
 }
 
 async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
     let mut body = shared.metrics.render(shared.room_counts());
     shared.bots.render_metrics(&mut body);
+    body.push_str(&format!(
+        "# HELP sannin_client_budgets Client addresses with a partly spent rate budget.\n\
+         # TYPE sannin_client_budgets gauge\nsannin_client_budgets {}\n",
+        shared.budgets.tracked()
+    ));
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body).into_response()
 }

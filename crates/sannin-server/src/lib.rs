@@ -19,9 +19,11 @@ mod config;
 mod error;
 pub mod history;
 mod http;
+mod limits;
 pub mod loadtest;
 mod lobby;
 mod metrics;
+mod net;
 mod protocol;
 mod rate;
 mod record;
@@ -41,6 +43,11 @@ pub use store::Store;
 /// Bad address, unreachable database, failed migration.
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     init_tracing();
+    // Connections are capped below the open-file limit (`--max-connections`); raise
+    // the soft limit to the hard one first so that the cap is as high as allowed.
+    if let Err(e) = rlimit::increase_nofile_limit(u64::MAX) {
+        warn!(error = %e, "cannot raise the open-file limit");
+    }
     let config = Config::from_args(&args);
     let listener = TcpListener::bind(&args.addr)
         .await
@@ -62,24 +69,47 @@ pub fn serve_blocking(args: ServeArgs) -> anyhow::Result<()> {
 
 /// Installs the `tracing` subscriber: `RUST_LOG` (EnvFilter syntax), default `info`.
 /// Does nothing if one is already installed.
+///
+/// Whatever `RUST_LOG` says, the WebSocket libraries never log below `debug`: at
+/// `trace` level tungstenite logs every frame with its payload (as text, and as hex),
+/// and the `seated` and `resume` frames carry seat tokens, which must never reach a
+/// log. Their `debug` lines name no payload.
 pub fn init_tracing() {
+    use tracing_subscriber::prelude::*;
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    // A directive such as `tungstenite::protocol=trace` would win over any cap added
+    // to the EnvFilter (the most specific directive applies), so the cap is a filter of
+    // its own, applied after it.
+    let no_frames = tracing_subscriber::filter::filter_fn(|meta| {
+        let frames = ["tungstenite", "tokio_tungstenite"].iter().any(|t| {
+            meta.target()
+                .strip_prefix(t)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with("::"))
+        });
+        !(frames && *meta.level() == tracing::Level::TRACE)
+    });
     // Colours only on a terminal: `docker logs` and log files get plain text.
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stdout());
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_ansi(ansi)
+    let _ = tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_ansi(ansi)
+                .with_filter(filter)
+                .with_filter(no_frames),
+        )
         .try_init();
 }
 
 /// Runs the server on `listener` until `shutdown` completes: connects to the database,
 /// runs the migrations, restores every unfinished room, serves HTTP and WebSockets.
-/// On shutdown, stops accepting, lets every room finish the command it is handling
-/// (so no write in flight is cut), closes the connections and the database.
+/// Connections are accepted within the listener's limits (`net`: connection cap,
+/// header timeout; accept errors pause and retry). On shutdown, stops accepting, lets
+/// every room finish the command it is handling (so no write in flight is cut),
+/// closes the connections and the database.
 ///
 /// # Errors
-/// Unreachable database, failed migration, listener failure.
+/// Unreachable database, failed migration.
 pub async fn run(
     listener: TcpListener,
     config: Config,
@@ -98,17 +128,24 @@ pub async fn run(
     }
     let router = http::router(shared.clone());
     let cancel = shared.shutdown.clone();
-    // Small JSON frames: no Nagle delay between an event and the state after it.
-    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-        let _ = tcp.set_nodelay(true);
+    // Addresses whose budgets are full again are forgotten once a minute.
+    let budgets = shared.budgets.clone();
+    let pruning = cancel.clone();
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(Duration::from_secs(60));
+        loop {
+            tokio::select! {
+                () = pruning.cancelled() => break,
+                _ = every.tick() => budgets.prune(),
+            }
+        }
     });
-    let result = axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            info!("shutting down");
-            cancel.cancel();
-        })
-        .await;
+    net::serve(listener, router, &shared.config.listener, async move {
+        shutdown.await;
+        info!("shutting down");
+        cancel.cancel();
+    })
+    .await;
     shared.shutdown.cancel();
     shared.tracker.close();
     if tokio::time::timeout(Duration::from_secs(10), shared.tracker.wait())
@@ -121,7 +158,7 @@ pub async fn run(
     tokio::time::sleep(Duration::from_millis(50)).await;
     store.close().await;
     info!("stopped");
-    result.context("server error")
+    Ok(())
 }
 
 /// Completes on ctrl-c or SIGTERM.

@@ -206,6 +206,11 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<()> {
                 max_rooms: rooms + args.bot_rooms + 1000,
                 bot_concurrency: args.bot_concurrency,
                 bot_min_move_ms: args.bot_min_move_ms,
+                max_bot_only_rooms: args.bot_rooms,
+                // The load comes from one address: no per-address budgets.
+                rooms_per_minute: 0.0,
+                bot_rooms_per_minute: 0.0,
+                max_ws_per_address: 0,
                 ..LimitArgs::default()
             };
             let config = Config::new(url).with_limits(&limits);

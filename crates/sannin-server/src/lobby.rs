@@ -2,8 +2,10 @@
 //! by `limit` and `cursor`, the next page named in a `Link: <…>; rel="next"` header.
 //!
 //! Waiting and running rooms are all loaded, so they are listed from the summaries the
-//! rooms publish (nothing is rebuilt per request); finished rooms are unloaded once
-//! idle, so `status=finished` reads them from the database, the most recent first.
+//! rooms publish, walked in id order from the cursor in the registry (nothing is
+//! collected, sorted or rebuilt per request: a page costs the rooms it passes over);
+//! finished rooms are unloaded once idle, so `status=finished` reads them from the
+//! database, the most recent first.
 
 use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
@@ -78,15 +80,16 @@ pub async fn list(shared: &Shared, q: ListQuery) -> Result<Response, ApiError> {
     if status == Some(RoomStatus::Finished) {
         return list_finished(shared, &q, limit).await;
     }
-    let after = q.cursor.as_deref().unwrap_or("");
-    let mut rooms: Vec<_> = shared
-        .handles()
-        .into_iter()
-        .map(|h| h.summary.borrow().clone())
-        .filter(|s| !s.room.private && status.is_none_or(|st| s.room.status == st))
-        .filter(|s| s.room.id.as_str() > after)
-        .collect();
-    rooms.sort_by(|a, b| a.room.id.cmp(&b.room.id));
+    let after = match q.cursor.as_deref().filter(|c| !c.is_empty()) {
+        None => None,
+        Some(c) => Some(
+            c.parse::<uuid::Uuid>()
+                .map_err(|_| ApiError::BadRequest(format!("bad cursor {c:?}")))?,
+        ),
+    };
+    let mut rooms = shared.summaries_after(after, limit + 1, |s| {
+        !s.room.private && status.is_none_or(|st| s.room.status == st)
+    });
     let next = (rooms.len() > limit).then(|| {
         rooms.truncate(limit);
         q.next_link(limit, &rooms[limit - 1].room.id)

@@ -1,9 +1,18 @@
 //! One WebSocket connection = a read task and a write task joined by `select!`
 //! (STYLE 10), so a client that does not read cannot stall anything but itself.
+//!
+//! Limits of the socket (docs/protocol.md §7): every frame the client sends — text,
+//! binary, ping, and pongs other than the answers to our own pings — takes a token of
+//! the connection's bucket (`--rate-per-second`, `--rate-burst`); what is beyond is
+//! dropped (text gets `rate_limited`), and a client that goes on sending
+//! [`FLOOD_CLOSE`] frames in a row that way is closed with 1008. Frames the codec
+//! refuses close with their RFC 6455 code: 1009 too big, 1007 invalid UTF-8, 1002 any
+//! other protocol error.
 
+use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
-use std::time::Instant as StdInstant;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant as StdInstant};
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use futures_util::{SinkExt, StreamExt};
@@ -17,12 +26,71 @@ use crate::protocol::{self, parse_client_msg};
 use crate::rate::TokenBucket;
 use crate::room::{Cmd, ConnHandle, Outbound, RoomHandle};
 
-/// The round trip of a pong whose payload is the ms stamp of our ping; None for a
-/// pong we did not ask for (wrong size, from the future, over a minute old).
-fn round_trip(payload: &[u8], now_ms: u64) -> Option<u64> {
-    let stamp = u64::from_be_bytes(payload.try_into().ok()?);
+/// Frames refused in a row (over the rate limit, none accepted in between) after which
+/// the connection is closed with 1008: a client past this is flooding, not bursting.
+pub const FLOOD_CLOSE: u32 = 200;
+
+/// How long a connection closed for a bad frame or a flood is kept open after its
+/// close frame, unread, so that the close frame reaches the client before the socket
+/// goes (closing a socket with unread input resets it, and a reset can overtake it).
+const LINGER: Duration = Duration::from_millis(500);
+
+/// The ms stamp a pong carries back: our pings carry 8 big-endian bytes.
+fn stamp_of(payload: &[u8]) -> Option<u64> {
+    Some(u64::from_be_bytes(payload.try_into().ok()?))
+}
+
+/// The round trip of a pong carrying `stamp`; None from the future or over a minute old.
+fn round_trip(stamp: u64, now_ms: u64) -> Option<u64> {
     let rtt = now_ms.checked_sub(stamp)?;
     (rtt <= 60_000).then_some(rtt)
+}
+
+/// The stamps of our last pings not answered yet. A pong carrying one of them is the
+/// answer we asked for: free. Any other pong is a frame like any other and takes a
+/// token. Either measures the round trip if its stamp is plausible: a made-up stamp
+/// gains a client no more than a delayed answer would (the credit is capped per move,
+/// docs/protocol.md §11.3), so only the rate of pongs needs holding back.
+#[derive(Debug, Default)]
+struct Pings(Mutex<VecDeque<u64>>);
+
+impl Pings {
+    /// Pings in flight remembered; older ones are forgotten (their pongs then count).
+    const KEEP: usize = 4;
+
+    fn sent(&self, stamp: u64) {
+        let mut q = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if q.len() >= Self::KEEP {
+            q.pop_front();
+        }
+        q.push_back(stamp);
+    }
+
+    /// True (once) if `stamp` is that of a ping we sent.
+    fn answered(&self, stamp: u64) -> bool {
+        let mut q = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        match q.iter().position(|s| *s == stamp) {
+            Some(i) => {
+                q.remove(i);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// The close frame for a frame the WebSocket codec refused (RFC 6455 §7.4.1), if it
+/// deserves one: 1009 for a message over the hard cap, 1007 for a text message that
+/// is not UTF-8, 1002 for other protocol errors. I/O errors (the peer is gone) get none.
+fn close_for(e: axum::Error) -> Option<(u16, &'static str)> {
+    use tokio_tungstenite::tungstenite::Error;
+    let e = e.into_inner();
+    match e.downcast_ref::<Error>()? {
+        Error::Capacity(_) => Some((1009, "message too big")),
+        Error::Utf8(_) => Some((1007, "text message is not valid UTF-8")),
+        Error::Protocol(_) => Some((1002, "protocol error")),
+        _ => None,
+    }
 }
 
 fn error_frame(code: ErrorCode, message: impl Into<String>) -> Outbound {
@@ -68,12 +136,11 @@ async fn run_connection(socket: WebSocket, conn: u64, room: RoomHandle, shared: 
     match reply_rx.await {
         Ok(Ok(())) if registered => {}
         other => {
-            let (code, msg) = match other {
-                Ok(Err(ErrorCode::RoomFull)) => {
-                    (ErrorCode::RoomFull, "this room has too many connections")
-                }
-                _ => (ErrorCode::ShuttingDown, "the room is not available"),
+            let code = match other {
+                Ok(Err(code)) => code,
+                _ => ErrorCode::ShuttingDown,
             };
+            let msg = "the room is not available; try again later";
             let text = protocol::to_text(&protocol::error_msg(code, msg));
             let _ = sink.send(Message::Text(text.into())).await;
             let _ = sink
@@ -87,16 +154,25 @@ async fn run_connection(socket: WebSocket, conn: u64, room: RoomHandle, shared: 
     }
     debug!("connected");
 
-    // Writer: drains the queue into the socket, pings at once and then periodically.
+    // Writer: drains the queue into the socket and pings periodically (the first ping
+    // is the room's, once it lets the connection in: one on probation gets nothing).
     // Each ping carries the time-source ms it was sent at; its pong gives the round
     // trip the room credits back to a player's clock (docs/protocol.md §11).
     let ping_every = config.ping_interval;
     let writer_kill = kill.clone();
     let time = config.time.clone();
-    let stamp = move || Message::Ping(time.now_ms().to_be_bytes().to_vec().into());
+    let pings = Arc::new(Pings::default());
+    let writer_pings = pings.clone();
+    let stamp = move || {
+        let now = time.now_ms();
+        writer_pings.sent(now);
+        Message::Ping(now.to_be_bytes().to_vec().into())
+    };
     let mut writer = tokio::spawn(
         async move {
-            let mut ping = tokio::time::interval(ping_every);
+            let mut ping =
+                tokio::time::interval_at(tokio::time::Instant::now() + ping_every, ping_every);
+            let mut linger = false;
             loop {
                 let frame = tokio::select! {
                     biased;
@@ -104,6 +180,8 @@ async fn run_connection(socket: WebSocket, conn: u64, room: RoomHandle, shared: 
                     out = rx.recv() => match out {
                         Some(Outbound::Text(t)) => Message::Text(t),
                         Some(Outbound::Close(code, reason)) => {
+                            // Closed for what the client sent (flood, bad frame).
+                            linger = matches!(code, 1002 | 1007 | 1008 | 1009);
                             Message::Close(Some(CloseFrame { code, reason: reason.into() }))
                         }
                         Some(Outbound::Ping) => stamp(),
@@ -134,6 +212,9 @@ async fn run_connection(socket: WebSocket, conn: u64, room: RoomHandle, shared: 
                 return;
             }
             let _ = tokio::time::timeout(std::time::Duration::from_secs(1), sink.close()).await;
+            if linger {
+                tokio::time::sleep(LINGER).await;
+            }
         }
         .in_current_span(),
     );
@@ -150,6 +231,7 @@ async fn run_connection(socket: WebSocket, conn: u64, room: RoomHandle, shared: 
     let mut reader = tokio::spawn(
         async move {
             let m = &reader_shared.metrics;
+            let mut refused_in_a_row = 0u32;
             // Errors the reader itself answers go straight to the writer's queue.
             let reply = |o: Outbound| {
                 if reader_tx.try_send(o).is_err() {
@@ -162,9 +244,49 @@ async fn run_connection(socket: WebSocket, conn: u64, room: RoomHandle, shared: 
                         debug!("idle timeout");
                         break;
                     }
-                    Ok(None) | Ok(Some(Err(_))) => break,
+                    Ok(None) => break,
+                    Ok(Some(Err(e))) => {
+                        if let Some((code, reason)) = close_for(e) {
+                            debug!(code, reason, "bad frame: closing");
+                            m.bad_messages.fetch_add(1, Ordering::Relaxed);
+                            reply(Outbound::Close(code, reason));
+                        }
+                        break;
+                    }
                     Ok(Some(Ok(frame))) => frame,
                 };
+                let stamp = match &frame {
+                    Message::Close(_) => break,
+                    Message::Pong(payload) => stamp_of(payload),
+                    _ => None,
+                };
+                // The answer to one of our pings is free.
+                let asked = stamp.is_some_and(|s| pings.answered(s));
+                let received = StdInstant::now();
+                if !asked && !limit.allow() {
+                    m.rate_limited.fetch_add(1, Ordering::Relaxed);
+                    refused_in_a_row += 1;
+                    if refused_in_a_row >= FLOOD_CLOSE {
+                        debug!("flood: closing");
+                        reply(error_frame(
+                            ErrorCode::RateLimited,
+                            "far too many messages: closing this connection",
+                        ));
+                        reply(Outbound::Close(1008, "too many messages"));
+                        break;
+                    }
+                    // Control frames have nobody to answer to: they are just dropped.
+                    if matches!(frame, Message::Text(_) | Message::Binary(_)) {
+                        reply(error_frame(
+                            ErrorCode::RateLimited,
+                            "too many messages: this one was dropped; slow down",
+                        ));
+                    }
+                    continue;
+                }
+                if !asked {
+                    refused_in_a_row = 0;
+                }
                 let text = match frame {
                     Message::Text(t) => t,
                     Message::Binary(_) => {
@@ -175,26 +297,18 @@ async fn run_connection(socket: WebSocket, conn: u64, room: RoomHandle, shared: 
                         ));
                         continue;
                     }
-                    Message::Pong(payload) => {
-                        if let Some(rtt_ms) = round_trip(&payload, time.now_ms()) {
+                    Message::Pong(_) => {
+                        let rtt = stamp.and_then(|s| round_trip(s, time.now_ms()));
+                        if let Some(rtt_ms) = rtt {
                             if room_tx.send(Cmd::Rtt { conn, rtt_ms }).await.is_err() {
                                 break;
                             }
                         }
                         continue;
                     }
-                    Message::Ping(_) => continue,
-                    Message::Close(_) => break,
+                    // The codec answers pings itself.
+                    Message::Ping(_) | Message::Close(_) => continue,
                 };
-                let received = StdInstant::now();
-                if !limit.allow() {
-                    m.rate_limited.fetch_add(1, Ordering::Relaxed);
-                    reply(error_frame(
-                        ErrorCode::RateLimited,
-                        "too many messages: this one was dropped; slow down",
-                    ));
-                    continue;
-                }
                 if text.len() > max_bytes {
                     m.bad_messages.fetch_add(1, Ordering::Relaxed);
                     reply(error_frame(

@@ -19,8 +19,9 @@ fn limits() -> LimitArgs {
         rate_per_second: 1000.0,
         rate_burst: 1000,
         finished_idle_seconds: 30.0,
-        // No pacing: bots answer as fast as they choose.
+        // No pacing: bots answer as fast as they choose (also alone in a room).
         bot_min_move_ms: 0,
+        bot_only_min_move_ms: 0,
         ..LimitArgs::default()
     }
 }

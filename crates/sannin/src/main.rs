@@ -28,7 +28,7 @@ enum Command {
     /// Play a game record and print each action and the final position.
     Replay(rules_cmd::ReplayArgs),
     /// Run the game server: HTTP API, WebSocket rooms, browser client (docs/protocol.md).
-    Serve(sannin_server::ServeArgs),
+    Serve(Box<sannin_server::ServeArgs>),
     /// Play many rooms at once over loopback; report actions/s, latency, memory per room.
     Loadtest(sannin_server::loadtest::LoadtestArgs),
     /// Exit 0 if the server on this machine answers GET /healthz with 200 (for Docker).
@@ -45,7 +45,7 @@ fn main() -> ExitCode {
         Command::Perft(args) => rules_cmd::perft(args),
         Command::Moves(args) => rules_cmd::moves(args),
         Command::Replay(args) => rules_cmd::replay(args),
-        Command::Serve(args) => sannin_server::serve_blocking(args).map(|()| ExitCode::SUCCESS),
+        Command::Serve(args) => sannin_server::serve_blocking(*args).map(|()| ExitCode::SUCCESS),
         Command::Loadtest(args) => {
             sannin_server::loadtest::run_blocking(args).map(|()| ExitCode::SUCCESS)
         }

@@ -41,6 +41,7 @@ impl Room {
             // make this loop spin while the database is down.
             let hold = self.retry.hold(Instant::now());
             let deadline = self.next_deadline().map(|d| self.retry.later(d));
+            let probation = self.fanout.next_probation_end();
             let clock_deadline = self.clock_deadline();
             let clock_sleep = async {
                 match clock_deadline {
@@ -77,6 +78,7 @@ impl Room {
                     self.on_timer().await;
                 }
                 () = clock_sleep => self.check_clock().await,
+                () = sleep_until_opt(probation) => self.end_probations(),
             }
             self.reap_dead();
             self.publish();
@@ -95,12 +97,9 @@ impl Room {
             ErrorCode::ShuttingDown,
             "the server is shutting down; resume when it is back",
         ));
-        for conn in self.fanout.conns.values() {
-            let _ = conn.out.tx.try_send(Outbound::Text(bye.clone()));
-            let _ = conn
-                .out
-                .tx
-                .try_send(Outbound::Close(1012, "server restart"));
+        for out in self.fanout.handles() {
+            let _ = out.tx.try_send(Outbound::Text(bye.clone()));
+            let _ = out.tx.try_send(Outbound::Close(1012, "server restart"));
         }
         debug!("room stopped");
     }
@@ -178,25 +177,56 @@ impl Room {
     pub(super) async fn handle(&mut self, cmd: Cmd) {
         match cmd {
             Cmd::Connect { conn, out, reply } => {
+                // Never refused here: a room full of spectators puts the newcomer on
+                // probation (`conns.rs`), so that a player can always resume.
                 let cfg = &self.deps.config;
-                if self.fanout.conns.len() >= cfg.max_connections_per_room {
-                    let _ = reply.send(Err(ErrorCode::RoomFull));
-                    return;
+                if self.fanout.spectators() < cfg.max_connections_per_room {
+                    let c = Conn::new(out, cfg.chat_per_minute, cfg.chat_burst);
+                    self.fanout.conns.insert(conn, c);
+                    self.send_state(conn);
+                    // The first round trip, for lag credit (docs/protocol.md §11.3).
+                    self.fanout.ping(conn);
+                } else {
+                    self.put_on_probation(conn, out);
                 }
-                let c = Conn::new(out, cfg.chat_per_minute, cfg.chat_burst);
-                self.fanout.conns.insert(conn, c);
                 let _ = reply.send(Ok(()));
-                self.send_state(conn);
             }
-            Cmd::Disconnect { conn } => self.disconnect(conn),
+            Cmd::Disconnect { conn } => {
+                if !self.fanout.end_probation_of(conn) {
+                    self.disconnect(conn);
+                }
+            }
             Cmd::Msg {
                 conn,
                 msg,
                 received,
             } => {
-                if self.fanout.conns.contains_key(&conn) {
-                    self.on_msg(conn, msg, received).await;
+                if self.fanout.on_probation(conn) {
+                    return self.on_probation_msg(conn, msg, received).await;
                 }
+                let Some(c) = self.fanout.conns.get_mut(&conn) else {
+                    return;
+                };
+                if matches!(
+                    msg,
+                    ClientMsg::Join { .. } | ClientMsg::Resume { .. } | ClientMsg::Watch { .. }
+                ) {
+                    c.greeted = true;
+                }
+                // The seat's own budget, on top of the socket's: reconnecting does not
+                // refill it.
+                if !self.seat_budget_allows(conn) {
+                    self.deps
+                        .metrics
+                        .rate_limited
+                        .fetch_add(1, Ordering::Relaxed);
+                    return self.send_error(
+                        conn,
+                        ErrorCode::RateLimited,
+                        "too many messages from this seat: this one was dropped; slow down",
+                    );
+                }
+                self.on_msg(conn, msg, received).await;
             }
             Cmd::Details { reply } => {
                 let _ = reply.send(self.details());

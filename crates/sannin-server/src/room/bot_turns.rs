@@ -1,22 +1,51 @@
 //! Bots at the table: the search of the bot to move (off the room's task), its
 //! action committed like a player's, and a bot taking over an abandoned seat.
 
+use std::sync::Arc;
+
 use tracing::{debug, error, info, warn};
 
 use super::*;
-use crate::bots::{self, BotMove, Thinking};
+use crate::bots::{self, BotMove, Standstill, Table, Thinking};
 
-/// A bot's search under way: the ply it was started at and for whom.
+/// A bot's turn under way: the ply it was started at, for whom, in a room seated how,
+/// its search, and when its clock stands (credited back, `clocks.rs`).
 pub(super) struct BotTurn {
     ply: i64,
     player: Player,
+    table: Table,
     thinking: Thinking,
+    /// The search answered (its future is spent): a turn still under way after that
+    /// (the action was refused or not stored) is asked again.
+    answered: bool,
+    pub(super) standstill: Arc<Standstill>,
+}
+
+impl BotTurn {
+    /// The turn of `p`'s bot at the current ply (`plies`), if it is this one.
+    pub(super) fn of(&self, p: Player, plies: i64) -> bool {
+        self.player == p && self.ply == plies
+    }
 }
 
 impl Room {
     /// The bot playing `p`'s seat, if any.
     pub(super) fn bot_of(&self, p: Player) -> Option<Level> {
         self.seats[idx(p)].as_ref().and_then(|s| s.bot)
+    }
+
+    /// Who sits at this table, for the bots' queue and pacing: every seat a bot (one
+    /// chosen at creation or one standing in for a player who left), or not.
+    pub(super) fn table(&self) -> Table {
+        let bots_only = self
+            .seats
+            .iter()
+            .all(|s| s.as_ref().is_some_and(|s| s.bot.is_some()));
+        if bots_only {
+            Table::BotsOnly
+        } else {
+            Table::WithHuman
+        }
     }
 
     /// Starts the search of the bot to move when there is one and no search for this
@@ -28,17 +57,33 @@ impl Room {
             self.thinking = None;
             return;
         };
+        // A person taking a seat back from a bot (or leaving it to one) changes the
+        // queue the search waits in: asked again (the same seed, the same choice).
+        let table = self.table();
         if self
             .thinking
             .as_ref()
-            .is_some_and(|t| t.player == p && t.ply == self.plies)
+            .is_some_and(|t| t.of(p, self.plies) && t.table == table && !t.answered)
         {
             return;
         }
         // The seed is the room's and the ply's: a restored room's bot plays what it
         // would have played.
         let seed = bots::seed(self.id, self.plies + 1);
-        let mut thinking = self.deps.bots.think(self.game.clone(), level, seed);
+        // The clock of the bot stands from now until its search has a slot (and again
+        // after the search): that time is credited back when it moves. A search asked
+        // again in the same turn keeps what its clock stood so far.
+        let standstill = match &self.thinking {
+            Some(t) if t.of(p, self.plies) => {
+                t.standstill.stand();
+                t.standstill.clone()
+            }
+            _ => Standstill::new(self.deps.config.time.clone()),
+        };
+        let mut thinking =
+            self.deps
+                .bots
+                .think(self.game.clone(), level, seed, table, standstill.clone());
         if let Some(at) = self.retry.hold(Instant::now()) {
             thinking = Box::pin(async move {
                 tokio::time::sleep_until(at).await;
@@ -49,14 +94,28 @@ impl Room {
         self.thinking = Some(BotTurn {
             ply: self.plies,
             player: p,
+            table,
             thinking,
+            answered: false,
+            standstill,
         });
     }
 
     /// A bot's search ended: its action goes through the same path as a player's
     /// (stored, then broadcast with the same events and states).
     pub(super) async fn on_bot_move(&mut self, ply: i64, p: Player, chosen: Option<BotMove>) {
-        self.thinking = None;
+        // The spent search must never be polled again; its turn stays in place (with
+        // a search that never ends) so that the clock check and the charge below
+        // credit the time the bot's clock stood, and so that a search asked again in
+        // this turn (the action was not stored) keeps that credit.
+        if let Some(t) = self.thinking.as_mut() {
+            t.thinking = Box::pin(std::future::pending());
+            t.answered = true;
+        }
+        self.play_bot_move(ply, p, chosen).await;
+    }
+
+    async fn play_bot_move(&mut self, ply: i64, p: Player, chosen: Option<BotMove>) {
         if ply != self.plies || self.to_move() != Some(p) || self.bot_of(p).is_none() {
             return;
         }
@@ -77,7 +136,12 @@ impl Room {
             return;
         }
         let ok = match self.game.prepare(p, chosen.action) {
-            Ok(prepared) => self.commit_action(p, prepared, None, 0).await,
+            Ok(prepared) => {
+                // Charged for its search only: the wait for a slot and the pacing are
+                // credited like lag (docs/protocol.md §16).
+                let credit = self.clock_credit(p, self.deps.config.time.now_ms());
+                self.commit_action(p, prepared, None, credit).await
+            }
             Err(e) => {
                 error!(error = %e, seat = p.lower(), "the rules refused a bot's action");
                 false

@@ -7,6 +7,13 @@
 //! the last messages of each channel in memory for late joiners, and a restored room
 //! reads them back.
 //!
+//! Limits: per connection a token bucket (`--chat-per-minute`, `--chat-burst`); a
+//! spectator that runs past it is muted for `--chat-mute-seconds`. The spectators'
+//! channel as a whole carries at most `--spectator-chat-per-minute` (burst
+//! `--spectator-chat-burst`), however many spectators write: what is beyond is refused
+//! to its sender, neither stored nor sent, so a crowd of writers cannot flood the
+//! readers' queues (and get them dropped as too slow) nor the history.
+//!
 //! The room's handlers: `watch`, `chat`, and the history sent to late joiners.
 
 use std::collections::VecDeque;
@@ -15,8 +22,10 @@ use sannin_protocol::ServerMsg;
 use sannin_rules::Player;
 use serde::Serialize;
 
+use super::seats::{hidden_char_message, is_hidden_char};
 use super::{idx, ConnId, Room};
 use crate::error::ErrorCode;
+use crate::rate::TokenBucket;
 use crate::store::{now_ms, StoredChat};
 
 /// Which chat a message belongs to.
@@ -113,10 +122,13 @@ pub enum ChatError {
     TooLong(usize),
     /// Control characters other than line breaks.
     Control,
+    /// An invisible or text-direction character (`seats::is_hidden_char`).
+    Hidden(char),
 }
 
 /// Trims `text` and checks it: at most `max_chars` characters, no control characters
-/// except `\n` (and `\r\n`, turned into `\n`).
+/// except `\n` (and `\r\n`, turned into `\n`), no invisible or text-direction
+/// characters.
 pub fn clean_text(text: &str, max_chars: usize) -> Result<String, ChatError> {
     let t = text.trim().replace("\r\n", "\n");
     if t.is_empty() {
@@ -128,6 +140,9 @@ pub fn clean_text(text: &str, max_chars: usize) -> Result<String, ChatError> {
     if t.chars().any(|c| c.is_control() && c != '\n') {
         return Err(ChatError::Control);
     }
+    if let Some(c) = t.chars().find(|c| is_hidden_char(*c)) {
+        return Err(ChatError::Hidden(c));
+    }
     Ok(t)
 }
 
@@ -138,6 +153,9 @@ pub struct Chat {
     spectators: VecDeque<ChatMessage>,
     keep: usize,
     next_id: u64,
+    /// The room-wide budget of the spectators' channel (made on first use, from the
+    /// config).
+    spectator_budget: Option<TokenBucket>,
 }
 
 impl Chat {
@@ -148,7 +166,16 @@ impl Chat {
             spectators: VecDeque::new(),
             keep,
             next_id: 1,
+            spectator_budget: None,
         }
+    }
+
+    /// Takes one message from the spectators' channel's budget of `burst` messages
+    /// refilled at `per_minute`; false when it is spent.
+    pub fn spectators_may_write(&mut self, per_minute: f64, burst: u32) -> bool {
+        self.spectator_budget
+            .get_or_insert_with(|| TokenBucket::new(per_minute / 60.0, burst))
+            .allow()
     }
 
     /// Records a prepared message; returns it.
@@ -238,6 +265,56 @@ impl Room {
         self.send(conn, &msg);
     }
 
+    /// The rate limits of `chat` (module docs): true if `conn` may send this message
+    /// to `channel`; otherwise it has been told why not.
+    fn chat_allowed(&mut self, conn: ConnId, channel: Channel) -> bool {
+        let cfg = self.deps.config.clone();
+        let now = tokio::time::Instant::now();
+        let Some(c) = self.fanout.conns.get_mut(&conn) else {
+            return false;
+        };
+        if let Some(until) = c.muted_until.filter(|t| *t > now) {
+            let secs = until.duration_since(now).as_secs() + 1;
+            self.send_error(
+                conn,
+                ErrorCode::Muted,
+                format!("you are muted for flooding the chat: try again in {secs} s"),
+            );
+            return false;
+        }
+        if !c.chat_bucket.allow() {
+            if channel == Channel::Spectators && !cfg.chat_mute.is_zero() {
+                c.muted_until = Some(now + cfg.chat_mute);
+                let secs = cfg.chat_mute.as_secs_f64().ceil();
+                self.send_error(
+                    conn,
+                    ErrorCode::Muted,
+                    format!("too many chat messages: this one was dropped and you are muted for {secs} s"),
+                );
+            } else {
+                self.send_error(
+                    conn,
+                    ErrorCode::RateLimited,
+                    "too many chat messages: this one was dropped; slow down",
+                );
+            }
+            return false;
+        }
+        if channel == Channel::Spectators
+            && !self
+                .chat
+                .spectators_may_write(cfg.spectator_chat_per_minute, cfg.spectator_chat_burst)
+        {
+            self.send_error(
+                conn,
+                ErrorCode::RateLimited,
+                "the spectators' chat of this room is busy: your message was not sent; try again in a moment",
+            );
+            return false;
+        }
+        true
+    }
+
     /// `chat`: players write to the players' channel, spectators to theirs.
     pub(super) async fn chat(&mut self, conn: ConnId, text: &str) {
         let max = self.deps.config.chat_max_chars;
@@ -284,18 +361,16 @@ impl Room {
                     "chat message contains control characters",
                 )
             }
+            Err(ChatError::Hidden(c)) => {
+                return self.send_error(
+                    conn,
+                    ErrorCode::BadMessage,
+                    hidden_char_message("chat message", c),
+                )
+            }
         };
-        let allowed = self
-            .fanout
-            .conns
-            .get_mut(&conn)
-            .is_some_and(|c| c.chat_bucket.allow());
-        if !allowed {
-            return self.send_error(
-                conn,
-                ErrorCode::RateLimited,
-                "too many chat messages: this one was dropped; slow down",
-            );
+        if !self.chat_allowed(conn, channel) {
+            return;
         }
         let m = self.chat.prepare(channel, seat, name, text, now_ms());
         if let Err(e) = self
@@ -338,6 +413,21 @@ mod tests {
         assert_eq!(clean_text("abcdef", 5), Err(ChatError::TooLong(5)));
         assert_eq!(clean_text("a\u{7}b", 5), Err(ChatError::Control));
         assert_eq!(clean_text("日本語", 3), Ok("日本語".into()));
+        assert_eq!(
+            clean_text("abc\u{202E}fed", 20),
+            Err(ChatError::Hidden('\u{202E}'))
+        );
+        assert_eq!(
+            clean_text("a\u{200B}b", 20),
+            Err(ChatError::Hidden('\u{200B}'))
+        );
+    }
+
+    #[test]
+    fn the_spectators_channel_has_one_budget_for_the_room() {
+        let mut c = Chat::new(10);
+        assert!((0..3).all(|_| c.spectators_may_write(0.0, 3)));
+        assert!(!c.spectators_may_write(0.0, 3));
     }
 
     #[test]

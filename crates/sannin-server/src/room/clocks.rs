@@ -1,11 +1,15 @@
-//! Game clocks in the room: flag fall (RULES §12.10) and the lag credit of the mover
-//! (docs/protocol.md §11).
+//! Game clocks in the room: flag fall (RULES §12.10) and the credit of the mover: lag
+//! for a person (docs/protocol.md §11.3), the time its clock stood for a bot (§16).
 
 use sannin_rules::LossReason;
 use tracing::info;
 
 use super::commit::ClockOp;
 use super::*;
+
+/// How often, at most, a room looks whether a waiting bot's search has started (see
+/// [`Room::clock_deadline`]), time-source ms.
+const STANDSTILL_RECHECK_MS: u64 = 200;
 
 impl Room {
     /// Lag credit of `p`'s next move: its connection's last measured round trip, capped
@@ -20,13 +24,41 @@ impl Room {
         rtt.min(self.deps.config.lag_credit_max_ms)
     }
 
+    /// What `p`'s move is not charged for, as of `now` (time-source ms): its lag
+    /// credit, and for a bot the time its clock stood this turn — waiting for a search
+    /// slot and held back by pacing ([`crate::bots::Standstill`]). A bot is charged for
+    /// its search only.
+    pub(super) fn clock_credit(&self, p: Player, now: u64) -> u64 {
+        self.lag_credit(p) + self.bot_standstill(p).map_or(0, |s| s.credit_ms(now))
+    }
+
+    /// The standstill of `p`'s bot's turn under way, if `p` is a bot to move now.
+    fn bot_standstill(&self, p: Player) -> Option<&crate::bots::Standstill> {
+        self.thinking
+            .as_ref()
+            .filter(|t| t.of(p, self.plies))
+            .map(|t| &*t.standstill)
+    }
+
     /// When the running clock falls (time-source ms), during play.
+    ///
+    /// While a bot's clock stands (it waits for a search slot, or is paced) it cannot
+    /// fall; its deadline then moves on with the time. The room looks again once the
+    /// time the bot has left has passed, but not sooner than [`STANDSTILL_RECHECK_MS`],
+    /// so that once the search runs the exact deadline is set (a flag is seen at most
+    /// that late).
     pub(super) fn clock_deadline(&self) -> Option<u64> {
         if self.status != RoomStatus::Playing {
             return None;
         }
         let c = self.clock.as_ref()?;
-        c.deadline(self.lag_credit(c.running()?))
+        let p = c.running()?;
+        let now = self.deps.config.time.now_ms();
+        let deadline = c.deadline(self.clock_credit(p, now))?;
+        match self.bot_standstill(p) {
+            Some(s) if s.standing() => Some(deadline.max(now + STANDSTILL_RECHECK_MS)),
+            _ => Some(deadline),
+        }
     }
 
     /// RULES §12.10: a player whose time ran out loses (`Game::forfeit(p, Timeout)`).
@@ -39,7 +71,7 @@ impl Room {
             let Some(p) = c.running() else {
                 return;
             };
-            if self.to_move() != Some(p) || !c.flag_fell(now, self.lag_credit(p)) {
+            if self.to_move() != Some(p) || !c.flag_fell(now, self.clock_credit(p, now)) {
                 return;
             }
             info!(seat = p.lower(), "time ran out");

@@ -1,9 +1,21 @@
 //! Connections and fan-out: per-connection bounded queues, the room's `seq`, each
 //! seat's own `state`, and dropping clients too slow to keep up.
+//!
+//! Admission (docs/protocol.md §7): `--max-connections-per-room` counts spectators
+//! only, the connections that hold no seat. A seated player is never kept out: a
+//! connection that arrives while the room is full of spectators is put on probation —
+//! it receives nothing and has `--hello-seconds` to `resume` its seat or `join` a free
+//! one. A `watch` from it takes the place of a connection that has stayed silent (no
+//! `join`, `resume` or `watch`) for that long, if there is one; otherwise, and when the
+//! time is up, it is refused with `room_full` and closed (1013). So neither idle
+//! sockets nor a crowd of spectators can lock players out of their own game.
+//!
+//! Message budgets of seated players are kept here too, per seat token, so that a
+//! player's budget follows it across reconnects (a fresh socket does not refill it).
 
 use std::sync::atomic::Ordering;
 
-use tracing::{debug, warn};
+use tracing::{debug, info, warn};
 
 use super::*;
 use crate::protocol;
@@ -24,6 +36,13 @@ pub(super) struct Conn {
     pub(super) rtt_ms: Option<u64>,
     /// Chat rate limit.
     pub(super) chat_bucket: TokenBucket,
+    /// Chat refused until then: a spectator that ran past its chat rate limit.
+    pub(super) muted_until: Option<Instant>,
+    /// Sent `join`, `resume` or `watch`. A connection that stays silent longer than
+    /// `--hello-seconds` gives its place up to a newcomer when the room is full.
+    pub(super) greeted: bool,
+    /// When it connected.
+    pub(super) since: Instant,
 }
 
 impl Conn {
@@ -37,7 +56,41 @@ impl Conn {
             name: None,
             rtt_ms: None,
             chat_bucket: TokenBucket::new(chat_per_minute / 60.0, burst),
+            muted_until: None,
+            greeted: false,
+            since: Instant::now(),
         }
+    }
+}
+
+/// A connection on probation: it arrived while the room was full of spectators.
+#[derive(Debug)]
+pub(super) struct Pending {
+    out: ConnHandle,
+    /// Refused with `room_full` unless seated by then.
+    until: Instant,
+    /// When it connected.
+    since: Instant,
+}
+
+/// A connection let in off probation: it has said `join`, `resume` or `watch`.
+fn greeted(out: ConnHandle, cfg: &Config) -> Conn {
+    let mut c = Conn::new(out, cfg.chat_per_minute, cfg.chat_burst);
+    c.greeted = true;
+    c
+}
+
+/// Queues a `room_full` error and a close frame (1013, "try again later") for a
+/// connection the room will not keep.
+fn refuse(out: &ConnHandle, message: &str) {
+    let text = Utf8Bytes::from(protocol::to_text(&protocol::error_msg(
+        ErrorCode::RoomFull,
+        message,
+    )));
+    let queued = out.tx.try_send(Outbound::Text(text)).is_ok()
+        && out.tx.try_send(Outbound::Close(1013, "room full")).is_ok();
+    if !queued {
+        out.kill.cancel();
     }
 }
 
@@ -52,6 +105,10 @@ pub(super) struct Fanout {
     pub(super) seq: u64,
     /// Connections whose queue overflowed.
     dead: Vec<ConnId>,
+    /// Connections on probation (module docs); not in `conns`, so they receive nothing.
+    pending: HashMap<ConnId, Pending>,
+    /// Message budgets of the seated players, by the hash of their seat token.
+    seat_buckets: HashMap<String, TokenBucket>,
 }
 
 impl Fanout {
@@ -88,9 +145,193 @@ impl Fanout {
     pub(super) fn next_dead(&mut self) -> Option<ConnId> {
         self.dead.pop()
     }
+
+    /// Connections that hold no seat: what `--max-connections-per-room` counts.
+    pub(super) fn spectators(&self) -> usize {
+        self.conns.values().filter(|c| c.seat.is_none()).count()
+    }
+
+    /// When the first probation runs out.
+    pub(super) fn next_probation_end(&self) -> Option<Instant> {
+        self.pending.values().map(|p| p.until).min()
+    }
+
+    /// Every connection of the room, those on probation included.
+    pub(super) fn handles(&self) -> impl Iterator<Item = &ConnHandle> {
+        let pending = self.pending.values().map(|p| &p.out);
+        self.conns.values().map(|c| &c.out).chain(pending)
+    }
+
+    /// Whether `conn` is on probation.
+    pub(super) fn on_probation(&self, conn: ConnId) -> bool {
+        self.pending.contains_key(&conn)
+    }
+
+    /// Forgets `conn` if it was on probation (its socket closed); true if it was.
+    pub(super) fn end_probation_of(&mut self, conn: ConnId) -> bool {
+        self.pending.remove(&conn).is_some()
+    }
 }
 
 impl Room {
+    /// A connection arriving at a room full of spectators (module docs).
+    pub(super) fn put_on_probation(&mut self, conn: ConnId, out: ConnHandle) {
+        let cfg = self.deps.config.clone();
+        // Probation is cheap (no state, no events), but bounded too: past the cap the
+        // oldest newcomer goes. A player resumes right after connecting, long before.
+        if self.fanout.pending.len() >= cfg.max_connections_per_room {
+            let oldest = self
+                .fanout
+                .pending
+                .iter()
+                .min_by_key(|(_, p)| p.since)
+                .map(|(id, _)| *id);
+            if let Some(p) = oldest.and_then(|id| self.fanout.pending.remove(&id)) {
+                refuse(&p.out, "this room is full of spectators; try again later");
+            }
+        }
+        debug!(conn, "room full of spectators: connection on probation");
+        let now = Instant::now();
+        self.fanout.pending.insert(
+            conn,
+            Pending {
+                out,
+                until: now + cfg.hello,
+                since: now,
+            },
+        );
+    }
+
+    /// A message from a connection on probation: `resume` and `join` are handled (the
+    /// connection stays if they seat it), `watch` is let in if there is room (module
+    /// docs), anything else is refused.
+    pub(super) async fn on_probation_msg(
+        &mut self,
+        conn: ConnId,
+        msg: ClientMsg,
+        received: StdInstant,
+    ) {
+        let Some(p) = self.fanout.pending.remove(&conn) else {
+            return;
+        };
+        let cfg = self.deps.config.clone();
+        match msg {
+            ClientMsg::Resume { .. } | ClientMsg::Join { .. } => {
+                self.fanout.conns.insert(conn, greeted(p.out, &cfg));
+                self.on_msg(conn, msg, received).await;
+                if self.seat_of(conn).is_some() {
+                    // The first round trip, for lag credit (docs/protocol.md §11.3).
+                    self.fanout.ping(conn);
+                } else {
+                    // Refused (it was told why): back on probation, same deadline.
+                    if let Some(c) = self.fanout.conns.remove(&conn) {
+                        self.fanout.pending.insert(
+                            conn,
+                            Pending {
+                                out: c.out,
+                                until: p.until,
+                                since: p.since,
+                            },
+                        );
+                    }
+                }
+            }
+            ClientMsg::Watch { .. } => {
+                if self.fanout.spectators() >= cfg.max_connections_per_room
+                    && !self.displace_silent()
+                {
+                    info!(conn, "room full of spectators: watcher refused");
+                    return refuse(
+                        &p.out,
+                        "this room has as many spectators as it takes; try again later",
+                    );
+                }
+                self.fanout.conns.insert(conn, greeted(p.out, &cfg));
+                self.fanout.ping(conn);
+                self.on_msg(conn, msg, received).await;
+            }
+            _ => {
+                let text = self.text(&protocol::error_msg(
+                    ErrorCode::RoomFull,
+                    "this room is full of spectators: only resume (or join a free seat) is possible now",
+                ));
+                if p.out.tx.try_send(Outbound::Text(text)).is_err() {
+                    p.out.kill.cancel();
+                }
+                self.fanout.pending.insert(conn, p);
+            }
+        }
+    }
+
+    /// Closes the oldest connection that has sent neither `join`, `resume` nor `watch`
+    /// for `--hello-seconds`, to make room for a watcher. False if there is none.
+    fn displace_silent(&mut self) -> bool {
+        let now = Instant::now();
+        let hello = self.deps.config.hello;
+        let silent = self
+            .fanout
+            .conns
+            .iter()
+            .filter(|(_, c)| c.seat.is_none() && !c.greeted && c.since + hello <= now)
+            .min_by_key(|(_, c)| c.since)
+            .map(|(id, _)| *id);
+        let Some(c) = silent.and_then(|id| self.fanout.conns.remove(&id)) else {
+            return false;
+        };
+        debug!(conn = ?silent, "silent connection gives its place up to a watcher");
+        refuse(
+            &c.out,
+            "this room is full and this connection sent no join, resume or watch: it gave its place up",
+        );
+        true
+    }
+
+    /// Refuses the connections whose probation ran out.
+    pub(super) fn end_probations(&mut self) {
+        let now = Instant::now();
+        let due: Vec<ConnId> = self
+            .fanout
+            .pending
+            .iter()
+            .filter(|(_, p)| p.until <= now)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in due {
+            if let Some(p) = self.fanout.pending.remove(&id) {
+                debug!(conn = id, "probation over: refused");
+                refuse(
+                    &p.out,
+                    "this room is full of spectators and this connection took no seat in time",
+                );
+            }
+        }
+    }
+
+    /// Takes one message from the budget of `conn`'s seat (module docs); true for a
+    /// connection without a seat (its socket's own budget applies).
+    pub(super) fn seat_budget_allows(&mut self, conn: ConnId) -> bool {
+        let Some(p) = self.seat_of(conn) else {
+            return true;
+        };
+        let Some(seat) = self.seats[idx(p)].as_ref() else {
+            return true;
+        };
+        let buckets = &mut self.fanout.seat_buckets;
+        if !buckets.contains_key(&seat.token_hash) {
+            // Forget the budgets of tokens that hold no seat here any more.
+            let held: Vec<&String> = self.seats.iter().flatten().map(|s| &s.token_hash).collect();
+            buckets.retain(|h, _| held.contains(&h));
+            let cfg = &self.deps.config;
+            buckets.insert(
+                seat.token_hash.clone(),
+                TokenBucket::new(cfg.rate_per_second, cfg.rate_burst),
+            );
+        }
+        buckets
+            .get_mut(&seat.token_hash)
+            .is_some_and(TokenBucket::allow)
+    }
+
     pub(super) fn deliver(&mut self, conn: ConnId, msg: Utf8Bytes) {
         self.fanout.deliver(conn, msg);
     }

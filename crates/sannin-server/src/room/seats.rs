@@ -57,8 +57,43 @@ impl Seat {
     }
 }
 
+/// Characters that change how the text around them is shown without being seen:
+/// the bidirectional controls (which can reverse a name or a chat line on screen, as in
+/// the "Trojan Source" attacks) and the zero-width characters (which make two names
+/// that look the same differ). Refused in names and chat.
+pub(super) fn is_hidden_char(c: char) -> bool {
+    matches!(
+        c,
+        '\u{202A}'..='\u{202E}' // embeddings and overrides
+            | '\u{2066}'..='\u{2069}' // isolates
+            | '\u{200E}' | '\u{200F}' | '\u{061C}' // direction marks
+            | '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' // zero-width
+    )
+}
+
+/// The message refusing `c` (one of [`is_hidden_char`]), naming its code point.
+pub(super) fn hidden_char_message(what: &str, c: char) -> String {
+    format!(
+        "{what} contains an invisible or text-direction character (U+{:04X}); remove it",
+        u32::from(c)
+    )
+}
+
+/// Whether a name looks like the label the server gives its bots (`Bot (level N)`):
+/// any name that starts with `bot (`, whatever the case and spacing.
+fn looks_like_bot(name: &str) -> bool {
+    let squeezed: String = name
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .take(4)
+        .collect();
+    squeezed == "bot("
+}
+
 /// A display name as given (players and spectators alike): trimmed, at most `max`
-/// characters, no control characters; `None` when empty.
+/// characters, no control, invisible or text-direction characters, not a bot's label;
+/// `None` when empty.
 pub(super) fn checked_name(name: &str, max: usize) -> Result<Option<String>, String> {
     let name = name.trim();
     if name.chars().count() > max {
@@ -66,6 +101,12 @@ pub(super) fn checked_name(name: &str, max: usize) -> Result<Option<String>, Str
     }
     if name.chars().any(char::is_control) {
         return Err("name contains control characters".into());
+    }
+    if let Some(c) = name.chars().find(|c| is_hidden_char(*c)) {
+        return Err(hidden_char_message("name", c));
+    }
+    if looks_like_bot(name) {
+        return Err("names starting with \"Bot (\" are kept for the server's bots".into());
     }
     Ok((!name.is_empty()).then(|| name.to_string()))
 }
@@ -356,6 +397,39 @@ impl Room {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_hide_nothing_and_do_not_pose_as_bots() {
+        assert_eq!(checked_name("  Ann ", 32), Ok(Some("Ann".into())));
+        assert_eq!(checked_name("", 32), Ok(None));
+        for bad in [
+            "Ann\u{202E}nnA",
+            "A\u{200B}nn",
+            "\u{2066}Ann",
+            "Ann\u{FEFF}",
+            "\u{061C}x",
+        ] {
+            assert!(checked_name(bad, 32).is_err(), "{bad:?}");
+        }
+        for bot in [
+            "Bot (level 2)",
+            "bot (LEVEL 3)",
+            "BOT(level 1)",
+            "Bot ( anything",
+            "b o t (",
+        ] {
+            assert!(checked_name(bot, 32).is_err(), "{bot:?}");
+        }
+        for fine in [
+            "Bot",
+            "Bottom",
+            "Robot (level 2)",
+            "Bob (level 2)",
+            "日本語",
+        ] {
+            assert!(checked_name(fine, 32).is_ok(), "{fine:?}");
+        }
+    }
 
     #[test]
     fn tokens_are_random_and_stored_as_sha256() {

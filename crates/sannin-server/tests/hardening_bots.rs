@@ -1,0 +1,341 @@
+//! Bots on a public server, over real sockets: a flood of rooms of strong bots alone
+//! cannot starve a person's game of search slots, a bot's clock does not run while
+//! it waits for one (and the stored clocks stay exact across a restart), rooms of
+//! bots alone are capped in number and paced.
+//!
+//! Nothing here asserts how fast the server is: the fairness is counted in searches
+//! (`sannin_bot_searches_total`), the clocks are driven by hand ([`ManualTime`]), and
+//! the pacing is checked as a lower bound on the time a number of actions took.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use sannin_protocol::{ClientMsg, Event, RoomStatus, Seat, ServerMsg, State};
+use sannin_server::{LimitArgs, ManualTime};
+use serde_json::{json, Value};
+
+/// No per-address budgets (one test address creates every room), no pacing for
+/// people's bots, one search slot.
+fn limits() -> LimitArgs {
+    LimitArgs {
+        grace_seconds: 30.0,
+        rate_per_second: 1000.0,
+        rate_burst: 1000,
+        finished_idle_seconds: 30.0,
+        rooms_per_minute: 0.0,
+        bot_rooms_per_minute: 0.0,
+        bot_min_move_ms: 0,
+        bot_only_min_move_ms: 0,
+        bot_concurrency: 1,
+        ..LimitArgs::default()
+    }
+}
+
+fn setup() -> Setup {
+    Setup::with_limits(limits())
+}
+
+fn three_bots(level: u8) -> Value {
+    json!({"bots": {"first": level, "middle": level, "last": level}})
+}
+
+const QUEUED_BOTS_ONLY: &str = "sannin_bot_queued{rooms=\"bots_only\"}";
+const QUEUED_WITH_HUMAN: &str = "sannin_bot_queued{rooms=\"with_human\"}";
+const SEARCHES_BOTS_ONLY: &str = "sannin_bot_searches_total{rooms=\"bots_only\"}";
+const SEARCHES_WITH_HUMAN: &str = "sannin_bot_searches_total{rooms=\"with_human\"}";
+
+/// A metric of `GET /metrics`, which must be there.
+async fn metric(server: &TestServer, name: &str) -> f64 {
+    let text = server.metrics().await;
+    assert!(text.contains(name), "no {name} in /metrics:\n{text}");
+    server.metric(name).await
+}
+
+/// Polls `name` until it is at least `at_least`.
+async fn until_metric(server: &TestServer, name: &str, at_least: f64) -> f64 {
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        let v = metric(server, name).await;
+        if v >= at_least {
+            return v;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{name} stayed at {v} < {at_least}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// `n` rooms of three bots of `level`, all running.
+async fn flood(server: &TestServer, n: usize, level: u8) -> Vec<String> {
+    let mut rooms = Vec::new();
+    for _ in 0..n {
+        rooms.push(server.create_room(three_bots(level)).await);
+    }
+    rooms
+}
+
+/// A room of `body` (its bots in Middle and Last) with a person as First, started.
+async fn person_against_bots(server: &TestServer, body: Value) -> (String, Client) {
+    let room = server.create_room(body).await;
+    let mut me = server.client(&room).await;
+    assert_eq!(me.join(Some(Seat::First), "Person").await, Seat::First);
+    me.send(ClientMsg::Ready).await;
+    me.until_event("game_started").await;
+    (room, me)
+}
+
+/// As First, once it is First's turn: plays a pawn push (it keeps First's king safe
+/// from an early mate) and returns the state of that action.
+async fn push_a_pawn(me: &mut Client) -> State {
+    let st = me
+        .until_state("my turn", |s| {
+            s.status != RoomStatus::Playing
+                || (s.to_move == Some(Seat::First) && !s.legal.is_empty())
+        })
+        .await;
+    assert_eq!(st.status, RoomStatus::Playing, "the game goes on");
+    let n = st.moves.len();
+    let a = st
+        .legal
+        .iter()
+        .find(|a| a.starts_with('P') && a.contains('-'))
+        .unwrap_or(&st.legal[0])
+        .clone();
+    me.act(&a).await;
+    me.until_state("my action", |s| s.moves.len() > n).await
+}
+
+// ---- fairness --------------------------------------------------------------------
+
+/// One search slot, twelve rooms of three level-3 bots searching without pause (so
+/// eleven of their searches always wait): a person's move is answered by its bot
+/// after at most a few of the flood's searches, not after the eleven queued before
+/// it (first come first served would run them all first).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_s_bot_answers_before_a_flood_of_bot_rooms_searches() {
+    const FLOOD: usize = 12;
+    let (_db, server) = setup()
+        .limits(|l| l.max_bot_only_rooms = FLOOD)
+        .sqlite()
+        .await;
+    flood(&server, FLOOD, 3).await;
+    let (_room, mut me) =
+        person_against_bots(&server, json!({"bots": {"middle": 1, "last": 1}})).await;
+    // The flood's requests fill the queue.
+    until_metric(&server, QUEUED_BOTS_ONLY, (FLOOD - 2) as f64).await;
+    let flood_before = metric(&server, SEARCHES_BOTS_ONLY).await;
+    let mine_before = metric(&server, SEARCHES_WITH_HUMAN).await;
+    push_a_pawn(&mut me).await;
+    let st = me
+        .until_state("my bot's answer", |s| {
+            s.moves.len() >= 2 || s.status == RoomStatus::Finished
+        })
+        .await;
+    assert_eq!(st.move_players[1], Seat::Middle, "{st:?}");
+    let flood_during = metric(&server, SEARCHES_BOTS_ONLY).await - flood_before;
+    // The search running when the person moved, the one bot-only request queued for
+    // the slot before it, and one more on either side of the reads of the counter.
+    assert!(
+        flood_during <= 4.0,
+        "{flood_during} searches of rooms of bots alone ran before my bot answered"
+    );
+    assert!(metric(&server, SEARCHES_WITH_HUMAN).await > mine_before);
+    // The flood is not starved either: it goes on searching.
+    until_metric(
+        &server,
+        SEARCHES_BOTS_ONLY,
+        flood_before + flood_during + 2.0,
+    )
+    .await;
+    server.stop().await;
+}
+
+// ---- the bot's clock -------------------------------------------------------------
+
+/// The clocks read a hand-driven time source. While the person's bot waits for the
+/// one slot behind a flood of bot rooms, a minute passes: its clock is not charged
+/// for it, and the clocks stored with its action come back the same after a restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_s_clock_does_not_run_while_it_waits_for_a_search_slot() {
+    let time = ManualTime::new(1_000);
+    let setup = setup()
+        .limits(|l| l.max_bot_only_rooms = 6)
+        .time(time.clone());
+    let db = TestDb::sqlite();
+    let server = setup.start(&db).await;
+    flood(&server, 6, 3).await;
+    let clock = json!({"kind": "sudden_death", "main_seconds": 3600});
+    let (room, mut me) = person_against_bots(
+        &server,
+        json!({"bots": {"middle": 2, "last": 2}, "clock": clock}),
+    )
+    .await;
+    let token = me.token.clone().expect("a token");
+    let mut proved = None;
+    // The minute must pass while the bot waits, which the test can only see from the
+    // outside (the queue gauge, read before and after): a round where the bot's
+    // search had already started when time was moved proves nothing and is retried.
+    for _round in 0..6 {
+        until_metric(&server, QUEUED_BOTS_ONLY, 3.0).await;
+        let st = push_a_pawn(&mut me).await;
+        let ply = st.moves.len();
+        let before = st.clocks.expect("clocks").middle.remaining_ms;
+        // Seen waiting, or already moved (read over HTTP: the socket's messages are
+        // left for below).
+        let mut waiting_seen = false;
+        let deadline = Instant::now() + TIMEOUT;
+        while Instant::now() < deadline {
+            if metric(&server, QUEUED_WITH_HUMAN).await >= 1.0 {
+                waiting_seen = true;
+                break;
+            }
+            if server.room(&room).await.moves.len() > ply {
+                break;
+            }
+        }
+        time.advance(Duration::from_secs(60));
+        // A request of this room still queued, then Middle still to move: that request
+        // was Middle's (Last asks only after Middle's action), so Middle waited from
+        // before the minute passed until after it.
+        let still_waiting = waiting_seen
+            && metric(&server, QUEUED_WITH_HUMAN).await >= 1.0
+            && server.room(&room).await.moves.len() == ply;
+        let ev = me
+            .until("the bot's action", |m| match m {
+                ServerMsg::Event {
+                    event:
+                        Event::Action {
+                            player: Seat::Middle,
+                            clocks,
+                            ..
+                        },
+                    ..
+                } => Some(clocks),
+                _ => None,
+            })
+            .await
+            .expect("clocks on the action");
+        if still_waiting {
+            assert_eq!(
+                ev.middle.remaining_ms, before,
+                "the minute the bot waited for a slot was charged"
+            );
+            assert_eq!(ev.running, Some(Seat::Last));
+            proved = Some(ev.middle.remaining_ms);
+            break;
+        }
+    }
+    let middle = proved.expect("in six rounds the bot was seen waiting at least once");
+    let st = me
+        .until_state("the last bot's move", |s| {
+            s.to_move == Some(Seat::First) || s.status == RoomStatus::Finished
+        })
+        .await;
+    assert_eq!(st.clocks.expect("clocks").middle.remaining_ms, middle);
+    // The clocks as stored: the same after a restart.
+    server.stop().await;
+    let server = setup.start(&db).await;
+    let mut back = server.client(&room).await;
+    assert_eq!(back.resume(&token).await, Seat::First);
+    let st = back.next_state().await;
+    let clocks = st.clocks.expect("clocks");
+    assert_eq!(clocks.middle.remaining_ms, middle);
+    server.stop().await;
+}
+
+// ---- the cap ---------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rooms_of_bots_alone_are_capped() {
+    let (_db, server) = setup()
+        .limits(|l| {
+            l.max_bot_only_rooms = 2;
+            // Slow bots: the rooms stay unfinished during the test.
+            l.bot_only_min_move_ms = 60_000;
+        })
+        .sqlite()
+        .await;
+    server.create_room(three_bots(0)).await;
+    server.create_room(three_bots(3)).await;
+    let (status, v) = server.post_json("/api/rooms", &three_bots(1)).await;
+    assert_eq!(status, 429, "{v}");
+    assert_eq!(TestServer::error_code(&v), "too_many_bot_only_rooms");
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("limit 2"),
+        "{v}"
+    );
+    // Rooms with a seat for a person are not counted.
+    server
+        .create_room(json!({"bots": {"middle": 3, "last": 3}}))
+        .await;
+    server.create_room(json!({})).await;
+    assert_eq!(
+        server.rooms().await.len(),
+        4,
+        "the refused room was not made"
+    );
+    assert_eq!(
+        metric(&server, "sannin_bot_only_rooms_refused_total").await,
+        1.0
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_room_of_bots_alone_when_the_cap_is_zero() {
+    let (_db, server) = setup().limits(|l| l.max_bot_only_rooms = 0).sqlite().await;
+    let (status, v) = server.post_json("/api/rooms", &three_bots(0)).await;
+    assert_eq!(status, 429, "{v}");
+    assert_eq!(TestServer::error_code(&v), "too_many_bot_only_rooms");
+    server
+        .create_room(json!({"bots": {"first": 0, "last": 0}}))
+        .await;
+    server.stop().await;
+}
+
+// ---- pacing ----------------------------------------------------------------------
+
+/// Level-0 bots alone would play hundreds of actions a second; paced at 250 ms, each
+/// action comes at least 250 ms after the one before (the first after the start),
+/// whatever the machine: `n` actions take at least `n` × 250 ms. A spectator still
+/// watches the game go on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_room_of_bots_alone_moves_no_faster_than_its_pacing() {
+    const PACE: Duration = Duration::from_millis(250);
+    let (_db, server) = setup()
+        .limits(|l| l.bot_only_min_move_ms = PACE.as_millis() as u64)
+        .sqlite()
+        .await;
+    let t0 = Instant::now();
+    let room = server.create_room(three_bots(0)).await;
+    let mut spectator = server.client(&room).await;
+    spectator.send(ClientMsg::Watch { name: None }).await;
+    let st = spectator
+        .until_state("four bot actions", |s| {
+            s.moves.len() >= 4 || s.status == RoomStatus::Finished
+        })
+        .await;
+    assert!(st.moves.len() >= 4, "{st:?}");
+    // A little longer, then count every action so far against the time it took.
+    tokio::time::sleep(PACE * 3).await;
+    let st = spectator.sync().await;
+    let elapsed = t0.elapsed();
+    let n = st.moves.len() as u32;
+    assert!(
+        PACE * n <= elapsed,
+        "{n} actions in {elapsed:?}, paced at {PACE:?}"
+    );
+    // A person's bots are not paced that way: they answer at once (no pacing here).
+    let (_room, mut me) =
+        person_against_bots(&server, json!({"bots": {"middle": 0, "last": 0}})).await;
+    push_a_pawn(&mut me).await;
+    let st = me
+        .until_state("both bots' answers", |s| s.moves.len() >= 3)
+        .await;
+    assert_eq!(st.move_players[..3], Seat::ALL);
+    server.stop().await;
+}
