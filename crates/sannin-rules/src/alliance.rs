@@ -22,10 +22,13 @@ use crate::player::{Player, Players};
 use crate::position::{Core, LastAction};
 
 /// The attack maps of the three players on one board, each computed the
-/// first time it is asked for (a threat test often needs only some of them).
+/// first time it is asked for (a threat test often needs only some of them),
+/// or taken from the board before an action for a player the action cannot
+/// have changed (see [`unchanged`]).
 pub(crate) struct Maps<'a> {
     board: &'a Board,
     maps: ByPlayer<OnceCell<AttackMap>>,
+    base: Option<(&'a Maps<'a>, Players)>,
 }
 
 impl<'a> Maps<'a> {
@@ -33,11 +36,59 @@ impl<'a> Maps<'a> {
         Maps {
             board,
             maps: ByPlayer::new_with(|_| OnceCell::new()),
+            base: None,
+        }
+    }
+    /// The maps of `board`, reached from the board of `base` by an action
+    /// that changed no player of `same` (their maps are copied from `base`).
+    fn after(board: &'a Board, base: &'a Maps<'a>, same: Players) -> Maps<'a> {
+        Maps {
+            board,
+            maps: ByPlayer::new_with(|_| OnceCell::new()),
+            base: Some((base, same)),
         }
     }
     fn get(&self, p: Player) -> &AttackMap {
-        self.maps[p].get_or_init(|| self.board.attack_map(p))
+        self.maps[p].get_or_init(|| match self.base {
+            Some((base, same)) if same.contains(p) => *base.get(p),
+            _ => self.board.attack_map(p),
+        })
     }
+}
+
+/// The players whose attack map and pieces (see [`AttackMap`]) step 1 of
+/// `p`'s `action` leaves as they are on `pre`: neither `p`, nor the owner of
+/// a captured piece, nor a player with a piece that ranges through a cell
+/// the action empties or fills (RULES §10.1: steps do not depend on other
+/// pieces; a range ends at its first occupied cell).
+fn unchanged(pre: &Board, p: Player, action: Action) -> Players {
+    let mut same = Players::ALL;
+    same.remove(p);
+    let cells = match action {
+        Action::Move { from, to, .. } => {
+            if let Some(victim) = pre.get(to) {
+                same.remove(victim.owner);
+            }
+            from.bb() | to.bb()
+        }
+        Action::Drop { to, .. } => to.bb(),
+        Action::Illuminate { .. } => return Players::NONE,
+    };
+    let occ = pre.occupied();
+    for c in cells.iter() {
+        for d in 0..12 {
+            if let Some(b) = first_blocker(c, d, occ) {
+                let code = pre.code(b);
+                if moves_of(code).1 & (1 << opposite(d)) != 0 {
+                    same.remove(Piece::from_code(code).owner);
+                }
+            }
+        }
+        if same.is_empty() {
+            break;
+        }
+    }
+    same
 }
 
 /// The pieces of `y` under a check, en prise or unequal-exchange threat by `x`
@@ -55,10 +106,10 @@ pub(crate) fn cheap_threats(board: &Board, maps: &Maps<'_>, x: Player, y: Player
             t.set(k);
         }
     }
-    let defended = maps.get(y).all();
-    t |= mine & !defended;
+    let ay = maps.get(y);
+    t |= mine & !ay.all();
     for v in 1..=2u8 {
-        t |= board.pieces_of_value(y, v) & ax.below(v);
+        t |= ay.pieces[v as usize] & ax.below(v);
     }
     t
 }
@@ -257,6 +308,20 @@ fn double_attack(
     if p1_plain.is_empty() && p2_plain.is_empty() {
         return false;
     }
+    // RULES §12.4 before any mate-threat search: it excludes the pair
+    // whatever the pieces turn out to be.
+    if direct_defence(
+        &b1_pre.board,
+        &b1_pre_maps,
+        &pre.board,
+        pre_maps,
+        b1,
+        last.action,
+    ) || direct_defence(&pre.board, pre_maps, &post.board, post_maps, a, action)
+        || allies_in_check(&post.board, a, b1)
+    {
+        return false;
+    }
     let mut p1 = p1_plain;
     if p2_plain.any()
         && king_threat(post, post_maps, b1, c)
@@ -280,26 +345,14 @@ fn double_attack(
     if pairs.is_empty() {
         return false;
     }
-    // RULES §12.4 before the costly part.
-    if direct_defence(
-        &b1_pre.board,
-        &b1_pre_maps,
-        &pre.board,
-        pre_maps,
-        b1,
-        last.action,
-    ) || direct_defence(&pre.board, pre_maps, &post.board, post_maps, a, action)
-        || allies_in_check(&post.board, a, b1)
-    {
-        return false;
-    }
-    cannot_meet_both(post, b1, a, c, pairs)
+    cannot_meet_both(post, post_maps, b1, a, c, pairs)
 }
 
 /// RULES §12.3: after each legal action of `c` (§10.4) on the position after
 /// a's action, one of the two threats still exists (for some pair).
 fn cannot_meet_both(
     post: &Core,
+    post_maps: &Maps<'_>,
     b1: Player,
     a: Player,
     c: Player,
@@ -313,7 +366,7 @@ fn cannot_meet_both(
         if !is_safe_after(&after.board, after.alliance, c) {
             continue;
         }
-        let maps = Maps::of(&after.board);
+        let maps = Maps::after(&after.board, post_maps, unchanged(&post.board, c, act));
         pairs.retain(|&(p1, p2)| {
             threat_exists(&after, &maps, b1, follow(p1, act))
                 || threat_exists(&after, &maps, a, follow(p2, act))
@@ -336,7 +389,7 @@ pub(crate) fn forced(
     action: Action,
 ) -> Option<(Players, AllianceCause)> {
     let pre_maps = Maps::of(&pre.board);
-    let post_maps = Maps::of(&post.board);
+    let post_maps = Maps::after(&post.board, &pre_maps, unchanged(&pre.board, a, action));
     let mut pairs: Vec<(Players, AllianceCause)> = Vec::new();
     let mut defence: Option<bool> = None;
     let mut a_defended = || {

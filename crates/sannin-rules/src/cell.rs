@@ -151,6 +151,20 @@ const fn build_all_rays() -> [u128; NUM_CELLS] {
     t
 }
 
+/// The cells one step from cell index `c` in the directions of the bit mask
+/// `dirs` (bit `d` = direction `d`).
+pub(crate) const fn step_set(c: usize, dirs: u16) -> u128 {
+    let mut bits = 0u128;
+    let mut d = 0;
+    while d < 12 {
+        if dirs & (1 << d) != 0 && STEP[d][c] != NONE {
+            bits |= 1u128 << STEP[d][c];
+        }
+        d += 1;
+    }
+    bits
+}
+
 /// `ALL_RAYS[c]`: every cell on any of the twelve rays from `c`.
 const ALL_RAYS: [u128; NUM_CELLS] = build_all_rays();
 

@@ -7,8 +7,8 @@ use crate::cell::Cell;
 use crate::error::IllegalAction;
 use crate::event::{AllianceCause, EndReason, Event, LossReason, Outcome};
 use crate::movegen::{
-    apply, has_legal_action, illumination_targets, is_safe_after, pseudo_actions, pseudo_drops,
-    pseudo_moves, SafetyTest,
+    any_action, apply, has_legal_action, illumination_targets, is_safe_after, pseudo_actions,
+    SafetyTest,
 };
 use crate::piece::{Piece, Role};
 use crate::player::{Player, Players};
@@ -28,6 +28,18 @@ impl History for Vec<(u64, Core)> {
     }
     fn seen_board(&self, board_hash: u64) -> bool {
         self.iter().any(|(_, c)| c.board.hash() == board_hash)
+    }
+}
+
+/// No earlier positions: a position string's, for [`Position::legal_actions`].
+pub(crate) struct NoHistory;
+
+impl History for NoHistory {
+    fn seen(&self, _: u64, _: &Core) -> bool {
+        false
+    }
+    fn seen_board(&self, _: u64) -> bool {
+        false
     }
 }
 
@@ -435,14 +447,20 @@ pub(crate) fn is_fully_legal(pos: &Position, action: Action, history: &dyn Histo
 
 /// Every legal action of the player to move (RULES §10.3, §6.5, §12.7).
 pub(crate) fn legal_actions(pos: &Position, history: &dyn History) -> Vec<Action> {
-    let Some(p) = pos.core.to_move else {
-        return Vec::new();
-    };
     let mut v = Vec::with_capacity(128);
-    pseudo_actions(&pos.core, p, &mut v);
-    let test = SafetyTest::new(&pos.core, p);
-    v.retain(|&a| test.is_legal(&pos.core, p, a) && is_fully_legal(pos, a, history));
+    legal_actions_into(pos, history, &mut v);
     v
+}
+
+/// [`legal_actions`] into `out`, cleared first.
+pub(crate) fn legal_actions_into(pos: &Position, history: &dyn History, out: &mut Vec<Action>) {
+    out.clear();
+    let Some(p) = pos.core.to_move else {
+        return;
+    };
+    pseudo_actions(&pos.core, p, out);
+    let test = SafetyTest::new(&pos.core, p);
+    out.retain(|&a| test.is_legal(&pos.core, p, a) && is_fully_legal(pos, a, history));
 }
 
 /// Whether the player to move has any legal action, repetition included.
@@ -451,16 +469,9 @@ pub(crate) fn has_fully_legal_action(pos: &Position, history: &dyn History) -> b
         return false;
     };
     let test = SafetyTest::new(&pos.core, p);
-    let legal = |a: Action| test.is_legal(&pos.core, p, a) && is_fully_legal(pos, a, history);
-    // Moves first; drops (hundreds with a full hand) only when no move will do.
-    let mut v = Vec::with_capacity(128);
-    pseudo_moves(&pos.core, p, &mut v);
-    if v.iter().any(|&a| legal(a)) {
-        return true;
-    }
-    v.clear();
-    pseudo_drops(&pos.core, p, !Bitboard::EMPTY, &mut v);
-    v.into_iter().any(legal)
+    any_action(&pos.core, p, &test, |a| {
+        test.is_legal(&pos.core, p, a) && is_fully_legal(pos, a, history)
+    })
 }
 
 /// Removes `p` as if mated with no mating player (RULES §12.10), then settles
@@ -548,7 +559,7 @@ impl Position {
     /// The legal actions of the player to move, judging repetition against
     /// nothing (a position string has no history; use [`crate::Game`] for a game).
     pub fn legal_actions(&self) -> Vec<Action> {
-        legal_actions(self, &Vec::new())
+        legal_actions(self, &NoHistory)
     }
 
     /// Plays `action` for the player to move (RULES §11, steps 1–9; no earlier

@@ -4,34 +4,46 @@
 //! [`Position::active`], judged the same way (no earlier positions, so no
 //! repetition; a search passes its line to [`Position::play_unchecked`]).
 
+use std::ops::ControlFlow;
+
 use crate::action::Action;
+use crate::movegen::{visit_moves, SafetyTest};
+use crate::play::{has_fully_legal_action, legal_actions_into, NoHistory};
 use crate::player::Player;
 use crate::position::Position;
 
 impl Position {
     /// [`Position::legal_actions`] into `out` (cleared first), in the same order.
     pub fn legal_actions_into(&self, out: &mut Vec<Action>) {
-        out.clear();
-        out.extend(self.legal_actions());
+        legal_actions_into(self, &NoHistory, out);
     }
 
     /// The legal actions that capture: moves (castling included) onto a piece
     /// of another player, an ally's included (RULES §12.5), and
     /// illuminations (§9). Into `out` (cleared first), in the order of
-    /// [`Position::legal_actions`].
+    /// [`Position::legal_actions`]; only those actions are generated.
     pub fn legal_captures_into(&self, out: &mut Vec<Action>) {
         out.clear();
-        let me = self.core.to_move;
-        out.extend(self.legal_actions().into_iter().filter(|&a| match a {
-            Action::Move { to, .. } => self.core.board.get(to).is_some_and(|x| Some(x.owner) != me),
-            Action::Illuminate { .. } => true,
-            Action::Drop { .. } => false,
-        }));
+        let Some(p) = self.core.to_move else {
+            return;
+        };
+        let core = &self.core;
+        let test = SafetyTest::new(core, p);
+        let others = core.board.occupied() & !core.board.of(p);
+        // A capture is never a pawn drop and, with no earlier positions,
+        // never a repetition: §10.3 is the whole test (see `is_fully_legal`).
+        let _ = visit_moves(core, p, core.board.of(p), others, &mut |a| {
+            if test.is_legal(core, p, a) {
+                out.push(a);
+            }
+            ControlFlow::Continue(())
+        });
     }
 
-    /// Whether the player to move has a legal action: `!legal_actions().is_empty()`.
+    /// Whether the player to move has a legal action, as
+    /// `!legal_actions().is_empty()` but stopping at the first one found.
     pub fn has_legal_action(&self) -> bool {
-        !self.legal_actions().is_empty()
+        has_fully_legal_action(self, &NoHistory)
     }
 
     /// Whether `p` is still in the game (not eliminated).

@@ -141,7 +141,10 @@ fn search_api_agrees_with_play_and_legal_actions() {
     }
     let recorded = std::fs::read_to_string(path).expect("tests/search_api.digest");
     for (game, (got, want)) in text.lines().zip(recorded.lines()).enumerate() {
-        assert_eq!(got, want, "playout {game}: a legal action resolved differently");
+        assert_eq!(
+            got, want,
+            "playout {game}: a legal action resolved differently"
+        );
     }
     assert_eq!(text.lines().count(), recorded.lines().count());
 }
