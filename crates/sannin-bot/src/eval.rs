@@ -85,11 +85,14 @@ fn clear_line(pos: &Position, from: Cell, to: Cell) -> bool {
 
 /// The players whose pieces can check `p` (RULES §12.5: allies cannot).
 pub fn enemies(pos: &Position, p: Player) -> Vec<Player> {
+    enemy_players(pos, p).collect()
+}
+
+/// [`enemies`] without the allocation.
+fn enemy_players(pos: &Position, p: Player) -> impl Iterator<Item = Player> + Clone + '_ {
     let ally = ally_of(pos, p);
-    pos.active()
-        .into_iter()
-        .filter(|&q| q != p && Some(q) != ally)
-        .collect()
+    pos.active_players()
+        .filter(move |&q| q != p && Some(q) != ally)
 }
 
 /// `p`'s ally while an alliance stands.
@@ -114,12 +117,12 @@ pub fn attacked_by_any(pos: &Position, enemies: &[Player], cell: Cell) -> bool {
 /// King safety of `p`: enemy-attacked cells around the king, free escape
 /// cells, own pieces sheltering it, enemy pieces close to it, check.
 fn king_safety(pos: &Position, p: Player, king: Cell, near_enemies: i32) -> i32 {
-    let foes = enemies(pos, p);
+    let foes = enemy_players(pos, p);
     let mut attacked = 0;
     let mut escapes = 0;
     let mut shelter = 0;
     for n in neighbours(king) {
-        let hit = attacked_by_any(pos, &foes, n);
+        let hit = foes.clone().any(|e| pos.is_attacked_by(n, e));
         match pos.piece_at(n) {
             Some(piece) if piece.owner == p => {
                 shelter += 1;
@@ -161,8 +164,7 @@ fn garden(pos: &Position, p: Player, king: Cell, promoted: bool) -> i32 {
     // any other player's attack counts, an ally's too (§10.2).
     if reach
         && !pos
-            .active()
-            .into_iter()
+            .active_players()
             .any(|q| q != p && pos.is_attacked_by(Cell::GARDEN, q))
     {
         return if pos.to_move() == Some(p) { 5000 } else { 450 };
@@ -189,7 +191,7 @@ pub fn player_scores(pos: &Position) -> [i32; 3] {
             kings[piece.owner.index()] = Some((c, piece.promoted));
         }
     }
-    for p in pos.active() {
+    for p in pos.active_players() {
         for r in Role::HAND {
             score[p.index()] += hand_value(r) * pos.hand(p, r) as i32;
         }
@@ -229,7 +231,7 @@ const ELIMINATED: i32 = 6000;
 
 pub fn team_value(pos: &Position, me: Player, s: &[i32; 3]) -> i32 {
     match pos.alliance() {
-        Some((a, b)) if pos.active().len() == 3 => {
+        Some((a, b)) if pos.active_count() == 3 => {
             let team = (s[a.index()] + s[b.index()]) / 2;
             let un = Player::ALL
                 .into_iter()
@@ -247,7 +249,7 @@ pub fn team_value(pos: &Position, me: Player, s: &[i32; 3]) -> i32 {
                 .filter(|&q| q != me)
                 .map(|q| s[q.index()])
                 .sum();
-            let out = 3 - pos.active().len() as i32;
+            let out = 3 - pos.active_count() as i32;
             s[me.index()] - others / 2 + ELIMINATED * out
         }
     }

@@ -58,7 +58,7 @@ impl Position {
 
     /// The players still in the game, in play order ([`Position::active`]
     /// without the allocation).
-    pub fn active_players(&self) -> impl Iterator<Item = Player> + '_ {
+    pub fn active_players(&self) -> impl Iterator<Item = Player> + Clone + '_ {
         self.core.active.iter()
     }
 }
