@@ -289,14 +289,18 @@ fn double_attack(
     let not_king = !kc.bb();
 
     // Threats (a, p2) created by a's action.
-    let p2_plain = cheap_threats(&post.board, post_maps, a, c)
-        & !cheap_threats(&pre.board, pre_maps, a, c)
-        & not_king;
+    // Each second set of threats only when the first is not empty: most
+    // actions threaten nothing, and an attack map costs a pass over a side.
+    let mut p2_plain = cheap_threats(&post.board, post_maps, a, c) & not_king;
+    if p2_plain.any() {
+        p2_plain &= !cheap_threats(&pre.board, pre_maps, a, c);
+    }
     // Threats (b1, p1) that exist before and after a's action; of them, b1's
     // action must have created the ones that count.
-    let p1_kept = cheap_threats(&pre.board, pre_maps, b1, c)
-        & cheap_threats(&post.board, post_maps, b1, c)
-        & not_king;
+    let mut p1_kept = cheap_threats(&post.board, post_maps, b1, c) & not_king;
+    if p1_kept.any() {
+        p1_kept &= cheap_threats(&pre.board, pre_maps, b1, c);
+    }
     if p1_kept.is_empty() && p2_plain.is_empty() {
         // p1 ≠ p2, so at least one of them is not the king.
         return false;

@@ -14,12 +14,14 @@ use crate::position::{is_dead_cell, Core};
 
 /// Promotion zone of `p` for a piece of kind `role` (RULES §7.1): both other
 /// players' territories, and the Pleasure Garden except for a king.
+#[inline]
 pub(crate) fn promotion_zone(p: Player, role: Role) -> Bitboard {
-    let mut z = territory(p.next()) | territory(p.next().next());
-    if role != Role::King {
-        z.set(Cell::GARDEN);
+    let z = territory(p.next()) | territory(p.next().next());
+    if role == Role::King {
+        z
+    } else {
+        z | Cell::GARDEN.bb()
     }
-    z
 }
 
 /// Whether a move of `piece` from `from` to `to` may promote (RULES §7.2, §7.4).
@@ -299,13 +301,13 @@ pub(crate) fn is_legal_basic(core: &Core, p: Player, action: Action) -> bool {
 /// line from a distance (RULES §10.1). Illuminations, and every action of an
 /// allied player, take the full test of [`is_legal_basic`].
 pub(crate) struct SafetyTest {
-    king: Option<Cell>,
+    pub(crate) king: Option<Cell>,
     /// Not allied, with a king.
     alone: bool,
     /// `alone` and not in check (§10.2).
-    quiet: bool,
+    pub(crate) quiet: bool,
     /// Own pieces that may be pinned to the king.
-    pinned: Bitboard,
+    pub(crate) pinned: Bitboard,
     /// Pieces of the other players.
     enemies: Bitboard,
     occ: Bitboard,

@@ -1,5 +1,7 @@
 //! Resolving an action, step by step as RULES §11 lists them.
 
+use std::sync::Arc;
+
 use crate::action::Action;
 use crate::alliance::{checkers, forced};
 use crate::bitboard::Bitboard;
@@ -125,24 +127,39 @@ impl Resolution {
     }
 
     /// Step 9, judged against `history` plus the position just reached.
-    fn settle(&mut self, last: Option<&LastAction>, history: &dyn History, actor: Player) {
-        let snapshot = self.core.clone();
+    fn settle(&mut self, last: Option<&Arc<LastAction>>, history: &dyn History, actor: Player) {
+        let position = Position {
+            core: self.core.clone(),
+            last: last.cloned(),
+        };
         let with = With {
             base: history,
-            key: snapshot.key(),
-            core: &snapshot,
+            key: position.core.key(),
+            core: &position.core,
         };
+        // The usual case first, on the position already made.
+        if self.outcome.is_none()
+            && position.core.to_move.is_some()
+            && has_fully_legal_action(&position, &with)
+        {
+            return;
+        }
         self.no_legal_action(last, &with, actor);
     }
 
     /// RULES §11 step 9 (and §14 D5): while the player to move has no legal
     /// action, it loses, and the turn passes on.
-    fn no_legal_action(&mut self, last: Option<&LastAction>, history: &dyn History, actor: Player) {
+    fn no_legal_action(
+        &mut self,
+        last: Option<&Arc<LastAction>>,
+        history: &dyn History,
+        actor: Player,
+    ) {
         while self.outcome.is_none() {
             let Some(p) = self.core.to_move else { return };
             let position = Position {
                 core: self.core.clone(),
-                last: last.map(|l| Box::new(l.clone())),
+                last: last.cloned(),
             };
             if has_fully_legal_action(&position, history) {
                 return;
@@ -245,17 +262,20 @@ pub(crate) fn resolve(
         outcome: None,
         eliminated: Vec::new(),
     };
-    let last = LastAction {
-        actor: a,
-        action,
-        pre: pre.clone(),
+    // Made only for an action that stands (its `pre` is a copy of the position).
+    let last = || {
+        Arc::new(LastAction {
+            actor: a,
+            action,
+            pre: pre.clone(),
+        })
     };
 
     // Step 2: the Pleasure Garden.
     if let Action::Move { to, .. } = action {
         if applied.moved_king && to == Cell::GARDEN && !pre.alliance.contains(a) {
             res.finish(vec![a], EndReason::PleasureGarden);
-            return Ok(res.done(pos, last));
+            return Ok(res.done(pos, last()));
         }
     }
 
@@ -284,10 +304,10 @@ pub(crate) fn resolve(
     // Step 5: mates, all at once.
     let mut mated = Vec::new();
     for p in res.core.active.iter().filter(|&p| p != a) {
-        let by = checkers(&res.core.board, p);
-        if by.is_empty() {
+        if !res.core.in_check(p) {
             continue;
         }
+        let by = checkers(&res.core.board, p);
         res.events.push(Event::Check {
             player: p,
             by: by.iter().collect(),
@@ -337,6 +357,7 @@ pub(crate) fn resolve(
     }
 
     // Step 9: no legal action.
+    let last = last();
     if settle {
         res.settle(Some(&last), history, a);
     }
@@ -344,11 +365,11 @@ pub(crate) fn resolve(
 }
 
 impl Resolution {
-    fn done(self, _pos: &Position, last: LastAction) -> Resolved {
+    fn done(self, _pos: &Position, last: Arc<LastAction>) -> Resolved {
         Resolved {
             position: Position {
                 core: self.core,
-                last: Some(Box::new(last)),
+                last: Some(last),
             },
             events: self.events,
             outcome: self.outcome,
@@ -494,7 +515,7 @@ pub(crate) fn lose(
         res.core.to_move = res.core.next_active(p);
     }
     let actor = res.core.to_move.unwrap_or(p);
-    res.settle(pos.last.as_deref(), history, actor);
+    res.settle(pos.last.as_ref(), history, actor);
     Resolved {
         position: Position {
             core: res.core,

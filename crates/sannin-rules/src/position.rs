@@ -3,6 +3,8 @@
 //! state); the position string of RULES §13.3 is read and written in
 //! `position_string.rs`.
 
+use std::sync::Arc;
+
 use crate::action::Action;
 use crate::board::Board;
 use crate::by_player::ByPlayer;
@@ -134,7 +136,9 @@ pub(crate) struct LastAction {
 #[derive(Clone, Debug)]
 pub struct Position {
     pub(crate) core: Core,
-    pub(crate) last: Option<Box<LastAction>>,
+    /// Shared, not copied, by clones of the position and by its successors'
+    /// resolution (§11 step 9 looks at it from a position under construction).
+    pub(crate) last: Option<Arc<LastAction>>,
 }
 
 /// Compares what RULES §11 step 8 compares, not the last action (see [`Position`]).

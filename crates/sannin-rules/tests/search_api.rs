@@ -3,12 +3,13 @@
 //! [`Position::is_active`]) against the plain one ([`Position::legal_actions`],
 //! [`Position::play`], [`Position::active`]) on positions from seeded random
 //! playouts, and the results of playing every legal action (position strings
-//! and events, RULES §11) against digests recorded in `search_api.digest`.
+//! and events, RULES §11) against digests recorded in `search_api.digest`;
+//! perft's count of the last ply against the number of legal actions.
 //!
 //! `SANNIN_WRITE_DIGEST=1 cargo test -p sannin-rules --test search_api`
 //! rewrites the digest file; do that only for a deliberate change of the rules.
 
-use sannin_rules::{Action, Player, Position};
+use sannin_rules::{perft, Action, Player, Position};
 
 /// SplitMix64, so the playouts are the same on every machine.
 struct Rng(u64);
@@ -114,6 +115,8 @@ fn search_api_agrees_with_play_and_legal_actions() {
                 .collect();
             assert_eq!(caps, expected, "legal_captures_into on {pos}");
             assert_eq!(pos.has_legal_action(), !legal.is_empty(), "{pos}");
+            // Perft counts the last ply without playing it where it can.
+            assert_eq!(perft(&pos, 1), legal.len() as u64, "perft 1 of {pos}");
             for p in Player::ALL {
                 assert_eq!(pos.is_active(p), pos.active().contains(&p), "{pos}");
             }
