@@ -2,7 +2,7 @@
 //! king safety, the Pleasure Garden threat (RULES §11 step 2) and what an
 //! alliance changes (RULES §12.5), scored for one player (or its team).
 
-use sannin_rules::{Cell, Player, Position, Role};
+use sannin_rules::{Bitboard, Cell, Player, Position, Role};
 
 /// A won game, from the evaluating player's side; wins nearer the root score
 /// higher (`WIN - ply`).
@@ -116,13 +116,19 @@ pub fn attacked_by_any(pos: &Position, enemies: &[Player], cell: Cell) -> bool {
 
 /// King safety of `p`: enemy-attacked cells around the king, free escape
 /// cells, own pieces sheltering it, enemy pieces close to it, check.
-fn king_safety(pos: &Position, p: Player, king: Cell, near_enemies: i32) -> i32 {
+fn king_safety(
+    pos: &Position,
+    attacked_by: &[Bitboard; 3],
+    p: Player,
+    king: Cell,
+    near_enemies: i32,
+) -> i32 {
     let foes = enemy_players(pos, p);
     let mut attacked = 0;
     let mut escapes = 0;
     let mut shelter = 0;
     for n in neighbours(king) {
-        let hit = foes.clone().any(|e| pos.is_attacked_by(n, e));
+        let hit = foes.clone().any(|e| attacked_by[e.index()].contains(n));
         match pos.piece_at(n) {
             Some(piece) if piece.owner == p => {
                 shelter += 1;
@@ -145,7 +151,7 @@ fn king_safety(pos: &Position, p: Player, king: Cell, near_enemies: i32) -> i32 
 /// The Pleasure Garden threat for `p` (RULES §11 step 2): only a player not in
 /// an alliance wins there; a king one move from an unattacked, reachable 7g is
 /// an immediate threat, and a decisive one when its owner is to move.
-fn garden(pos: &Position, p: Player, king: Cell, promoted: bool) -> i32 {
+fn garden(pos: &Position, attacked: &[Bitboard; 3], p: Player, king: Cell, promoted: bool) -> i32 {
     if pos.alliance().is_some_and(|(a, b)| a == p || b == p) {
         return 0;
     }
@@ -165,7 +171,7 @@ fn garden(pos: &Position, p: Player, king: Cell, promoted: bool) -> i32 {
     if reach
         && !pos
             .active_players()
-            .any(|q| q != p && pos.is_attacked_by(Cell::GARDEN, q))
+            .any(|q| q != p && attacked[q.index()].contains(Cell::GARDEN))
     {
         return if pos.to_move() == Some(p) { 5000 } else { 450 };
     }
@@ -191,6 +197,11 @@ pub fn player_scores(pos: &Position) -> [i32; 3] {
             kings[piece.owner.index()] = Some((c, piece.promoted));
         }
     }
+    // Each active player's attacked cells, computed once for every king.
+    let mut attacked = [Bitboard::EMPTY; 3];
+    for p in pos.active_players() {
+        attacked[p.index()] = pos.attacked_cells(p);
+    }
     for p in pos.active_players() {
         for r in Role::HAND {
             score[p.index()] += hand_value(r) * pos.hand(p, r) as i32;
@@ -207,7 +218,8 @@ pub fn player_scores(pos: &Position) -> [i32; 3] {
                     && distance(*c, king) <= 2
             })
             .count() as i32;
-        score[p.index()] += king_safety(pos, p, king, near) + garden(pos, p, king, promoted);
+        score[p.index()] +=
+            king_safety(pos, &attacked, p, king, near) + garden(pos, &attacked, p, king, promoted);
     }
     score
 }

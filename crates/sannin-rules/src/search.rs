@@ -7,6 +7,7 @@
 use std::ops::ControlFlow;
 
 use crate::action::Action;
+use crate::bitboard::Bitboard;
 use crate::movegen::{visit_moves, SafetyTest};
 use crate::play::{has_fully_legal_action, legal_actions_into, NoHistory};
 use crate::player::Player;
@@ -44,6 +45,12 @@ impl Position {
     /// `!legal_actions().is_empty()` but stopping at the first one found.
     pub fn has_legal_action(&self) -> bool {
         has_fully_legal_action(self, &NoHistory)
+    }
+
+    /// The cells attacked by the pieces of `by` (RULES §10.1):
+    /// [`Position::attacks`] as a set, without the allocation.
+    pub fn attacked_cells(&self, by: Player) -> Bitboard {
+        self.core.board.attack_map(by).all()
     }
 
     /// Whether `p` is still in the game (not eliminated).

@@ -126,9 +126,6 @@ fn search_api_agrees_with_play_and_legal_actions() {
             digest.add(&pos.to_string());
             for &a in &legal {
                 let played = pos.play(a).expect("legal");
-                let unchecked = pos.play_unchecked(a, &[]).expect("legal");
-                assert_eq!(played.position.to_string(), unchecked.position.to_string());
-                assert_eq!(played.events, unchecked.events);
                 digest.add(&format!("{a:?}"));
                 digest.add(&played.position.to_string());
                 digest.add(&format!("{:?}", played.events));
