@@ -15,7 +15,7 @@ use crate::by_player::ByPlayer;
 use crate::cell::{first_blocker, opposite, Cell};
 use crate::event::AllianceCause;
 use crate::movegen::{
-    apply, has_legal_action, is_safe_after, pseudo_actions, pseudo_drops, pseudo_moves,
+    apply, apply_board, has_legal_action, is_safe_after, pseudo_actions, pseudo_drops, pseudo_moves,
 };
 use crate::piece::{moves_of, Piece, Role};
 use crate::player::{Player, Players};
@@ -305,9 +305,23 @@ fn double_attack(
         // p1 ≠ p2, so at least one of them is not the king.
         return false;
     }
-    // Only now the board before b1's action, whose attack maps are costly.
+    // Only now the board before b1's action. When `pre` is that board after
+    // b1's action and nothing else (no elimination, no alliance between),
+    // the players the action did not change keep their attack maps.
     let b1_pre = &last.pre;
-    let b1_pre_maps = Maps::of(&b1_pre.board);
+    let same = match last.action {
+        Action::Illuminate { .. } => Players::NONE,
+        action => {
+            let mut board = b1_pre.board.clone();
+            apply_board(&mut board, b1, action, Bitboard::EMPTY);
+            if board == pre.board {
+                unchanged(&b1_pre.board, b1, action)
+            } else {
+                Players::NONE
+            }
+        }
+    };
+    let b1_pre_maps = Maps::after(&b1_pre.board, pre_maps, same);
     let p1_plain = p1_kept & !cheap_threats(&b1_pre.board, &b1_pre_maps, b1, c);
     if p1_plain.is_empty() && p2_plain.is_empty() {
         return false;
