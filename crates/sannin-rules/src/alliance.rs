@@ -19,7 +19,7 @@ use crate::movegen::{
 };
 use crate::piece::{moves_of, Piece, Role};
 use crate::player::{Player, Players};
-use crate::position::{Core, LastAction};
+use crate::position::{AttackCache, Core, LastAction, Position};
 
 /// The attack maps of the three players on one board, each computed the
 /// first time it is asked for (a threat test often needs only some of them),
@@ -29,6 +29,8 @@ pub(crate) struct Maps<'a> {
     board: &'a Board,
     maps: ByPlayer<OnceCell<AttackMap>>,
     base: Option<(&'a Maps<'a>, Players)>,
+    /// The maps of a position, kept with it.
+    cache: Option<&'a AttackCache>,
 }
 
 impl<'a> Maps<'a> {
@@ -37,22 +39,30 @@ impl<'a> Maps<'a> {
             board,
             maps: ByPlayer::new_with(|_| OnceCell::new()),
             base: None,
+            cache: None,
+        }
+    }
+    /// The maps of a position's board, computed at most once for the position.
+    fn cached(board: &'a Board, cache: &'a AttackCache) -> Maps<'a> {
+        Maps {
+            cache: Some(cache),
+            ..Maps::of(board)
         }
     }
     /// The maps of `board`, reached from the board of `base` by an action
     /// that changed no player of `same` (their maps are copied from `base`).
     fn after(board: &'a Board, base: &'a Maps<'a>, same: Players) -> Maps<'a> {
         Maps {
-            board,
-            maps: ByPlayer::new_with(|_| OnceCell::new()),
             base: Some((base, same)),
+            ..Maps::of(board)
         }
     }
     fn get(&self, p: Player) -> &AttackMap {
-        self.maps[p].get_or_init(|| match self.base {
-            Some((base, same)) if same.contains(p) => *base.get(p),
-            _ => self.board.attack_map(p),
-        })
+        match (self.base, self.cache) {
+            (Some((base, same)), _) if same.contains(p) => base.get(p),
+            (_, Some(cache)) => cache.get(self.board, p),
+            _ => self.maps[p].get_or_init(|| self.board.attack_map(p)),
+        }
     }
 }
 
@@ -321,7 +331,10 @@ fn double_attack(
             }
         }
     };
-    let b1_pre_maps = Maps::after(&b1_pre.board, pre_maps, same);
+    let b1_pre_maps = Maps {
+        base: Some((pre_maps, same)),
+        ..Maps::cached(&b1_pre.board, &last.pre_attacks)
+    };
     let p1_plain = p1_kept & !cheap_threats(&b1_pre.board, &b1_pre_maps, b1, c);
     if p1_plain.is_empty() && p2_plain.is_empty() {
         return false;
@@ -400,13 +413,13 @@ fn cannot_meet_both(
 /// exactly one pair qualifies. `pre` is the position before the action,
 /// `post` after its step 1.
 pub(crate) fn forced(
-    last: Option<&LastAction>,
-    pre: &Core,
+    pos: &Position,
     post: &Core,
     a: Player,
     action: Action,
 ) -> Option<(Players, AllianceCause)> {
-    let pre_maps = Maps::of(&pre.board);
+    let (last, pre) = (pos.last.as_deref(), &pos.core);
+    let pre_maps = Maps::cached(&pre.board, &pos.attacks);
     let post_maps = Maps::after(&post.board, &pre_maps, unchanged(&pre.board, a, action));
     let mut pairs: Vec<(Players, AllianceCause)> = Vec::new();
     let mut defence: Option<bool> = None;

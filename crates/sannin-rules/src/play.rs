@@ -128,10 +128,7 @@ impl Resolution {
 
     /// Step 9, judged against `history` plus the position just reached.
     fn settle(&mut self, last: Option<&Arc<LastAction>>, history: &dyn History, actor: Player) {
-        let position = Position {
-            core: self.core.clone(),
-            last: last.cloned(),
-        };
+        let position = Position::new(self.core.clone(), last.cloned());
         let with = With {
             base: history,
             key: position.core.key(),
@@ -157,10 +154,7 @@ impl Resolution {
     ) {
         while self.outcome.is_none() {
             let Some(p) = self.core.to_move else { return };
-            let position = Position {
-                core: self.core.clone(),
-                last: last.cloned(),
-            };
+            let position = Position::new(self.core.clone(), last.cloned());
             if has_fully_legal_action(&position, history) {
                 return;
             }
@@ -268,6 +262,7 @@ pub(crate) fn resolve(
             actor: a,
             action,
             pre: pre.clone(),
+            pre_attacks: pos.attacks.clone(),
         })
     };
 
@@ -282,7 +277,7 @@ pub(crate) fn resolve(
     // Step 3: forced alliance.
     let mut formed = false;
     if res.core.alliance.is_empty() && res.core.active.len() == 3 {
-        if let Some((pair, cause)) = forced(pos.last.as_deref(), pre, &res.core, a, action) {
+        if let Some((pair, cause)) = forced(pos, &res.core, a, action) {
             form_alliance(&mut res.core, &mut res.events, pair, cause);
             formed = true;
         }
@@ -367,10 +362,7 @@ pub(crate) fn resolve(
 impl Resolution {
     fn done(self, _pos: &Position, last: Arc<LastAction>) -> Resolved {
         Resolved {
-            position: Position {
-                core: self.core,
-                last: Some(last),
-            },
+            position: Position::new(self.core, Some(last)),
             events: self.events,
             outcome: self.outcome,
             eliminated: self.eliminated,
@@ -517,10 +509,7 @@ pub(crate) fn lose(
     let actor = res.core.to_move.unwrap_or(p);
     res.settle(pos.last.as_ref(), history, actor);
     Resolved {
-        position: Position {
-            core: res.core,
-            last: pos.last.clone(),
-        },
+        position: Position::new(res.core, pos.last.clone()),
         events: res.events,
         outcome: res.outcome,
         eliminated: res.eliminated,

@@ -50,7 +50,7 @@ impl Position {
     /// The cells attacked by the pieces of `by` (RULES §10.1):
     /// [`Position::attacks`] as a set, without the allocation.
     pub fn attacked_cells(&self, by: Player) -> Bitboard {
-        self.core.board.attack_map(by).all()
+        self.attacks.get(&self.core.board, by).all()
     }
 
     /// Whether `p` is still in the game (not eliminated).
