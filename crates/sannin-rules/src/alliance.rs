@@ -58,10 +58,13 @@ impl<'a> Maps<'a> {
         }
     }
     fn get(&self, p: Player) -> &AttackMap {
-        match (self.base, self.cache) {
-            (Some((base, same)), _) if same.contains(p) => base.get(p),
-            (_, Some(cache)) => cache.get(self.board, p),
-            _ => self.maps[p].get_or_init(|| self.board.attack_map(p)),
+        let make = || match self.base {
+            Some((base, same)) if same.contains(p) => *base.get(p),
+            _ => self.board.attack_map(p),
+        };
+        match self.cache {
+            Some(cache) => cache.get_or(p, make),
+            None => self.maps[p].get_or_init(make),
         }
     }
 }
@@ -412,15 +415,20 @@ fn cannot_meet_both(
 /// Step 3 of RULES §11: the pair forced into an alliance by `a`'s action, if
 /// exactly one pair qualifies. `pre` is the position before the action,
 /// `post` after its step 1.
+/// `post_attacks` keeps the attack maps of `post` computed here.
 pub(crate) fn forced(
     pos: &Position,
     post: &Core,
+    post_attacks: &AttackCache,
     a: Player,
     action: Action,
 ) -> Option<(Players, AllianceCause)> {
     let (last, pre) = (pos.last.as_deref(), &pos.core);
     let pre_maps = Maps::cached(&pre.board, &pos.attacks);
-    let post_maps = Maps::after(&post.board, &pre_maps, unchanged(&pre.board, a, action));
+    let post_maps = Maps {
+        base: Some((&pre_maps, unchanged(&pre.board, a, action))),
+        ..Maps::cached(&post.board, post_attacks)
+    };
     let mut pairs: Vec<(Players, AllianceCause)> = Vec::new();
     let mut defence: Option<bool> = None;
     let mut a_defended = || {

@@ -14,7 +14,7 @@ use crate::movegen::{
 };
 use crate::piece::{Piece, Role};
 use crate::player::{Player, Players};
-use crate::position::{Core, LastAction, Position};
+use crate::position::{AttackCache, Core, LastAction, Position};
 
 /// Positions a game has been in, for repetition (RULES §12.7).
 pub(crate) trait History {
@@ -274,10 +274,13 @@ pub(crate) fn resolve(
         }
     }
 
-    // Step 3: forced alliance.
+    // Step 3: forced alliance. The attack maps it computes on the board
+    // after step 1 stay with the resulting position if nothing changes that
+    // board later (an alliance promotes a king, an elimination removes pieces).
+    let post_attacks = Arc::<AttackCache>::default();
     let mut formed = false;
     if res.core.alliance.is_empty() && res.core.active.len() == 3 {
-        if let Some((pair, cause)) = forced(pos, &res.core, a, action) {
+        if let Some((pair, cause)) = forced(pos, &res.core, &post_attacks, a, action) {
             form_alliance(&mut res.core, &mut res.events, pair, cause);
             formed = true;
         }
@@ -356,7 +359,12 @@ pub(crate) fn resolve(
     if settle {
         res.settle(Some(&last), history, a);
     }
-    Ok(res.done(pos, last))
+    let keep = !formed && res.eliminated.is_empty();
+    let mut resolved = res.done(pos, last);
+    if keep {
+        resolved.position.attacks = post_attacks;
+    }
+    Ok(resolved)
 }
 
 impl Resolution {

@@ -113,6 +113,10 @@ impl AttackCache {
     pub(crate) fn get(&self, board: &Board, p: Player) -> &AttackMap {
         self.0[p as usize].get_or_init(|| board.attack_map(p))
     }
+    /// `p`'s map, made by `make` if not known yet.
+    pub(crate) fn get_or(&self, p: Player, make: impl FnOnce() -> AttackMap) -> &AttackMap {
+        self.0[p as usize].get_or_init(make)
+    }
 }
 
 /// A playable position: a state of the game between two actions, checked
