@@ -106,8 +106,15 @@ pub(crate) struct LastAction {
 /// computed the first time it is asked for and shared by the position's
 /// copies: searches resolve many actions from one position, and the board
 /// of a position never changes.
-#[derive(Default, Debug)]
+#[derive(Default)]
 pub(crate) struct AttackCache([OnceLock<AttackMap>; 3]);
+
+/// Derived data, left out of a position's `Debug` output.
+impl std::fmt::Debug for AttackCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AttackCache")
+    }
+}
 
 impl AttackCache {
     pub(crate) fn get(&self, board: &Board, p: Player) -> &AttackMap {
