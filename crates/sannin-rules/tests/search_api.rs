@@ -9,7 +9,7 @@
 //! `SANNIN_WRITE_DIGEST=1 cargo test -p sannin-rules --test search_api`
 //! rewrites the digest file; do that only for a deliberate change of the rules.
 
-use sannin_rules::{perft, Action, Player, Position};
+use sannin_rules::{perft, Action, AllianceCause, Event, Player, Position};
 
 /// SplitMix64, so the playouts are the same on every machine.
 struct Rng(u64);
@@ -100,6 +100,7 @@ fn search_api_agrees_with_play_and_legal_actions() {
     let mut positions = 0;
     let mut buf = Vec::new();
     let mut caps = Vec::new();
+    let (mut doubles, mut discovered) = (0, 0);
     for game in 0..GAMES {
         let mut digest = Fnv::new();
         for pos in playout(game) {
@@ -126,6 +127,15 @@ fn search_api_agrees_with_play_and_legal_actions() {
             digest.add(&pos.to_string());
             for &a in &legal {
                 let played = pos.play(a).expect("legal");
+                for e in &played.events {
+                    if let Event::AllianceFormed { cause, .. } = e {
+                        match cause {
+                            AllianceCause::Double => doubles += 1,
+                            AllianceCause::Discovered => discovered += 1,
+                            _ => {}
+                        }
+                    }
+                }
                 digest.add(&format!("{a:?}"));
                 digest.add(&played.position.to_string());
                 digest.add(&format!("{:?}", played.events));
@@ -134,6 +144,11 @@ fn search_api_agrees_with_play_and_legal_actions() {
         digests.push(format!("{:016x}", digest.0));
     }
     assert!(positions >= 10_000, "only {positions} positions");
+    // The digests cover forced alliances of both kinds (RULES §12.2, §12.3).
+    assert!(
+        doubles > 100 && discovered > 10,
+        "{doubles} double and {discovered} discovered attacks"
+    );
     let text = digests.join("\n") + "\n";
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/search_api.digest");
     if write {
