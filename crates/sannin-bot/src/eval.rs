@@ -2,7 +2,7 @@
 //! king safety, the Pleasure Garden threat (RULES §11 step 2) and what an
 //! alliance changes (RULES §12.5), scored for one player (or its team).
 
-use sannin_rules::{Cell, Player, Position, Role};
+use sannin_rules::{Bitboard, Cell, Player, Position, Role};
 
 /// A won game, from the evaluating player's side; wins nearer the root score
 /// higher (`WIN - ply`).
@@ -85,11 +85,14 @@ fn clear_line(pos: &Position, from: Cell, to: Cell) -> bool {
 
 /// The players whose pieces can check `p` (RULES §12.5: allies cannot).
 pub fn enemies(pos: &Position, p: Player) -> Vec<Player> {
+    enemy_players(pos, p).collect()
+}
+
+/// [`enemies`] without the allocation.
+fn enemy_players(pos: &Position, p: Player) -> impl Iterator<Item = Player> + Clone + '_ {
     let ally = ally_of(pos, p);
-    pos.active()
-        .into_iter()
-        .filter(|&q| q != p && Some(q) != ally)
-        .collect()
+    pos.active_players()
+        .filter(move |&q| q != p && Some(q) != ally)
 }
 
 /// `p`'s ally while an alliance stands.
@@ -113,13 +116,19 @@ pub fn attacked_by_any(pos: &Position, enemies: &[Player], cell: Cell) -> bool {
 
 /// King safety of `p`: enemy-attacked cells around the king, free escape
 /// cells, own pieces sheltering it, enemy pieces close to it, check.
-fn king_safety(pos: &Position, p: Player, king: Cell, near_enemies: i32) -> i32 {
-    let foes = enemies(pos, p);
+fn king_safety(
+    pos: &Position,
+    attacked_by: &[Bitboard; 3],
+    p: Player,
+    king: Cell,
+    near_enemies: i32,
+) -> i32 {
+    let foes = enemy_players(pos, p);
     let mut attacked = 0;
     let mut escapes = 0;
     let mut shelter = 0;
     for n in neighbours(king) {
-        let hit = attacked_by_any(pos, &foes, n);
+        let hit = foes.clone().any(|e| attacked_by[e.index()].contains(n));
         match pos.piece_at(n) {
             Some(piece) if piece.owner == p => {
                 shelter += 1;
@@ -142,7 +151,7 @@ fn king_safety(pos: &Position, p: Player, king: Cell, near_enemies: i32) -> i32 
 /// The Pleasure Garden threat for `p` (RULES §11 step 2): only a player not in
 /// an alliance wins there; a king one move from an unattacked, reachable 7g is
 /// an immediate threat, and a decisive one when its owner is to move.
-fn garden(pos: &Position, p: Player, king: Cell, promoted: bool) -> i32 {
+fn garden(pos: &Position, attacked: &[Bitboard; 3], p: Player, king: Cell, promoted: bool) -> i32 {
     if pos.alliance().is_some_and(|(a, b)| a == p || b == p) {
         return 0;
     }
@@ -161,9 +170,8 @@ fn garden(pos: &Position, p: Player, king: Cell, promoted: bool) -> i32 {
     // any other player's attack counts, an ally's too (§10.2).
     if reach
         && !pos
-            .active()
-            .into_iter()
-            .any(|q| q != p && pos.is_attacked_by(Cell::GARDEN, q))
+            .active_players()
+            .any(|q| q != p && attacked[q.index()].contains(Cell::GARDEN))
     {
         return if pos.to_move() == Some(p) { 5000 } else { 450 };
     }
@@ -189,7 +197,12 @@ pub fn player_scores(pos: &Position) -> [i32; 3] {
             kings[piece.owner.index()] = Some((c, piece.promoted));
         }
     }
-    for p in pos.active() {
+    // Each active player's attacked cells, computed once for every king.
+    let mut attacked = [Bitboard::EMPTY; 3];
+    for p in pos.active_players() {
+        attacked[p.index()] = pos.attacked_cells(p);
+    }
+    for p in pos.active_players() {
         for r in Role::HAND {
             score[p.index()] += hand_value(r) * pos.hand(p, r) as i32;
         }
@@ -205,7 +218,8 @@ pub fn player_scores(pos: &Position) -> [i32; 3] {
                     && distance(*c, king) <= 2
             })
             .count() as i32;
-        score[p.index()] += king_safety(pos, p, king, near) + garden(pos, p, king, promoted);
+        score[p.index()] +=
+            king_safety(pos, &attacked, p, king, near) + garden(pos, &attacked, p, king, promoted);
     }
     score
 }
@@ -229,7 +243,7 @@ const ELIMINATED: i32 = 6000;
 
 pub fn team_value(pos: &Position, me: Player, s: &[i32; 3]) -> i32 {
     match pos.alliance() {
-        Some((a, b)) if pos.active().len() == 3 => {
+        Some((a, b)) if pos.active_count() == 3 => {
             let team = (s[a.index()] + s[b.index()]) / 2;
             let un = Player::ALL
                 .into_iter()
@@ -247,7 +261,7 @@ pub fn team_value(pos: &Position, me: Player, s: &[i32; 3]) -> i32 {
                 .filter(|&q| q != me)
                 .map(|q| s[q.index()])
                 .sum();
-            let out = 3 - pos.active().len() as i32;
+            let out = 3 - pos.active_count() as i32;
             s[me.index()] - others / 2 + ELIMINATED * out
         }
     }

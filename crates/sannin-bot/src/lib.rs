@@ -165,7 +165,7 @@ fn greedy(pos: &Position, me: Player, legal: &[Action], keys: &[u64]) -> Option<
             } else {
                 -WIN
             }
-        } else if !succ.position.active().contains(&me) {
+        } else if !succ.position.is_active(me) {
             -WIN
         } else {
             let after = &succ.position;

@@ -55,6 +55,8 @@ pub struct Searcher {
     tt: Vec<Option<Entry>>,
     keys: Vec<u64>,
     killers: Vec<[Option<Action>; 2]>,
+    /// Action lists reused from node to node (one per ply in use).
+    buffers: Vec<Vec<Action>>,
     nodes: u64,
     budget: u64,
     deadline: Option<Instant>,
@@ -81,6 +83,7 @@ impl Searcher {
             tt: vec![None; size],
             keys: earlier,
             killers: vec![[None; 2]; 64],
+            buffers: Vec::new(),
             nodes: 0,
             budget,
             deadline,
@@ -124,7 +127,7 @@ impl Searcher {
                 -WIN + ply
             });
         }
-        if !succ.position.active().contains(&self.me) {
+        if !succ.position.is_active(self.me) {
             return Some(-WIN + ply);
         }
         None
@@ -264,7 +267,8 @@ impl Searcher {
         let (alpha0, beta0) = (alpha, beta);
         let mut best = if maximizing { -INF } else { INF };
         let mut best_move = None;
-        let mut actions = pos.legal_actions();
+        let mut actions = self.buffers.pop().unwrap_or_default();
+        pos.legal_actions_into(&mut actions);
         let uply = ply as usize;
 
         // Far from the horizon, play every child first and sort by its
@@ -272,7 +276,7 @@ impl Searcher {
         // worth more there than the plays it costs.
         let mut children: Vec<(i32, Action, Option<Played>)> = Vec::with_capacity(actions.len());
         if depth >= 2 {
-            for a in actions {
+            for &a in &actions {
                 if !self.tick() {
                     return 0;
                 }
@@ -299,8 +303,9 @@ impl Searcher {
             }
         } else {
             actions.sort_by_cached_key(|&a| -self.order_score(pos, a, tt_move, uply));
-            children.extend(actions.into_iter().map(|a| (0, a, None)));
+            children.extend(actions.iter().map(|&a| (0, a, None)));
         }
+        self.buffers.push(actions);
         children.sort_by_key(|c| -c.0);
 
         for (_, a, succ) in children {
@@ -382,45 +387,36 @@ impl Searcher {
             beta = beta.min(stand);
         }
         // Only captures worth a look: of an undefended piece or of anything
-        // but a pawn, and (delta pruning) able to reach the window at all. When
-        // no target qualifies, the legal actions are not even generated.
+        // but a pawn, and (delta pruning) able to reach the window at all;
+        // illuminations always. Only captures are generated.
         let window = if maximizing { alpha } else { beta };
-        let targets: Vec<(sannin_rules::Cell, i32)> = pos
-            .pieces()
-            .into_iter()
-            .filter(|(c, x)| {
-                x.role != Role::King
-                    && !same_side(pos, to_move, x.owner)
-                    && pos.is_attacked_by(*c, to_move)
-            })
-            .map(|(c, x)| (c, piece_value(x.role, x.promoted), x.owner))
-            .filter(|&(c, v, owner)| {
+        let mut buf = self.buffers.pop().unwrap_or_default();
+        pos.legal_captures_into(&mut buf);
+        let mut captures: Vec<(i32, Action)> = Vec::with_capacity(buf.len());
+        for &a in &buf {
+            if let Action::Move { to, .. } = a {
+                let Some(x) = pos.piece_at(to) else { continue };
+                if x.role == Role::King
+                    || same_side(pos, to_move, x.owner)
+                    || !pos.is_attacked_by(to, to_move)
+                {
+                    continue;
+                }
+                let v = piece_value(x.role, x.promoted);
                 let hopeful = if maximizing {
                     stand + 2 * v + 200 > window
                 } else {
                     stand - 2 * v - 200 < window
                 };
-                hopeful && (v > 100 || !pos.is_attacked_by(c, owner))
-            })
-            .map(|(c, v, _)| (c, v))
-            .collect();
-        let illuminates = pos
-            .king(to_move)
-            .and_then(|k| pos.piece_at(k))
-            .is_some_and(|k| k.promoted);
-        if targets.is_empty() && !illuminates {
-            return stand;
+                if !hopeful || (v <= 100 && pos.is_attacked_by(to, x.owner)) {
+                    continue;
+                }
+            }
+            if let Some(s) = Self::is_capture(pos, a) {
+                captures.push((s, a));
+            }
         }
-        let mut captures: Vec<(i32, Action)> = pos
-            .legal_actions()
-            .into_iter()
-            .filter(|a| match a {
-                Action::Move { to, .. } => targets.iter().any(|t| t.0 == *to),
-                Action::Illuminate { .. } => true,
-                Action::Drop { .. } => false,
-            })
-            .filter_map(|a| Self::is_capture(pos, a).map(|s| (s, a)))
-            .collect();
+        self.buffers.push(buf);
         captures.sort_by_key(|c| -c.0);
         let mut best = stand;
         for (_, a) in captures {

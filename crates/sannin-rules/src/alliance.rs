@@ -15,17 +15,22 @@ use crate::by_player::ByPlayer;
 use crate::cell::{first_blocker, opposite, Cell};
 use crate::event::AllianceCause;
 use crate::movegen::{
-    apply, has_legal_action, is_safe_after, pseudo_actions, pseudo_drops, pseudo_moves,
+    apply, apply_board, has_legal_action, is_safe_after, pseudo_actions, pseudo_drops, pseudo_moves,
 };
 use crate::piece::{moves_of, Piece, Role};
 use crate::player::{Player, Players};
-use crate::position::{Core, LastAction};
+use crate::position::{AttackCache, Core, LastAction, Position};
 
 /// The attack maps of the three players on one board, each computed the
-/// first time it is asked for (a threat test often needs only some of them).
+/// first time it is asked for (a threat test often needs only some of them),
+/// or taken from the board before an action for a player the action cannot
+/// have changed (see [`unchanged`]).
 pub(crate) struct Maps<'a> {
     board: &'a Board,
     maps: ByPlayer<OnceCell<AttackMap>>,
+    base: Option<(&'a Maps<'a>, Players)>,
+    /// The maps of a position, kept with it.
+    cache: Option<&'a AttackCache>,
 }
 
 impl<'a> Maps<'a> {
@@ -33,11 +38,70 @@ impl<'a> Maps<'a> {
         Maps {
             board,
             maps: ByPlayer::new_with(|_| OnceCell::new()),
+            base: None,
+            cache: None,
+        }
+    }
+    /// The maps of a position's board, computed at most once for the position.
+    fn cached(board: &'a Board, cache: &'a AttackCache) -> Maps<'a> {
+        Maps {
+            cache: Some(cache),
+            ..Maps::of(board)
+        }
+    }
+    /// The maps of `board`, reached from the board of `base` by an action
+    /// that changed no player of `same` (their maps are copied from `base`).
+    fn after(board: &'a Board, base: &'a Maps<'a>, same: Players) -> Maps<'a> {
+        Maps {
+            base: Some((base, same)),
+            ..Maps::of(board)
         }
     }
     fn get(&self, p: Player) -> &AttackMap {
-        self.maps[p].get_or_init(|| self.board.attack_map(p))
+        let make = || match self.base {
+            Some((base, same)) if same.contains(p) => *base.get(p),
+            _ => self.board.attack_map(p),
+        };
+        match self.cache {
+            Some(cache) => cache.get_or(p, make),
+            None => self.maps[p].get_or_init(make),
+        }
     }
+}
+
+/// The players whose attack map and pieces (see [`AttackMap`]) step 1 of
+/// `p`'s `action` leaves as they are on `pre`: neither `p`, nor the owner of
+/// a captured piece, nor a player with a piece that ranges through a cell
+/// the action empties or fills (RULES §10.1: steps do not depend on other
+/// pieces; a range ends at its first occupied cell).
+fn unchanged(pre: &Board, p: Player, action: Action) -> Players {
+    let mut same = Players::ALL;
+    same.remove(p);
+    let cells = match action {
+        Action::Move { from, to, .. } => {
+            if let Some(victim) = pre.get(to) {
+                same.remove(victim.owner);
+            }
+            from.bb() | to.bb()
+        }
+        Action::Drop { to, .. } => to.bb(),
+        Action::Illuminate { .. } => return Players::NONE,
+    };
+    let occ = pre.occupied();
+    for c in cells.iter() {
+        for d in 0..12 {
+            if let Some(b) = first_blocker(c, d, occ) {
+                let code = pre.code(b);
+                if moves_of(code).1 & (1 << opposite(d)) != 0 {
+                    same.remove(Piece::from_code(code).owner);
+                }
+            }
+        }
+        if same.is_empty() {
+            break;
+        }
+    }
+    same
 }
 
 /// The pieces of `y` under a check, en prise or unequal-exchange threat by `x`
@@ -55,10 +119,10 @@ pub(crate) fn cheap_threats(board: &Board, maps: &Maps<'_>, x: Player, y: Player
             t.set(k);
         }
     }
-    let defended = maps.get(y).all();
-    t |= mine & !defended;
+    let ay = maps.get(y);
+    t |= mine & !ay.all();
     for v in 1..=2u8 {
-        t |= board.pieces_of_value(y, v) & ax.below(v);
+        t |= ay.pieces[v as usize] & ax.below(v);
     }
     t
 }
@@ -238,23 +302,58 @@ fn double_attack(
     let not_king = !kc.bb();
 
     // Threats (a, p2) created by a's action.
-    let p2_plain = cheap_threats(&post.board, post_maps, a, c)
-        & !cheap_threats(&pre.board, pre_maps, a, c)
-        & not_king;
+    // Each second set of threats only when the first is not empty: most
+    // actions threaten nothing, and an attack map costs a pass over a side.
+    let mut p2_plain = cheap_threats(&post.board, post_maps, a, c) & not_king;
+    if p2_plain.any() {
+        p2_plain &= !cheap_threats(&pre.board, pre_maps, a, c);
+    }
     // Threats (b1, p1) that exist before and after a's action; of them, b1's
     // action must have created the ones that count.
-    let p1_kept = cheap_threats(&pre.board, pre_maps, b1, c)
-        & cheap_threats(&post.board, post_maps, b1, c)
-        & not_king;
+    let mut p1_kept = cheap_threats(&post.board, post_maps, b1, c) & not_king;
+    if p1_kept.any() {
+        p1_kept &= cheap_threats(&pre.board, pre_maps, b1, c);
+    }
     if p1_kept.is_empty() && p2_plain.is_empty() {
         // p1 ≠ p2, so at least one of them is not the king.
         return false;
     }
-    // Only now the board before b1's action, whose attack maps are costly.
+    // Only now the board before b1's action. When `pre` is that board after
+    // b1's action and nothing else (no elimination, no alliance between),
+    // the players the action did not change keep their attack maps.
     let b1_pre = &last.pre;
-    let b1_pre_maps = Maps::of(&b1_pre.board);
+    let same = match last.action {
+        Action::Illuminate { .. } => Players::NONE,
+        action => {
+            let mut board = b1_pre.board.clone();
+            apply_board(&mut board, b1, action, Bitboard::EMPTY);
+            if board == pre.board {
+                unchanged(&b1_pre.board, b1, action)
+            } else {
+                Players::NONE
+            }
+        }
+    };
+    let b1_pre_maps = Maps {
+        base: Some((pre_maps, same)),
+        ..Maps::cached(&b1_pre.board, &last.pre_attacks)
+    };
     let p1_plain = p1_kept & !cheap_threats(&b1_pre.board, &b1_pre_maps, b1, c);
     if p1_plain.is_empty() && p2_plain.is_empty() {
+        return false;
+    }
+    // RULES §12.4 before any mate-threat search: it excludes the pair
+    // whatever the pieces turn out to be.
+    if direct_defence(
+        &b1_pre.board,
+        &b1_pre_maps,
+        &pre.board,
+        pre_maps,
+        b1,
+        last.action,
+    ) || direct_defence(&pre.board, pre_maps, &post.board, post_maps, a, action)
+        || allies_in_check(&post.board, a, b1)
+    {
         return false;
     }
     let mut p1 = p1_plain;
@@ -280,26 +379,14 @@ fn double_attack(
     if pairs.is_empty() {
         return false;
     }
-    // RULES §12.4 before the costly part.
-    if direct_defence(
-        &b1_pre.board,
-        &b1_pre_maps,
-        &pre.board,
-        pre_maps,
-        b1,
-        last.action,
-    ) || direct_defence(&pre.board, pre_maps, &post.board, post_maps, a, action)
-        || allies_in_check(&post.board, a, b1)
-    {
-        return false;
-    }
-    cannot_meet_both(post, b1, a, c, pairs)
+    cannot_meet_both(post, post_maps, b1, a, c, pairs)
 }
 
 /// RULES §12.3: after each legal action of `c` (§10.4) on the position after
 /// a's action, one of the two threats still exists (for some pair).
 fn cannot_meet_both(
     post: &Core,
+    post_maps: &Maps<'_>,
     b1: Player,
     a: Player,
     c: Player,
@@ -313,7 +400,7 @@ fn cannot_meet_both(
         if !is_safe_after(&after.board, after.alliance, c) {
             continue;
         }
-        let maps = Maps::of(&after.board);
+        let maps = Maps::after(&after.board, post_maps, unchanged(&post.board, c, act));
         pairs.retain(|&(p1, p2)| {
             threat_exists(&after, &maps, b1, follow(p1, act))
                 || threat_exists(&after, &maps, a, follow(p2, act))
@@ -328,15 +415,20 @@ fn cannot_meet_both(
 /// Step 3 of RULES §11: the pair forced into an alliance by `a`'s action, if
 /// exactly one pair qualifies. `pre` is the position before the action,
 /// `post` after its step 1.
+/// `post_attacks` keeps the attack maps of `post` computed here.
 pub(crate) fn forced(
-    last: Option<&LastAction>,
-    pre: &Core,
+    pos: &Position,
     post: &Core,
+    post_attacks: &AttackCache,
     a: Player,
     action: Action,
 ) -> Option<(Players, AllianceCause)> {
-    let pre_maps = Maps::of(&pre.board);
-    let post_maps = Maps::of(&post.board);
+    let (last, pre) = (pos.last.as_deref(), &pos.core);
+    let pre_maps = Maps::cached(&pre.board, &pos.attacks);
+    let post_maps = Maps {
+        base: Some((&pre_maps, unchanged(&pre.board, a, action))),
+        ..Maps::cached(&post.board, post_attacks)
+    };
     let mut pairs: Vec<(Players, AllianceCause)> = Vec::new();
     let mut defence: Option<bool> = None;
     let mut a_defended = || {

@@ -2,8 +2,8 @@
 //! hash, and the attack queries of RULES §10.1.
 
 use crate::bitboard::Bitboard;
-use crate::cell::{first_blocker, opposite, ray_attacks, Cell, NUM_CELLS};
-use crate::piece::{moves_of, Piece, Role};
+use crate::cell::{first_blocker, opposite, ray_attacks, step_set, Cell, NUM_CELLS};
+use crate::piece::{moves_of, Piece, Role, MOVES};
 use crate::player::{Player, Players};
 
 const fn splitmix(mut x: u64) -> u64 {
@@ -40,6 +40,24 @@ const fn build_hand_keys() -> [[u64; 7]; 3] {
     }
     t
 }
+
+const fn build_step_attacks() -> [[u128; NUM_CELLS]; 49] {
+    let mut t = [[0u128; NUM_CELLS]; 49];
+    let mut code = 1;
+    while code < 49 {
+        let mut c = 0;
+        while c < NUM_CELLS {
+            t[code][c] = step_set(c, MOVES[code].0);
+            c += 1;
+        }
+        code += 1;
+    }
+    t
+}
+
+/// `STEP_ATTACKS[code][c]`: the cells a piece with `code` on `c` attacks by
+/// its steps (RULES §5, §10.1); one lookup instead of a loop over directions.
+static STEP_ATTACKS: [[u128; NUM_CELLS]; 49] = build_step_attacks();
 
 static PIECE_KEYS: [[u64; NUM_CELLS]; 49] = build_piece_keys();
 /// A hand's count `n` contributes `n × key` (wrapping) to a sum kept apart
@@ -236,17 +254,8 @@ impl Board {
     /// Cells a piece with `code` on `c` attacks given occupancy `occ`.
     #[inline]
     pub(crate) fn attacks_of(&self, code: u8, c: Cell, occ: Bitboard) -> Bitboard {
-        let (steps, ranges) = moves_of(code);
-        let mut att = Bitboard::EMPTY;
-        let mut s = steps;
-        while s != 0 {
-            let d = s.trailing_zeros() as usize;
-            s &= s - 1;
-            if let Some(n) = c.step(d) {
-                att.set(n);
-            }
-        }
-        let mut r = ranges;
+        let mut att = Bitboard(STEP_ATTACKS[code as usize][c.index()]);
+        let mut r = moves_of(code).1;
         while r != 0 {
             let d = r.trailing_zeros() as usize;
             r &= r - 1;
@@ -257,11 +266,18 @@ impl Board {
 
     /// Whether any piece of a player in `by` attacks `target` (RULES §10.1).
     pub(crate) fn is_attacked(&self, target: Cell, by: Players) -> bool {
-        let attackers = self.of_players(by);
+        self.is_attacked_in(target, self.of_players(by), self.occupied())
+    }
+
+    /// Whether a piece on one of the cells `attackers` attacks `target` when
+    /// the occupied cells are `occ`: the attack test on the board after an
+    /// action, without making it, as long as every attacker still stands
+    /// where this board has it (RULES §10.1).
+    #[inline]
+    pub(crate) fn is_attacked_in(&self, target: Cell, attackers: Bitboard, occ: Bitboard) -> bool {
         if (attackers & target.lines()).is_empty() {
             return false;
         }
-        let occ = self.occupied();
         for d in 0..12 {
             let back = opposite(d);
             if (attackers & target.ray(back)).is_empty() {
@@ -304,27 +320,23 @@ impl Board {
     }
 
     /// Every cell attacked by `p`'s pieces, split by the attacker's value class
-    /// (RULES §12.1: index 0 pawns, 1 G S N L, 2 R B, 3 kings).
+    /// (RULES §12.1: index 0 pawns, 1 G S N L, 2 R B, 3 kings), with `p`'s
+    /// pieces by the same classes.
     pub(crate) fn attack_map(&self, p: Player) -> AttackMap {
         let occ = self.occupied();
         let mut by_value = [Bitboard::EMPTY; 4];
+        let mut pieces = [Bitboard::EMPTY; 4];
         for c in self.occ[p as usize].iter() {
             let code = self.cells[c.index()];
-            let piece = Piece::from_code(code);
-            by_value[piece.role.value() as usize] |= self.attacks_of(code, c, occ);
+            let v = Piece::from_code(code).role.value() as usize;
+            by_value[v] |= self.attacks_of(code, c, occ);
+            pieces[v].set(c);
         }
-        AttackMap { by_value }
-    }
-
-    /// Cells of `p`'s pieces whose kind has value `v` (RULES §12.1).
-    pub(crate) fn pieces_of_value(&self, p: Player, v: u8) -> Bitboard {
-        let mut b = Bitboard::EMPTY;
-        for c in self.occ[p as usize].iter() {
-            if Piece::from_code(self.cells[c.index()]).role.value() == v {
-                b.set(c);
-            }
+        AttackMap {
+            all: by_value[0] | by_value[1] | by_value[2] | by_value[3],
+            by_value,
+            pieces,
         }
-        b
     }
 
     pub(crate) fn pieces(&self) -> impl Iterator<Item = (Cell, Piece)> + '_ {
@@ -334,15 +346,20 @@ impl Board {
     }
 }
 
-/// Cells attacked by one player, by attacker value class.
+/// Cells attacked by one player, by attacker value class, and that player's
+/// pieces by value class.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct AttackMap {
     pub by_value: [Bitboard; 4],
+    /// The union of `by_value`.
+    pub all: Bitboard,
+    /// The player's own pieces whose kind has value `v` (RULES §12.1), at index `v`.
+    pub pieces: [Bitboard; 4],
 }
 
 impl AttackMap {
     pub(crate) fn all(&self) -> Bitboard {
-        self.by_value[0] | self.by_value[1] | self.by_value[2] | self.by_value[3]
+        self.all
     }
     /// Cells attacked by a piece worth less than `v`.
     pub(crate) fn below(&self, v: u8) -> Bitboard {

@@ -151,6 +151,20 @@ const fn build_all_rays() -> [u128; NUM_CELLS] {
     t
 }
 
+/// The cells one step from cell index `c` in the directions of the bit mask
+/// `dirs` (bit `d` = direction `d`).
+pub(crate) const fn step_set(c: usize, dirs: u16) -> u128 {
+    let mut bits = 0u128;
+    let mut d = 0;
+    while d < 12 {
+        if dirs & (1 << d) != 0 && STEP[d][c] != NONE {
+            bits |= 1u128 << STEP[d][c];
+        }
+        d += 1;
+    }
+    bits
+}
+
 /// `ALL_RAYS[c]`: every cell on any of the twelve rays from `c`.
 const ALL_RAYS: [u128; NUM_CELLS] = build_all_rays();
 
@@ -270,6 +284,48 @@ impl Cell {
         (1..12).step_by(2).any(|d| self.step(d) == Some(other))
     }
 }
+
+const fn build_far_edge() -> [u128; 3] {
+    let mut t = [0u128; 3];
+    let mut c = 0;
+    while c < NUM_CELLS {
+        let mut p = 0;
+        while p < 3 {
+            if DEPTH[c][p] == 12 {
+                t[p] |= 1u128 << c;
+            }
+            p += 1;
+        }
+        c += 1;
+    }
+    t
+}
+
+/// `FAR_EDGE[p]`: the cells at depth 12 for player `p` (RULES §6.4).
+const FAR_EDGE: [u128; 3] = build_far_edge();
+
+/// The cells at depth 12 for `p`, where an unpromoted pawn or lance of `p`
+/// has no move (RULES §6.4, §7.3).
+pub(crate) fn far_edge(p: Player) -> Bitboard {
+    Bitboard(FAR_EDGE[p as usize])
+}
+
+/// The cells one step from `c` in any of the twelve directions.
+pub(crate) fn around(c: Cell) -> Bitboard {
+    Bitboard(AROUND[c.0 as usize])
+}
+
+const fn build_around() -> [u128; NUM_CELLS] {
+    let mut t = [0u128; NUM_CELLS];
+    let mut c = 0;
+    while c < NUM_CELLS {
+        t[c] = step_set(c, 0xFFF);
+        c += 1;
+    }
+    t
+}
+
+const AROUND: [u128; NUM_CELLS] = build_around();
 
 /// Cells of `p`'s territory (RULES §1).
 pub(crate) fn territory(p: Player) -> Bitboard {

@@ -159,8 +159,8 @@ impl Game {
     /// action it loses at once (RULES §11 step 9), outside the log.
     pub fn from_position(start: Position) -> Game {
         let start = Position {
-            core: start.core,
             last: None,
+            ..start
         };
         let history = vec![(start.core.key(), start.core.clone())];
         let mut game = Game {

@@ -69,6 +69,7 @@ mod player;
 mod position;
 mod position_string;
 mod record;
+mod search;
 mod setup;
 
 pub use action::Action;

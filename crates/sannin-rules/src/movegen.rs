@@ -2,6 +2,8 @@
 //! §10.3. `pseudo_actions` + `is_legal_basic` is the one source of truth: the
 //! checked `play` and the legal-action lists both go through it.
 
+use std::ops::ControlFlow;
+
 use crate::action::Action;
 use crate::bitboard::Bitboard;
 use crate::board::Board;
@@ -12,12 +14,14 @@ use crate::position::{is_dead_cell, Core};
 
 /// Promotion zone of `p` for a piece of kind `role` (RULES §7.1): both other
 /// players' territories, and the Pleasure Garden except for a king.
+#[inline]
 pub(crate) fn promotion_zone(p: Player, role: Role) -> Bitboard {
-    let mut z = territory(p.next()) | territory(p.next().next());
-    if role != Role::King {
-        z.set(Cell::GARDEN);
+    let z = territory(p.next()) | territory(p.next().next());
+    if role == Role::King {
+        z
+    } else {
+        z | Cell::GARDEN.bb()
     }
-    z
 }
 
 /// Whether a move of `piece` from `from` to `to` may promote (RULES §7.2, §7.4).
@@ -64,43 +68,77 @@ pub(crate) fn pseudo_actions(core: &Core, p: Player, out: &mut Vec<Action>) {
 
 /// The moves, castling and illumination among [`pseudo_actions`].
 pub(crate) fn pseudo_moves(core: &Core, p: Player, out: &mut Vec<Action>) {
+    let _ = visit_moves(core, p, core.board.of(p), !Bitboard::EMPTY, &mut |a| {
+        out.push(a);
+        ControlFlow::Continue(())
+    });
+}
+
+/// The drops among [`pseudo_actions`] whose target lies in `cells`.
+pub(crate) fn pseudo_drops(core: &Core, p: Player, cells: Bitboard, out: &mut Vec<Action>) {
+    let _ = visit_drops(core, p, cells, &mut |a| {
+        out.push(a);
+        ControlFlow::Continue(())
+    });
+}
+
+/// Calls `f` on each move, castling and illumination of `p`'s pieces on the
+/// cells `pieces`, in the order of [`pseudo_moves`], keeping moves and
+/// castling jumps whose target lies in `targets` (every illumination is
+/// kept: it always captures). Stops as soon as `f` breaks, so a caller
+/// looking for one action generates no more than it needs.
+#[inline]
+pub(crate) fn visit_moves<F: FnMut(Action) -> ControlFlow<()>>(
+    core: &Core,
+    p: Player,
+    pieces: Bitboard,
+    targets: Bitboard,
+    f: &mut F,
+) -> ControlFlow<()> {
     let b = &core.board;
-    let own = b.of(p);
     let occ = b.occupied();
-    let blocked = own | b.kings();
-    for from in own.iter() {
+    let blocked = b.of(p) | b.kings();
+    for from in pieces.iter() {
         let code = b.code(from);
         let piece = Piece::from_code(code);
-        let targets = b.attacks_of(code, from, occ) & !blocked;
-        for to in targets.iter() {
-            push_move(core, piece, from, to, out);
+        let reach = b.attacks_of(code, from, occ) & !blocked;
+        for to in (reach & targets).iter() {
+            visit_move(core, piece, from, to, f)?;
         }
         if piece.role == Role::King {
             if piece.promoted {
                 if illumination_targets(core, p, from).any() {
-                    out.push(Action::Illuminate { from });
+                    f(Action::Illuminate { from })?;
                 }
             } else if core.castling.contains(p) && !core.in_check(p) {
                 // RULES §8.1: any cell of the own territory, empty or holding
                 // another player's piece other than a king; §8.3: a jump to a
                 // neighbour is the ordinary step, generated above.
-                let jumps = territory(p) & !blocked & !targets;
+                let jumps = territory(p) & !blocked & !reach & targets;
                 for to in jumps.iter() {
                     if to != from {
-                        out.push(Action::Move {
+                        f(Action::Move {
                             from,
                             to,
                             promote: false,
-                        });
+                        })?;
                     }
                 }
             }
         }
     }
+    ControlFlow::Continue(())
 }
 
-/// The drops among [`pseudo_actions`] whose target lies in `cells`.
-pub(crate) fn pseudo_drops(core: &Core, p: Player, cells: Bitboard, out: &mut Vec<Action>) {
+/// Calls `f` on each drop of `p` onto a cell of `cells`, in the order of
+/// [`pseudo_drops`]; stops as soon as `f` breaks.
+#[inline]
+pub(crate) fn visit_drops<F: FnMut(Action) -> ControlFlow<()>>(
+    core: &Core,
+    p: Player,
+    cells: Bitboard,
+    f: &mut F,
+) -> ControlFlow<()> {
     let b = &core.board;
     let empty = !b.occupied() & cells;
     for role in Role::HAND {
@@ -109,38 +147,39 @@ pub(crate) fn pseudo_drops(core: &Core, p: Player, cells: Bitboard, out: &mut Ve
         }
         for to in empty.iter() {
             if !is_dead_cell(p, role, to) {
-                out.push(Action::Drop { role, to });
+                f(Action::Drop { role, to })?;
             }
         }
     }
+    ControlFlow::Continue(())
 }
 
-fn push_move(core: &Core, piece: Piece, from: Cell, to: Cell, out: &mut Vec<Action>) {
+#[inline]
+fn visit_move<F: FnMut(Action) -> ControlFlow<()>>(
+    core: &Core,
+    piece: Piece,
+    from: Cell,
+    to: Cell,
+    f: &mut F,
+) -> ControlFlow<()> {
     let can = may_promote(core, piece, from, to);
     // RULES §7.3 / D1: a pawn or lance that would have no move must promote.
     let must = !piece.promoted && is_dead_cell(piece.owner, piece.role, to);
-    if must {
-        if can {
-            out.push(Action::Move {
-                from,
-                to,
-                promote: true,
-            });
-        }
-        return;
+    if !must {
+        f(Action::Move {
+            from,
+            to,
+            promote: false,
+        })?;
     }
-    out.push(Action::Move {
-        from,
-        to,
-        promote: false,
-    });
     if can {
-        out.push(Action::Move {
+        f(Action::Move {
             from,
             to,
             promote: true,
-        });
+        })?;
     }
+    ControlFlow::Continue(())
 }
 
 /// What step 1 of RULES §11 did.
@@ -249,42 +288,80 @@ pub(crate) fn is_legal_basic(core: &Core, p: Player, action: Action) -> bool {
     is_safe_after(&board, core.alliance, p)
 }
 
-/// The §10.3 test for many actions of one player on one position, with a
-/// shortcut that needs no board copy. When `p` is not in check and not allied,
-/// an action can break §10.3 only by opening a line to its own king: a drop
-/// fills a cell and opens none, and a move of another piece opens only the
-/// cell it leaves. That matters only for a pinned piece: the first piece on
-/// one of the king's twelve lines, when the next piece beyond it belongs to
-/// another player and attacks along that line from a distance (RULES §10.1).
-/// Every other action takes the full test of [`is_legal_basic`].
+/// The §10.3 test for many actions of one player on one position, with
+/// shortcuts that need no board copy. When `p` is not allied (no ally's king
+/// to keep safe), only `p`'s own king matters: after a move or drop, it is
+/// attacked when some other player's piece, not captured by the action,
+/// attacks its cell given the new occupancy; no such piece moves. When `p`
+/// is moreover not in check, an action can break §10.3 only by opening a
+/// line to its own king: a drop fills a cell and opens none, and a move of
+/// another piece opens only the cell it leaves. That matters only for a
+/// pinned piece: the first piece on one of the king's twelve lines, when the
+/// next piece beyond it belongs to another player and attacks along that
+/// line from a distance (RULES §10.1). Illuminations, and every action of an
+/// allied player, take the full test of [`is_legal_basic`].
 pub(crate) struct SafetyTest {
-    king: Option<Cell>,
-    /// Not in check (§10.2) and not allied (no ally's king to keep safe).
-    quiet: bool,
+    pub(crate) king: Option<Cell>,
+    /// Not allied, with a king.
+    alone: bool,
+    /// `alone` and not in check (§10.2).
+    pub(crate) quiet: bool,
     /// Own pieces that may be pinned to the king.
-    pinned: Bitboard,
+    pub(crate) pinned: Bitboard,
+    /// Pieces of the other players.
+    enemies: Bitboard,
+    occ: Bitboard,
 }
 
 impl SafetyTest {
     pub(crate) fn new(core: &Core, p: Player) -> SafetyTest {
         let king = core.board.king(p);
+        let alone = king.is_some() && !core.alliance.contains(p);
+        let occ = core.board.occupied();
+        let enemies = occ & !core.board.of(p);
+        let quiet = alone && king.is_some_and(|k| !core.board.is_attacked_in(k, enemies, occ));
         SafetyTest {
             king,
-            quiet: king.is_some() && !core.alliance.contains(p) && !core.in_check(p),
-            pinned: king.map_or(Bitboard::EMPTY, |k| pinned(&core.board, p, k)),
+            alone,
+            quiet,
+            pinned: if quiet {
+                king.map_or(Bitboard::EMPTY, |k| pinned(&core.board, p, k))
+            } else {
+                Bitboard::EMPTY
+            },
+            enemies,
+            occ,
         }
     }
 
     /// The same answer as [`is_legal_basic`] for a pseudo-legal action of `p`.
     #[inline]
     pub(crate) fn is_legal(&self, core: &Core, p: Player, action: Action) -> bool {
-        let safe = self.quiet
-            && match action {
-                Action::Drop { .. } => true,
-                Action::Move { from, .. } => Some(from) != self.king && !self.pinned.contains(from),
-                Action::Illuminate { .. } => false,
-            };
-        safe || is_legal_basic(core, p, action)
+        if self.alone {
+            let k = self.king.expect("alone means a king");
+            match action {
+                Action::Drop { to, .. } => {
+                    return self.quiet
+                        || !core
+                            .board
+                            .is_attacked_in(k, self.enemies, self.occ | to.bb());
+                }
+                Action::Move { from, to, .. } => {
+                    if self.quiet && from != k && !self.pinned.contains(from) {
+                        return true;
+                    }
+                    let target = if from == k { to } else { k };
+                    let mut occ = self.occ;
+                    occ.clear(from);
+                    occ.set(to);
+                    let mut enemies = self.enemies;
+                    enemies.clear(to);
+                    return !core.board.is_attacked_in(target, enemies, occ);
+                }
+                Action::Illuminate { .. } => {}
+            }
+        }
+        is_legal_basic(core, p, action)
     }
 }
 
@@ -313,19 +390,37 @@ fn pinned(board: &Board, p: Player, k: Cell) -> Bitboard {
 /// Whether `p` has an action legal by RULES §10.4.
 pub(crate) fn has_legal_action(core: &Core, p: Player) -> bool {
     let test = SafetyTest::new(core, p);
-    let mut v = Vec::with_capacity(128);
-    pseudo_moves(core, p, &mut v);
-    // King moves first: they are the likeliest escapes. Drops last, and only
-    // generated when no move will do (a full hand makes hundreds of them).
-    let king = core.board.king(p);
-    if v.iter()
-        .filter(|a| a.from() == king)
-        .chain(v.iter().filter(|a| a.from() != king))
-        .any(|&a| test.is_legal(core, p, a))
-    {
-        return true;
-    }
-    v.clear();
-    pseudo_drops(core, p, !Bitboard::EMPTY, &mut v);
-    v.into_iter().any(|a| test.is_legal(core, p, a))
+    any_action(core, p, &test, |a| test.is_legal(core, p, a))
+}
+
+/// Whether some pseudo-legal action of `p` satisfies `legal`, generating
+/// actions one piece at a time and stopping at the first that does. Not in
+/// check, a piece that is neither the king nor pinned goes first (any move
+/// of it passes §10.3 without a board copy, see [`SafetyTest`]); in check,
+/// the king goes first (its moves are the likeliest escapes). Drops come
+/// last: a full hand makes hundreds of them.
+pub(crate) fn any_action(
+    core: &Core,
+    p: Player,
+    test: &SafetyTest,
+    mut legal: impl FnMut(Action) -> bool,
+) -> bool {
+    let all = !Bitboard::EMPTY;
+    let own = core.board.of(p);
+    let king = test.king.map_or(Bitboard::EMPTY, Cell::bb);
+    let first = if test.quiet {
+        own & !king & !test.pinned
+    } else {
+        king
+    };
+    let mut f = |a| {
+        if legal(a) {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    visit_moves(core, p, first, all, &mut f).is_break()
+        || visit_moves(core, p, own & !first, all, &mut f).is_break()
+        || visit_drops(core, p, all, &mut f).is_break()
 }

@@ -1,5 +1,7 @@
 //! Resolving an action, step by step as RULES §11 lists them.
 
+use std::sync::Arc;
+
 use crate::action::Action;
 use crate::alliance::{checkers, forced};
 use crate::bitboard::Bitboard;
@@ -7,12 +9,12 @@ use crate::cell::Cell;
 use crate::error::IllegalAction;
 use crate::event::{AllianceCause, EndReason, Event, LossReason, Outcome};
 use crate::movegen::{
-    apply, has_legal_action, illumination_targets, is_safe_after, pseudo_actions, pseudo_drops,
-    pseudo_moves, SafetyTest,
+    any_action, apply, has_legal_action, illumination_targets, is_safe_after, pseudo_actions,
+    SafetyTest,
 };
 use crate::piece::{Piece, Role};
 use crate::player::{Player, Players};
-use crate::position::{Core, LastAction, Position};
+use crate::position::{AttackCache, Core, LastAction, Position};
 
 /// Positions a game has been in, for repetition (RULES §12.7).
 pub(crate) trait History {
@@ -28,6 +30,18 @@ impl History for Vec<(u64, Core)> {
     }
     fn seen_board(&self, board_hash: u64) -> bool {
         self.iter().any(|(_, c)| c.board.hash() == board_hash)
+    }
+}
+
+/// No earlier positions: a position string's, for [`Position::legal_actions`].
+pub(crate) struct NoHistory;
+
+impl History for NoHistory {
+    fn seen(&self, _: u64, _: &Core) -> bool {
+        false
+    }
+    fn seen_board(&self, _: u64) -> bool {
+        false
     }
 }
 
@@ -113,25 +127,34 @@ impl Resolution {
     }
 
     /// Step 9, judged against `history` plus the position just reached.
-    fn settle(&mut self, last: Option<&LastAction>, history: &dyn History, actor: Player) {
-        let snapshot = self.core.clone();
+    fn settle(&mut self, last: Option<&Arc<LastAction>>, history: &dyn History, actor: Player) {
+        let position = Position::new(self.core.clone(), last.cloned());
         let with = With {
             base: history,
-            key: snapshot.key(),
-            core: &snapshot,
+            key: position.core.key(),
+            core: &position.core,
         };
+        // The usual case first, on the position already made.
+        if self.outcome.is_none()
+            && position.core.to_move.is_some()
+            && has_fully_legal_action(&position, &with)
+        {
+            return;
+        }
         self.no_legal_action(last, &with, actor);
     }
 
     /// RULES §11 step 9 (and §14 D5): while the player to move has no legal
     /// action, it loses, and the turn passes on.
-    fn no_legal_action(&mut self, last: Option<&LastAction>, history: &dyn History, actor: Player) {
+    fn no_legal_action(
+        &mut self,
+        last: Option<&Arc<LastAction>>,
+        history: &dyn History,
+        actor: Player,
+    ) {
         while self.outcome.is_none() {
             let Some(p) = self.core.to_move else { return };
-            let position = Position {
-                core: self.core.clone(),
-                last: last.map(|l| Box::new(l.clone())),
-            };
+            let position = Position::new(self.core.clone(), last.cloned());
             if has_fully_legal_action(&position, history) {
                 return;
             }
@@ -233,24 +256,31 @@ pub(crate) fn resolve(
         outcome: None,
         eliminated: Vec::new(),
     };
-    let last = LastAction {
-        actor: a,
-        action,
-        pre: pre.clone(),
+    // Made only for an action that stands (its `pre` is a copy of the position).
+    let last = || {
+        Arc::new(LastAction {
+            actor: a,
+            action,
+            pre: pre.clone(),
+            pre_attacks: pos.attacks.clone(),
+        })
     };
 
     // Step 2: the Pleasure Garden.
     if let Action::Move { to, .. } = action {
         if applied.moved_king && to == Cell::GARDEN && !pre.alliance.contains(a) {
             res.finish(vec![a], EndReason::PleasureGarden);
-            return Ok(res.done(pos, last));
+            return Ok(res.done(pos, last()));
         }
     }
 
-    // Step 3: forced alliance.
+    // Step 3: forced alliance. The attack maps it computes on the board
+    // after step 1 stay with the resulting position if nothing changes that
+    // board later (an alliance promotes a king, an elimination removes pieces).
+    let post_attacks = Arc::<AttackCache>::default();
     let mut formed = false;
     if res.core.alliance.is_empty() && res.core.active.len() == 3 {
-        if let Some((pair, cause)) = forced(pos.last.as_deref(), pre, &res.core, a, action) {
+        if let Some((pair, cause)) = forced(pos, &res.core, &post_attacks, a, action) {
             form_alliance(&mut res.core, &mut res.events, pair, cause);
             formed = true;
         }
@@ -272,10 +302,10 @@ pub(crate) fn resolve(
     // Step 5: mates, all at once.
     let mut mated = Vec::new();
     for p in res.core.active.iter().filter(|&p| p != a) {
-        let by = checkers(&res.core.board, p);
-        if by.is_empty() {
+        if !res.core.in_check(p) {
             continue;
         }
+        let by = checkers(&res.core.board, p);
         res.events.push(Event::Check {
             player: p,
             by: by.iter().collect(),
@@ -325,19 +355,22 @@ pub(crate) fn resolve(
     }
 
     // Step 9: no legal action.
+    let last = last();
     if settle {
         res.settle(Some(&last), history, a);
     }
-    Ok(res.done(pos, last))
+    let keep = !formed && res.eliminated.is_empty();
+    let mut resolved = res.done(pos, last);
+    if keep {
+        resolved.position.attacks = post_attacks;
+    }
+    Ok(resolved)
 }
 
 impl Resolution {
-    fn done(self, _pos: &Position, last: LastAction) -> Resolved {
+    fn done(self, _pos: &Position, last: Arc<LastAction>) -> Resolved {
         Resolved {
-            position: Position {
-                core: self.core,
-                last: Some(Box::new(last)),
-            },
+            position: Position::new(self.core, Some(last)),
             events: self.events,
             outcome: self.outcome,
             eliminated: self.eliminated,
@@ -435,14 +468,20 @@ pub(crate) fn is_fully_legal(pos: &Position, action: Action, history: &dyn Histo
 
 /// Every legal action of the player to move (RULES §10.3, §6.5, §12.7).
 pub(crate) fn legal_actions(pos: &Position, history: &dyn History) -> Vec<Action> {
-    let Some(p) = pos.core.to_move else {
-        return Vec::new();
-    };
     let mut v = Vec::with_capacity(128);
-    pseudo_actions(&pos.core, p, &mut v);
-    let test = SafetyTest::new(&pos.core, p);
-    v.retain(|&a| test.is_legal(&pos.core, p, a) && is_fully_legal(pos, a, history));
+    legal_actions_into(pos, history, &mut v);
     v
+}
+
+/// [`legal_actions`] into `out`, cleared first.
+pub(crate) fn legal_actions_into(pos: &Position, history: &dyn History, out: &mut Vec<Action>) {
+    out.clear();
+    let Some(p) = pos.core.to_move else {
+        return;
+    };
+    pseudo_actions(&pos.core, p, out);
+    let test = SafetyTest::new(&pos.core, p);
+    out.retain(|&a| test.is_legal(&pos.core, p, a) && is_fully_legal(pos, a, history));
 }
 
 /// Whether the player to move has any legal action, repetition included.
@@ -451,16 +490,9 @@ pub(crate) fn has_fully_legal_action(pos: &Position, history: &dyn History) -> b
         return false;
     };
     let test = SafetyTest::new(&pos.core, p);
-    let legal = |a: Action| test.is_legal(&pos.core, p, a) && is_fully_legal(pos, a, history);
-    // Moves first; drops (hundreds with a full hand) only when no move will do.
-    let mut v = Vec::with_capacity(128);
-    pseudo_moves(&pos.core, p, &mut v);
-    if v.iter().any(|&a| legal(a)) {
-        return true;
-    }
-    v.clear();
-    pseudo_drops(&pos.core, p, !Bitboard::EMPTY, &mut v);
-    v.into_iter().any(legal)
+    any_action(&pos.core, p, &test, |a| {
+        test.is_legal(&pos.core, p, a) && is_fully_legal(pos, a, history)
+    })
 }
 
 /// Removes `p` as if mated with no mating player (RULES §12.10), then settles
@@ -483,12 +515,9 @@ pub(crate) fn lose(
         res.core.to_move = res.core.next_active(p);
     }
     let actor = res.core.to_move.unwrap_or(p);
-    res.settle(pos.last.as_deref(), history, actor);
+    res.settle(pos.last.as_ref(), history, actor);
     Resolved {
-        position: Position {
-            core: res.core,
-            last: pos.last.clone(),
-        },
+        position: Position::new(res.core, pos.last.clone()),
         events: res.events,
         outcome: res.outcome,
         eliminated: res.eliminated,
@@ -548,7 +577,7 @@ impl Position {
     /// The legal actions of the player to move, judging repetition against
     /// nothing (a position string has no history; use [`crate::Game`] for a game).
     pub fn legal_actions(&self) -> Vec<Action> {
-        legal_actions(self, &Vec::new())
+        legal_actions(self, &NoHistory)
     }
 
     /// Plays `action` for the player to move (RULES §11, steps 1–9; no earlier

@@ -109,7 +109,7 @@ impl Players {
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }
-    pub fn iter(self) -> impl Iterator<Item = Player> {
+    pub fn iter(self) -> impl Iterator<Item = Player> + Clone {
         Player::ALL.into_iter().filter(move |p| self.contains(*p))
     }
     pub fn only(p: Player) -> Players {

@@ -3,8 +3,10 @@
 //! state); the position string of RULES §13.3 is read and written in
 //! `position_string.rs`.
 
+use std::sync::{Arc, OnceLock};
+
 use crate::action::Action;
-use crate::board::Board;
+use crate::board::{AttackMap, Board};
 use crate::by_player::ByPlayer;
 use crate::cell::Cell;
 use crate::piece::{Piece, Role};
@@ -96,6 +98,32 @@ pub(crate) struct LastAction {
     pub action: Action,
     /// The position before that action.
     pub pre: Core,
+    /// The attack maps of `pre`, shared with the position it came from.
+    pub pre_attacks: Arc<AttackCache>,
+}
+
+/// The attack maps of a position's board (RULES §10.1, §12.1), each
+/// computed the first time it is asked for and shared by the position's
+/// copies: searches resolve many actions from one position, and the board
+/// of a position never changes.
+#[derive(Default)]
+pub(crate) struct AttackCache([OnceLock<AttackMap>; 3]);
+
+/// Derived data, left out of a position's `Debug` output.
+impl std::fmt::Debug for AttackCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AttackCache")
+    }
+}
+
+impl AttackCache {
+    pub(crate) fn get(&self, board: &Board, p: Player) -> &AttackMap {
+        self.0[p as usize].get_or_init(|| board.attack_map(p))
+    }
+    /// `p`'s map, made by `make` if not known yet.
+    pub(crate) fn get_or(&self, p: Player, make: impl FnOnce() -> AttackMap) -> &AttackMap {
+        self.0[p as usize].get_or_init(make)
+    }
 }
 
 /// A playable position: a state of the game between two actions, checked
@@ -134,7 +162,10 @@ pub(crate) struct LastAction {
 #[derive(Clone, Debug)]
 pub struct Position {
     pub(crate) core: Core,
-    pub(crate) last: Option<Box<LastAction>>,
+    /// Shared, not copied, by clones of the position and by its successors'
+    /// resolution (§11 step 9 looks at it from a position under construction).
+    pub(crate) last: Option<Arc<LastAction>>,
+    pub(crate) attacks: Arc<AttackCache>,
 }
 
 /// Compares what RULES §11 step 8 compares, not the last action (see [`Position`]).
@@ -145,6 +176,17 @@ impl PartialEq for Position {
 }
 
 impl Eq for Position {}
+
+impl Position {
+    /// A position of `core`, reached by `last` if it came from an action.
+    pub(crate) fn new(core: Core, last: Option<Arc<LastAction>>) -> Position {
+        Position {
+            core,
+            last,
+            attacks: Arc::default(),
+        }
+    }
+}
 
 impl Position {
     /// The start position (RULES §4).
@@ -238,16 +280,16 @@ impl Position {
                 }
             }
         }
-        Position {
-            core: Core {
+        Position::new(
+            Core {
                 board,
                 to_move: self.core.to_move.map(rot),
                 active: map_set(self.core.active),
                 alliance: map_set(self.core.alliance),
                 castling: map_set(self.core.castling),
             },
-            last: None,
-        }
+            None,
+        )
     }
 }
 
@@ -384,7 +426,7 @@ impl Position {
             castling: players(setup.castling),
         };
         validate(&core)?;
-        Ok(Position { core, last: None })
+        Ok(Position::new(core, None))
     }
 
     /// The position as plain data. The last action is not part of it.

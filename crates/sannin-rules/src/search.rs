@@ -1,0 +1,71 @@
+//! The API for searches and perft: legal actions into a caller's buffer,
+//! captures only, a lazy "any legal action", and the active players without
+//! allocating. Same answers as [`Position::legal_actions`] and
+//! [`Position::active`], judged the same way (no earlier positions, so no
+//! repetition; a search passes its line to [`Position::play_unchecked`]).
+
+use std::ops::ControlFlow;
+
+use crate::action::Action;
+use crate::bitboard::Bitboard;
+use crate::movegen::{visit_moves, SafetyTest};
+use crate::play::{has_fully_legal_action, legal_actions_into, NoHistory};
+use crate::player::Player;
+use crate::position::Position;
+
+impl Position {
+    /// [`Position::legal_actions`] into `out` (cleared first), in the same order.
+    pub fn legal_actions_into(&self, out: &mut Vec<Action>) {
+        legal_actions_into(self, &NoHistory, out);
+    }
+
+    /// The legal actions that capture: moves (castling included) onto a piece
+    /// of another player, an ally's included (RULES §12.5), and
+    /// illuminations (§9). Into `out` (cleared first), in the order of
+    /// [`Position::legal_actions`]; only those actions are generated.
+    pub fn legal_captures_into(&self, out: &mut Vec<Action>) {
+        out.clear();
+        let Some(p) = self.core.to_move else {
+            return;
+        };
+        let core = &self.core;
+        let test = SafetyTest::new(core, p);
+        let others = core.board.occupied() & !core.board.of(p);
+        // A capture is never a pawn drop and, with no earlier positions,
+        // never a repetition: §10.3 is the whole test (see `is_fully_legal`).
+        let _ = visit_moves(core, p, core.board.of(p), others, &mut |a| {
+            if test.is_legal(core, p, a) {
+                out.push(a);
+            }
+            ControlFlow::Continue(())
+        });
+    }
+
+    /// Whether the player to move has a legal action, as
+    /// `!legal_actions().is_empty()` but stopping at the first one found.
+    pub fn has_legal_action(&self) -> bool {
+        has_fully_legal_action(self, &NoHistory)
+    }
+
+    /// The cells attacked by the pieces of `by` (RULES §10.1):
+    /// [`Position::attacks`] as a set, without the allocation.
+    pub fn attacked_cells(&self, by: Player) -> Bitboard {
+        self.attacks.get(&self.core.board, by).all()
+    }
+
+    /// Whether `p` is still in the game (not eliminated).
+    pub fn is_active(&self, p: Player) -> bool {
+        self.core.active.contains(p)
+    }
+
+    /// How many players are still in the game.
+    pub fn active_count(&self) -> usize {
+        self.core.active.len() as usize
+    }
+
+    /// The players still in the game, in play order ([`Position::active`]
+    /// without the allocation).
+    pub fn active_players(&self) -> impl Iterator<Item = Player> + Clone + '_ {
+        self.core.active.iter()
+    }
+}
