@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchNoCjk } from '../lib/nocjk.mjs';
 import { serverAndBrowser } from '../lib/setup.mjs';
-import { SHOTS, PHONE, shot, until, visitor } from '../lib/site.mjs';
+import { SHOTS, PHONE, englishLeft, shot, until, visitor } from '../lib/site.mjs';
 
 const live = serverAndBrowser({ shots: SHOTS, launchBrowser: launchNoCjk });
 
@@ -170,5 +170,58 @@ test('the analysis board in Japanese', async () => {
   await shot(page, { path: `${SHOTS}analysis-ja-desktop.png`, fullPage: true });
   await page.setViewportSize(PHONE);
   await shot(page, { path: `${SHOTS}analysis-ja-phone.png`, fullPage: true });
+  await v.context.close();
+});
+
+// Middle to move against First alone: only the gold drop on 3d mates, and wins.
+const MATE_IN_ONE = 'm+L2fP1fS1/1f+P2fP3/m+P2fPfR2fK1/mP4fP4/2f+L3fP1m+R2/9fS1m+L/5fP3mGm+S2/3mP3fP1fSfG1/mNm+PmP3f+LmP1fP1/1mPmP2mP4/7mN1/mL3mK3/3fG3 M -/BG/- FM - -';
+const KEPT = new URL('../screenshots/', import.meta.url).pathname;
+
+test('Analyse asks the server for the best move and each player\'s evaluation', async () => {
+  const v = await visitor(live.browser, 'analyse');
+  const { page } = v;
+  await page.goto(`${live.server.url}/analysis?position=${encodeURIComponent(MATE_IN_ONE)}`);
+  await page.getByTestId('analysis-status').filter({ hasText: 'Middle to move' }).waitFor();
+  await page.getByTestId('analyse').click();
+  await page.getByTestId('analyse-best').filter({ hasText: 'G*3d' }).waitFor();
+  assert.equal(await page.getByTestId('analyse-best').textContent(), 'Best move for Middle: G*3d');
+  assert.equal(await page.getByTestId('analyse-mate').textContent(), 'Forced win for Middle: a 1-ply line');
+  assert.equal(await page.getByTestId('analyse-line').textContent(), 'Expected line: G*3d');
+  assert.equal(await page.getByTestId('analyse-evals').textContent(), 'Evaluation (a pawn is 100): First lost · Middle won · Last lost');
+  await until('announced', async () => /Best move for Middle/.test(await page.getByTestId('announcer').textContent()));
+  await shot(page, { path: `${KEPT}analyse-en-desktop.png`, fullPage: true });
+  await page.setViewportSize(PHONE);
+  await shot(page, { path: `${KEPT}analyse-en-phone.png`, fullPage: true });
+
+  // A record: the analysis is of the move shown, and goes when another is shown.
+  await page.getByTestId('record').fill('P3c-4d P10k-10j P11g-10g');
+  await page.getByTestId('start-position').fill('');
+  await page.getByTestId('load').click();
+  await page.getByTestId('where').filter({ hasText: 'move 3 of 3' }).waitFor();
+  assert.equal(await page.getByTestId('analyse-result').textContent(), '');
+  await page.getByTestId('step-prev').click();
+  await page.getByTestId('analyse').click();
+  await page.getByTestId('analyse-best').filter({ hasText: 'Best move for Last' }).waitFor();
+  assert.match(await page.getByTestId('analyse-evals').textContent(), /First [+-]\d+ · Middle [+-]?\d+ · Last [+-]?\d+/);
+  await page.getByTestId('step-next').click();
+  assert.equal(await page.getByTestId('analyse-result').textContent(), '');
+  assert.deepEqual(v.io.errors, []);
+  await v.context.close();
+});
+
+test('Analyse in Japanese', async () => {
+  const v = await visitor(live.browser, 'ja-analyse', { lang: 'ja' });
+  const { page } = v;
+  await page.goto(`${live.server.url}/analysis?position=${encodeURIComponent(MATE_IN_ONE)}`);
+  await page.getByTestId('analysis-status').filter({ hasText: '中手の手番' }).waitFor();
+  await page.getByTestId('analyse').click();
+  await page.getByTestId('analyse-best').filter({ hasText: 'G*3d' }).waitFor();
+  assert.equal(await page.getByTestId('analyse-mate').textContent(), '中手の必勝（1手）');
+  assert.equal(await page.getByTestId('analyse-evals').textContent(), '評価値（歩＝100）： 先手 負け · 中手 勝ち · 後手 負け');
+  const left = await englishLeft(page, ['G*3d', MATE_IN_ONE]);
+  assert.deepEqual(left.messages, []);
+  await shot(page, { path: `${KEPT}analyse-ja-desktop.png`, fullPage: true });
+  await page.setViewportSize(PHONE);
+  await shot(page, { path: `${KEPT}analyse-ja-phone.png`, fullPage: true });
   await v.context.close();
 });

@@ -246,3 +246,12 @@ test('a history ahead of the live position is cut there', () => {
   assert.deepEqual(m.history.plies.map((p) => p.ply), [1, 2]);
   assert.equal(m.historyStale, false);
 });
+
+test('a bot\'s clock is shown standing until it moves; a person\'s runs', () => {
+  const clocks = { kind: 'fischer', running: 'middle', first: { remaining_ms: 60000 }, middle: { remaining_ms: 60000 }, last: { remaining_ms: 60000 } };
+  assert.equal(model.runningElapsed(clocks, SEATS, 1500), 1500);
+  assert.equal(model.runningElapsed(clocks, { ...SEATS, middle: { ...SEATS.middle, bot: 3 } }, 1500), 0);
+  // Level 0 is a bot too; a bot not to move changes nothing.
+  assert.equal(model.runningElapsed(clocks, { ...SEATS, middle: { ...SEATS.middle, bot: 0 } }, 1500), 0);
+  assert.equal(model.runningElapsed(clocks, { ...SEATS, last: { ...SEATS.last, bot: 2 } }, 1500), 1500);
+});

@@ -1,7 +1,8 @@
 // The analysis board: open a position string or paste a game record (RULES §13.2),
 // have the server play it out (`POST /api/replay`), and step through it ply by ply; a
 // record that fails shows the ply, the token and the reason. The position editor sets
-// up a position by hand and copies its string once the server accepts it.
+// up a position by hand and copies its string once the server accepts it. **Analyse**
+// asks the server's search (`POST /api/analyse`) for the best move of the position shown.
 import { h } from './dom.js';
 import { SEATS } from './geometry.js';
 import { HAND_ORDER, parseAction, parsePosition } from './position.js';
@@ -33,6 +34,25 @@ export async function replay(record, position) {
   return body;
 }
 
+/** POST /api/analyse. Resolves to the analysis object (docs/protocol.md) or rejects
+ * with an Error carrying the server's message. */
+export async function analysePosition(body) {
+  const res = await fetch('/api/analyse', {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+  });
+  let json = null;
+  try { json = await res.json(); } catch { json = null; }
+  if (!res.ok) throw new Error(json?.error?.message ?? `${res.status} ${res.statusText}`);
+  return json;
+}
+
+/** A score for people: signed, or won / lost (±1000000 in the server's units). */
+function showScore(v) {
+  if (v >= 1000000) return t('analysis.won');
+  if (v <= -1000000) return t('analysis.lost');
+  return v > 0 ? `+${v}` : String(v);
+}
+
 function describeEvent(ev) {
   const seat = (p) => t(`seat.${seatOf(p)}`);
   switch (ev?.type) {
@@ -58,6 +78,7 @@ export function showAnalysis(app) {
     mode: 'replay', // or 'edit'
     edit: null, // the position being edited
     editCheck: null, // { ok: true, text } or { ok: false, message }
+    analysis: null, // { text, busy, result?, error? } for the position string `text`
   };
   let board = null;
   let editor = null;
@@ -84,6 +105,46 @@ export function showAnalysis(app) {
     }
     update();
     if (st.error) els.errorBox.focus();
+  }
+
+  /** The server's search on the position shown: the record's start and its moves up
+   * to the ply shown (they carry the repetition history), else the position string. */
+  async function analyse() {
+    const text = currentPositionText();
+    const body = st.mode === 'replay' && st.game
+      ? { position: st.game.start, moves: st.game.plies.slice(0, st.index).map((p) => p.action) }
+      : { position: text };
+    st.analysis = { text, busy: true };
+    update();
+    try {
+      const result = await analysePosition({ ...body, movetime_ms: 1000 });
+      if (st.analysis?.text === text) st.analysis = { text, result };
+    } catch (e) {
+      if (st.analysis?.text === text) st.analysis = { text, error: e.message };
+    }
+    update();
+    const r = st.analysis?.result;
+    if (r) announce(t('analysis.best', { seat: t(`seat.${seatOf(r.player)}`), action: describeAction(r.player, r.best) }));
+  }
+
+  function analysisView(text) {
+    const a = st.analysis?.text === text ? st.analysis : null;
+    if (!a || a.busy) return a?.busy ? h('p', {}, t('analysis.analysing')) : '';
+    if (a.error) return h('p', { class: 'error', 'data-testid': 'analyse-error' }, t('analysis.analyseFailed', { reason: a.error }));
+    const r = a.result;
+    const seat = (p) => t(`seat.${seatOf(p)}`);
+    const mate = r.mate == null ? null
+      : h('p', { 'data-testid': 'analyse-mate' }, t(r.mate > 0 ? 'analysis.mateWin' : 'analysis.mateLoss', { seat: seat(r.player), n: Math.abs(r.mate) }));
+    return h('div', { class: 'analyse-result' },
+      h('p', { 'data-testid': 'analyse-best' }, t('analysis.best', { seat: seat(r.player), action: '' }), h('b', {}, h('code', {}, r.best))),
+      mate,
+      h('p', { 'data-testid': 'analyse-line' }, t('analysis.line'), ' ', h('code', {}, r.line.join(' '))),
+      h('p', { 'data-testid': 'analyse-evals' }, t('analysis.evaluations'), ' ',
+        SEATS.map((s, i) => {
+          const name = s[0].toUpperCase() + s.slice(1);
+          return h('span', { class: `seat-${s}` }, i ? ' · ' : '', h('b', {}, t(`seat.${s}`)), ` ${showScore(r.evaluations[name])}`);
+        })),
+      h('p', { class: 'small' }, t('analysis.depth', { depth: r.depth, nodes: r.nodes })));
   }
 
   function go(i) {
@@ -177,6 +238,10 @@ export function showAnalysis(app) {
     }
     els.hands.replaceChildren(handsView(pos));
     els.positionOut.value = text ?? '';
+    if (els.analyseBox) {
+      els.analyseButton.disabled = !pos?.toMove || !!(st.analysis?.busy);
+      els.analyseBox.replaceChildren(analysisView(text));
+    }
 
     // Errors of the last load.
     if (st.error) {
@@ -247,6 +312,8 @@ export function showAnalysis(app) {
     els.hands = h('div');
     els.positionOut = h('input', { class: 'position', readonly: true, id: 'position-out', 'data-testid': 'position-out' });
     els.editCheck = null;
+    els.analyseButton = h('button', { type: 'button', 'data-testid': 'analyse', onclick: analyse }, t('analysis.analyse'));
+    els.analyseBox = h('div', { role: 'status', 'data-testid': 'analyse-result' });
 
     const viewPicker = h('div', { class: 'view-picker', role: 'group', 'aria-label': t('analysis.seenFrom') },
       SEATS.map((seat) => h('button', {
@@ -304,7 +371,8 @@ export function showAnalysis(app) {
             h('button', {
               type: 'button', class: 'small', 'data-testid': 'copy-position',
               onclick: () => navigator.clipboard?.writeText(els.positionOut.value).then(() => announce(t('analysis.copied')), () => {}),
-            }, t('analysis.copy')))),
+            }, t('analysis.copy'))),
+          st.mode === 'replay' ? h('div', { class: 'analyse' }, h('p', { class: 'row' }, els.analyseButton), els.analyseBox) : null),
         h('div', { class: 'panel' }, side))));
     update();
   }

@@ -16,7 +16,7 @@ import { t, onLangChange } from './i18n.js';
 import { announce } from './site.js';
 import { describeAction } from './say.js';
 import {
-  applyEvent, applyState, createModel, goTo, plyCount, setHistory, shown, shownPly, step,
+  applyEvent, applyState, createModel, goTo, plyCount, runningElapsed, setHistory, shown, shownPly, step,
 } from './room/model.js';
 import { premoveCells } from './room/premove.js';
 import { recordWithHeaders } from './room/record.js';
@@ -400,7 +400,7 @@ class RoomView {
   /** Counts the running clock down between server messages. */
   tickClocks() {
     if (!this.clocks) return;
-    const elapsed = performance.now() - this.clocksAt;
+    const elapsed = runningElapsed(this.clocks, this.state?.seats, performance.now() - this.clocksAt);
     for (const node of this.app.querySelectorAll('[data-clock]')) paintClock(node, this.clocks, this.state?.status, elapsed);
   }
 

@@ -15,6 +15,10 @@
 //! a separate wall-clock safety net: if it is ever reached the search stops
 //! early and that one choice may differ from run to run.
 //!
+//! [`analyse`] runs the same search on a time or node budget for players
+//! studying a position: the best action, the line the search expects and an
+//! evaluation for each player.
+//!
 //! Everything is owned by the call (no global state), so `choose` can run on
 //! any thread, e.g. under `tokio::task::spawn_blocking`.
 //!
@@ -30,10 +34,12 @@ use std::time::{Duration, Instant};
 
 use sannin_rules::{Action, Game, Player, Position};
 
+mod analyse;
 mod eval;
 mod rng;
 mod search;
 
+pub use analyse::{analyse, AnalyseLimits, Analysis, PlayerEval, MAX_LINE};
 pub use eval::{evaluate, piece_value, WIN};
 pub use rng::{mix_seed, Rng};
 pub use search::Found;

@@ -137,6 +137,12 @@ impl Searcher {
         (key as usize) & (self.tt.len() - 1)
     }
 
+    /// The best action the table holds for the position with this key, if
+    /// any (not checked for legality: a key collision is possible).
+    pub fn table_move(&self, key: u64) -> Option<Action> {
+        self.probe(key).and_then(|e| e.best)
+    }
+
     fn probe(&self, key: u64) -> Option<Entry> {
         self.tt[self.slot(key)].filter(|e| e.key == key)
     }

@@ -69,6 +69,12 @@ pub struct LimitArgs {
     #[arg(long, env = "SANNIN_HELLO_SECONDS", default_value_t = 5.0)]
     pub hello_seconds: f64,
 
+    /// Seconds a WebSocket may stay open without sending `join`, `resume` or `watch`;
+    /// then it is closed (1008), so sockets that never take part cannot pile up. 0:
+    /// never closed for that.
+    #[arg(long, env = "SANNIN_SILENT_SOCKET_SECONDS", default_value_t = 60.0)]
+    pub silent_socket_seconds: f64,
+
     /// Longest player name, in characters.
     #[arg(long, env = "SANNIN_MAX_NAME_CHARS", default_value_t = 32)]
     pub max_name_chars: usize,
@@ -134,7 +140,8 @@ pub struct LimitArgs {
 
     /// Hard limit on one bot move, in seconds (fractions allowed): a search that has
     /// not answered by then is abandoned and a random legal action is played instead,
-    /// so a bot never stalls its room. 0 cuts every search short (for tests).
+    /// so a bot never stalls its room. 0: no search at all, every bot move is that
+    /// random action (for tests).
     #[arg(long, env = "SANNIN_BOT_MOVE_SECONDS", default_value_t = 10.0)]
     pub bot_move_seconds: f64,
 
@@ -225,6 +232,22 @@ pub struct LimitArgs {
         default_value_t = 10.0
     )]
     pub ws_handshake_timeout_seconds: f64,
+
+    /// Longest search of `POST /api/analyse`, in milliseconds; a request asking
+    /// more gets this.
+    #[arg(long, env = "SANNIN_ANALYSE_MAX_MS", default_value_t = 2000)]
+    pub analyse_max_ms: u64,
+
+    /// Most analyses (`POST /api/analyse`) running at once, each on one core apart
+    /// from the game bots; one more is answered `503 analysis_busy` at once. 0:
+    /// analysis is off.
+    #[arg(long, env = "SANNIN_ANALYSE_CONCURRENCY", default_value_t = 1)]
+    pub analyse_concurrency: usize,
+
+    /// Analyses one client address may ask per minute on average (a minute's worth
+    /// at once); over it, `429 rate_limited`. 0: no limit.
+    #[arg(long, env = "SANNIN_ANALYSE_PER_MINUTE", default_value_t = 12.0)]
+    pub analyse_per_minute: f64,
 }
 
 impl Default for LimitArgs {
@@ -237,6 +260,7 @@ impl Default for LimitArgs {
             max_rooms: 10_000,
             max_connections_per_room: 200,
             hello_seconds: 5.0,
+            silent_socket_seconds: 60.0,
             max_name_chars: 32,
             send_queue: 256,
             ping_seconds: 20.0,
@@ -267,6 +291,9 @@ impl Default for LimitArgs {
             max_connections: 0,
             header_timeout_seconds: 10.0,
             ws_handshake_timeout_seconds: 10.0,
+            analyse_max_ms: 2000,
+            analyse_concurrency: 1,
+            analyse_per_minute: 12.0,
         }
     }
 }
@@ -293,6 +320,9 @@ pub struct Config {
     /// Time a newcomer to a full room has to take its seat; also when a silent
     /// connection counts as idle.
     pub hello: Duration,
+    /// Time a WebSocket may stay open without `join`, `resume` or `watch`; None: for
+    /// ever.
+    pub silent_socket: Option<Duration>,
     /// Longest name in characters.
     pub max_name_chars: usize,
     /// Per-connection send queue length.
@@ -331,6 +361,8 @@ pub struct Config {
     pub clients: crate::limits::ClientLimits,
     /// The listener's limits: total connections, header and handshake timeouts.
     pub listener: crate::net::ListenerLimits,
+    /// How `POST /api/analyse` is bounded.
+    pub analysis: crate::analyse::AnalysisSettings,
 }
 
 /// Default SQLite database, relative to the working directory.
@@ -375,6 +407,7 @@ impl Config {
             max_rooms: l.max_rooms,
             max_connections_per_room: l.max_connections_per_room.max(1),
             hello: secs(l.hello_seconds).max(Duration::from_millis(100)),
+            silent_socket: (l.silent_socket_seconds > 0.0).then(|| secs(l.silent_socket_seconds)),
             max_name_chars: l.max_name_chars.max(1),
             send_queue: l.send_queue.max(8),
             ping_interval: secs(l.ping_seconds).max(Duration::from_millis(100)),
@@ -407,6 +440,10 @@ impl Config {
                 header_timeout: secs(l.header_timeout_seconds).max(Duration::from_millis(100)),
                 ws_handshake_timeout: secs(l.ws_handshake_timeout_seconds)
                     .max(Duration::from_millis(100)),
+            },
+            analysis: crate::analyse::AnalysisSettings {
+                max_time: Duration::from_millis(l.analyse_max_ms),
+                concurrency: l.analyse_concurrency,
             },
         }
     }

@@ -36,6 +36,12 @@ pub enum ApiError {
     /// The server is shutting down.
     #[error("the server is shutting down")]
     ShuttingDown,
+    /// `--analyse-concurrency` analyses are running already.
+    #[error("the server is busy with other analyses; try again in a moment")]
+    AnalysisBusy,
+    /// An analysis asked of a finished game.
+    #[error("the game is over: nothing to analyse")]
+    NothingToAnalyse,
     /// The client's address spent its budget of `what` (`--rooms-per-minute`…).
     #[error("too many {what} created from your address; try again in {} s", retry_secs(*.retry_after))]
     RateLimited {
@@ -83,6 +89,8 @@ impl ApiError {
             ApiError::TooManyRooms(_) => "too_many_rooms",
             ApiError::TooManyBotOnlyRooms(_) => "too_many_bot_only_rooms",
             ApiError::ShuttingDown => "shutting_down",
+            ApiError::AnalysisBusy => "analysis_busy",
+            ApiError::NothingToAnalyse => "game_over",
             ApiError::RateLimited { .. } => "rate_limited",
             ApiError::TooManyConnections(_) => "too_many_connections",
             ApiError::ForbiddenOrigin(_) => "forbidden_origin",
@@ -101,7 +109,8 @@ impl ApiError {
             | ApiError::BadPosition(_)
             | ApiError::BadClock(_)
             | ApiError::BadBots(_) => StatusCode::BAD_REQUEST,
-            ApiError::Replay(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::Replay(_) | ApiError::NothingToAnalyse => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::AnalysisBusy => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::TooManyRooms(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::TooManyBotOnlyRooms(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::ShuttingDown | ApiError::HandshakeTimeout => StatusCode::SERVICE_UNAVAILABLE,
@@ -120,6 +129,7 @@ impl ApiError {
         match self {
             ApiError::RateLimited { retry_after, .. } => Some(retry_secs(*retry_after)),
             ApiError::TooManyConnections(_) | ApiError::TooManyRooms(_) => Some(5),
+            ApiError::AnalysisBusy => Some(1),
             ApiError::TooManyBotOnlyRooms(_) => Some(60),
             ApiError::ShuttingDown | ApiError::HandshakeTimeout => Some(5),
             _ => None,

@@ -107,6 +107,25 @@ pub fn of_stored(start: Option<&str>, actions: &[StoredAction]) -> anyhow::Resul
     Ok(h.finish())
 }
 
+/// The position a replay or an analysis starts from: `written` (a position string,
+/// RULES §13.3), else the standard start.
+///
+/// # Errors
+/// `bad_position` at ply 0, the string as its token.
+pub fn start_position(written: Option<&str>) -> Result<Position, ReplayError> {
+    match written {
+        None => Ok(Position::start()),
+        Some(s) => s
+            .parse()
+            .map_err(|e: sannin_rules::PositionError| ReplayError {
+                ply: 0,
+                token: s.to_string(),
+                code: "bad_position",
+                reason: e.to_string(),
+            }),
+    }
+}
+
 /// Replays a game record (RULES §13.2) from `position`, else its `Position` header,
 /// else the start position, stopping at the first action that cannot be played.
 ///
@@ -119,18 +138,7 @@ pub fn of_record(record: &str, position: Option<&str>) -> Result<History, Replay
         code: "bad_record",
         reason: e.to_string(),
     })?;
-    let written = position.or_else(|| record.header("Position"));
-    let start: Position = match written {
-        None => Position::start(),
-        Some(s) => s
-            .parse()
-            .map_err(|e: sannin_rules::PositionError| ReplayError {
-                ply: 0,
-                token: s.to_string(),
-                code: "bad_position",
-                reason: e.to_string(),
-            })?,
-    };
+    let start = start_position(position.or_else(|| record.header("Position")))?;
     let mut h = Replay::new(start);
     for (i, token) in record.actions.iter().enumerate() {
         let game = &mut h.game;

@@ -54,6 +54,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/rooms/{id}/record", get(room_record))
         .route("/api/rooms/{id}/history", get(room_history))
         .route("/api/replay", post(replay_record))
+        .route("/api/analyse", post(crate::analyse::analyse))
         .route("/api/rooms/{id}/ws", get(room_ws))
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/metrics", get(metrics))
@@ -163,7 +164,7 @@ async fn api_not_found(req: Request) -> ApiError {
 
 /// A JSON object body as `T`. Only an object: serde would otherwise read a struct
 /// from an array of its fields in order.
-fn json_object<T: DeserializeOwned>(body: &[u8], want: &str) -> Result<T, ApiError> {
+pub(crate) fn json_object<T: DeserializeOwned>(body: &[u8], want: &str) -> Result<T, ApiError> {
     let v: Value = serde_json::from_slice(body)
         .map_err(|e| ApiError::BadRequest(format!("bad JSON body: {e}")))?;
     if !v.is_object() {
@@ -438,6 +439,11 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
         "# HELP sannin_client_budgets Client addresses with a partly spent rate budget.\n\
          # TYPE sannin_client_budgets gauge\nsannin_client_budgets {}\n",
         shared.budgets.tracked()
+    ));
+    body.push_str(&format!(
+        "# HELP sannin_analyses_running Searches of POST /api/analyse running.\n\
+         # TYPE sannin_analyses_running gauge\nsannin_analyses_running {}\n",
+        shared.budgets.analyses_running()
     ));
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body).into_response()
 }

@@ -12,6 +12,7 @@ use anyhow::Context as _;
 use tokio::net::TcpListener;
 use tracing::{info, warn};
 
+pub mod analyse;
 mod app;
 pub mod bots;
 pub mod clock;

@@ -23,6 +23,7 @@ use axum::http::HeaderMap;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use ipnet::IpNet;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::app::Shared;
 use crate::config::LimitArgs;
@@ -41,6 +42,10 @@ pub struct ClientLimits {
     pub bot_rooms: Option<Quota>,
     /// Most WebSockets open per address (0: unlimited).
     pub max_ws_per_address: usize,
+    /// Analyses (`POST /api/analyse`) per address (`None`: unlimited).
+    pub analyses: Option<Quota>,
+    /// Most analyses running at once, server-wide (`--analyse-concurrency`).
+    pub analysis_concurrency: usize,
 }
 
 impl ClientLimits {
@@ -57,6 +62,12 @@ impl ClientLimits {
             rooms: quota(l.rooms_per_minute, l.rooms_burst),
             bot_rooms: quota(l.bot_rooms_per_minute, l.bot_rooms_burst),
             max_ws_per_address: l.max_ws_per_address,
+            // A minute's worth may come at once.
+            analyses: quota(
+                l.analyse_per_minute,
+                l.analyse_per_minute.ceil().clamp(1.0, f64::from(u32::MAX)) as u32,
+            ),
+            analysis_concurrency: l.analyse_concurrency,
         }
     }
 }
@@ -193,6 +204,10 @@ pub struct Budgets {
     max_ws: usize,
     /// Open WebSockets per address; an address leaves the map with its last one.
     ws: Mutex<HashMap<ClientAddr, usize>>,
+    analyses: Option<DefaultKeyedRateLimiter<ClientAddr>>,
+    /// Slots of the analyses running (server-wide, apart from the game bots' queue).
+    analysis_slots: Arc<Semaphore>,
+    analysis_concurrency: usize,
 }
 
 impl Budgets {
@@ -203,7 +218,45 @@ impl Budgets {
             bot_rooms: l.bot_rooms.map(RateLimiter::keyed),
             max_ws: l.max_ws_per_address,
             ws: Mutex::new(HashMap::new()),
+            analyses: l.analyses.map(RateLimiter::keyed),
+            analysis_slots: Arc::new(Semaphore::new(l.analysis_concurrency)),
+            analysis_concurrency: l.analysis_concurrency,
         }
+    }
+
+    /// Analyses running now.
+    pub fn analyses_running(&self) -> usize {
+        self.analysis_concurrency
+            .saturating_sub(self.analysis_slots.available_permits())
+    }
+
+    /// Takes one analysis from `addr`'s budget (`--analyse-per-minute`).
+    ///
+    /// # Errors
+    /// `RateLimited`, with the time until the budget allows one again.
+    pub fn take_analysis(&self, addr: ClientAddr) -> Result<(), ApiError> {
+        let Some(l) = &self.analyses else {
+            return Ok(());
+        };
+        l.check_key(&addr).map_err(|not_until| {
+            tracing::info!(client = %addr, what = "analyses", "rate limited");
+            ApiError::RateLimited {
+                what: "analyses",
+                retry_after: not_until.wait_time_from(DefaultClock::default().now()),
+            }
+        })
+    }
+
+    /// A slot for one analysis, at once or not at all (a busy server says so
+    /// rather than queueing).
+    ///
+    /// # Errors
+    /// `AnalysisBusy` when `--analyse-concurrency` analyses are running.
+    pub fn analysis_slot(&self) -> Result<OwnedSemaphorePermit, ApiError> {
+        self.analysis_slots
+            .clone()
+            .try_acquire_owned()
+            .map_err(|_| ApiError::AnalysisBusy)
     }
 
     /// Takes one room creation (and one bot-room creation when `bots`) from `addr`'s
@@ -250,7 +303,10 @@ impl Budgets {
 
     /// Forgets every address whose budgets are full again (as good as new).
     pub fn prune(&self) {
-        for l in [&self.rooms, &self.bot_rooms].into_iter().flatten() {
+        for l in [&self.rooms, &self.bot_rooms, &self.analyses]
+            .into_iter()
+            .flatten()
+        {
             l.retain_recent();
             l.shrink_to_fit();
         }
@@ -258,7 +314,7 @@ impl Budgets {
 
     /// Addresses remembered by the rate budgets.
     pub fn tracked(&self) -> usize {
-        [&self.rooms, &self.bot_rooms]
+        [&self.rooms, &self.bot_rooms, &self.analyses]
             .into_iter()
             .flatten()
             .map(|l| l.len())

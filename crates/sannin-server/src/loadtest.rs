@@ -1,12 +1,27 @@
 //! `sannin loadtest`: many rooms played at once over real sockets (loopback only).
 //!
-//! Without `--addr` it starts a server in this process on a throwaway SQLite file
-//! (or `--database-url`), which also lets it measure the memory of idle rooms (RSS
-//! from `/proc/self/status` before and after creating them). Then every room gets
-//! three player connections that join, ready, and play random legal actions until the
-//! game ends, the room reaches `--plies` actions, or `--seconds` run out. It reports
-//! accepted actions per second and the round trip from sending `act` to receiving
-//! its `action` event on the same connection.
+//! With `--addr` it targets a server started separately (`sannin serve`), so that the
+//! server's CPU and memory are measured apart from the load generator's: it reads the
+//! server's `utime + stime` (`/proc/PID/stat`) before and after the played phase and
+//! its RSS (`/proc/PID/status`), the PID given by `--server-pid` or found as the process
+//! that listens on the target port (`/proc/net/tcp*` and `/proc/*/fd`). Without
+//! `--addr` it starts a server in this process on a throwaway SQLite file (or
+//! `--database-url`); its figures then include the load generator.
+//!
+//! Every room gets three player connections that join, ready, and play random legal
+//! actions until the game ends, the room reaches `--plies` actions, or `--seconds` run
+//! out. It reports accepted actions per second, the round trip from sending `act` to
+//! receiving its `action` event on the same connection, and the server's CPU time per
+//! accepted action.
+//!
+//! With `--spectators N` the first room is also watched by N connections that sent
+//! `watch` (docs/protocol.md §3.1); for every action it reports the time from `act` to the
+//! last spectator's receipt of the matching `event` (matched by `seq`), and whether
+//! every spectator received every event.
+//!
+//! With `--idle` nothing is played: it creates the rooms, then seats three connections
+//! in each that stay silent, and reports the server's memory per idle room and per idle
+//! connection.
 //!
 //! With `--bot-rooms N` it also creates N rooms with three bots each (docs/protocol.md
 //! §16) before the human-driven rooms start playing, so that their latency is
@@ -78,6 +93,123 @@ pub struct LoadtestArgs {
     /// In-process server only: the bots' pacing, `sannin serve --bot-min-move-ms`.
     #[arg(long, default_value_t = LimitArgs::default().bot_min_move_ms)]
     pub bot_min_move_ms: u64,
+
+    /// External server only: its process id, for its CPU time and memory. Default:
+    /// the process listening on the `--addr` port, when this user may see it.
+    #[arg(long)]
+    pub server_pid: Option<u32>,
+
+    /// Connections that `watch` the first room while it is played; the report gives
+    /// the time from each `act` to the last spectator's receipt of its event.
+    #[arg(long, default_value_t = 0)]
+    pub spectators: usize,
+
+    /// Play nothing: create the rooms, seat three silent connections in each, and
+    /// report the server's memory per idle room and per idle connection.
+    #[arg(long)]
+    pub idle: bool,
+}
+
+impl Default for LoadtestArgs {
+    fn default() -> Self {
+        LoadtestArgs {
+            rooms: 100,
+            addr: None,
+            database_url: None,
+            plies: 30,
+            seconds: 120,
+            think_ms: 0,
+            concurrency: 128,
+            bot_rooms: 0,
+            bot_level: 3,
+            bot_concurrency: 0,
+            bot_min_move_ms: LimitArgs::default().bot_min_move_ms,
+            server_pid: None,
+            spectators: 0,
+            idle: false,
+        }
+    }
+}
+
+/// Percentiles of a latency, in milliseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Latency {
+    pub p50_ms: f64,
+    pub p95_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+    pub samples: usize,
+}
+
+impl Latency {
+    fn of(mut us: Vec<u32>) -> Latency {
+        us.sort_unstable();
+        Latency {
+            p50_ms: percentile(&us, 0.50),
+            p95_ms: percentile(&us, 0.95),
+            p99_ms: percentile(&us, 0.99),
+            max_ms: percentile(&us, 1.0),
+            samples: us.len(),
+        }
+    }
+}
+
+impl std::fmt::Display for Latency {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "p50 {:.2} ms, p95 {:.2} ms, p99 {:.2} ms, max {:.2} ms ({} samples)",
+            self.p50_ms, self.p95_ms, self.p99_ms, self.max_ms, self.samples
+        )
+    }
+}
+
+/// What the spectators of the first room saw.
+#[derive(Debug, Clone, Default)]
+pub struct SpectatorReport {
+    /// Connections that sent `watch` and got their `state`.
+    pub watching: usize,
+    /// Actions accepted in the watched room (each an `action` event to receive).
+    pub actions: usize,
+    /// Spectators that received every event from their `state` on, without a gap,
+    /// the `action` event of every one of those actions included.
+    pub complete: usize,
+    /// From each `act` to the last spectator's receipt of its `action` event (actions
+    /// that some spectator never received are left out).
+    pub latency: Latency,
+}
+
+/// Memory of the server with idle rooms and connections (`--idle`).
+#[derive(Debug, Clone, Default)]
+pub struct IdleReport {
+    pub rss_before_kib: u64,
+    pub rss_rooms_kib: u64,
+    pub rss_connections_kib: u64,
+    pub kib_per_room: f64,
+    pub kib_per_connection: f64,
+    pub connections: usize,
+}
+
+/// The figures `sannin loadtest` prints.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    pub rooms: usize,
+    pub connections: usize,
+    pub actions: u64,
+    pub play_seconds: f64,
+    pub actions_per_second: f64,
+    /// From `act` to its `action` event on the acting connection.
+    pub latency: Latency,
+    /// CPU time (user + system) of the target process over the played phase, per
+    /// accepted action; `None` when its process is unknown. In-process, the load
+    /// generator's CPU is included.
+    pub cpu_us_per_action: Option<f64>,
+    /// Whether the CPU and memory figures are those of this process (in-process
+    /// server, load generator included).
+    pub in_process: bool,
+    pub spectators: Option<SpectatorReport>,
+    pub idle: Option<IdleReport>,
+    pub errors: Vec<String>,
 }
 
 /// What one room's players measured.
@@ -87,6 +219,8 @@ struct RoomStats {
     latencies_us: Vec<u32>,
     errors: Vec<String>,
     finished: bool,
+    /// `seq` of each accepted action of this seat's, with the moment its `act` went.
+    acted: Vec<(u64, Instant)>,
 }
 
 /// Entry point for a synchronous `main`.
@@ -98,12 +232,106 @@ pub fn run_blocking(args: LoadtestArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()?
         .block_on(run(args))
+        .map(|_| ())
 }
 
-fn rss_kib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+fn rss_kib(pid: Option<u32>) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", pid?)).ok()?;
     let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// CPU time (user + system, all threads, exited ones included) of a process, in
+/// microseconds. `/proc/PID/stat` counts it in clock ticks of `USER_HZ`, which Linux
+/// fixes at 100 per second for user space on every architecture it runs on.
+fn cpu_us(pid: Option<u32>) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid?)).ok()?;
+    // The command name (field 2) may hold spaces; the fields after it are fixed.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15; `rest` starts at field 3.
+    let utime: u64 = fields.get(11)?.parse().ok()?;
+    let stime: u64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) * 10_000)
+}
+
+/// The process listening on TCP `port`: the socket's inode from `/proc/net/tcp` and
+/// `tcp6`, then the process holding that inode among `/proc/*/fd` (only this user's
+/// processes are readable).
+fn listener_pid(port: u16) -> Option<u32> {
+    const LISTEN: &str = "0A";
+    let mut inodes = Vec::new();
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let Ok(text) = std::fs::read_to_string(table) else {
+            continue;
+        };
+        for line in text.lines().skip(1) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let (Some(local), Some(state), Some(inode)) = (f.get(1), f.get(3), f.get(9)) else {
+                continue;
+            };
+            let p = local
+                .rsplit_once(':')
+                .and_then(|(_, p)| u16::from_str_radix(p, 16).ok());
+            if p == Some(port) && *state == LISTEN && *inode != "0" {
+                inodes.push(format!("socket:[{inode}]"));
+            }
+        }
+    }
+    if inodes.is_empty() {
+        return None;
+    }
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
+            continue;
+        };
+        let Ok(fds) = std::fs::read_dir(entry.path().join("fd")) else {
+            continue;
+        };
+        for fd in fds.flatten() {
+            if let Ok(link) = std::fs::read_link(fd.path()) {
+                if inodes.iter().any(|i| link.as_os_str() == i.as_str()) {
+                    return Some(pid);
+                }
+            }
+        }
+    }
+    None
+}
+
+fn ws_config() -> tokio_tungstenite::tungstenite::protocol::WebSocketConfig {
+    tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
+        .read_buffer_size(4 * 1024)
+        .write_buffer_size(0)
+}
+
+type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>;
+
+async fn connect(url: &str, sem: &Semaphore) -> anyhow::Result<Ws> {
+    let _permit = sem.acquire().await;
+    let (ws, _) = tokio_tungstenite::connect_async_with_config(url, Some(ws_config()), true)
+        .await
+        .with_context(|| format!("connect {url}"))?;
+    Ok(ws)
+}
+
+/// Reads the next server message before `deadline`: `Ok(None)` when the stream ends.
+async fn next_msg(
+    ws: &mut Ws,
+    deadline: tokio::time::Instant,
+) -> anyhow::Result<Option<ServerMsg>> {
+    loop {
+        let msg = match tokio::time::timeout_at(deadline, ws.next()).await {
+            Ok(Some(Ok(m))) => m,
+            Ok(Some(Err(e))) => bail!("read: {e}"),
+            Ok(None) => return Ok(None),
+            Err(_) => bail!("deadline"),
+        };
+        let Message::Text(text) = msg else { continue };
+        return ServerMsg::parse(text.as_str())
+            .map(Some)
+            .map_err(|e| anyhow::anyhow!("unreadable message: {e}"));
+    }
 }
 
 fn raise_fd_limit(needed: u64) {
@@ -184,13 +412,13 @@ fn percentile(sorted: &[u32], p: f64) -> f64 {
     f64::from(sorted[i]) / 1000.0
 }
 
-/// Runs the load test and prints its report.
+/// Runs the load test, prints its report and returns it.
 ///
 /// # Errors
 /// Non-loopback address, setup failures.
-pub async fn run(args: LoadtestArgs) -> anyhow::Result<()> {
+pub async fn run(args: LoadtestArgs) -> anyhow::Result<Report> {
     let rooms = args.rooms.max(1);
-    raise_fd_limit(rooms as u64 * 6 + 256);
+    raise_fd_limit(rooms as u64 * 6 + args.spectators as u64 * 2 + 256);
 
     let mut local = None;
     let addr = match &args.addr {
@@ -204,6 +432,9 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<()> {
                 .unwrap_or_else(|| format!("sqlite://{}/load.db", dir.display()));
             let limits = LimitArgs {
                 max_rooms: rooms + args.bot_rooms + 1000,
+                max_connections_per_room: LimitArgs::default()
+                    .max_connections_per_room
+                    .max(args.spectators + 10),
                 bot_concurrency: args.bot_concurrency,
                 bot_min_move_ms: args.bot_min_move_ms,
                 max_bot_only_rooms: args.bot_rooms,
@@ -236,17 +467,30 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<()> {
             addr
         }
     };
-    println!(
-        "target: {addr} ({})",
-        if local.is_some() {
-            "in-process server"
-        } else {
-            "external server"
-        }
-    );
+    let in_process = local.is_some();
+    let pid = if in_process {
+        Some(std::process::id())
+    } else {
+        args.server_pid.or_else(|| listener_pid(addr.port()))
+    };
+    match (in_process, pid) {
+        (true, _) => println!(
+            "target: {addr} (in-process server: its CPU and memory include the load generator)"
+        ),
+        (false, Some(p)) => println!("target: {addr} (external server, pid {p})"),
+        (false, None) => println!(
+            "target: {addr} (external server, pid unknown: pass --server-pid for its CPU and memory)"
+        ),
+    }
+    let mut report = Report {
+        rooms,
+        connections: rooms * 3,
+        in_process,
+        ..Report::default()
+    };
 
     // Phase 1: create the rooms (idle: no connections yet).
-    let rss_before = rss_kib();
+    let rss_before = rss_kib(pid);
     let t0 = Instant::now();
     let sem = Arc::new(Semaphore::new(args.concurrency.max(1)));
     let mut tasks = Vec::with_capacity(rooms);
@@ -262,18 +506,24 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<()> {
         ids.push(t.await??);
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let rss_idle = rss_kib();
+    let rss_idle = rss_kib(pid);
     println!(
         "created {rooms} rooms in {:.2} s",
         t0.elapsed().as_secs_f64()
     );
-    if let (Some(b), Some(a), true) = (rss_before, rss_idle, local.is_some()) {
+    if let (Some(b), Some(a), false) = (rss_before, rss_idle, args.idle) {
         println!(
             "memory: RSS {:.1} MiB before, {:.1} MiB with {rooms} idle rooms → {:.1} KiB per idle room",
             b as f64 / 1024.0,
             a as f64 / 1024.0,
             (a.saturating_sub(b)) as f64 / rooms as f64
         );
+    }
+
+    if args.idle {
+        report.idle = Some(idle_connections(addr, &ids, &sem, pid, rss_before, rss_idle).await?);
+        finish(local).await?;
+        return Ok(report);
     }
 
     // Bot rooms: they start at once (bots are always ready) and play on their own.
@@ -288,7 +538,7 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<()> {
         println!(
             "bot rooms: {} with three level-{level} bots each{}",
             args.bot_rooms,
-            if local.is_some() {
+            if in_process {
                 format!(
                     " (bot concurrency {}, min move {} ms)",
                     if args.bot_concurrency == 0 {
@@ -304,11 +554,12 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<()> {
         );
     }
 
-    // Phase 2: connect three players per room, join, ready; then play.
+    // Phase 2: connect three players per room, join, ready, and the spectators of the
+    // first room; then play.
     let t1 = Instant::now();
     let play_deadline =
         tokio::time::Instant::now() + Duration::from_secs(args.seconds) + Duration::from_secs(120);
-    let start_gate = Arc::new(tokio::sync::Barrier::new(rooms * 3 + 1));
+    let start_gate = Arc::new(tokio::sync::Barrier::new(rooms * 3 + args.spectators + 1));
     let mut players = Vec::with_capacity(rooms * 3);
     for (r, id) in ids.iter().enumerate() {
         for seat in Seat::ALL {
@@ -323,48 +574,94 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<()> {
             }));
         }
     }
+    let mut spectators = Vec::with_capacity(args.spectators);
+    for _ in 0..args.spectators {
+        let url = format!("ws://{addr}/api/rooms/{}/ws", ids[0]);
+        let sem = sem.clone();
+        let gate = start_gate.clone();
+        let plies = args.plies;
+        spectators.push(tokio::spawn(async move {
+            spectate(url, sem, gate, plies, play_deadline).await
+        }));
+    }
     start_gate.wait().await;
     let setup = t1.elapsed();
-    let rss_connected = rss_kib();
+    let rss_connected = rss_kib(pid);
     println!(
-        "connected, seated and ready: {} connections in {:.2} s",
+        "connected, seated and ready: {} connections{} in {:.2} s",
         rooms * 3,
+        if args.spectators > 0 {
+            format!(" and {} spectators", args.spectators)
+        } else {
+            String::new()
+        },
         setup.as_secs_f64()
     );
     let t2 = Instant::now();
+    let cpu_before = cpu_us(pid);
     let bot_moves_before = metric(addr, "sannin_bot_moves_total").await;
     let mut stats = RoomStats::default();
     let mut finished_games = 0;
-    for p in players {
+    let mut watched_acts = Vec::new();
+    for (i, p) in players.into_iter().enumerate() {
         match p.await {
-            Ok(s) => {
+            Ok(mut s) => {
                 stats.actions += s.actions;
                 stats.latencies_us.extend(s.latencies_us);
                 stats.errors.extend(s.errors);
                 finished_games += usize::from(s.finished);
+                if i < 3 {
+                    watched_acts.append(&mut s.acted);
+                }
             }
             Err(e) => stats.errors.push(format!("player task: {e}")),
         }
     }
     let play = t2.elapsed();
+    let cpu_after = cpu_us(pid);
+    let mut watchers = Vec::with_capacity(spectators.len());
+    for s in spectators {
+        match s.await {
+            Ok(Ok(w)) => watchers.push(w),
+            Ok(Err(e)) => stats.errors.push(format!("spectator: {e:#}")),
+            Err(e) => stats.errors.push(format!("spectator task: {e}")),
+        }
+    }
     let bot_moves = metric(addr, "sannin_bot_moves_total").await - bot_moves_before;
-    let mut lat = std::mem::take(&mut stats.latencies_us);
-    lat.sort_unstable();
+    report.actions = stats.actions;
+    report.play_seconds = play.as_secs_f64();
+    report.actions_per_second = stats.actions as f64 / play.as_secs_f64().max(1e-9);
+    report.latency = Latency::of(std::mem::take(&mut stats.latencies_us));
     println!(
         "played: {} actions in {:.2} s = {:.0} accepted actions/s ({} games ended before the ply cap)",
         stats.actions,
-        play.as_secs_f64(),
-        stats.actions as f64 / play.as_secs_f64().max(1e-9),
+        report.play_seconds,
+        report.actions_per_second,
         finished_games / 3
     );
-    println!(
-        "act→event round trip: p50 {:.2} ms, p95 {:.2} ms, p99 {:.2} ms, max {:.2} ms ({} samples)",
-        percentile(&lat, 0.50),
-        percentile(&lat, 0.95),
-        percentile(&lat, 0.99),
-        percentile(&lat, 1.0),
-        lat.len()
-    );
+    println!("act→event round trip: {}", report.latency);
+    if let (Some(b), Some(a)) = (cpu_before, cpu_after) {
+        let per_action = a.saturating_sub(b) as f64 / stats.actions.max(1) as f64;
+        report.cpu_us_per_action = Some(per_action);
+        println!(
+            "{}: {:.2} s CPU over the played phase = {per_action:.0} µs per accepted action",
+            if in_process {
+                "process CPU (server and load generator together)"
+            } else {
+                "server CPU"
+            },
+            a.saturating_sub(b) as f64 / 1e6,
+        );
+    }
+    if args.spectators > 0 {
+        let s = spectator_report(&watched_acts, &watchers, args.spectators);
+        println!(
+            "spectators: {} of {} watching the first room received all {} action events \
+             without a gap; act→last spectator's event: {}",
+            s.complete, args.spectators, s.actions, s.latency
+        );
+        report.spectators = Some(s);
+    }
     if args.bot_rooms > 0 {
         println!(
             "bots: {bot_moves:.0} bot moves meanwhile = {:.1} bot moves/s, {:.0} random fallbacks in all",
@@ -372,11 +669,16 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<()> {
             metric(addr, "sannin_bot_fallbacks_total").await
         );
     }
-    if let (Some(i), Some(c), true) = (rss_idle, rss_connected, local.is_some()) {
+    if let (Some(i), Some(c)) = (rss_idle, rss_connected) {
         println!(
-            "memory: RSS {:.1} MiB with {} live connections (client side included)",
+            "memory: RSS {:.1} MiB with {} live connections{}",
             c.max(i) as f64 / 1024.0,
-            rooms * 3
+            rooms * 3 + args.spectators,
+            if in_process {
+                " (client side included)"
+            } else {
+                ""
+            }
         );
     }
     if !stats.errors.is_empty() {
@@ -388,12 +690,212 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<()> {
     } else {
         println!("errors: 0");
     }
+    report.errors = stats.errors;
+    finish(local).await?;
+    Ok(report)
+}
+
+type LocalServer = (
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<anyhow::Result<()>>,
+    std::path::PathBuf,
+);
+
+/// Stops the in-process server, if any, and removes its throwaway database.
+async fn finish(local: Option<LocalServer>) -> anyhow::Result<()> {
     if let Some((stop, server, dir)) = local {
         let _ = stop.send(());
         server.await??;
         let _ = std::fs::remove_dir_all(dir);
     }
     Ok(())
+}
+
+/// `--idle`: seats three silent connections in every room, then measures the memory.
+async fn idle_connections(
+    addr: SocketAddr,
+    ids: &[String],
+    sem: &Arc<Semaphore>,
+    pid: Option<u32>,
+    rss_before: Option<u64>,
+    rss_rooms: Option<u64>,
+) -> anyhow::Result<IdleReport> {
+    let t = Instant::now();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(300);
+    let mut tasks = Vec::with_capacity(ids.len() * 3);
+    for id in ids {
+        for seat in Seat::ALL {
+            let url = format!("ws://{addr}/api/rooms/{id}/ws");
+            let sem = sem.clone();
+            tasks.push(tokio::spawn(async move {
+                let mut ws = connect(&url, &sem).await?;
+                let join = ClientMsg::Join {
+                    seat: Some(seat),
+                    name: Some(format!("idle-{seat}")),
+                };
+                ws.send(Message::Text(join.to_text().into())).await?;
+                loop {
+                    match next_msg(&mut ws, deadline).await? {
+                        Some(ServerMsg::Seated { .. }) => return Ok(ws),
+                        Some(ServerMsg::Error { code, message }) => bail!("{code}: {message:?}"),
+                        Some(_) => {}
+                        None => bail!("closed before seated"),
+                    }
+                }
+            }));
+        }
+    }
+    let mut open = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        open.push(task.await??);
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let rss_conn = rss_kib(pid);
+    println!(
+        "idle: {} connections seated (three per room, silent) in {:.2} s",
+        open.len(),
+        t.elapsed().as_secs_f64()
+    );
+    let mut report = IdleReport {
+        connections: open.len(),
+        ..IdleReport::default()
+    };
+    if let (Some(b), Some(r), Some(c)) = (rss_before, rss_rooms, rss_conn) {
+        report = IdleReport {
+            rss_before_kib: b,
+            rss_rooms_kib: r,
+            rss_connections_kib: c,
+            kib_per_room: r.saturating_sub(b) as f64 / ids.len().max(1) as f64,
+            kib_per_connection: c.saturating_sub(r) as f64 / open.len().max(1) as f64,
+            connections: open.len(),
+        };
+        println!(
+            "idle memory: RSS {:.1} MiB before, {:.1} MiB with {} rooms, {:.1} MiB with {} \
+             seated connections → {:.1} KiB per idle room, {:.1} KiB per idle connection",
+            b as f64 / 1024.0,
+            r as f64 / 1024.0,
+            ids.len(),
+            c as f64 / 1024.0,
+            open.len(),
+            report.kib_per_room,
+            report.kib_per_connection
+        );
+    } else {
+        println!("idle memory: unknown (pass --server-pid)");
+    }
+    for mut ws in open {
+        let _ = ws.close(None).await;
+    }
+    Ok(report)
+}
+
+/// What one spectator received: the `seq` of the `state` that answered its `watch`,
+/// then every event's `seq` with the moment it arrived.
+struct Watched {
+    from_seq: u64,
+    events: Vec<(u64, Instant)>,
+}
+
+/// A spectator of one room: `watch`, then record every event until the room's game
+/// ends or reaches `plies` actions.
+async fn spectate(
+    url: String,
+    sem: Arc<Semaphore>,
+    gate: Arc<tokio::sync::Barrier>,
+    plies: usize,
+    deadline: tokio::time::Instant,
+) -> anyhow::Result<Watched> {
+    let mut ws = match connect(&url, &sem).await {
+        Ok(ws) => ws,
+        Err(e) => {
+            gate.wait().await;
+            return Err(e);
+        }
+    };
+    let watch = ClientMsg::Watch {
+        name: Some("load".into()),
+    };
+    let mut watched = None;
+    let result = async {
+        ws.send(Message::Text(watch.to_text().into())).await?;
+        // The `state` answering `watch`; events before it are already in it.
+        let from_seq = loop {
+            match next_msg(&mut ws, deadline).await? {
+                Some(ServerMsg::State(s)) => break s.seq,
+                Some(ServerMsg::Error { code, message }) => bail!("{code}: {message:?}"),
+                Some(_) => {}
+                None => bail!("closed before watching"),
+            }
+        };
+        gate.wait().await;
+        let w = watched.insert(Watched {
+            from_seq,
+            events: Vec::new(),
+        });
+        loop {
+            match next_msg(&mut ws, deadline).await? {
+                Some(ServerMsg::Event { seq, .. }) => w.events.push((seq, Instant::now())),
+                Some(ServerMsg::State(s)) => {
+                    if s.status == RoomStatus::Finished
+                        || (s.status == RoomStatus::Playing && s.moves.len() >= plies)
+                    {
+                        return Ok(());
+                    }
+                }
+                Some(ServerMsg::Error { code, message }) => bail!("{code}: {message:?}"),
+                Some(_) => {}
+                None => bail!("closed while watching"),
+            }
+        }
+    }
+    .await;
+    if watched.is_none() {
+        gate.wait().await;
+    }
+    let _ = ws.close(None).await;
+    result?;
+    watched.context("no state")
+}
+
+fn spectator_report(acted: &[(u64, Instant)], watchers: &[Watched], n: usize) -> SpectatorReport {
+    // Per action: how many spectators received its event, and the last receipt.
+    let mut last: std::collections::HashMap<u64, (usize, Option<Instant>)> =
+        acted.iter().map(|(seq, _)| (*seq, (0, None))).collect();
+    let mut complete = 0;
+    for w in watchers {
+        let mut expected = w.from_seq + 1;
+        let mut gapless = true;
+        let mut received = 0;
+        for (seq, at) in &w.events {
+            gapless &= *seq == expected;
+            expected = seq + 1;
+            if let Some((count, l)) = last.get_mut(seq) {
+                *count += 1;
+                received += 1;
+                *l = Some(l.map_or(*at, |l| l.max(*at)));
+            }
+        }
+        complete += usize::from(gapless && received == acted.len());
+    }
+    // Only actions every spectator received count towards the latency.
+    let latencies = acted
+        .iter()
+        .filter_map(|(seq, sent)| {
+            let (count, at) = last.get(seq).copied()?;
+            let at = at.filter(|_| count == n)?;
+            Some(
+                at.saturating_duration_since(*sent)
+                    .as_micros()
+                    .min(u32::MAX as u128) as u32,
+            )
+        })
+        .collect();
+    SpectatorReport {
+        watching: watchers.len(),
+        actions: acted.len(),
+        complete,
+        latency: Latency::of(latencies),
+    }
 }
 
 /// One player: join `seat`, ready, then play random legal actions when to move.
@@ -409,17 +911,10 @@ async fn play_seat(
     deadline: tokio::time::Instant,
 ) -> RoomStats {
     let mut stats = RoomStats::default();
-    let ws = {
-        let _permit = sem.acquire().await;
-        let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
-            .read_buffer_size(4 * 1024)
-            .write_buffer_size(0);
-        tokio_tungstenite::connect_async_with_config(&url, Some(config), true).await
-    };
-    let mut ws = match ws {
-        Ok((ws, _)) => ws,
+    let mut ws = match connect(&url, &sem).await {
+        Ok(ws) => ws,
         Err(e) => {
-            stats.errors.push(format!("connect: {e}"));
+            stats.errors.push(format!("{e:#}"));
             gate.wait().await;
             return stats;
         }
@@ -462,14 +957,15 @@ async fn play_seat(
                 let _ = ws.send(Message::Text(ready.clone().into())).await;
             }
             ServerMsg::Event {
+                seq,
                 event: Event::Action { player, .. },
-                ..
             } if player == seat => {
                 if let Some(t) = pending.take() {
                     stats
                         .latencies_us
                         .push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
                     stats.actions += 1;
+                    stats.acted.push((seq, t));
                 }
             }
             ServerMsg::Error { code, message } => {

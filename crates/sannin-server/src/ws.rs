@@ -22,7 +22,7 @@ use tracing::{debug, Instrument};
 
 use crate::app::Shared;
 use crate::error::ErrorCode;
-use crate::protocol::{self, parse_client_msg};
+use crate::protocol::{self, parse_client_msg, ClientMsg};
 use crate::rate::TokenBucket;
 use crate::room::{Cmd, ConnHandle, Outbound, RoomHandle};
 
@@ -221,6 +221,10 @@ async fn run_connection(socket: WebSocket, conn: u64, room: RoomHandle, shared: 
 
     // Reader: parses frames, applies limits, forwards commands to the room.
     let idle = ping_every * 3;
+    // Until it says `join`, `resume` or `watch`, a socket has `--silent-socket-seconds`.
+    let mut silent_until = config
+        .silent_socket
+        .map(|d| tokio::time::Instant::now() + d);
     let max_bytes = config.max_message_bytes;
     let mut limit = TokenBucket::new(config.rate_per_second, config.rate_burst);
     let room_tx = room.tx.clone();
@@ -239,7 +243,20 @@ async fn run_connection(socket: WebSocket, conn: u64, room: RoomHandle, shared: 
                 }
             };
             loop {
-                let frame = match tokio::time::timeout(idle, stream.next()).await {
+                let wait = match silent_until {
+                    Some(t) => idle.min(t.saturating_duration_since(tokio::time::Instant::now())),
+                    None => idle,
+                };
+                let frame = match tokio::time::timeout(wait, stream.next()).await {
+                    Err(_) if silent_until.is_some_and(|t| t <= tokio::time::Instant::now()) => {
+                        debug!("silent socket: closing");
+                        reply(error_frame(
+                            ErrorCode::BadMessage,
+                            "this connection sent none of join, resume or watch: closing it",
+                        ));
+                        reply(Outbound::Close(1008, "say join, resume or watch"));
+                        break;
+                    }
                     Err(_) => {
                         debug!("idle timeout");
                         break;
@@ -319,6 +336,14 @@ async fn run_connection(socket: WebSocket, conn: u64, room: RoomHandle, shared: 
                 }
                 match parse_client_msg(text.as_str()) {
                     Ok(msg) => {
+                        if matches!(
+                            msg,
+                            ClientMsg::Join { .. }
+                                | ClientMsg::Resume { .. }
+                                | ClientMsg::Watch { .. }
+                        ) {
+                            silent_until = None;
+                        }
                         if room_tx
                             .send(Cmd::Msg {
                                 conn,

@@ -18,17 +18,7 @@ use tokio_tungstenite::tungstenite::Message;
 /// A client on a socket that has not received anything yet (a connection on
 /// probation in a full room gets nothing until it takes a seat).
 async fn raw(server: &TestServer, room: &str) -> Client {
-    let (ws, _) = tokio_tungstenite::connect_async(server.ws_url(room))
-        .await
-        .expect("ws connect");
-    Client {
-        ws,
-        events: Vec::new(),
-        last_state: None,
-        seat: None,
-        token: None,
-        closed: false,
-    }
+    Client::connect_raw(&server.ws_url(room)).await
 }
 
 /// Reads `ws` until the server's close frame; its code (`None`: the stream ended
@@ -479,5 +469,26 @@ async fn names_and_chat_hide_nothing_and_humans_are_not_bots() {
         })
         .await;
     assert_eq!((m.name.as_str(), m.text.as_str()), ("Bottom", "fine"));
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sockets_that_never_take_part_are_closed() {
+    let (_db, server) = Setup::default()
+        .limits(|l| l.silent_socket_seconds = 1.0)
+        .sqlite()
+        .await;
+    let room = server.create_room(json!({})).await;
+    // One socket only reads; one watches; one sits down. Pings are answered by all.
+    let mut silent = server.client(&room).await;
+    let mut w = watcher(&server, &room).await.expect("watching");
+    let mut player = server.client(&room).await;
+    player.join(Some(Seat::First), "Akira").await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // The reader that never said join, resume or watch is closed with 1008 ...
+    assert_eq!(close_code(&mut silent.ws).await, Some(1008));
+    // ... the watcher and the player are still there.
+    w.sync().await;
+    player.sync().await;
     server.stop().await;
 }

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod analyse_cmd;
 mod bot_cmd;
 mod healthcheck;
 mod rules_cmd;
@@ -37,6 +38,9 @@ enum Command {
     Selfplay(bot_cmd::SelfplayArgs),
     /// Play in a server room as a computer player (WebSocket protocol, docs/protocol.md).
     Bot(bot_cmd::BotArgs),
+    /// The best action for the player to move, the line the search expects and each
+    /// player's evaluation (the bots' search on a time budget).
+    Analyse(analyse_cmd::AnalyseArgs),
 }
 
 fn main() -> ExitCode {
@@ -52,6 +56,7 @@ fn main() -> ExitCode {
         Command::Healthcheck(args) => healthcheck::run(args),
         Command::Selfplay(args) => bot_cmd::selfplay(args),
         Command::Bot(args) => bot_cmd::bot(args),
+        Command::Analyse(args) => analyse_cmd::analyse(args),
     };
     match result {
         Ok(code) => code,

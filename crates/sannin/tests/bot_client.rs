@@ -1,50 +1,12 @@
 //! `sannin bot` end to end: the real server binary, a room made over HTTP, three
 //! bot processes joining it over WebSockets and playing until the game ends.
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+mod common;
+
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_sannin");
-
-/// Kills the child process when the test ends, passed or not.
-struct Guard(Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    let l = TcpListener::bind("127.0.0.1:0").expect("bind");
-    l.local_addr().expect("addr").port()
-}
-
-/// A bare HTTP/1.1 request; returns the status and the body.
-fn http(addr: &str, method: &str, path: &str, body: &str) -> std::io::Result<(u16, String)> {
-    let mut s = TcpStream::connect(addr)?;
-    s.set_read_timeout(Some(Duration::from_secs(10)))?;
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )?;
-    let mut buf = String::new();
-    s.read_to_string(&mut buf)?;
-    let status = buf
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let body = buf
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    Ok((status, body))
-}
+use common::{create_room, http, start_server, Guard, BIN};
 
 fn wait_exit(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
     while Instant::now() < deadline {
@@ -59,27 +21,10 @@ fn wait_exit(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
 #[test]
 fn three_bots_play_a_room_to_the_end() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let addr = format!("127.0.0.1:{}", free_port());
-    let _server = Guard(
-        Command::new(BIN)
-            .args(["serve", "--addr", &addr])
-            .current_dir(dir.path())
-            .env_remove("DATABASE_URL")
-            .env_remove("SANNIN_ADDR")
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("start the server"),
-    );
-    let up = Instant::now() + Duration::from_secs(30);
-    while !matches!(http(&addr, "GET", "/healthz", ""), Ok((200, _))) {
-        assert!(Instant::now() < up, "the server did not come up on {addr}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let (status, body) = http(&addr, "POST", "/api/rooms", "{}").expect("create a room");
-    assert_eq!(status, 201, "{body}");
-    let room: serde_json::Value = serde_json::from_str(&body).expect("JSON");
-    let id = room["id"].as_str().expect("room id").to_string();
+    let (_server, addr) = start_server(dir.path(), "warn", |cmd| {
+        cmd.stdout(Stdio::null());
+    });
+    let id = create_room(&addr);
 
     // Levels 0, 1, 0; each resigns on its turn once 45 actions are played, so the
     // game ends by mate or by two resignations.

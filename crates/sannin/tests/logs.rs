@@ -2,54 +2,15 @@
 //! library would log every frame, payload included): the real `sannin serve`, a player
 //! joining and resuming, and the captured output searched for the token.
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+mod common;
 
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::{create_room, start_server};
 use futures_util::{SinkExt, StreamExt};
 use sannin_protocol::{ClientMsg, ServerMsg};
 use tokio_tungstenite::tungstenite::Message;
-
-const BIN: &str = env!("CARGO_BIN_EXE_sannin");
-
-/// Kills the server when the test ends, passed or not.
-struct Guard(Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    let l = TcpListener::bind("127.0.0.1:0").expect("bind");
-    l.local_addr().expect("addr").port()
-}
-
-/// A bare HTTP/1.1 request; the status and the body.
-fn http(addr: &str, method: &str, path: &str, body: &str) -> std::io::Result<(u16, String)> {
-    let mut s = TcpStream::connect(addr)?;
-    s.set_read_timeout(Some(Duration::from_secs(10)))?;
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )?;
-    let mut buf = String::new();
-    s.read_to_string(&mut buf)?;
-    let status = buf
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let body = buf
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    Ok((status, body))
-}
 
 /// Sends `msg`, then reads until a `seated`; its token.
 async fn seated(url: &str, msg: ClientMsg) -> String {
@@ -91,35 +52,16 @@ async fn tokens_stay_out_of_the_log_at_trace_level() {
     let dir = tempfile::tempdir().expect("temp dir");
     let log_path = dir.path().join("server.log");
     let log = std::fs::File::create(&log_path).expect("log file");
-    let addr = format!("127.0.0.1:{}", free_port());
-    let server = Guard(
-        Command::new(BIN)
-            .args(["serve", "--addr", &addr])
-            .current_dir(dir.path())
-            .env_remove("DATABASE_URL")
-            .env_remove("SANNIN_ADDR")
-            // The most specific directives for the WebSocket library, too.
-            .env(
-                "RUST_LOG",
-                "trace,tungstenite::protocol=trace,tokio_tungstenite=trace",
-            )
-            .stdout(Stdio::from(log.try_clone().expect("log file")))
-            .stderr(Stdio::from(log))
-            .spawn()
-            .expect("start the server"),
+    let (server, addr) = start_server(
+        dir.path(),
+        // The most specific directives for the WebSocket library, too.
+        "trace,tungstenite::protocol=trace,tokio_tungstenite=trace",
+        |cmd| {
+            cmd.stdout(Stdio::from(log.try_clone().expect("log file")))
+                .stderr(Stdio::from(log));
+        },
     );
-    let up = Instant::now() + Duration::from_secs(30);
-    while !matches!(http(&addr, "GET", "/healthz", ""), Ok((200, _))) {
-        assert!(Instant::now() < up, "the server did not come up on {addr}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let (status, body) = http(&addr, "POST", "/api/rooms", "{}").expect("create a room");
-    assert_eq!(status, 201, "{body}");
-    let room: serde_json::Value = serde_json::from_str(&body).expect("JSON");
-    let url = format!(
-        "ws://{addr}/api/rooms/{}/ws",
-        room["id"].as_str().expect("id")
-    );
+    let url = format!("ws://{addr}/api/rooms/{}/ws", create_room(&addr));
 
     let token = seated(
         &url,

@@ -382,3 +382,13 @@ export function shown(m) {
   }
   return { live: false, position, last, checks, ply: k };
 }
+
+/** How long the running clock has run `elapsed` ms after the snapshot was received,
+ * as far as the page can tell. A bot is charged for its search only: its clock stands
+ * while it waits for a search slot and while it is paced (docs/protocol.md §16), which
+ * the page cannot see, so a bot's clock is shown standing until its move brings the
+ * time it was charged. */
+export function runningElapsed(clocks, seats, elapsed) {
+  const bot = seats?.[clocks?.running]?.bot;
+  return bot === undefined || bot === null ? elapsed : 0;
+}

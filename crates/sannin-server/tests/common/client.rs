@@ -27,18 +27,25 @@ pub struct Client {
 }
 
 impl Client {
-    pub async fn connect(url: &str) -> Client {
+    /// A connection that has read nothing yet (a newcomer to a room full of spectators
+    /// is sent nothing until it takes a seat).
+    pub async fn connect_raw(url: &str) -> Client {
         let (ws, _) = tokio_tungstenite::connect_async(url)
             .await
             .expect("ws connect");
-        let mut c = Client {
+        Client {
             ws,
             events: Vec::new(),
             last_state: None,
             seat: None,
             token: None,
             closed: false,
-        };
+        }
+    }
+
+    /// A connection and the `state` it is sent first.
+    pub async fn connect(url: &str) -> Client {
+        let mut c = Client::connect_raw(url).await;
         let first = c.recv().await;
         assert!(
             matches!(first, ServerMsg::State(_)),

@@ -1,0 +1,140 @@
+//! `POST /api/analyse` (`docs/protocol.md`, "Analysis"): the bots' search run on a
+//! position for a player studying it, and the JSON shape shared with
+//! `sannin analyse --json`.
+//!
+//! Bounded three ways so that analysis never takes the server from the games: the
+//! search time is capped (`--analyse-max-ms`), at most `--analyse-concurrency`
+//! searches run at once (one more is answered `503 analysis_busy` at once, not
+//! queued), and each client address has a budget (`--analyse-per-minute`). The
+//! search runs on the blocking pool outside the game bots' queue
+//! ([`crate::bots`]), so a waiting bot never waits for an analysis.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::Json;
+use sannin_bot::{AnalyseLimits, Analysis};
+use sannin_rules::{Game, Position};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::app::Shared;
+use crate::error::ApiError;
+use crate::history::{self, ReplayError};
+use crate::limits::ClientAddr;
+
+/// How analysis is bounded (`--analyse-max-ms`, `--analyse-concurrency`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AnalysisSettings {
+    /// Longest search; a request asking more gets this.
+    pub max_time: Duration,
+    /// Most searches at once (0: analysis is off, every request is busy).
+    pub concurrency: usize,
+}
+
+/// Search time when the request names none: a second, or the cap if lower.
+const DEFAULT_TIME: Duration = Duration::from_secs(1);
+
+/// The JSON object of an analysis, as both `POST /api/analyse` and
+/// `sannin analyse --json` give it.
+pub fn analysis_json(position: &Position, a: &Analysis) -> Value {
+    let evaluations: serde_json::Map<String, Value> = a
+        .evaluations
+        .iter()
+        .map(|e| (format!("{:?}", e.player), e.score.into()))
+        .collect();
+    json!({
+        "position": position.to_string(),
+        "player": a.player,
+        "best": a.best,
+        "line": a.line,
+        "score": a.score,
+        "mate": a.mate,
+        "evaluations": evaluations,
+        "depth": a.depth,
+        "nodes": a.nodes,
+        "ms": u64::try_from(a.elapsed.as_millis()).unwrap_or(u64::MAX),
+    })
+}
+
+/// The game to analyse: `position` (else the start), then `moves` played in order.
+///
+/// # Errors
+/// `bad_position` (ply 0) or `illegal_action` naming the 1-based ply and the token.
+pub fn game_of(position: Option<&str>, moves: &[String]) -> Result<Game, ReplayError> {
+    let mut game = Game::from_position(history::start_position(position)?);
+    for (i, token) in moves.iter().enumerate() {
+        let illegal = |reason: String| ReplayError {
+            ply: i + 1,
+            token: token.clone(),
+            code: "illegal_action",
+            reason,
+        };
+        let player = game
+            .to_move()
+            .ok_or_else(|| illegal("the game is already over".into()))?;
+        game.play_notation(player, token)
+            .map_err(|e| illegal(e.to_string()))?;
+    }
+    Ok(game)
+}
+
+/// Body of `POST /api/analyse`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AnalyseRequest {
+    /// Position string (RULES §13.3); the start position when absent.
+    #[serde(default)]
+    position: Option<String>,
+    /// Canonical actions played from `position` first (they carry the repetition
+    /// history a position string lacks).
+    #[serde(default)]
+    moves: Vec<String>,
+    /// Search time in milliseconds, capped by `--analyse-max-ms`.
+    #[serde(default)]
+    movetime_ms: Option<u64>,
+}
+
+/// `POST /api/analyse`.
+pub async fn analyse(
+    State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
+    body: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    let req: AnalyseRequest = crate::http::json_object(
+        &body,
+        r#"{"position": "...", "moves": [...], "movetime_ms": 1000}"#,
+    )?;
+    let game = game_of(req.position.as_deref(), &req.moves).map_err(ApiError::Replay)?;
+    if game.to_move().is_none() {
+        return Err(ApiError::NothingToAnalyse);
+    }
+    let settings = shared.config.analysis;
+    let time = req
+        .movetime_ms
+        .map_or(DEFAULT_TIME, Duration::from_millis)
+        .min(settings.max_time);
+    // Busy before budget: a refused request costs the client nothing.
+    let permit = shared.budgets.analysis_slot()?;
+    shared.budgets.take_analysis(client)?;
+    let position = game.position().clone();
+    let found = tokio::task::spawn_blocking(move || {
+        let found = sannin_bot::analyse(
+            &game,
+            AnalyseLimits {
+                movetime: Some(time),
+                nodes: None,
+            },
+        );
+        // The slot is held until the search ends, even if the client left.
+        drop(permit);
+        found
+    })
+    .await
+    .map_err(|e| ApiError::Internal(e.into()))?
+    .ok_or(ApiError::NothingToAnalyse)?;
+    tracing::debug!(client = %client, depth = found.depth, nodes = found.nodes, "analysis");
+    Ok(Json(analysis_json(&position, &found)))
+}

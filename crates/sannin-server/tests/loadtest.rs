@@ -1,0 +1,57 @@
+//! `sannin loadtest` played for real against its in-process server: small runs whose
+//! report must hold every figure, the spectators' and the idle memory included.
+
+use sannin_server::loadtest::{run, LoadtestArgs};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_spectator_receives_every_action_and_cpu_is_counted() {
+    let report = run(LoadtestArgs {
+        // Enough actions for the CPU time, counted in 10 ms ticks, to show.
+        rooms: 6,
+        plies: 30,
+        seconds: 60,
+        spectators: 6,
+        ..LoadtestArgs::default()
+    })
+    .await
+    .expect("load test");
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    assert!(report.in_process);
+    assert_eq!(report.connections, 18);
+    assert!(report.actions >= 3, "{report:?}");
+    assert_eq!(report.latency.samples as u64, report.actions);
+    assert!(report.latency.p50_ms > 0.0);
+    assert!(report.latency.p50_ms <= report.latency.p95_ms);
+    assert!(report.latency.p95_ms <= report.latency.p99_ms);
+
+    let cpu = report.cpu_us_per_action.expect("CPU of this process");
+    assert!(cpu > 0.0, "{report:?}");
+
+    let s = report.spectators.as_ref().expect("spectators' figures");
+    assert_eq!(s.watching, 6);
+    assert_eq!(s.complete, 6, "{s:?}");
+    // The watched room played until the ply cap or the game's end.
+    assert!(s.actions >= 1 && s.actions <= 30, "{s:?}");
+    assert_eq!(s.latency.samples, s.actions);
+    assert!(s.latency.p50_ms > 0.0);
+    assert!(s.latency.p50_ms <= s.latency.p99_ms && s.latency.p99_ms <= s.latency.max_ms);
+    assert!(report.idle.is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_mode_seats_silent_connections_and_measures_memory() {
+    let report = run(LoadtestArgs {
+        rooms: 4,
+        idle: true,
+        ..LoadtestArgs::default()
+    })
+    .await
+    .expect("load test");
+    assert_eq!(report.actions, 0);
+    assert!(report.spectators.is_none());
+    let idle = report.idle.expect("idle figures");
+    assert_eq!(idle.connections, 12);
+    assert!(idle.rss_before_kib > 0 && idle.rss_rooms_kib > 0 && idle.rss_connections_kib > 0);
+    assert!(idle.kib_per_room.is_finite() && idle.kib_per_room >= 0.0);
+    assert!(idle.kib_per_connection.is_finite() && idle.kib_per_connection >= 0.0);
+}

@@ -1,0 +1,140 @@
+//! `sannin loadtest --addr` against a separately started `sannin serve`, both the real
+//! binary: the report names the server's process (found by its listening port) and
+//! gives that process's CPU per accepted action and its memory per idle connection.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_sannin");
+
+/// Kills the server when the test ends, passed or not.
+struct Guard(Child);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    l.local_addr().expect("addr").port()
+}
+
+fn healthy(addr: &str) -> bool {
+    let Ok(mut s) = TcpStream::connect(addr) else {
+        return false;
+    };
+    let req = format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    let mut out = String::new();
+    s.write_all(req.as_bytes()).is_ok()
+        && s.read_to_string(&mut out).is_ok()
+        && out.starts_with("HTTP/1.1 200")
+}
+
+fn loadtest(args: &[&str]) -> String {
+    let o: Output = Command::new(BIN)
+        .arg("loadtest")
+        .args(args)
+        .output()
+        .expect("run the load test");
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "{out}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    out
+}
+
+/// The number after `prefix` in the line that contains `prefix`.
+fn figure(out: &str, prefix: &str) -> f64 {
+    let line = out
+        .lines()
+        .find(|l| l.contains(prefix))
+        .unwrap_or_else(|| panic!("no {prefix:?} in\n{out}"));
+    let rest = &line[line.find(prefix).unwrap() + prefix.len()..];
+    rest.trim_start()
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no number after {prefix:?} in {line}"))
+}
+
+#[test]
+fn external_server_cpu_spectators_and_idle_memory() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let addr = format!("127.0.0.1:{}", free_port());
+    let server = Guard(
+        Command::new(BIN)
+            .args([
+                "serve",
+                "--addr",
+                &addr,
+                "--rooms-per-minute",
+                "0",
+                "--bot-rooms-per-minute",
+                "0",
+                "--max-ws-per-address",
+                "0",
+            ])
+            .current_dir(dir.path())
+            .env_remove("DATABASE_URL")
+            .env_remove("SANNIN_ADDR")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the server"),
+    );
+    let up = Instant::now() + Duration::from_secs(30);
+    while !healthy(&addr) {
+        assert!(Instant::now() < up, "the server did not come up on {addr}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let pid = server.0.id();
+
+    let out = loadtest(&[
+        "--addr",
+        &addr,
+        "--rooms",
+        "6",
+        "--plies",
+        "30",
+        "--spectators",
+        "5",
+    ]);
+    assert!(
+        out.contains(&format!("(external server, pid {pid})")),
+        "{out}"
+    );
+    assert!(out.contains("errors: 0"), "{out}");
+    assert!(figure(&out, "played:") >= 3.0, "{out}");
+    assert!(figure(&out, "CPU over the played phase =") > 0.0, "{out}");
+    assert!(
+        out.contains("spectators: 5 of 5 watching the first room received all"),
+        "{out}"
+    );
+    assert!(
+        figure(&out, "act→last spectator's event: p50") > 0.0,
+        "{out}"
+    );
+
+    let out = loadtest(&[
+        "--addr",
+        &addr,
+        "--server-pid",
+        &pid.to_string(),
+        "--rooms",
+        "4",
+        "--idle",
+    ]);
+    assert!(out.contains("idle: 12 connections seated"), "{out}");
+    assert!(
+        figure(&out, "MiB with 12 seated connections →") >= 0.0,
+        "{out}"
+    );
+    assert!(out.contains("KiB per idle connection"), "{out}");
+}
