@@ -524,6 +524,13 @@ pub fn is_bot_only_room(s: &RoomSummary) -> bool {
 }
 
 impl Shared {
+    /// Whether the room `id` is in memory, not finished, and played by bots alone.
+    pub fn is_bot_only_room_running(&self, id: Uuid) -> bool {
+        self.handles()
+            .iter()
+            .any(|h| h.id == id && is_bot_only_room(&h.summary.borrow()))
+    }
+
     /// Asked before creating a room with the seats `seats` (`POST /api/rooms`): when
     /// all three are bots, a place under `--max-bot-only-rooms`, to keep until the
     /// room is created; `None` for any other room.

@@ -169,6 +169,16 @@ pub struct LimitArgs {
     #[arg(long, env = "SANNIN_MAX_BOT_ONLY_ROOMS", default_value_t = 20)]
     pub max_bot_only_rooms: usize,
 
+    /// Most rooms where only bots play that one client address may run at once (of
+    /// `--max-bot-only-rooms`); one more gives `429 too_many_bot_only_rooms`. 0: no
+    /// limit per address.
+    #[arg(
+        long,
+        env = "SANNIN_MAX_BOT_ONLY_ROOMS_PER_ADDRESS",
+        default_value_t = 3
+    )]
+    pub max_bot_only_rooms_per_address: usize,
+
     /// In a room where no human is seated, a bot never answers sooner than this many
     /// milliseconds after its turn began (at least `--bot-min-move-ms`), so that rooms
     /// of bots alone play at watching speed instead of filling the database.
@@ -280,6 +290,7 @@ impl Default for LimitArgs {
             bot_concurrency: 0,
             bot_takeover_level: 2,
             max_bot_only_rooms: 20,
+            max_bot_only_rooms_per_address: 3,
             bot_only_min_move_ms: 1000,
             trusted_proxies: None,
             allowed_origins: None,

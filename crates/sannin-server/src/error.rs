@@ -33,6 +33,9 @@ pub enum ApiError {
     /// The server already runs `--max-bot-only-rooms` rooms where only bots play.
     #[error("too many rooms where only bots play are running (limit {0}); try again later, or keep a seat for a person")]
     TooManyBotOnlyRooms(usize),
+    /// This client address already runs `--max-bot-only-rooms-per-address` of them.
+    #[error("you already run {0} rooms where only bots play; wait for one to end, or keep a seat for a person")]
+    TooManyBotOnlyRoomsHere(usize),
     /// The server is shutting down.
     #[error("the server is shutting down")]
     ShuttingDown,
@@ -87,7 +90,9 @@ impl ApiError {
             ApiError::BadBots(_) => "bad_bots",
             ApiError::Replay(e) => e.code,
             ApiError::TooManyRooms(_) => "too_many_rooms",
-            ApiError::TooManyBotOnlyRooms(_) => "too_many_bot_only_rooms",
+            ApiError::TooManyBotOnlyRooms(_) | ApiError::TooManyBotOnlyRoomsHere(_) => {
+                "too_many_bot_only_rooms"
+            }
             ApiError::ShuttingDown => "shutting_down",
             ApiError::AnalysisBusy => "analysis_busy",
             ApiError::NothingToAnalyse => "game_over",
@@ -112,7 +117,9 @@ impl ApiError {
             ApiError::Replay(_) | ApiError::NothingToAnalyse => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::AnalysisBusy => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::TooManyRooms(_) => StatusCode::TOO_MANY_REQUESTS,
-            ApiError::TooManyBotOnlyRooms(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::TooManyBotOnlyRooms(_) | ApiError::TooManyBotOnlyRoomsHere(_) => {
+                StatusCode::TOO_MANY_REQUESTS
+            }
             ApiError::ShuttingDown | ApiError::HandshakeTimeout => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::RateLimited { .. } | ApiError::TooManyConnections(_) => {
                 StatusCode::TOO_MANY_REQUESTS
@@ -130,7 +137,7 @@ impl ApiError {
             ApiError::RateLimited { retry_after, .. } => Some(retry_secs(*retry_after)),
             ApiError::TooManyConnections(_) | ApiError::TooManyRooms(_) => Some(5),
             ApiError::AnalysisBusy => Some(1),
-            ApiError::TooManyBotOnlyRooms(_) => Some(60),
+            ApiError::TooManyBotOnlyRooms(_) | ApiError::TooManyBotOnlyRoomsHere(_) => Some(60),
             ApiError::ShuttingDown | ApiError::HandshakeTimeout => Some(5),
             _ => None,
         }

@@ -258,8 +258,16 @@ async fn create_room(
         ..RoomSettings::default()
     };
     shared.budgets.take_room(client, !seats.is_empty())?;
-    let _bot_only_place = shared.reserve_bot_only_room(&seats)?;
+    let bot_only_place = shared.reserve_bot_only_room(&seats)?;
+    if bot_only_place.is_some() {
+        shared
+            .budgets
+            .check_bot_only_room(client, |id| shared.is_bot_only_room_running(id))?;
+    }
     let id = shared.create_room(req.position, settings, seats).await?;
+    if bot_only_place.is_some() {
+        shared.budgets.add_bot_only_room(client, id);
+    }
     Ok((StatusCode::CREATED, Json(Created { id: id.to_string() })).into_response())
 }
 

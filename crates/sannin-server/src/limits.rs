@@ -16,6 +16,7 @@ use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use uuid::Uuid;
 
 use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::request::Parts;
@@ -42,6 +43,8 @@ pub struct ClientLimits {
     pub bot_rooms: Option<Quota>,
     /// Most WebSockets open per address (0: unlimited).
     pub max_ws_per_address: usize,
+    /// Most rooms of bots alone running per address (0: unlimited).
+    pub max_bot_only_rooms_per_address: usize,
     /// Analyses (`POST /api/analyse`) per address (`None`: unlimited).
     pub analyses: Option<Quota>,
     /// Most analyses running at once, server-wide (`--analyse-concurrency`).
@@ -62,6 +65,7 @@ impl ClientLimits {
             rooms: quota(l.rooms_per_minute, l.rooms_burst),
             bot_rooms: quota(l.bot_rooms_per_minute, l.bot_rooms_burst),
             max_ws_per_address: l.max_ws_per_address,
+            max_bot_only_rooms_per_address: l.max_bot_only_rooms_per_address,
             // A minute's worth may come at once.
             analyses: quota(
                 l.analyse_per_minute,
@@ -204,6 +208,10 @@ pub struct Budgets {
     max_ws: usize,
     /// Open WebSockets per address; an address leaves the map with its last one.
     ws: Mutex<HashMap<ClientAddr, usize>>,
+    max_bot_only: usize,
+    /// The rooms of bots alone each address created (memory only: after a restart
+    /// they count toward the server-wide cap alone).
+    bot_only: Mutex<HashMap<ClientAddr, Vec<Uuid>>>,
     analyses: Option<DefaultKeyedRateLimiter<ClientAddr>>,
     /// Slots of the analyses running (server-wide, apart from the game bots' queue).
     analysis_slots: Arc<Semaphore>,
@@ -218,6 +226,8 @@ impl Budgets {
             bot_rooms: l.bot_rooms.map(RateLimiter::keyed),
             max_ws: l.max_ws_per_address,
             ws: Mutex::new(HashMap::new()),
+            max_bot_only: l.max_bot_only_rooms_per_address,
+            bot_only: Mutex::new(HashMap::new()),
             analyses: l.analyses.map(RateLimiter::keyed),
             analysis_slots: Arc::new(Semaphore::new(l.analysis_concurrency)),
             analysis_concurrency: l.analysis_concurrency,
@@ -281,6 +291,44 @@ impl Budgets {
             }
         }
         Ok(())
+    }
+
+    /// Before `addr` creates a room of bots alone: refused when the rooms of bots alone
+    /// it created that `running` still finds are `--max-bot-only-rooms-per-address`.
+    /// Rooms no longer running are forgotten here.
+    ///
+    /// # Errors
+    /// `TooManyBotOnlyRoomsHere` (429).
+    pub fn check_bot_only_room(
+        &self,
+        addr: ClientAddr,
+        running: impl Fn(Uuid) -> bool,
+    ) -> Result<(), ApiError> {
+        if self.max_bot_only == 0 {
+            return Ok(());
+        }
+        let mut rooms = self.bot_only.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(mine) = rooms.get_mut(&addr) else {
+            return Ok(());
+        };
+        mine.retain(|id| running(*id));
+        let n = mine.len();
+        if mine.is_empty() {
+            rooms.remove(&addr);
+        }
+        if n >= self.max_bot_only {
+            tracing::info!(client = %addr, rooms = n, "bot-only rooms per address");
+            return Err(ApiError::TooManyBotOnlyRoomsHere(self.max_bot_only));
+        }
+        Ok(())
+    }
+
+    /// `addr` created the room of bots alone `id`.
+    pub fn add_bot_only_room(&self, addr: ClientAddr, id: Uuid) {
+        if self.max_bot_only > 0 {
+            let mut rooms = self.bot_only.lock().unwrap_or_else(|e| e.into_inner());
+            rooms.entry(addr).or_default().push(id);
+        }
     }
 
     /// Counts one more WebSocket of `addr` for as long as the guard lives.

@@ -442,6 +442,7 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<Report> {
                 rooms_per_minute: 0.0,
                 bot_rooms_per_minute: 0.0,
                 max_ws_per_address: 0,
+                max_bot_only_rooms_per_address: 0,
                 ..LimitArgs::default()
             };
             let config = Config::new(url).with_limits(&limits);

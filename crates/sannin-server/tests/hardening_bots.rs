@@ -26,6 +26,7 @@ fn limits() -> LimitArgs {
         finished_idle_seconds: 30.0,
         rooms_per_minute: 0.0,
         bot_rooms_per_minute: 0.0,
+        max_bot_only_rooms_per_address: 0,
         bot_min_move_ms: 0,
         bot_only_min_move_ms: 0,
         bot_concurrency: 1,
@@ -282,6 +283,55 @@ async fn rooms_of_bots_alone_are_capped() {
         metric(&server, "sannin_bot_only_rooms_refused_total").await,
         1.0
     );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_address_cannot_take_every_room_of_bots_alone() {
+    let (_db, server) = setup()
+        .limits(|l| {
+            l.max_bot_only_rooms = 10;
+            l.max_bot_only_rooms_per_address = 2;
+            l.trusted_proxies = Some("127.0.0.1".into());
+            // Slow bots: the rooms stay unfinished during the test.
+            l.bot_only_min_move_ms = 60_000;
+        })
+        .sqlite()
+        .await;
+    let http = reqwest::Client::new();
+    let create = |from: &'static str, body: Value| {
+        let http = http.clone();
+        let url = server.url("/api/rooms");
+        async move {
+            let res = http
+                .post(url)
+                .header("x-forwarded-for", from)
+                .json(&body)
+                .send()
+                .await
+                .expect("POST /api/rooms");
+            let status = res.status().as_u16();
+            (status, res.json::<Value>().await.expect("JSON body"))
+        }
+    };
+    for _ in 0..2 {
+        assert_eq!(create("192.0.2.1", three_bots(0)).await.0, 201);
+    }
+    let (status, v) = create("192.0.2.1", three_bots(1)).await;
+    assert_eq!(status, 429, "{v}");
+    assert_eq!(TestServer::error_code(&v), "too_many_bot_only_rooms");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("you already run 2"),
+        "{v}"
+    );
+    // Another address still gets its rooms, and the first one may still make rooms
+    // with a seat for a person.
+    assert_eq!(create("198.51.100.7", three_bots(0)).await.0, 201);
+    let (status, v) = create("192.0.2.1", json!({"bots": {"middle": 1, "last": 1}})).await;
+    assert_eq!(status, 201, "{v}");
     server.stop().await;
 }
 
