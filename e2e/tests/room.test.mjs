@@ -157,8 +157,12 @@ test('three bots: 90 plies in the table, each reachable by scrolling it; a click
   // Click move 5: the board shows the position after ply 5 of the server's history.
   const h = await history(id);
   assert.ok(h.plies.length >= 90);
-  await page.locator('[data-testid="moves"] [data-ply="5"]').click();
-  await page.waitForSelector('.board-box[data-ply="5"]');
+  // The bots play on at full speed and the table is redrawn at each move: a click
+  // that straddles a redraw is lost, so click again until the board follows.
+  await until('the board shows ply 5', async () => {
+    await page.locator('[data-testid="moves"] [data-ply="5"]').click();
+    return (await page.locator('.board-box[data-ply="5"]').count()) > 0;
+  });
   assert.deepEqual(await boardPieces(page), await positionPieces(page, h.plies[4].position));
   assert.equal(await page.getByTestId('looking-back').isVisible(), true);
   // The last move of that position is marked.
