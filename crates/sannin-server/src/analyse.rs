@@ -66,17 +66,7 @@ pub fn analysis_json(position: &Position, a: &Analysis) -> Value {
 pub fn game_of(position: Option<&str>, moves: &[String]) -> Result<Game, ReplayError> {
     let mut game = Game::from_position(history::start_position(position)?);
     for (i, token) in moves.iter().enumerate() {
-        let illegal = |reason: String| ReplayError {
-            ply: i + 1,
-            token: token.clone(),
-            code: "illegal_action",
-            reason,
-        };
-        let player = game
-            .to_move()
-            .ok_or_else(|| illegal("the game is already over".into()))?;
-        game.play_notation(player, token)
-            .map_err(|e| illegal(e.to_string()))?;
+        history::play_token(&mut game, i + 1, token)?;
     }
     Ok(game)
 }

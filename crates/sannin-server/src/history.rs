@@ -141,24 +141,37 @@ pub fn of_record(record: &str, position: Option<&str>) -> Result<History, Replay
     let start = start_position(position.or_else(|| record.header("Position")))?;
     let mut h = Replay::new(start);
     for (i, token) in record.actions.iter().enumerate() {
-        let game = &mut h.game;
-        let illegal = |reason: String| ReplayError {
-            ply: i + 1,
-            token: token.clone(),
-            code: "illegal_action",
-            reason,
-        };
-        let player = game
-            .to_move()
-            .ok_or_else(|| illegal("the game is already over".into()))?;
-        let prepared = game
-            .prepare_notation(player, token)
-            .map_err(|e| illegal(e.to_string()))?;
-        let action = prepared.entry().notation().unwrap_or(token).to_string();
-        let events = game.commit(prepared).map_err(|e| illegal(e.to_string()))?;
+        let (player, action, events) = play_token(&mut h.game, i + 1, token)?;
         h.played(Some(player), action, events);
     }
     Ok(h.finish())
+}
+
+/// Plays the written action `token`, ply `ply` (1-based) of a record, on `game`: who
+/// played it, its notation as the engine writes it, and its events.
+///
+/// # Errors
+/// `illegal_action` with the ply, the token and the reason.
+pub fn play_token(
+    game: &mut Game,
+    ply: usize,
+    token: &str,
+) -> Result<(Player, String, Vec<Event>), ReplayError> {
+    let illegal = |reason: String| ReplayError {
+        ply,
+        token: token.to_string(),
+        code: "illegal_action",
+        reason,
+    };
+    let player = game
+        .to_move()
+        .ok_or_else(|| illegal("the game is already over".into()))?;
+    let prepared = game
+        .prepare_notation(player, token)
+        .map_err(|e| illegal(e.to_string()))?;
+    let action = prepared.entry().notation().unwrap_or(token).to_string();
+    let events = game.commit(prepared).map_err(|e| illegal(e.to_string()))?;
+    Ok((player, action, events))
 }
 
 /// A [`History`] being built by playing its actions on a game.

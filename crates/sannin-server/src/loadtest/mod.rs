@@ -43,6 +43,14 @@ use tokio_tungstenite::tungstenite::Message;
 
 use crate::config::{Config, LimitArgs};
 
+mod report;
+mod target;
+mod watch;
+
+pub use report::{IdleReport, Latency, Report, SpectatorReport};
+use target::{cpu_us, listener_pid, raise_fd_limit, rss_kib};
+use watch::{idle_connections, spectate, spectator_report};
+
 /// Flags of `sannin loadtest`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct LoadtestArgs {
@@ -131,87 +139,6 @@ impl Default for LoadtestArgs {
     }
 }
 
-/// Percentiles of a latency, in milliseconds.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Latency {
-    pub p50_ms: f64,
-    pub p95_ms: f64,
-    pub p99_ms: f64,
-    pub max_ms: f64,
-    pub samples: usize,
-}
-
-impl Latency {
-    fn of(mut us: Vec<u32>) -> Latency {
-        us.sort_unstable();
-        Latency {
-            p50_ms: percentile(&us, 0.50),
-            p95_ms: percentile(&us, 0.95),
-            p99_ms: percentile(&us, 0.99),
-            max_ms: percentile(&us, 1.0),
-            samples: us.len(),
-        }
-    }
-}
-
-impl std::fmt::Display for Latency {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "p50 {:.2} ms, p95 {:.2} ms, p99 {:.2} ms, max {:.2} ms ({} samples)",
-            self.p50_ms, self.p95_ms, self.p99_ms, self.max_ms, self.samples
-        )
-    }
-}
-
-/// What the spectators of the first room saw.
-#[derive(Debug, Clone, Default)]
-pub struct SpectatorReport {
-    /// Connections that sent `watch` and got their `state`.
-    pub watching: usize,
-    /// Actions accepted in the watched room (each an `action` event to receive).
-    pub actions: usize,
-    /// Spectators that received every event from their `state` on, without a gap,
-    /// the `action` event of every one of those actions included.
-    pub complete: usize,
-    /// From each `act` to the last spectator's receipt of its `action` event (actions
-    /// that some spectator never received are left out).
-    pub latency: Latency,
-}
-
-/// Memory of the server with idle rooms and connections (`--idle`).
-#[derive(Debug, Clone, Default)]
-pub struct IdleReport {
-    pub rss_before_kib: u64,
-    pub rss_rooms_kib: u64,
-    pub rss_connections_kib: u64,
-    pub kib_per_room: f64,
-    pub kib_per_connection: f64,
-    pub connections: usize,
-}
-
-/// The figures `sannin loadtest` prints.
-#[derive(Debug, Clone, Default)]
-pub struct Report {
-    pub rooms: usize,
-    pub connections: usize,
-    pub actions: u64,
-    pub play_seconds: f64,
-    pub actions_per_second: f64,
-    /// From `act` to its `action` event on the acting connection.
-    pub latency: Latency,
-    /// CPU time (user + system) of the target process over the played phase, per
-    /// accepted action; `None` when its process is unknown. In-process, the load
-    /// generator's CPU is included.
-    pub cpu_us_per_action: Option<f64>,
-    /// Whether the CPU and memory figures are those of this process (in-process
-    /// server, load generator included).
-    pub in_process: bool,
-    pub spectators: Option<SpectatorReport>,
-    pub idle: Option<IdleReport>,
-    pub errors: Vec<String>,
-}
-
 /// What one room's players measured.
 #[derive(Debug, Default)]
 struct RoomStats {
@@ -233,70 +160,6 @@ pub fn run_blocking(args: LoadtestArgs) -> anyhow::Result<()> {
         .build()?
         .block_on(run(args))
         .map(|_| ())
-}
-
-fn rss_kib(pid: Option<u32>) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{}/status", pid?)).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// CPU time (user + system, all threads, exited ones included) of a process, in
-/// microseconds. `/proc/PID/stat` counts it in clock ticks of `USER_HZ`, which Linux
-/// fixes at 100 per second for user space on every architecture it runs on.
-fn cpu_us(pid: Option<u32>) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid?)).ok()?;
-    // The command name (field 2) may hold spaces; the fields after it are fixed.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    // utime and stime are fields 14 and 15; `rest` starts at field 3.
-    let utime: u64 = fields.get(11)?.parse().ok()?;
-    let stime: u64 = fields.get(12)?.parse().ok()?;
-    Some((utime + stime) * 10_000)
-}
-
-/// The process listening on TCP `port`: the socket's inode from `/proc/net/tcp` and
-/// `tcp6`, then the process holding that inode among `/proc/*/fd` (only this user's
-/// processes are readable).
-fn listener_pid(port: u16) -> Option<u32> {
-    const LISTEN: &str = "0A";
-    let mut inodes = Vec::new();
-    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-        let Ok(text) = std::fs::read_to_string(table) else {
-            continue;
-        };
-        for line in text.lines().skip(1) {
-            let f: Vec<&str> = line.split_whitespace().collect();
-            let (Some(local), Some(state), Some(inode)) = (f.get(1), f.get(3), f.get(9)) else {
-                continue;
-            };
-            let p = local
-                .rsplit_once(':')
-                .and_then(|(_, p)| u16::from_str_radix(p, 16).ok());
-            if p == Some(port) && *state == LISTEN && *inode != "0" {
-                inodes.push(format!("socket:[{inode}]"));
-            }
-        }
-    }
-    if inodes.is_empty() {
-        return None;
-    }
-    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
-            continue;
-        };
-        let Ok(fds) = std::fs::read_dir(entry.path().join("fd")) else {
-            continue;
-        };
-        for fd in fds.flatten() {
-            if let Ok(link) = std::fs::read_link(fd.path()) {
-                if inodes.iter().any(|i| link.as_os_str() == i.as_str()) {
-                    return Some(pid);
-                }
-            }
-        }
-    }
-    None
 }
 
 fn ws_config() -> tokio_tungstenite::tungstenite::protocol::WebSocketConfig {
@@ -331,16 +194,6 @@ async fn next_msg(
         return ServerMsg::parse(text.as_str())
             .map(Some)
             .map_err(|e| anyhow::anyhow!("unreadable message: {e}"));
-    }
-}
-
-fn raise_fd_limit(needed: u64) {
-    match rlimit::increase_nofile_limit(u64::MAX) {
-        Ok(n) if n < needed => eprintln!(
-            "warning: open-file limit is {n}, this run needs about {needed}: raise `ulimit -n`"
-        ),
-        Ok(_) => {}
-        Err(e) => eprintln!("warning: cannot raise the open-file limit: {e}"),
     }
 }
 
@@ -402,14 +255,6 @@ async fn metric(addr: SocketAddr, name: &str) -> f64 {
     text.lines()
         .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
         .unwrap_or(0.0)
-}
-
-fn percentile(sorted: &[u32], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    f64::from(sorted[i]) / 1000.0
 }
 
 /// Runs the load test, prints its report and returns it.
@@ -710,193 +555,6 @@ async fn finish(local: Option<LocalServer>) -> anyhow::Result<()> {
         let _ = std::fs::remove_dir_all(dir);
     }
     Ok(())
-}
-
-/// `--idle`: seats three silent connections in every room, then measures the memory.
-async fn idle_connections(
-    addr: SocketAddr,
-    ids: &[String],
-    sem: &Arc<Semaphore>,
-    pid: Option<u32>,
-    rss_before: Option<u64>,
-    rss_rooms: Option<u64>,
-) -> anyhow::Result<IdleReport> {
-    let t = Instant::now();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(300);
-    let mut tasks = Vec::with_capacity(ids.len() * 3);
-    for id in ids {
-        for seat in Seat::ALL {
-            let url = format!("ws://{addr}/api/rooms/{id}/ws");
-            let sem = sem.clone();
-            tasks.push(tokio::spawn(async move {
-                let mut ws = connect(&url, &sem).await?;
-                let join = ClientMsg::Join {
-                    seat: Some(seat),
-                    name: Some(format!("idle-{seat}")),
-                };
-                ws.send(Message::Text(join.to_text().into())).await?;
-                loop {
-                    match next_msg(&mut ws, deadline).await? {
-                        Some(ServerMsg::Seated { .. }) => return Ok(ws),
-                        Some(ServerMsg::Error { code, message }) => bail!("{code}: {message:?}"),
-                        Some(_) => {}
-                        None => bail!("closed before seated"),
-                    }
-                }
-            }));
-        }
-    }
-    let mut open = Vec::with_capacity(tasks.len());
-    for task in tasks {
-        open.push(task.await??);
-    }
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let rss_conn = rss_kib(pid);
-    println!(
-        "idle: {} connections seated (three per room, silent) in {:.2} s",
-        open.len(),
-        t.elapsed().as_secs_f64()
-    );
-    let mut report = IdleReport {
-        connections: open.len(),
-        ..IdleReport::default()
-    };
-    if let (Some(b), Some(r), Some(c)) = (rss_before, rss_rooms, rss_conn) {
-        report = IdleReport {
-            rss_before_kib: b,
-            rss_rooms_kib: r,
-            rss_connections_kib: c,
-            kib_per_room: r.saturating_sub(b) as f64 / ids.len().max(1) as f64,
-            kib_per_connection: c.saturating_sub(r) as f64 / open.len().max(1) as f64,
-            connections: open.len(),
-        };
-        println!(
-            "idle memory: RSS {:.1} MiB before, {:.1} MiB with {} rooms, {:.1} MiB with {} \
-             seated connections → {:.1} KiB per idle room, {:.1} KiB per idle connection",
-            b as f64 / 1024.0,
-            r as f64 / 1024.0,
-            ids.len(),
-            c as f64 / 1024.0,
-            open.len(),
-            report.kib_per_room,
-            report.kib_per_connection
-        );
-    } else {
-        println!("idle memory: unknown (pass --server-pid)");
-    }
-    for mut ws in open {
-        let _ = ws.close(None).await;
-    }
-    Ok(report)
-}
-
-/// What one spectator received: the `seq` of the `state` that answered its `watch`,
-/// then every event's `seq` with the moment it arrived.
-struct Watched {
-    from_seq: u64,
-    events: Vec<(u64, Instant)>,
-}
-
-/// A spectator of one room: `watch`, then record every event until the room's game
-/// ends or reaches `plies` actions.
-async fn spectate(
-    url: String,
-    sem: Arc<Semaphore>,
-    gate: Arc<tokio::sync::Barrier>,
-    plies: usize,
-    deadline: tokio::time::Instant,
-) -> anyhow::Result<Watched> {
-    let mut ws = match connect(&url, &sem).await {
-        Ok(ws) => ws,
-        Err(e) => {
-            gate.wait().await;
-            return Err(e);
-        }
-    };
-    let watch = ClientMsg::Watch {
-        name: Some("load".into()),
-    };
-    let mut watched = None;
-    let result = async {
-        ws.send(Message::Text(watch.to_text().into())).await?;
-        // The `state` answering `watch`; events before it are already in it.
-        let from_seq = loop {
-            match next_msg(&mut ws, deadline).await? {
-                Some(ServerMsg::State(s)) => break s.seq,
-                Some(ServerMsg::Error { code, message }) => bail!("{code}: {message:?}"),
-                Some(_) => {}
-                None => bail!("closed before watching"),
-            }
-        };
-        gate.wait().await;
-        let w = watched.insert(Watched {
-            from_seq,
-            events: Vec::new(),
-        });
-        loop {
-            match next_msg(&mut ws, deadline).await? {
-                Some(ServerMsg::Event { seq, .. }) => w.events.push((seq, Instant::now())),
-                Some(ServerMsg::State(s)) => {
-                    if s.status == RoomStatus::Finished
-                        || (s.status == RoomStatus::Playing && s.moves.len() >= plies)
-                    {
-                        return Ok(());
-                    }
-                }
-                Some(ServerMsg::Error { code, message }) => bail!("{code}: {message:?}"),
-                Some(_) => {}
-                None => bail!("closed while watching"),
-            }
-        }
-    }
-    .await;
-    if watched.is_none() {
-        gate.wait().await;
-    }
-    let _ = ws.close(None).await;
-    result?;
-    watched.context("no state")
-}
-
-fn spectator_report(acted: &[(u64, Instant)], watchers: &[Watched], n: usize) -> SpectatorReport {
-    // Per action: how many spectators received its event, and the last receipt.
-    let mut last: std::collections::HashMap<u64, (usize, Option<Instant>)> =
-        acted.iter().map(|(seq, _)| (*seq, (0, None))).collect();
-    let mut complete = 0;
-    for w in watchers {
-        let mut expected = w.from_seq + 1;
-        let mut gapless = true;
-        let mut received = 0;
-        for (seq, at) in &w.events {
-            gapless &= *seq == expected;
-            expected = seq + 1;
-            if let Some((count, l)) = last.get_mut(seq) {
-                *count += 1;
-                received += 1;
-                *l = Some(l.map_or(*at, |l| l.max(*at)));
-            }
-        }
-        complete += usize::from(gapless && received == acted.len());
-    }
-    // Only actions every spectator received count towards the latency.
-    let latencies = acted
-        .iter()
-        .filter_map(|(seq, sent)| {
-            let (count, at) = last.get(seq).copied()?;
-            let at = at.filter(|_| count == n)?;
-            Some(
-                at.saturating_duration_since(*sent)
-                    .as_micros()
-                    .min(u32::MAX as u128) as u32,
-            )
-        })
-        .collect();
-    SpectatorReport {
-        watching: watchers.len(),
-        actions: acted.len(),
-        complete,
-        latency: Latency::of(latencies),
-    }
 }
 
 /// One player: join `seat`, ready, then play random legal actions when to move.

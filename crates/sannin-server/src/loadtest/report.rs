@@ -1,0 +1,90 @@
+//! The figures a load test reports, and how latencies are summed up.
+
+/// Percentiles of a latency, in milliseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Latency {
+    pub p50_ms: f64,
+    pub p95_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+    pub samples: usize,
+}
+
+impl Latency {
+    pub(super) fn of(mut us: Vec<u32>) -> Latency {
+        us.sort_unstable();
+        Latency {
+            p50_ms: percentile(&us, 0.50),
+            p95_ms: percentile(&us, 0.95),
+            p99_ms: percentile(&us, 0.99),
+            max_ms: percentile(&us, 1.0),
+            samples: us.len(),
+        }
+    }
+}
+
+impl std::fmt::Display for Latency {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "p50 {:.2} ms, p95 {:.2} ms, p99 {:.2} ms, max {:.2} ms ({} samples)",
+            self.p50_ms, self.p95_ms, self.p99_ms, self.max_ms, self.samples
+        )
+    }
+}
+
+/// What the spectators of the first room saw.
+#[derive(Debug, Clone, Default)]
+pub struct SpectatorReport {
+    /// Connections that sent `watch` and got their `state`.
+    pub watching: usize,
+    /// Actions accepted in the watched room (each an `action` event to receive).
+    pub actions: usize,
+    /// Spectators that received every event from their `state` on, without a gap,
+    /// the `action` event of every one of those actions included.
+    pub complete: usize,
+    /// From each `act` to the last spectator's receipt of its `action` event (actions
+    /// that some spectator never received are left out).
+    pub latency: Latency,
+}
+
+/// Memory of the server with idle rooms and connections (`--idle`).
+#[derive(Debug, Clone, Default)]
+pub struct IdleReport {
+    pub rss_before_kib: u64,
+    pub rss_rooms_kib: u64,
+    pub rss_connections_kib: u64,
+    pub kib_per_room: f64,
+    pub kib_per_connection: f64,
+    pub connections: usize,
+}
+
+/// The figures `sannin loadtest` prints.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    pub rooms: usize,
+    pub connections: usize,
+    pub actions: u64,
+    pub play_seconds: f64,
+    pub actions_per_second: f64,
+    /// From `act` to its `action` event on the acting connection.
+    pub latency: Latency,
+    /// CPU time (user + system) of the target process over the played phase, per
+    /// accepted action; `None` when its process is unknown. In-process, the load
+    /// generator's CPU is included.
+    pub cpu_us_per_action: Option<f64>,
+    /// Whether the CPU and memory figures are those of this process (in-process
+    /// server, load generator included).
+    pub in_process: bool,
+    pub spectators: Option<SpectatorReport>,
+    pub idle: Option<IdleReport>,
+    pub errors: Vec<String>,
+}
+
+fn percentile(sorted: &[u32], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    f64::from(sorted[i]) / 1000.0
+}

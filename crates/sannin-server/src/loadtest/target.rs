@@ -1,0 +1,76 @@
+//! What the load test reads of a process from `/proc`: CPU time, memory, the
+//! process listening on a port; and this process's open-file limit.
+
+pub(super) fn rss_kib(pid: Option<u32>) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", pid?)).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// CPU time (user + system, all threads, exited ones included) of a process, in
+/// microseconds. `/proc/PID/stat` counts it in clock ticks of `USER_HZ`, which Linux
+/// fixes at 100 per second for user space on every architecture it runs on.
+pub(super) fn cpu_us(pid: Option<u32>) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid?)).ok()?;
+    // The command name (field 2) may hold spaces; the fields after it are fixed.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15; `rest` starts at field 3.
+    let utime: u64 = fields.get(11)?.parse().ok()?;
+    let stime: u64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) * 10_000)
+}
+
+/// The process listening on TCP `port`: the socket's inode from `/proc/net/tcp` and
+/// `tcp6`, then the process holding that inode among `/proc/*/fd` (only this user's
+/// processes are readable).
+pub(super) fn listener_pid(port: u16) -> Option<u32> {
+    const LISTEN: &str = "0A";
+    let mut inodes = Vec::new();
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let Ok(text) = std::fs::read_to_string(table) else {
+            continue;
+        };
+        for line in text.lines().skip(1) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let (Some(local), Some(state), Some(inode)) = (f.get(1), f.get(3), f.get(9)) else {
+                continue;
+            };
+            let p = local
+                .rsplit_once(':')
+                .and_then(|(_, p)| u16::from_str_radix(p, 16).ok());
+            if p == Some(port) && *state == LISTEN && *inode != "0" {
+                inodes.push(format!("socket:[{inode}]"));
+            }
+        }
+    }
+    if inodes.is_empty() {
+        return None;
+    }
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
+            continue;
+        };
+        let Ok(fds) = std::fs::read_dir(entry.path().join("fd")) else {
+            continue;
+        };
+        for fd in fds.flatten() {
+            if let Ok(link) = std::fs::read_link(fd.path()) {
+                if inodes.iter().any(|i| link.as_os_str() == i.as_str()) {
+                    return Some(pid);
+                }
+            }
+        }
+    }
+    None
+}
+
+pub(super) fn raise_fd_limit(needed: u64) {
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(n) if n < needed => eprintln!(
+            "warning: open-file limit is {n}, this run needs about {needed}: raise `ulimit -n`"
+        ),
+        Ok(_) => {}
+        Err(e) => eprintln!("warning: cannot raise the open-file limit: {e}"),
+    }
+}
