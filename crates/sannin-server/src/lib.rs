@@ -76,28 +76,25 @@ pub fn serve_blocking(args: ServeArgs) -> anyhow::Result<()> {
 /// and the `seated` and `resume` frames carry seat tokens, which must never reach a
 /// log. Their `debug` lines name no payload.
 pub fn init_tracing() {
+    use tracing_subscriber::filter::{FilterExt as _, LevelFilter, Targets};
     use tracing_subscriber::prelude::*;
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     // A directive such as `tungstenite::protocol=trace` would win over any cap added
     // to the EnvFilter (the most specific directive applies), so the cap is a filter of
-    // its own, applied after it.
-    let no_frames = tracing_subscriber::filter::filter_fn(|meta| {
-        let frames = ["tungstenite", "tokio_tungstenite"].iter().any(|t| {
-            meta.target()
-                .strip_prefix(t)
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with("::"))
-        });
-        !(frames && *meta.level() == tracing::Level::TRACE)
-    });
+    // its own, and both must agree. Both decide per call site, once: a disabled
+    // `trace!` in a hot loop of a library costs nothing after its first call.
+    let no_frames = Targets::new()
+        .with_default(LevelFilter::TRACE)
+        .with_target("tungstenite", LevelFilter::DEBUG)
+        .with_target("tokio_tungstenite", LevelFilter::DEBUG);
     // Colours only on a terminal: `docker logs` and log files get plain text.
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stdout());
     let _ = tracing_subscriber::registry()
         .with(
             tracing_subscriber::fmt::layer()
                 .with_ansi(ansi)
-                .with_filter(filter)
-                .with_filter(no_frames),
+                .with_filter(filter.and(no_frames)),
         )
         .try_init();
 }

@@ -17,10 +17,14 @@ pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations"
 /// An `actions` row: ply, kind, player, text, clocks.
 type ActionRow = (i64, String, Option<String>, String, Option<String>);
 
+mod writer;
+
 /// Handle to the database (cheap to clone).
 #[derive(Clone, Debug)]
 pub struct Store {
     pool: AnyPool,
+    /// The group-commit task that writes the rooms' actions.
+    writer: writer::Writer,
 }
 
 /// What an action row records.
@@ -223,7 +227,8 @@ impl Store {
             .run(&pool)
             .await
             .context("running database migrations")?;
-        Ok(Store { pool })
+        let writer = writer::Writer::spawn(pool.clone(), sqlite);
+        Ok(Store { pool, writer })
     }
 
     /// Closes the pool, waiting for queries in flight.
@@ -434,41 +439,15 @@ impl Store {
     }
 
     /// Appends an accepted action; when it ended the game, also marks the room finished
-    /// with `result`, in the same transaction.
+    /// with `result`, in the same transaction. Goes through the group-commit writer
+    /// (`writer`): returns once the row is committed.
     pub async fn append_action(
         &self,
         id: &str,
         action: &StoredAction,
         finished_result: Option<&str>,
     ) -> sqlx::Result<()> {
-        let now = now_ms();
-        let insert = sqlx::query(
-            "INSERT INTO actions (room_id, ply, kind, player, text, created_at, clocks) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
-        )
-        .bind(id)
-        .bind(action.ply)
-        .bind(action.kind.as_str())
-        .bind(action.player.map(|p| p.lower()))
-        .bind(&action.text)
-        .bind(now)
-        .bind(action.clocks.as_deref());
-        let Some(result) = finished_result else {
-            // One statement is atomic on its own: no transaction round trips needed.
-            insert.execute(&self.pool).await?;
-            return Ok(());
-        };
-        let mut tx = self.pool.begin().await?;
-        insert.execute(&mut *tx).await?;
-        sqlx::query(
-            "UPDATE rooms SET status = 'finished', result = $1, updated_at = $2 WHERE id = $3",
-        )
-        .bind(result)
-        .bind(now)
-        .bind(id)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await
+        self.writer.append(id, action, finished_result).await
     }
 
     /// Ids of every room not finished, oldest first.

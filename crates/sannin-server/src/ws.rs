@@ -35,6 +35,9 @@ pub const FLOOD_CLOSE: u32 = 200;
 /// goes (closing a socket with unread input resets it, and a reset can overtake it).
 const LINGER: Duration = Duration::from_millis(500);
 
+/// The most frames a connection's writer buffers before it flushes them to the socket.
+const WRITE_BATCH: usize = 64;
+
 /// The ms stamp a pong carries back: our pings carry 8 big-endian bytes.
 fn stamp_of(payload: &[u8]) -> Option<u64> {
     Some(u64::from_be_bytes(payload.try_into().ok()?))
@@ -173,31 +176,62 @@ async fn run_connection(socket: WebSocket, conn: u64, room: RoomHandle, shared: 
             let mut ping =
                 tokio::time::interval_at(tokio::time::Instant::now() + ping_every, ping_every);
             let mut linger = false;
+            let mut frame_of = |out: Outbound| match out {
+                Outbound::Text(t) => Message::Text(t),
+                Outbound::Close(code, reason) => {
+                    // Closed for what the client sent (flood, bad frame).
+                    linger = matches!(code, 1002 | 1007 | 1008 | 1009);
+                    Message::Close(Some(CloseFrame {
+                        code,
+                        reason: reason.into(),
+                    }))
+                }
+                Outbound::Ping => stamp(),
+            };
             loop {
-                let frame = tokio::select! {
+                let first = tokio::select! {
                     biased;
                     () = writer_kill.cancelled() => break,
                     out = rx.recv() => match out {
-                        Some(Outbound::Text(t)) => Message::Text(t),
-                        Some(Outbound::Close(code, reason)) => {
-                            // Closed for what the client sent (flood, bad frame).
-                            linger = matches!(code, 1002 | 1007 | 1008 | 1009);
-                            Message::Close(Some(CloseFrame { code, reason: reason.into() }))
-                        }
-                        Some(Outbound::Ping) => stamp(),
+                        Some(out) => frame_of(out),
                         None => break,
                     },
                     _ = ping.tick() => stamp(),
                 };
-                let closing = matches!(frame, Message::Close(_));
+                // Whatever else is queued goes out with it: frames are buffered and
+                // flushed once, one write to the socket for the whole batch.
+                let batch = async {
+                    let mut frame = first;
+                    let mut fed = 0;
+                    loop {
+                        let closing = matches!(frame, Message::Close(_));
+                        sink.feed(frame).await?;
+                        fed += 1;
+                        if closing {
+                            sink.flush().await?;
+                            return Ok::<bool, axum::Error>(true);
+                        }
+                        match rx.try_recv() {
+                            Ok(out) => {
+                                if fed == WRITE_BATCH {
+                                    sink.flush().await?;
+                                    fed = 0;
+                                }
+                                frame = frame_of(out);
+                            }
+                            Err(_) => break,
+                        }
+                    }
+                    sink.flush().await?;
+                    Ok(false)
+                };
                 // A send blocked by a client that does not read must not outlive `kill`.
                 tokio::select! {
                     biased;
                     () = writer_kill.cancelled() => break,
-                    sent = sink.send(frame) => {
-                        if sent.is_err() || closing {
-                            break;
-                        }
+                    done = batch => match done {
+                        Ok(false) => {}
+                        _ => break,
                     }
                 }
             }

@@ -34,18 +34,19 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _};
 use futures_util::{SinkExt, StreamExt};
-use sannin_protocol::{ClientMsg, Event, RoomStatus, Seat, ServerMsg};
+use sannin_protocol::{ClientMsg, RoomStatus, Seat};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::Semaphore;
-use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 
 use crate::config::{Config, LimitArgs};
 
 mod report;
 mod target;
 mod watch;
+mod wire;
 
 pub use report::{IdleReport, Latency, Report, SpectatorReport};
 use target::{cpu_us, listener_pid, raise_fd_limit, rss_kib};
@@ -178,11 +179,12 @@ async fn connect(url: &str, sem: &Semaphore) -> anyhow::Result<Ws> {
     Ok(ws)
 }
 
-/// Reads the next server message before `deadline`: `Ok(None)` when the stream ends.
-async fn next_msg(
+/// Reads the next text frame of the server before `deadline` (read it with
+/// [`wire::Msg::parse`]): `Ok(None)` when the stream ends.
+async fn next_text(
     ws: &mut Ws,
     deadline: tokio::time::Instant,
-) -> anyhow::Result<Option<ServerMsg>> {
+) -> anyhow::Result<Option<Utf8Bytes>> {
     loop {
         let msg = match tokio::time::timeout_at(deadline, ws.next()).await {
             Ok(Some(Ok(m))) => m,
@@ -191,10 +193,13 @@ async fn next_msg(
             Err(_) => bail!("deadline"),
         };
         let Message::Text(text) = msg else { continue };
-        return ServerMsg::parse(text.as_str())
-            .map(Some)
-            .map_err(|e| anyhow::anyhow!("unreadable message: {e}"));
+        return Ok(Some(text));
     }
+}
+
+/// `text` read as a server message.
+fn read(text: &str) -> anyhow::Result<wire::Msg<'_>> {
+    wire::Msg::parse(text).map_err(|e| anyhow::anyhow!("unreadable message: {e}"))
 }
 
 async fn resolve_loopback(addr: &str) -> anyhow::Result<SocketAddr> {
@@ -587,6 +592,7 @@ async fn play_seat(
     let mut gated = false;
     let mut rng = sannin_bot::Rng::new(seed);
     let mut pending: Option<Instant> = None;
+    let mut plies_seen = wire::Plies::default();
     if ws.send(Message::Text(join.into())).await.is_err() {
         stats.errors.push("send join".into());
     }
@@ -604,22 +610,21 @@ async fn play_seat(
             }
         };
         let Message::Text(text) = msg else { continue };
-        let msg = match ServerMsg::parse(text.as_str()) {
+        let msg = match wire::Msg::parse(text.as_str()) {
             Ok(m) => m,
             Err(e) => {
                 stats.errors.push(format!("unreadable message: {e}"));
                 continue;
             }
         };
-        match msg {
-            ServerMsg::Seated { .. } => {
+        plies_seen.see(&msg);
+        match &*msg.kind {
+            "seated" => {
                 let _ = ws.send(Message::Text(ready.clone().into())).await;
             }
-            ServerMsg::Event {
-                seq,
-                event: Event::Action { player, .. },
-            } if player == seat => {
-                if let Some(t) = pending.take() {
+            "event" => {
+                if let (Some(seq), Some(t)) = (msg.action_by(seat), pending) {
+                    pending = None;
                     stats
                         .latencies_us
                         .push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
@@ -627,26 +632,28 @@ async fn play_seat(
                     stats.acted.push((seq, t));
                 }
             }
-            ServerMsg::Error { code, message } => {
-                stats.errors.push(format!("{code}: {message:?}"));
+            "error" => {
+                stats.errors.push(msg.error_text());
                 pending = None;
             }
-            ServerMsg::State(state) => {
-                let playing = state.status == RoomStatus::Playing;
+            "state" => {
+                let status = msg.status.unwrap_or_default();
+                let playing = status == RoomStatus::Playing;
                 if playing && !gated {
                     gated = true;
                     gate.wait().await;
                 }
-                let finished = state.status == RoomStatus::Finished;
-                if finished || state.moves.len() >= plies {
+                let finished = status == RoomStatus::Finished;
+                if finished || plies_seen.0 >= plies {
                     stats.finished = finished;
                     break;
                 }
-                if state.is_turn_of(seat) && pending.is_none() {
-                    if state.legal.is_empty() {
+                let my_turn = playing && msg.to_move == Some(seat);
+                if my_turn && pending.is_none() {
+                    if msg.legal.is_empty() {
                         continue;
                     }
-                    let action = state.legal[rng.below(state.legal.len())].clone();
+                    let action = msg.legal[rng.below(msg.legal.len())].clone();
                     if !think.is_zero() {
                         // Each pause is drawn from 0.5–1.5 × think, so the rooms,
                         // started together, spread out into a steady load instead

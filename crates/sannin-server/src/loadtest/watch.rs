@@ -27,11 +27,14 @@ pub(super) async fn idle_connections(
                 };
                 ws.send(Message::Text(join.to_text().into())).await?;
                 loop {
-                    match next_msg(&mut ws, deadline).await? {
-                        Some(ServerMsg::Seated { .. }) => return Ok(ws),
-                        Some(ServerMsg::Error { code, message }) => bail!("{code}: {message:?}"),
-                        Some(_) => {}
-                        None => bail!("closed before seated"),
+                    let Some(text) = next_text(&mut ws, deadline).await? else {
+                        bail!("closed before seated");
+                    };
+                    let m = read(&text)?;
+                    match &*m.kind {
+                        "seated" => return Ok(ws),
+                        "error" => bail!(m.error_text()),
+                        _ => {}
                     }
                 }
             }));
@@ -111,12 +114,17 @@ pub(super) async fn spectate(
     let result = async {
         ws.send(Message::Text(watch.to_text().into())).await?;
         // The `state` answering `watch`; events before it are already in it.
+        let mut plies_seen = wire::Plies::default();
         let from_seq = loop {
-            match next_msg(&mut ws, deadline).await? {
-                Some(ServerMsg::State(s)) => break s.seq,
-                Some(ServerMsg::Error { code, message }) => bail!("{code}: {message:?}"),
-                Some(_) => {}
-                None => bail!("closed before watching"),
+            let Some(text) = next_text(&mut ws, deadline).await? else {
+                bail!("closed before watching");
+            };
+            let m = read(&text)?;
+            plies_seen.see(&m);
+            match &*m.kind {
+                "state" => break m.seq.unwrap_or_default(),
+                "error" => bail!(m.error_text()),
+                _ => {}
             }
         };
         gate.wait().await;
@@ -125,18 +133,23 @@ pub(super) async fn spectate(
             events: Vec::new(),
         });
         loop {
-            match next_msg(&mut ws, deadline).await? {
-                Some(ServerMsg::Event { seq, .. }) => w.events.push((seq, Instant::now())),
-                Some(ServerMsg::State(s)) => {
-                    if s.status == RoomStatus::Finished
-                        || (s.status == RoomStatus::Playing && s.moves.len() >= plies)
+            let Some(text) = next_text(&mut ws, deadline).await? else {
+                bail!("closed while watching");
+            };
+            let m = read(&text)?;
+            plies_seen.see(&m);
+            match &*m.kind {
+                "event" => w.events.push((m.seq.unwrap_or_default(), Instant::now())),
+                "state" => {
+                    let status = m.status.unwrap_or_default();
+                    if status == RoomStatus::Finished
+                        || (status == RoomStatus::Playing && plies_seen.0 >= plies)
                     {
                         return Ok(());
                     }
                 }
-                Some(ServerMsg::Error { code, message }) => bail!("{code}: {message:?}"),
-                Some(_) => {}
-                None => bail!("closed while watching"),
+                "error" => bail!(m.error_text()),
+                _ => {}
             }
         }
     }
