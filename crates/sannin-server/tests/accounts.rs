@@ -118,6 +118,12 @@ fn mu(v: &Value) -> f64 {
     v["mu"].as_f64().expect("mu")
 }
 
+/// A server whose log-in budget no test here runs out of (the throttle has a test of
+/// its own).
+fn setup() -> Setup {
+    Setup::default().limits(|l| l.logins_per_minute = 1000)
+}
+
 /// Three logged-in players seated First, Middle, Last in `room`, ready, the game
 /// started; and a guest spectator.
 async fn seat_three(server: &TestServer, room: &str, cookies: &[String]) -> (Vec<Client>, Client) {
@@ -183,7 +189,7 @@ async fn stored_text(db: &TestDb) -> String {
 async fn accounts_sessions_and_password_changes() {
     let logs = logs();
     on_both_databases(|db| async move {
-        let server = Setup::default().start(&db).await;
+        let server = setup().start(&db).await;
         let (status, h, v) = call(
             &server,
             "POST",
@@ -384,7 +390,7 @@ async fn rated_games_move_ratings_once() {
     on_both_databases(|db| {
         let mate = mate.clone();
         async move {
-            let server = Setup::default().start(&db).await;
+            let server = setup().start(&db).await;
             let names = ["ann", "ben", "cat"];
             let mut cookies = Vec::new();
             for n in names {
@@ -417,10 +423,6 @@ async fn rated_games_move_ratings_once() {
                 })
                 .await;
             forged.expect_error(ErrorCode::LoginRequired).await;
-            let mut bot = Client::connect_with_cookie(&server.ws_url(&room), &cookies[0]).await;
-            bot.send_json(json!({"type": "add_bot", "seat": "last", "level": 1}))
-                .await;
-            bot.expect_error(ErrorCode::BadBot).await;
 
             // One seat per account.
             let (mut players, mut spectator) = {
@@ -449,6 +451,11 @@ async fn rated_games_move_ratings_once() {
                     matches!(e, ErrorCode::AlreadySeated | ErrorCode::SeatTaken),
                     "{e:?}"
                 );
+                // Nor a bot.
+                players[0]
+                    .send_json(json!({"type": "add_bot", "seat": "last", "level": 1}))
+                    .await;
+                players[0].expect_error(ErrorCode::BadBot).await;
                 for p in players.iter_mut() {
                     p.send(ClientMsg::Ready).await;
                 }
@@ -515,11 +522,11 @@ async fn rated_games_move_ratings_once() {
 
             // A restart rates nothing twice; a game left unrated is rated at start.
             server.stop().await;
-            let server = Setup::default().start(&db).await;
+            let server = setup().start(&db).await;
             assert_eq!(rating(&server, "ann").await["games"], 1);
             server.stop().await;
             forget_ratings(&db).await;
-            let server = Setup::default().start(&db).await;
+            let server = setup().start(&db).await;
             for (i, n) in names.iter().enumerate() {
                 let v = after_games(&server, n, 1).await;
                 assert!(
