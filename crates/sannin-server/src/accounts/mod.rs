@@ -89,15 +89,16 @@ pub fn check_password(password: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// When the session cookie is marked `Secure`.
+/// When the session cookie is marked `Secure`. (Plain comments on the variants: clap
+/// would list doc comments as a multi-line table in `--help`.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum CookieSecure {
-    /// When the request came over https through a trusted proxy
-    /// (`X-Forwarded-Proto: https` from an address of `--trusted-proxies`).
+    // When the request came over https through a trusted proxy
+    // (`X-Forwarded-Proto: https` from an address of `--trusted-proxies`).
     Auto,
-    /// Always (the site is only served over https).
+    // Always (the site is only served over https).
     Always,
-    /// Never (plain http, e.g. on a local network).
+    // Never (plain http, e.g. on a local network).
     Never,
 }
 
