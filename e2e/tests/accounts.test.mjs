@@ -53,6 +53,7 @@ test('register and log in through the page, play a rated game, see the new ratin
   // A rated room from the lobby: the creator is seated under the account's name.
   await first.page.getByTestId('name').fill('Not my account name');
   await first.page.getByTestId('rated-room').check();
+  await shoot(first, 'lobby');
   await first.page.getByTestId('create-room').click();
   await first.page.waitForURL(/\/rooms\/[^/]+$/);
   const roomId = decodeURIComponent(new URL(first.page.url()).pathname.split('/').pop());

@@ -160,7 +160,7 @@ export function showProfile(app, name) {
       return h('tr', { 'data-room': g.room_id },
         h('td', {}, dateText(g.rated_at_ms)),
         h('td', { class: `result ${g.result}` }, resultText(g)),
-        h('td', {}, g.opponents.map((o, i) => [i ? ', ' : '', h('a', { href: profileLink(o.name) }, o.name)])),
+        h('td', {}, g.opponents.flatMap((o, i) => [i ? ', ' : '', h('a', { href: profileLink(o.name) }, o.name)])),
         h('td', { class: 'num' }, `${g.rating_after} (${diff >= 0 ? '+' : ''}${diff})`),
         h('td', {}, h('a', { href: `/rooms/${encodeURIComponent(g.room_id)}`, 'data-testid': `replay-${g.room_id}` }, t('profile.replay'))));
     });
