@@ -226,6 +226,7 @@ impl Accounts {
 
     /// Rates the finished rated games not rated yet.
     pub async fn sweep(&self) {
+        password::warm_up();
         match rater::sweep(&self.store, &self.db).await {
             Ok(0) => {}
             Ok(n) => info!(games = n, "rated finished games left unrated"),

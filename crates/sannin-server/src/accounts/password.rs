@@ -36,6 +36,12 @@ fn dummy() -> &'static str {
     })
 }
 
+/// Computes the dummy hash in the background at start, so that the first log-in with
+/// an unknown name does not take longer than the others.
+pub fn warm_up() {
+    drop(tokio::task::spawn_blocking(|| dummy().len()));
+}
+
 /// Whether `password` matches `stored` (a PHC string); with `stored` None (no such
 /// account) checks against a dummy hash and answers false, in the same time.
 pub async fn verify(password: String, stored: Option<String>) -> bool {
