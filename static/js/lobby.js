@@ -9,6 +9,7 @@ import { JOIN_INTENT_KEY, storedName, storeName } from './prefs.js';
 import { lang, onLangChange, t } from './i18n.js';
 import { miniBoard } from './miniboard.js';
 import { playerName } from './players.js';
+import { account, onAccountChange, onRatings, ratingOf, ratingText } from './account.js';
 
 /** RULES §4: the start position. */
 export const START_POSITION = 'lL1lP1fP1fL/lSlBlP2fPfRfS/lG1lP3fP1fG/lK1lP4fP1fK/lG1lN5fN1fG/lS1lP6fP1fS/lLlRlP7fPfBfL/1lP8fP1/lP9fP/10/mPmPmPmPmNmPmPmPmP/1mB4mR1/mLmSmGmKmGmSmL F -/-/- FML - FML';
@@ -195,6 +196,8 @@ export function showLobby(app) {
     kind.addEventListener('change', showClockFields);
     showClockFields();
     const privateBox = h('input', { type: 'checkbox', 'data-testid': 'private-room' });
+    // Rated rooms seat only logged-in players and no bots (docs/accounts.md).
+    const ratedBox = h('input', { type: 'checkbox', 'data-testid': 'rated-room', disabled: !account() });
     const takeover = h('input', { type: 'checkbox', 'data-testid': 'bot-takeover' });
     const botSelects = Object.fromEntries(SEATS.map((seat) => [seat, h('select', {
       'data-testid': `create-bot-${seat}`, id: `create-bot-${seat}`,
@@ -216,6 +219,11 @@ export function showLobby(app) {
       for (const seat of SEATS) if (botSelects[seat].value !== '') bots[seat] = Number(botSelects[seat].value);
       if (Object.keys(bots).length) out.bots = bots;
       if (takeover.checked) out.bot_takeover = true;
+      if (ratedBox.checked) {
+        out.rated = true;
+        delete out.bots;
+        delete out.bot_takeover;
+      }
       return out;
     }
 
@@ -240,7 +248,9 @@ export function showLobby(app) {
         h('div', { class: 'create-options' },
           h('label', { for: 'clock-kind' }, t('clock.label')), kind, mainMin.label, inc.label, byo.label, periods.label),
         h('div', { class: 'create-options' },
-          h('label', {}, privateBox, t('lobby.private'))),
+          h('label', {}, privateBox, t('lobby.private')),
+          h('label', { title: t('lobby.ratedHint') }, ratedBox, t('lobby.rated')),
+          account() ? null : h('a', { href: '/account?next=/', class: 'hint', 'data-testid': 'rated-login' }, t('lobby.ratedLogin'))),
         h('div', { class: 'bot-picker' },
           SEATS.map((seat) => h('span', { class: 'pair' }, h('label', { class: `seat-${seat}`, for: `create-bot-${seat}` }, t('lobby.seatPick', { seat: seatLabel(seat) })), botSelects[seat])),
           h('label', {}, takeover, t('lobby.takeover')))),
@@ -260,7 +270,9 @@ export function showLobby(app) {
       const info = room.seats?.[seat];
       if (info?.name) {
         const bot = info.bot !== null && info.bot !== undefined;
+        const r = room.rated ? ratingOf(info.name) : null;
         return h('span', { class: `seat-chip seat-${seat}${bot ? ' bot' : ''}` }, `${seatLabel(seat)}: `, h('b', {}, playerName(info, seat) ?? t('player.unnamed')),
+          r ? h('span', { class: 'rating', 'data-testid': `rating-${room.id}-${seat}` }, ` ${ratingText(r)}`) : null,
           info.taken_over ? ` ${t('lobby.takenOver')}` : null);
       }
       if (!joinable) return h('span', { class: `seat-chip seat-${seat} free` }, `${seatLabel(seat)}: —`);
@@ -280,7 +292,7 @@ export function showLobby(app) {
     return h('li', { class: 'game-card', dataset: { room: room.id, status: 'waiting' } },
       h('h3', {}, h('a', { href: roomLink(room.id) }, roomTitle(room))),
       seatChips(room, true),
-      h('span', { class: 'meta' }, [clockText(room.clock), watchers(room)].join(' · ')));
+      h('span', { class: 'meta' }, [room.rated ? t('lobby.ratedTag') : null, clockText(room.clock), watchers(room)].filter(Boolean).join(' · ')));
   }
 
   function playingCard(room) {
@@ -293,7 +305,7 @@ export function showLobby(app) {
       typeof plies === 'number' ? t(plies === 1 ? 'lobby.ply' : 'lobby.plies', { n: plies }) : null,
       alliance ? t('lobby.alliance', { a: seatLabel(alliance[0]), b: seatLabel(alliance[1]) }) : (room.voluntary_alliance ? t('lobby.voluntaryAlliance') : null),
       pos?.toMove ? t('lobby.toMove', { seat: seatLabel(pos.toMove) }) : null,
-      clockText(room.clock), watchers(room),
+      room.rated ? t('lobby.ratedTag') : null, clockText(room.clock), watchers(room),
     ].filter(Boolean);
     return h('li', { class: 'game-card', dataset: { room: room.id, status: 'playing' } },
       pos ? miniBoard(pos.board) : null,
@@ -457,6 +469,8 @@ export function showLobby(app) {
   }
 
   build();
+  onAccountChange(build);
+  onRatings(render);
   refresh();
   timer = setInterval(() => { if (!document.hidden) refresh(); }, 5000);
   addEventListener('pagehide', () => clearInterval(timer));

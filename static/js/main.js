@@ -1,5 +1,6 @@
 // Entry point: "/" is the lobby, "/rules" the rules, "/analysis" the analysis board,
-// "/rooms/{id}" a room (the link players share). The header is the same on every page.
+// "/rooms/{id}" a room (the link players share); "/account", "/players/{name}" and
+// "/leaderboard" the pages of accounts. The header is the same on every page.
 import { mountHeader, pageOf } from './site.js';
 
 const app = document.getElementById('app');
@@ -7,20 +8,26 @@ const page = pageOf(location.pathname);
 mountHeader(page);
 if (page === 'room') {
   const { showRoom } = await import('./room.js');
-  showRoom(app, roomIdOf(location.pathname));
+  showRoom(app, segmentOf(location.pathname, 'rooms'));
 } else if (page === 'rules') {
   (await import('./rules.js')).showRules(app);
 } else if (page === 'analysis') {
   (await import('./analysis.js')).showAnalysis(app);
+} else if (page === 'account') {
+  (await import('./players-pages.js')).showAccount(app);
+} else if (page === 'leaderboard') {
+  (await import('./players-pages.js')).showLeaderboard(app);
+} else if (page === 'player') {
+  (await import('./players-pages.js')).showProfile(app, segmentOf(location.pathname, 'players'));
 } else {
   (await import('./lobby.js')).showLobby(app);
 }
 
-/** The room id of a `/rooms/{id}` path. A link mangled on the way (`/rooms/%E0%A4%A`,
- * not valid percent-encoding) is taken as it is: the room page then says there is no
- * such room instead of the page failing to load. */
-function roomIdOf(pathname) {
-  const raw = /^\/rooms\/([^/]*)/.exec(pathname)?.[1] ?? '';
+/** The room id of a `/rooms/{id}` path (the name of `/players/{name}`). A link mangled
+ * on the way (`/rooms/%E0%A4%A`, not valid percent-encoding) is taken as it is: the
+ * page then says there is no such room instead of failing to load. */
+function segmentOf(pathname, prefix) {
+  const raw = new RegExp(`^/${prefix}/([^/]*)`).exec(pathname)?.[1] ?? '';
   try {
     return decodeURIComponent(raw);
   } catch {

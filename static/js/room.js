@@ -13,6 +13,7 @@ import { describeClock } from './clocks.js';
 import { ChatPanel } from './chat.js';
 import { JOIN_INTENT_KEY, getPref, onPrefChange, setPref, shortId, storedName, storeName } from './prefs.js';
 import { t, onLangChange } from './i18n.js';
+import { forgetRatings, onRatings, ratingOf } from './account.js';
 import { announce } from './site.js';
 import { describeAction } from './say.js';
 import {
@@ -107,6 +108,7 @@ class RoomView {
       spectatorName: () => storedName(),
     });
     this.conn.connect();
+    onRatings(() => this.renderSeats());
     if (intent && !savedToken(this.roomId)) this.conn.send({ type: 'join', seat: intent.seat ?? null, name: intent.name });
     setInterval(() => this.tickCountdowns(), 1000);
     setInterval(() => this.tickClocks(), 100);
@@ -284,9 +286,16 @@ class RoomView {
 
   // ---- incoming ---------------------------------------------------------------------
 
+  /** A rated game just ended: its ratings move on the server in a moment. */
+  refreshRatings(s) {
+    const names = SEATS.map((seat) => s.seats?.[seat]?.name).filter(Boolean);
+    setTimeout(() => { forgetRatings(names); this.renderSeats(); }, 1500);
+  }
+
   onState(s) {
     const wasStatus = this.state?.status;
     applyState(this.model, s);
+    if (s.rated && s.status === 'finished' && wasStatus && wasStatus !== 'finished') this.refreshRatings(s);
     if (this.model.posError) this.showError({ message: t('room.error.position', { why: this.model.posError }) });
     this.legal = indexLegal(this.myTurn ? s.legal : []);
     this.pendingAction = false;
@@ -370,7 +379,8 @@ class RoomView {
 
   showError(msg) {
     if (msg.code === 'replaced') this.replaced = true;
-    this.notices.showError(msg.message || msg.code || t('room.error.generic'), msg.code ?? '');
+    const text = msg.code === 'login_required' ? t('room.error.login_required') : msg.message;
+    this.notices.showError(text || msg.code || t('room.error.generic'), msg.code ?? '');
     this.pendingAction = false;
     this.render();
   }
@@ -549,6 +559,8 @@ class RoomView {
       clocksAt: this.clocksAt,
       selectedHand: this.selected?.hand ?? this.premoveSel?.hand ?? null,
       onDrop: (kind, byKeyboard) => { input.selectHand(this, kind); if (byKeyboard) this.board.focus(); },
+      // Rated rooms seat accounts only: their ratings go next to their names.
+      ratingOf: s.rated ? ratingOf : null,
     };
     for (const [place, seat] of Object.entries(places)) {
       const panel = this.panels[seat];

@@ -4,14 +4,19 @@ import { h } from './dom.js';
 import { LANGUAGES, lang, onLangChange, setLang, t } from './i18n.js';
 import { PREF_CHOICES, allPrefs, onPrefChange, setPref } from './prefs.js';
 import { KANJI_PATHS } from '../pieces/kanji.js';
+import { account, currentAccount, onAccountChange, profileLink } from './account.js';
 
 const LANGUAGE_NAMES = { en: 'English', ja: '日本語' };
 
-/** Which page the path is: 'lobby', 'rules', 'analysis' or 'room'. */
+/** Which page the path is: 'lobby', 'rules', 'analysis', 'room', 'account',
+ * 'leaderboard' or 'player'. */
 export function pageOf(pathname) {
   if (/^\/rooms\//.test(pathname)) return 'room';
   if (/^\/rules\/?$/.test(pathname)) return 'rules';
   if (/^\/analysis\/?$/.test(pathname)) return 'analysis';
+  if (/^\/account\/?$/.test(pathname)) return 'account';
+  if (/^\/leaderboard\/?$/.test(pathname)) return 'leaderboard';
+  if (/^\/players\//.test(pathname)) return 'player';
   return 'lobby';
 }
 
@@ -94,7 +99,8 @@ export function mountHeader(page) {
   function render() {
     brand.replaceChildren(logo(), ' ', h('span', {}, t('site.brandSub')));
     brand.setAttribute('title', t('site.homeLabel'));
-    const links = [['lobby', '/', 'nav.lobby'], ['rules', '/rules', 'nav.rules'], ['analysis', '/analysis', 'nav.analysis']];
+    const links = [['lobby', '/', 'nav.lobby'], ['rules', '/rules', 'nav.rules'], ['analysis', '/analysis', 'nav.analysis'],
+      ['leaderboard', '/leaderboard', 'nav.leaderboard']];
     nav.setAttribute('aria-label', t('nav.label'));
     nav.replaceChildren(...links.map(([id, href, key]) => h('a', {
       href, 'data-testid': `nav-${id}`, 'aria-current': id === page ? 'page' : null,
@@ -103,9 +109,15 @@ export function mountHeader(page) {
       'data-testid': 'lang', 'aria-label': t('site.language'),
       onchange: (e) => setLang(e.target.value),
     }, Object.keys(LANGUAGES).map((code) => h('option', { value: code, selected: code === lang(), lang: code }, LANGUAGE_NAMES[code] ?? code)));
-    tools.replaceChildren(select,
+    const me = account();
+    const who = me
+      ? h('a', { href: profileLink(me.name), class: 'account-link', 'data-testid': 'account-name' }, me.name)
+      : h('a', { href: `/account?next=${encodeURIComponent(location.pathname)}`, class: 'account-link', 'data-testid': 'login-link', 'aria-current': page === 'account' ? 'page' : null }, t('account.loginLink'));
+    tools.replaceChildren(who, select,
       h('button', { type: 'button', 'data-testid': 'open-prefs', onclick: () => dialog.showModal() }, t('prefs.open')));
   }
   render();
   onLangChange(render);
+  onAccountChange(render);
+  currentAccount();
 }

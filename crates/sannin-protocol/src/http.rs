@@ -28,6 +28,10 @@ pub struct RoomInfo {
     pub clock: Option<ClockSettings>,
     /// A bot replaces a player who abandons (§16).
     pub bot_takeover: bool,
+    /// Rated: seats only for logged-in players, the result moves their ratings
+    /// (docs/accounts.md).
+    #[serde(default)]
+    pub rated: bool,
     /// The outcome, once the game is over.
     pub result: Option<Outcome>,
     /// Unix ms when the room was created.

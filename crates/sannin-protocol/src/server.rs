@@ -146,11 +146,13 @@ pub enum ErrorCode {
     BadBot,
     /// A spectator that flooded the chat: its chat is refused for a while.
     Muted,
+    /// `join` in a rated room from a connection not logged in to an account.
+    LoginRequired,
 }
 
 impl ErrorCode {
     /// Every code.
-    pub const ALL: [ErrorCode; 19] = [
+    pub const ALL: [ErrorCode; 20] = [
         ErrorCode::BadMessage,
         ErrorCode::NotSeated,
         ErrorCode::NotYourTurn,
@@ -170,6 +172,7 @@ impl ErrorCode {
         ErrorCode::BadRematch,
         ErrorCode::BadBot,
         ErrorCode::Muted,
+        ErrorCode::LoginRequired,
     ];
 
     /// The wire name.
@@ -194,6 +197,7 @@ impl ErrorCode {
             ErrorCode::BadRematch => "bad_rematch",
             ErrorCode::BadBot => "bad_bot",
             ErrorCode::Muted => "muted",
+            ErrorCode::LoginRequired => "login_required",
         }
     }
 }

@@ -227,6 +227,9 @@ pub struct State {
     pub private: bool,
     /// A bot replaces a player who abandons (§16).
     pub bot_takeover: bool,
+    /// Rated: seats only for logged-in players (docs/accounts.md).
+    #[serde(default)]
+    pub rated: bool,
     /// Rematch requests and links (§14).
     pub rematch: RematchState,
 }

@@ -15,6 +15,7 @@ use tokio_util::task::TaskTracker;
 use tracing::{error, info};
 use uuid::Uuid;
 
+use crate::accounts::Accounts;
 use crate::bots::Bots;
 use crate::config::Config;
 use crate::error::ApiError;
@@ -41,6 +42,8 @@ pub struct Shared {
     pub tracker: TaskTracker,
     /// Per-client-address budgets (rooms created, WebSockets open).
     pub budgets: Arc<Budgets>,
+    /// Accounts, sessions and ratings.
+    pub accounts: Arc<Accounts>,
     /// Running rooms, in id order: the lobby pages through them from a cursor
     /// without sorting (a hyphenated lowercase UUID sorts as its bytes do). A `std`
     /// mutex: it is never held across an `.await` (mini-redis `db.rs` explains why
@@ -57,6 +60,11 @@ impl Shared {
         Arc::new(Shared {
             bots: Arc::new(Bots::new(config.bots)),
             budgets: Arc::new(Budgets::new(&config.clients)),
+            accounts: Arc::new(Accounts::new(
+                &store,
+                config.accounts.clone(),
+                config.clients.trusted_proxies.clone(),
+            )),
             config: Arc::new(config),
             store,
             metrics: Arc::new(Metrics::default()),
@@ -300,5 +308,9 @@ impl Registry for Shared {
         seats: Vec<StoredSeat>,
     ) -> Pin<Box<dyn Future<Output = Result<Uuid, ApiError>> + Send>> {
         Box::pin(async move { Shared::create_room(&self, position, settings, seats).await })
+    }
+
+    fn rated_game_over(&self, id: Uuid) {
+        self.accounts.game_over(&self.tracker, id.to_string());
     }
 }

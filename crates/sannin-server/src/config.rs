@@ -258,6 +258,18 @@ pub struct LimitArgs {
     /// at once); over it, `429 rate_limited`. 0: no limit.
     #[arg(long, env = "SANNIN_ANALYSE_PER_MINUTE", default_value_t = 12.0)]
     pub analyse_per_minute: f64,
+
+    /// Log-in attempts (also registrations and password changes) allowed per minute,
+    /// both per client address and per account name; over it, `429 rate_limited`.
+    /// 0: no limit.
+    #[arg(long, env = "SANNIN_LOGINS_PER_MINUTE", default_value_t = 10)]
+    pub logins_per_minute: u32,
+
+    /// When the session cookie is marked `Secure`: `auto` (when the request came
+    /// over https through a `--trusted-proxies` proxy, by its `X-Forwarded-Proto`),
+    /// `always` or `never`.
+    #[arg(long, env = "SANNIN_COOKIE_SECURE", value_enum, default_value_t = crate::accounts::CookieSecure::Auto)]
+    pub cookie_secure: crate::accounts::CookieSecure,
 }
 
 impl Default for LimitArgs {
@@ -305,6 +317,8 @@ impl Default for LimitArgs {
             analyse_max_ms: 2000,
             analyse_concurrency: 1,
             analyse_per_minute: 12.0,
+            logins_per_minute: 10,
+            cookie_secure: crate::accounts::CookieSecure::Auto,
         }
     }
 }
@@ -374,6 +388,8 @@ pub struct Config {
     pub listener: crate::net::ListenerLimits,
     /// How `POST /api/analyse` is bounded.
     pub analysis: crate::analyse::AnalysisSettings,
+    /// Log-in limits and the session cookie.
+    pub accounts: crate::accounts::AccountSettings,
 }
 
 /// Default SQLite database, relative to the working directory.
@@ -455,6 +471,10 @@ impl Config {
             analysis: crate::analyse::AnalysisSettings {
                 max_time: Duration::from_millis(l.analyse_max_ms),
                 concurrency: l.analyse_concurrency,
+            },
+            accounts: crate::accounts::AccountSettings {
+                logins_per_minute: l.logins_per_minute,
+                cookie_secure: l.cookie_secure,
             },
         }
     }

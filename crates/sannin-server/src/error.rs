@@ -74,6 +74,17 @@ pub enum ApiError {
         /// What went wrong.
         message: String,
     },
+    /// An error with its own code and status (the accounts' API: `name_taken`,
+    /// `bad_credentials`, `not_logged_in`…).
+    #[error("{message}")]
+    Coded {
+        /// Its status.
+        status: StatusCode,
+        /// Its code.
+        code: &'static str,
+        /// What went wrong.
+        message: String,
+    },
     /// Anything else: logged with its cause, reported as a plain 500.
     #[error("internal error")]
     Internal(#[source] anyhow::Error),
@@ -102,6 +113,7 @@ impl ApiError {
             ApiError::UnsupportedMediaType => "unsupported_media_type",
             ApiError::HandshakeTimeout => "handshake_timeout",
             ApiError::Http { status, .. } => http_code(*status),
+            ApiError::Coded { code, .. } => code,
             ApiError::Internal(_) => "internal",
         }
     }
@@ -126,7 +138,7 @@ impl ApiError {
             }
             ApiError::ForbiddenOrigin(_) => StatusCode::FORBIDDEN,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            ApiError::Http { status, .. } => *status,
+            ApiError::Http { status, .. } | ApiError::Coded { status, .. } => *status,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

@@ -56,10 +56,14 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/replay", post(replay_record))
         .route("/api/analyse", post(crate::analyse::analyse))
         .route("/api/rooms/{id}/ws", get(room_ws))
+        .merge(crate::accounts::routes())
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/metrics", get(metrics))
         .route_service("/rooms/{id}", index.clone())
         .route_service("/rules", index.clone())
+        .route_service("/players/{name}", index.clone())
+        .route_service("/leaderboard", index.clone())
+        .route_service("/account", index.clone())
         .route_service("/analysis", index)
         .route("/api/{*rest}", any(api_not_found))
         .fallback_service(ServeDir::new(static_dir))
@@ -196,6 +200,9 @@ struct CreateRoom {
     /// Level of that bot (default `--bot-takeover-level`).
     #[serde(default)]
     bot_takeover_level: Option<Value>,
+    /// Seats only for logged-in players; the result moves their ratings.
+    #[serde(default)]
+    rated: bool,
 }
 
 /// The bot seats of `POST /api/rooms`'s `bots`.
@@ -244,6 +251,11 @@ async fn create_room(
         Some(c) => c.validate().map_err(ApiError::BadClock)?,
     };
     let seats = bot_seats(req.bots.as_ref())?;
+    if req.rated && (!seats.is_empty() || req.bot_takeover) {
+        return Err(ApiError::BadBots(
+            "a rated room seats no bots (no `bots`, no `bot_takeover`)".into(),
+        ));
+    }
     let takeover_level = match req.bot_takeover_level.as_ref().filter(|v| !v.is_null()) {
         None => shared.config.bot_takeover_level,
         Some(v) => bots::parse_level(v)
@@ -255,6 +267,7 @@ async fn create_room(
         private: req.private,
         bot_takeover: req.bot_takeover,
         bot_takeover_level: req.bot_takeover.then_some(takeover_level),
+        rated: req.rated,
         ..RoomSettings::default()
     };
     shared.budgets.take_room(client, !seats.is_empty())?;
@@ -403,6 +416,7 @@ async fn room_ws(
     Path(id): Path<String>,
     client: ClientAddr,
     slot: Option<Extension<ConnSlot>>,
+    headers: HeaderMap,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     let ws = ws.map_err(|e| ApiError::Http {
@@ -424,6 +438,15 @@ async fn room_ws(
     })
     .await
     .map_err(|_| ApiError::HandshakeTimeout)??;
+    // The account of the session cookie, for the seats of rated rooms.
+    let account = match crate::accounts::Accounts::token(&headers) {
+        None => None,
+        Some(_) => shared
+            .accounts
+            .account_of(&headers)
+            .await
+            .map(|(a, _)| Arc::<str>::from(a.name)),
+    };
     let held = (shared.budgets.open_ws(client)?, slot);
     let ws = ws.on_failed_upgrade(|e| tracing::debug!(error = %e, "WebSocket upgrade failed"));
     let cap = shared.config.hard_message_cap();
@@ -435,7 +458,7 @@ async fn room_ws(
         .max_message_size(cap)
         .max_frame_size(cap)
         .on_upgrade(move |socket| async move {
-            ws::connection(socket, room, shared).await;
+            ws::connection(socket, room, shared, account).await;
             drop(held);
         }))
 }

@@ -12,6 +12,7 @@ use anyhow::Context as _;
 use tokio::net::TcpListener;
 use tracing::{info, warn};
 
+pub mod accounts;
 pub mod analyse;
 mod app;
 pub mod bots;
@@ -124,17 +125,23 @@ pub async fn run(
     if restored > 0 {
         info!(rooms = restored, "restored unfinished rooms");
     }
+    // Rated games that ended while no node could rate them.
+    shared.accounts.sweep().await;
     let router = http::router(shared.clone());
     let cancel = shared.shutdown.clone();
     // Addresses whose budgets are full again are forgotten once a minute.
     let budgets = shared.budgets.clone();
+    let accounts = shared.accounts.clone();
     let pruning = cancel.clone();
     tokio::spawn(async move {
         let mut every = tokio::time::interval(Duration::from_secs(60));
         loop {
             tokio::select! {
                 () = pruning.cancelled() => break,
-                _ = every.tick() => budgets.prune(),
+                _ = every.tick() => {
+                    budgets.prune();
+                    accounts.prune();
+                }
             }
         }
     });

@@ -147,6 +147,7 @@ fn finished_summary(r: FinishedRoom) -> RoomSummary {
             private: settings.private,
             clock: settings.clock,
             bot_takeover: settings.bot_takeover,
+            rated: settings.rated,
             result: r.result.and_then(|s| serde_json::from_str(&s).ok()),
             created_at_ms: r.created_at,
             updated_at_ms: r.updated_at,

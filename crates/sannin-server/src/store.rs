@@ -231,6 +231,11 @@ impl Store {
         Ok(Store { pool, writer })
     }
 
+    /// The pool, for the queries of other modules (accounts).
+    pub(crate) fn pool(&self) -> &AnyPool {
+        &self.pool
+    }
+
     /// Closes the pool, waiting for queries in flight.
     pub async fn close(&self) {
         self.pool.close().await;

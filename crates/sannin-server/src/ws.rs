@@ -103,12 +103,17 @@ fn error_frame(code: ErrorCode, message: impl Into<String>) -> Outbound {
 }
 
 /// Runs a connection to `room` until either side closes.
-pub async fn connection(socket: WebSocket, room: RoomHandle, shared: Arc<Shared>) {
+pub async fn connection(
+    socket: WebSocket,
+    room: RoomHandle,
+    shared: Arc<Shared>,
+    account: Option<Arc<str>>,
+) {
     let conn = shared.next_conn_id();
     let span = tracing::info_span!("conn", room = %room.id, conn);
     async move {
         shared.metrics.connections.fetch_add(1, Ordering::Relaxed);
-        run_connection(socket, conn, room, &shared).await;
+        run_connection(socket, conn, room, &shared, account).await;
         shared.metrics.connections.fetch_sub(1, Ordering::Relaxed);
         debug!("connection closed");
     }
@@ -116,7 +121,13 @@ pub async fn connection(socket: WebSocket, room: RoomHandle, shared: Arc<Shared>
     .await;
 }
 
-async fn run_connection(socket: WebSocket, conn: u64, room: RoomHandle, shared: &Arc<Shared>) {
+async fn run_connection(
+    socket: WebSocket,
+    conn: u64,
+    room: RoomHandle,
+    shared: &Arc<Shared>,
+    account: Option<Arc<str>>,
+) {
     let config = &shared.config;
     let (tx, mut rx) = mpsc::channel::<Outbound>(config.send_queue);
     let kill = CancellationToken::new();
@@ -126,6 +137,7 @@ async fn run_connection(socket: WebSocket, conn: u64, room: RoomHandle, shared: 
     let handle = ConnHandle {
         tx: tx.clone(),
         kill: kill.clone(),
+        account,
     };
     let registered = room
         .tx

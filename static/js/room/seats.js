@@ -11,6 +11,7 @@ import { clockText } from '../clocks.js';
 import { botBadge } from '../bots.js';
 import { pieceLabel, seatLabel } from './messages.js';
 import { ownName } from '../players.js';
+import { ratingText } from '../account.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -69,13 +70,15 @@ export function renderSeat(node, seat, v) {
   }
   // A bot's card says "bot · level 2" in its badge; a player without a name has none.
   const shown = ownName(info, seat);
+  const rating = info && shown && v.ratingOf ? ratingText(v.ratingOf(shown)) : '';
   const nameNode = info ? h('span', { class: 'name', title: shown ?? '' }, shown ?? '')
     : h('span', { class: 'name free' }, t('room.free_seat'));
   node.className = `seat-card seat-${seat} place-${v.place}${out ? ' eliminated' : ''}${s.to_move === seat && s.status === 'playing' ? ' moving' : ''}${v.checks.has(seat) && !out ? ' in-check' : ''}`;
   node.dataset.testid = `seat-${seat}`;
   node.dataset.eliminated = String(out);
   node.replaceChildren(
-    h('div', { class: 'seat-head' }, h('span', { class: 'swatch' }), h('b', {}, seatLabel(seat)), nameNode, clock),
+    h('div', { class: 'seat-head' }, h('span', { class: 'swatch' }), h('b', {}, seatLabel(seat)), nameNode,
+      rating ? h('span', { class: 'rating', 'data-testid': `rating-${seat}` }, rating) : null, clock),
     h('div', { class: 'badges' }, badges),
     renderHand(seat, v));
 }

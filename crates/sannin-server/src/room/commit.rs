@@ -320,6 +320,9 @@ impl Room {
             self.status = RoomStatus::Finished;
             self.deps.registry.room_closed();
             info!(result = %self.outcome_json(), "game over");
+            if self.settings.rated {
+                self.deps.registry.rated_game_over(self.id);
+            }
         }
         self.broadcast_state();
         self.ping_mover();

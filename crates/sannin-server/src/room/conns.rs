@@ -408,6 +408,7 @@ mod tests {
         let handle = ConnHandle {
             tx,
             kill: CancellationToken::new(),
+            account: None,
         };
         (Conn::new(handle, 60.0, 1), rx)
     }

@@ -65,6 +65,7 @@ mod commit;
 mod conns;
 mod draws;
 mod pregame;
+mod rated;
 mod rematch;
 mod restore;
 mod seats;
@@ -103,6 +104,8 @@ pub struct ConnHandle {
     pub tx: mpsc::Sender<Outbound>,
     /// Cancelled to drop the connection at once (slow client).
     pub kill: CancellationToken,
+    /// The account the connection is logged in to (its session cookie), if any.
+    pub account: Option<Arc<str>>,
 }
 
 /// Commands to a room.
@@ -168,6 +171,8 @@ pub struct RoomSettings {
     pub bot_takeover: bool,
     /// The level of that bot (set at creation when `bot_takeover` is).
     pub bot_takeover_level: Option<u8>,
+    /// Seats only for logged-in players; the result moves their ratings.
+    pub rated: bool,
 }
 
 impl RoomSettings {
@@ -207,6 +212,8 @@ pub trait Registry: Send + Sync + std::fmt::Debug {
         settings: RoomSettings,
         seats: Vec<StoredSeat>,
     ) -> Pin<Box<dyn Future<Output = Result<Uuid, ApiError>> + Send>>;
+    /// A rated game finished and is stored: rate it (in the background).
+    fn rated_game_over(&self, _id: Uuid) {}
 }
 
 /// Everything a room needs from outside.
@@ -340,6 +347,7 @@ impl Room {
                 private: settings.private,
                 clock: settings.clock,
                 bot_takeover: settings.bot_takeover,
+                rated: settings.rated,
                 result: None,
                 created_at_ms: now_ms(),
                 updated_at_ms: now_ms(),

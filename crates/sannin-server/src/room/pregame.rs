@@ -106,6 +106,9 @@ impl Room {
         if self.require_waiting_seat(conn).is_none() {
             return;
         }
+        if self.settings.rated {
+            return self.send_error(conn, ErrorCode::BadBot, "a rated room seats no bots");
+        }
         let p = seat.player();
         // The level was checked when the message was read (0 to 3).
         let level = level

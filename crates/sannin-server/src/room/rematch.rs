@@ -63,6 +63,7 @@ impl Room {
             rematch: None,
             bot_takeover: self.settings.bot_takeover,
             bot_takeover_level: self.settings.bot_takeover_level,
+            rated: self.settings.rated,
         };
         let new_id = match self
             .deps

@@ -200,9 +200,13 @@ impl Room {
                 "the game is no longer open to new players",
             );
         }
-        let name = match self.clean_name(name, p) {
-            Ok(n) => n,
-            Err(e) => return self.send_error(conn, ErrorCode::BadMessage, e),
+        let name = match self.rated_name(conn) {
+            Err((code, message)) => return self.send_error(conn, code, message),
+            Ok(Some(account)) => account,
+            Ok(None) => match self.clean_name(name, p) {
+                Ok(n) => n,
+                Err(e) => return self.send_error(conn, ErrorCode::BadMessage, e),
+            },
         };
         let token = new_token();
         let token_hash = hash_token(&token);

@@ -42,6 +42,7 @@ impl Room {
             private: self.settings.private,
             clock: self.settings.clock,
             bot_takeover: self.settings.bot_takeover,
+            rated: self.settings.rated,
             result: self.game.outcome().cloned(),
             created_at_ms: self.created_at_ms,
             updated_at_ms: self.updated_at_ms,
@@ -145,6 +146,7 @@ impl Room {
                 .map(|c| c.snapshot(self.deps.config.time.now_ms())),
             private: self.settings.private,
             bot_takeover: self.settings.bot_takeover,
+            rated: self.settings.rated,
             rematch: RematchState {
                 requested: Player::ALL
                     .into_iter()

@@ -43,6 +43,32 @@ impl Client {
         }
     }
 
+    /// A connection carrying `cookie` (`name=value`) in its upgrade request, and the
+    /// `state` it is sent first.
+    pub async fn connect_with_cookie(url: &str, cookie: &str) -> Client {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        let mut req = url.into_client_request().expect("a ws request");
+        req.headers_mut()
+            .insert("cookie", cookie.parse().expect("a cookie header"));
+        let (ws, _) = tokio_tungstenite::connect_async(req)
+            .await
+            .expect("ws connect");
+        let mut c = Client {
+            ws,
+            events: Vec::new(),
+            last_state: None,
+            seat: None,
+            token: None,
+            closed: false,
+        };
+        let first = c.recv().await;
+        assert!(
+            matches!(first, ServerMsg::State(_)),
+            "first message is a state: {first:?}"
+        );
+        c
+    }
+
     /// A connection and the `state` it is sent first.
     pub async fn connect(url: &str) -> Client {
         let mut c = Client::connect_raw(url).await;

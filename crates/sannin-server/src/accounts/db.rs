@@ -1,0 +1,313 @@
+//! The accounts' queries: accounts, sessions, ratings and their history. Portable SQL
+//! on the pool of [`Store`] (SQLite and PostgreSQL alike).
+
+use serde::Serialize;
+use sqlx::AnyPool;
+
+use super::rating::{display, PROVISIONAL_GAMES};
+use crate::store::{now_ms, Store};
+
+/// An account with its rating.
+#[derive(Debug, Clone)]
+pub struct Account {
+    /// uuid.
+    pub id: String,
+    /// As registered.
+    pub name: String,
+    /// Weng–Lin mean.
+    pub mu: f64,
+    /// Weng–Lin uncertainty.
+    pub sigma: f64,
+    /// Rated games.
+    pub games: i64,
+}
+
+/// A player's rating as the API shows it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Rating {
+    /// The account name.
+    pub name: String,
+    /// Display rating (docs/ratings.md).
+    pub rating: i64,
+    /// Fewer than the provisional number of rated games.
+    pub provisional: bool,
+    /// Rated games played.
+    pub games: i64,
+    /// Weng–Lin mean.
+    pub mu: f64,
+    /// Weng–Lin uncertainty.
+    pub sigma: f64,
+}
+
+impl Account {
+    /// As the API shows it.
+    pub fn rating(&self) -> Rating {
+        Rating {
+            name: self.name.clone(),
+            rating: display(self.mu, self.sigma),
+            provisional: self.games < PROVISIONAL_GAMES,
+            games: self.games,
+            mu: round3(self.mu),
+            sigma: round3(self.sigma),
+        }
+    }
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+type AccountRow = (String, String, f64, f64, i64);
+
+fn account((id, name, mu, sigma, games): AccountRow) -> Account {
+    Account {
+        id,
+        name,
+        mu,
+        sigma,
+        games,
+    }
+}
+
+const ACCOUNT_COLUMNS: &str = "id, name, mu, sigma, games";
+
+/// The key names are unique by: lower case.
+pub fn name_key(name: &str) -> String {
+    name.to_lowercase()
+}
+
+/// Queries on accounts.
+#[derive(Debug, Clone)]
+pub struct Db {
+    pool: AnyPool,
+}
+
+impl Db {
+    /// On the store's pool.
+    pub fn new(store: &Store) -> Db {
+        Db {
+            pool: store.pool().clone(),
+        }
+    }
+
+    /// The pool, for transactions of the rater.
+    pub fn pool(&self) -> &AnyPool {
+        &self.pool
+    }
+
+    /// Creates an account; false if the name (in any case) is taken.
+    pub async fn create(
+        &self,
+        name: &str,
+        password_hash: &str,
+        rating: (f64, f64),
+    ) -> sqlx::Result<bool> {
+        let r = sqlx::query(
+            "INSERT INTO accounts (id, name, name_key, password_hash, created_at, mu, sigma, games) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, 0)",
+        )
+        .bind(uuid::Uuid::new_v4().to_string())
+        .bind(name)
+        .bind(name_key(name))
+        .bind(password_hash)
+        .bind(now_ms())
+        .bind(rating.0)
+        .bind(rating.1)
+        .execute(&self.pool)
+        .await;
+        match r {
+            Ok(_) => Ok(true),
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The account named `name` (any case) with its password hash.
+    pub async fn by_name_with_hash(&self, name: &str) -> sqlx::Result<Option<(Account, String)>> {
+        let row: Option<(String, String, f64, f64, i64, String)> = sqlx::query_as(&format!(
+            "SELECT {ACCOUNT_COLUMNS}, password_hash FROM accounts WHERE name_key = $1"
+        ))
+        .bind(name_key(name))
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(|(id, name, mu, sigma, games, hash)| {
+            (account((id, name, mu, sigma, games)), hash)
+        }))
+    }
+
+    /// The account named `name` (any case).
+    pub async fn by_name(&self, name: &str) -> sqlx::Result<Option<Account>> {
+        let row: Option<AccountRow> = sqlx::query_as(&format!(
+            "SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE name_key = $1"
+        ))
+        .bind(name_key(name))
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(account))
+    }
+
+    /// The password hash of account `id`.
+    pub async fn password_hash(&self, id: &str) -> sqlx::Result<Option<String>> {
+        sqlx::query_scalar("SELECT password_hash FROM accounts WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+    }
+
+    /// Sets a new password hash and ends every session of the account but `keep`.
+    pub async fn set_password(&self, id: &str, hash: &str, keep: &str) -> sqlx::Result<()> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("UPDATE accounts SET password_hash = $1 WHERE id = $2")
+            .bind(hash)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("DELETE FROM sessions WHERE account_id = $1 AND token_hash <> $2")
+            .bind(id)
+            .bind(keep)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await
+    }
+
+    /// Stores a session (the token's hash) until `expires_at` (unix ms).
+    pub async fn create_session(
+        &self,
+        token_hash: &str,
+        account_id: &str,
+        expires_at: i64,
+    ) -> sqlx::Result<()> {
+        let now = now_ms();
+        // Expired sessions of the account go at the same time.
+        sqlx::query("DELETE FROM sessions WHERE account_id = $1 AND expires_at <= $2")
+            .bind(account_id)
+            .bind(now)
+            .execute(&self.pool)
+            .await?;
+        sqlx::query(
+            "INSERT INTO sessions (token_hash, account_id, created_at, expires_at) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(token_hash)
+        .bind(account_id)
+        .bind(now)
+        .bind(expires_at)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// The account of a live session.
+    pub async fn session_account(&self, token_hash: &str) -> sqlx::Result<Option<Account>> {
+        let row: Option<AccountRow> = sqlx::query_as(
+            "SELECT a.id, a.name, a.mu, a.sigma, a.games FROM sessions s \
+             JOIN accounts a ON a.id = s.account_id \
+             WHERE s.token_hash = $1 AND s.expires_at > $2",
+        )
+        .bind(token_hash)
+        .bind(now_ms())
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(account))
+    }
+
+    /// Ends a session.
+    pub async fn delete_session(&self, token_hash: &str) -> sqlx::Result<()> {
+        sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
+            .bind(token_hash)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// The best `limit` players with at least one rated game, by conservative rating.
+    pub async fn leaderboard(&self, limit: i64) -> sqlx::Result<Vec<Account>> {
+        let rows: Vec<AccountRow> = sqlx::query_as(&format!(
+            "SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE games > 0 \
+             ORDER BY mu - 3 * sigma DESC, name_key LIMIT $1"
+        ))
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows.into_iter().map(account).collect())
+    }
+
+    /// A player's rated games, newest first (at most `limit`), with opponents.
+    pub async fn history(&self, account_id: &str, limit: i64) -> sqlx::Result<Vec<GameEntry>> {
+        type Row = (String, String, i64, String, f64, f64, f64, f64, i64);
+        let rows: Vec<Row> = sqlx::query_as(
+            "SELECT room_id, seat, place, result, mu_before, sigma_before, mu_after, sigma_after, rated_at \
+             FROM rating_history WHERE account_id = $1 ORDER BY rated_at DESC, room_id DESC LIMIT $2",
+        )
+        .bind(account_id)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        let others: Vec<(String, String, String, i64, String)> = sqlx::query_as(
+            "SELECT h.room_id, a.name, h.seat, h.place, h.result FROM rating_history h \
+             JOIN accounts a ON a.id = h.account_id \
+             WHERE h.account_id <> $1 AND h.room_id IN \
+               (SELECT room_id FROM rating_history WHERE account_id = $1)",
+        )
+        .bind(account_id)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(
+                |(room, seat, place, result, mb, sb, ma, sa, at)| GameEntry {
+                    opponents: others
+                        .iter()
+                        .filter(|o| o.0 == room)
+                        .map(|o| Opponent {
+                            name: o.1.clone(),
+                            seat: o.2.clone(),
+                            place: o.3,
+                            result: o.4.clone(),
+                        })
+                        .collect(),
+                    room_id: room,
+                    seat,
+                    place,
+                    result,
+                    rating_before: display(mb, sb),
+                    rating_after: display(ma, sa),
+                    rated_at_ms: at,
+                },
+            )
+            .collect())
+    }
+}
+
+/// One rated game of a player.
+#[derive(Debug, Clone, Serialize)]
+pub struct GameEntry {
+    /// The room (its replay is at `/rooms/{id}`).
+    pub room_id: String,
+    /// The player's seat.
+    pub seat: String,
+    /// 1 best; equal places are ties.
+    pub place: i64,
+    /// `win`, `loss` or `draw`.
+    pub result: String,
+    /// Display rating before the game.
+    pub rating_before: i64,
+    /// Display rating after it.
+    pub rating_after: i64,
+    /// Unix ms when it was rated.
+    pub rated_at_ms: i64,
+    /// The other players.
+    pub opponents: Vec<Opponent>,
+}
+
+/// Another player of a rated game.
+#[derive(Debug, Clone, Serialize)]
+pub struct Opponent {
+    /// Account name.
+    pub name: String,
+    /// Seat.
+    pub seat: String,
+    /// Place.
+    pub place: i64,
+    /// `win`, `loss` or `draw`.
+    pub result: String,
+}

@@ -1,0 +1,266 @@
+//! Optional accounts (docs/accounts.md): a lasting name, a password (argon2id), a
+//! session cookie stored server-side (only the token's hash), and a rating moved by
+//! rated games (docs/ratings.md). Guests play as before; a rated room seats only
+//! logged-in players.
+//!
+//! | file          | handles                                                      |
+//! |---------------|--------------------------------------------------------------|
+//! | `routes.rs`   | the HTTP API: register, log in and out, password, players     |
+//! | `db.rs`       | queries: accounts, sessions, leaderboard, rating history      |
+//! | `password.rs` | argon2id hashing and verification (a dummy hash for unknowns) |
+//! | `rating.rs`   | teams and places of a finished game, the Weng–Lin update      |
+//! | `rater.rs`    | rating a finished game exactly once; the sweep at start       |
+
+use std::net::{IpAddr, SocketAddr};
+use std::num::NonZeroU32;
+use std::sync::Arc;
+
+use axum::extract::ConnectInfo;
+use axum::http::{header, HeaderMap};
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use ipnet::IpNet;
+use tracing::{error, info};
+
+use crate::error::ApiError;
+use crate::store::Store;
+
+pub mod db;
+mod password;
+pub mod rater;
+pub mod rating;
+mod routes;
+
+pub use db::{Account, Db};
+pub use routes::routes;
+
+/// sha256 of a session token, hex: only this is stored.
+pub fn hash_token(token: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(token.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A fresh session token: 244 random bits from two v4 uuids, as 64 hex digits.
+pub fn new_token() -> String {
+    format!(
+        "{}{}",
+        uuid::Uuid::new_v4().simple(),
+        uuid::Uuid::new_v4().simple()
+    )
+}
+
+/// The session cookie's name.
+pub const COOKIE: &str = "sannin_session";
+
+/// How long a session lasts.
+pub const SESSION_DAYS: i64 = 30;
+
+/// Account names: 2 to 24 characters, ASCII letters, digits, `_` and `-`, starting
+/// with a letter or a digit (safe in a URL, no look-alikes).
+pub fn check_name(name: &str) -> Result<(), String> {
+    let n = name.chars().count();
+    if !(2..=24).contains(&n) {
+        return Err("an account name has 2 to 24 characters".into());
+    }
+    if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Err("an account name holds only letters a-z, digits, _ and -".into());
+    }
+    if !name.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+        return Err("an account name starts with a letter or a digit".into());
+    }
+    Ok(())
+}
+
+/// Passwords: 8 to 256 characters.
+pub fn check_password(password: &str) -> Result<(), String> {
+    let n = password.chars().count();
+    if n < 8 {
+        return Err("a password has at least 8 characters".into());
+    }
+    if n > 256 {
+        return Err("a password has at most 256 characters".into());
+    }
+    Ok(())
+}
+
+/// When the session cookie is marked `Secure`. (Plain comments on the variants: clap
+/// would list doc comments as a multi-line table in `--help`.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CookieSecure {
+    // When the request came over https through a trusted proxy
+    // (`X-Forwarded-Proto: https` from an address of `--trusted-proxies`).
+    Auto,
+    // Always (the site is only served over https).
+    Always,
+    // Never (plain http, e.g. on a local network).
+    Never,
+}
+
+/// The accounts' settings.
+#[derive(Debug, Clone)]
+pub struct AccountSettings {
+    /// Log-in attempts per minute per client address and per account name (0: no cap).
+    pub logins_per_minute: u32,
+    /// When the cookie is `Secure`.
+    pub cookie_secure: CookieSecure,
+}
+
+/// The accounts' state shared by the handlers.
+#[derive(Debug)]
+pub struct Accounts {
+    /// Queries.
+    pub db: Db,
+    store: Store,
+    settings: AccountSettings,
+    trusted: Vec<IpNet>,
+    /// Attempts (log in, register, change password) by client address and by name.
+    attempts: Option<DefaultKeyedRateLimiter<String>>,
+}
+
+impl Accounts {
+    /// On `store`, trusting `trusted` proxies for `X-Forwarded-Proto`.
+    pub fn new(store: &Store, settings: AccountSettings, trusted: Vec<IpNet>) -> Accounts {
+        let attempts = NonZeroU32::new(settings.logins_per_minute)
+            .map(|n| RateLimiter::keyed(Quota::per_minute(n).allow_burst(n)));
+        Accounts {
+            db: Db::new(store),
+            store: store.clone(),
+            settings,
+            trusted,
+            attempts,
+        }
+    }
+
+    /// Spends one attempt of `key` (`addr:…`, `name:…`).
+    ///
+    /// # Errors
+    /// `rate_limited` with the wait when the key's budget is spent.
+    pub fn attempt(&self, key: String) -> Result<(), ApiError> {
+        let Some(l) = &self.attempts else {
+            return Ok(());
+        };
+        l.check_key(&key)
+            .map_err(|not_until| ApiError::RateLimited {
+                what: "log-in attempts",
+                retry_after: not_until.wait_time_from(DefaultClock::default().now()),
+            })
+    }
+
+    /// Forgets keys whose budget is full again.
+    pub fn prune(&self) {
+        if let Some(l) = &self.attempts {
+            l.retain_recent();
+        }
+    }
+
+    /// The session token the request's cookie carries.
+    pub fn token(headers: &HeaderMap) -> Option<String> {
+        headers
+            .get_all(header::COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(';'))
+            .filter_map(|kv| kv.trim().split_once('='))
+            .find(|(k, v)| *k == COOKIE && !v.is_empty())
+            .map(|(_, v)| v.to_string())
+    }
+
+    /// The logged-in account of a request, with the hash of its session token. A
+    /// database error counts as not logged in (and is logged).
+    pub async fn account_of(&self, headers: &HeaderMap) -> Option<(Account, String)> {
+        let hash = hash_token(&Self::token(headers)?);
+        match self.db.session_account(&hash).await {
+            Ok(a) => a.map(|a| (a, hash)),
+            Err(e) => {
+                error!(error = %e, "reading a session");
+                None
+            }
+        }
+    }
+
+    /// Whether the cookie set on this request's answer is `Secure`.
+    fn secure(&self, headers: &HeaderMap, peer: Option<&ConnectInfo<SocketAddr>>) -> bool {
+        match self.settings.cookie_secure {
+            CookieSecure::Always => true,
+            CookieSecure::Never => false,
+            CookieSecure::Auto => {
+                let peer: IpAddr = peer.map_or(IpAddr::from([0, 0, 0, 0]), |c| c.0.ip());
+                let trusted = self.trusted.iter().any(|n| n.contains(&peer));
+                trusted
+                    && headers
+                        .get("x-forwarded-proto")
+                        .and_then(|v| v.to_str().ok())
+                        .is_some_and(|v| v.trim().eq_ignore_ascii_case("https"))
+            }
+        }
+    }
+
+    /// The `Set-Cookie` value of a new session (or, with None, of logging out).
+    fn cookie(&self, token: Option<&str>, secure: bool) -> String {
+        let secure = if secure { "; Secure" } else { "" };
+        match token {
+            Some(t) => format!(
+                "{COOKIE}={t}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{secure}",
+                SESSION_DAYS * 86_400
+            ),
+            None => format!("{COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0{secure}"),
+        }
+    }
+
+    /// Rates room `id` in the background if it was a rated game (called when a game
+    /// ends; the sweep at start catches whatever a stop cut short).
+    pub fn game_over(self: &Arc<Self>, tracker: &tokio_util::task::TaskTracker, id: String) {
+        let me = self.clone();
+        tracker.spawn(async move {
+            if let Err(e) = rater::rate_room(&me.store, &me.db, &id).await {
+                error!(room = %id, error = %e, "rating a finished game failed; retried at the next start");
+            }
+        });
+    }
+
+    /// Rates the finished rated games not rated yet.
+    pub async fn sweep(&self) {
+        password::warm_up();
+        match rater::sweep(&self.store, &self.db).await {
+            Ok(0) => {}
+            Ok(n) => info!(games = n, "rated finished games left unrated"),
+            Err(e) => error!(error = %e, "rating finished games failed"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_passwords_are_checked() {
+        assert!(check_name("alice").is_ok());
+        assert!(check_name("a_b-9").is_ok());
+        assert!(check_name("a").is_err());
+        assert!(check_name("_alice").is_err());
+        assert!(check_name("alice bob").is_err());
+        assert!(check_name("ålice").is_err());
+        assert!(check_name(&"x".repeat(25)).is_err());
+        assert!(check_password("1234567").is_err());
+        assert!(check_password("12345678").is_ok());
+    }
+
+    #[test]
+    fn the_session_token_is_read_from_the_cookie_header() {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::COOKIE,
+            "a=1; sannin_session=abc; b=2".parse().unwrap(),
+        );
+        assert_eq!(Accounts::token(&h).as_deref(), Some("abc"));
+        h.insert(header::COOKIE, "sannin_session=".parse().unwrap());
+        assert_eq!(Accounts::token(&h), None);
+    }
+}

@@ -1,0 +1,211 @@
+//! Rating a finished rated game, exactly once: the game is read back from the
+//! database and replayed, and its rating rows, its history rows and its
+//! `rated_games` row are written in one transaction. A second attempt (another node,
+//! or the sweep after a restart) fails on `rated_games`' key and changes nothing; an
+//! account whose rating changed since it was read (another game of that player rated
+//! at the same moment elsewhere) makes the transaction roll back and start over.
+
+use anyhow::Context as _;
+use sannin_rules::{Game, Player, Position};
+use tracing::{info, warn};
+
+use super::db::{Account, Db};
+use super::rating::{self, Tracker};
+use crate::history::apply_stored;
+use crate::room::RoomSettings;
+use crate::store::{now_ms, Store};
+
+/// What rating a room did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rated {
+    /// Ratings moved now.
+    Now,
+    /// Rated before (here, on another node, or before a restart).
+    Already,
+    /// Not a finished rated game.
+    NotRated,
+    /// A seat has no account: recorded as skipped.
+    Skipped,
+}
+
+/// Rates room `id` if it is a finished rated game not rated yet.
+///
+/// # Errors
+/// Database errors, a stored game that does not replay.
+pub async fn rate_room(store: &Store, db: &Db, id: &str) -> anyhow::Result<Rated> {
+    let Some(room) = store.load_room(id).await? else {
+        return Ok(Rated::NotRated);
+    };
+    if room.status != "finished" || !RoomSettings::from_stored(room.settings.as_deref()).rated {
+        return Ok(Rated::NotRated);
+    }
+    if already(db, id).await? {
+        return Ok(Rated::Already);
+    }
+    let start: Position = match room.start_position.as_deref() {
+        None => Position::start(),
+        Some(s) => s
+            .parse()
+            .map_err(|e| anyhow::anyhow!("room {id}: start position: {e}"))?,
+    };
+    let mut tracker = Tracker::new(start.alliance());
+    let mut game = Game::from_position(start);
+    for (i, a) in room.actions.iter().enumerate() {
+        let (_, events) = apply_stored(&mut game, a).with_context(|| format!("room {id}"))?;
+        tracker.ply(i + 1, &events);
+    }
+    let Some(outcome) = game.outcome().cloned() else {
+        return Ok(Rated::NotRated);
+    };
+    let teams = rating::teams(&tracker.finish(outcome));
+    let names: Vec<(Player, String)> = Player::ALL
+        .into_iter()
+        .filter_map(|p| {
+            let s = room.seats.iter().find(|s| s.seat == p)?;
+            Some((p, s.name.clone()))
+        })
+        .collect();
+    for _attempt in 0..8 {
+        let mut accounts: Vec<Account> = Vec::with_capacity(3);
+        for (_, name) in &names {
+            if let Some(a) = db.by_name(name).await? {
+                accounts.push(a);
+            }
+        }
+        let distinct = accounts
+            .iter()
+            .all(|a| accounts.iter().filter(|b| b.id == a.id).count() == 1);
+        if accounts.len() != 3 || room.seats.iter().any(|s| s.bot.is_some()) || !distinct {
+            warn!(room = %id, "rated game without three accounts: not rated");
+            return record_skipped(db, id).await;
+        }
+        let before = [0, 1, 2].map(|i| (accounts[i].mu, accounts[i].sigma));
+        let after = rating::update(&teams, before);
+        match write(db, id, &teams, &names, &accounts, after).await? {
+            Write::Done => {
+                info!(room = %id, kind = teams.kind.as_str(), "rated game: ratings updated");
+                return Ok(Rated::Now);
+            }
+            Write::Already => return Ok(Rated::Already),
+            Write::Conflict => continue,
+        }
+    }
+    anyhow::bail!("room {id}: ratings kept changing under the update; try again later")
+}
+
+async fn already(db: &Db, id: &str) -> sqlx::Result<bool> {
+    let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM rated_games WHERE room_id = $1")
+        .bind(id)
+        .fetch_one(db.pool())
+        .await?;
+    Ok(n > 0)
+}
+
+async fn record_skipped(db: &Db, id: &str) -> anyhow::Result<Rated> {
+    let r =
+        sqlx::query("INSERT INTO rated_games (room_id, rated_at, kind) VALUES ($1, $2, 'skipped')")
+            .bind(id)
+            .bind(now_ms())
+            .execute(db.pool())
+            .await;
+    match r {
+        Ok(_) => Ok(Rated::Skipped),
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Ok(Rated::Already),
+        Err(e) => Err(e.into()),
+    }
+}
+
+enum Write {
+    Done,
+    Already,
+    Conflict,
+}
+
+async fn write(
+    db: &Db,
+    id: &str,
+    teams: &rating::Teams,
+    names: &[(Player, String)],
+    accounts: &[Account],
+    after: [(f64, f64); 3],
+) -> anyhow::Result<Write> {
+    let now = now_ms();
+    let mut tx = db.pool().begin().await?;
+    // First, so that a concurrent rating of the same game waits here and then fails.
+    let claimed =
+        sqlx::query("INSERT INTO rated_games (room_id, rated_at, kind) VALUES ($1, $2, $3)")
+            .bind(id)
+            .bind(now)
+            .bind(teams.kind.as_str())
+            .execute(&mut *tx)
+            .await;
+    match claimed {
+        Ok(_) => {}
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => return Ok(Write::Already),
+        Err(e) => return Err(e.into()),
+    }
+    for (i, ((seat, _), a)) in names.iter().zip(accounts).enumerate() {
+        let placing = teams.placings.iter().find(|p| p.player == *seat);
+        let (place, result) = placing.map_or((3, "loss"), |p| (p.place as i64, p.result.as_str()));
+        let updated = sqlx::query(
+            "UPDATE accounts SET mu = $1, sigma = $2, games = games + 1 WHERE id = $3 AND games = $4",
+        )
+        .bind(after[i].0)
+        .bind(after[i].1)
+        .bind(&a.id)
+        .bind(a.games)
+        .execute(&mut *tx)
+        .await?;
+        if updated.rows_affected() != 1 {
+            tx.rollback().await?;
+            return Ok(Write::Conflict);
+        }
+        sqlx::query(
+            "INSERT INTO rating_history (room_id, account_id, seat, place, result, mu_before, \
+             sigma_before, mu_after, sigma_after, rated_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+        )
+        .bind(id)
+        .bind(&a.id)
+        .bind(seat.lower())
+        .bind(place)
+        .bind(result)
+        .bind(a.mu)
+        .bind(a.sigma)
+        .bind(after[i].0)
+        .bind(after[i].1)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+    }
+    match tx.commit().await {
+        Ok(()) => Ok(Write::Done),
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Ok(Write::Already),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Rates every finished rated game not rated yet (a node that stopped between the
+/// end of a game and its rating). Returns how many moved ratings.
+///
+/// # Errors
+/// Database errors.
+pub async fn sweep(store: &Store, db: &Db) -> anyhow::Result<usize> {
+    let ids: Vec<String> = sqlx::query_scalar(
+        "SELECT r.id FROM rooms r WHERE r.status = 'finished' \
+           AND r.settings LIKE '%\"rated\":true%' \
+           AND NOT EXISTS (SELECT 1 FROM rated_games g WHERE g.room_id = r.id) \
+         ORDER BY r.updated_at",
+    )
+    .fetch_all(db.pool())
+    .await?;
+    let mut n = 0;
+    for id in ids {
+        match rate_room(store, db, &id).await {
+            Ok(Rated::Now) => n += 1,
+            Ok(_) => {}
+            Err(e) => warn!(room = %id, error = %e, "cannot rate a finished game"),
+        }
+    }
+    Ok(n)
+}

@@ -1,0 +1,337 @@
+//! The accounts' HTTP API (docs/accounts.md): `POST /api/accounts`, `GET|POST|DELETE
+//! /api/session`, `POST /api/account/password`, `GET /api/players/{name}`,
+//! `GET /api/players?names=…`, `GET /api/leaderboard`.
+//!
+//! A failed log-in says only that the name or the password is wrong, and takes as
+//! long for an unknown name as for a wrong password. Attempts are rate limited per
+//! client address and per name. No handler logs a password or a token.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{ConnectInfo, Extension, Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::{Deserialize, Serialize};
+use tracing::info;
+
+use super::db::{name_key, GameEntry, Rating};
+use super::{check_name, check_password, hash_token, new_token, password, rating, SESSION_DAYS};
+use crate::app::Shared;
+use crate::error::ApiError;
+use crate::http::json_object;
+use crate::limits::ClientAddr;
+use crate::store::now_ms;
+
+/// The routes of the accounts' API.
+pub fn routes() -> Router<Arc<Shared>> {
+    Router::new()
+        .route("/api/accounts", post(register))
+        .route("/api/session", get(whoami).post(login).delete(logout))
+        .route("/api/account/password", post(change_password))
+        .route("/api/players", get(ratings))
+        .route("/api/players/{name}", get(player))
+        .route("/api/leaderboard", get(leaderboard))
+}
+
+fn coded(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+    ApiError::Coded {
+        status,
+        code,
+        message: message.into(),
+    }
+}
+
+fn bad_credentials() -> ApiError {
+    coded(
+        StatusCode::UNAUTHORIZED,
+        "bad_credentials",
+        "wrong name or password",
+    )
+}
+
+fn not_logged_in() -> ApiError {
+    coded(
+        StatusCode::UNAUTHORIZED,
+        "not_logged_in",
+        "you are not logged in",
+    )
+}
+
+/// Body of `POST /api/accounts` and `POST /api/session`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Credentials {
+    name: String,
+    password: String,
+}
+
+// No Debug: a password must never be printed by accident.
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Credentials")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The answer of a log-in or a registration: the account and its rating.
+#[derive(Serialize)]
+struct SessionInfo {
+    #[serde(flatten)]
+    rating: Rating,
+}
+
+fn with_cookie(status: StatusCode, cookie: String, body: impl Serialize) -> Response {
+    (status, [(header::SET_COOKIE, cookie)], Json(body)).into_response()
+}
+
+/// Opens a session for `account_id`; returns the cookie to set.
+async fn open_session(
+    shared: &Shared,
+    account_id: &str,
+    headers: &HeaderMap,
+    peer: Option<&ConnectInfo<SocketAddr>>,
+) -> Result<String, ApiError> {
+    let a = &shared.accounts;
+    let token = new_token();
+    let expires = now_ms() + SESSION_DAYS * 86_400_000;
+    a.db.create_session(&hash_token(&token), account_id, expires)
+        .await?;
+    Ok(a.cookie(Some(&token), a.secure(headers, peer)))
+}
+
+async fn register(
+    State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let req: Credentials = json_object(&body, r#"{"name": "...", "password": "..."}"#)?;
+    shared.accounts.attempt(format!("addr:{client}"))?;
+    check_name(&req.name).map_err(|m| coded(StatusCode::BAD_REQUEST, "bad_name", m))?;
+    check_password(&req.password).map_err(|m| coded(StatusCode::BAD_REQUEST, "bad_password", m))?;
+    let hash = password::hash(req.password)
+        .await
+        .map_err(ApiError::Internal)?;
+    if !shared
+        .accounts
+        .db
+        .create(&req.name, &hash, rating::initial())
+        .await?
+    {
+        return Err(coded(
+            StatusCode::CONFLICT,
+            "name_taken",
+            format!("the name {:?} is taken", req.name),
+        ));
+    }
+    let account = shared
+        .accounts
+        .db
+        .by_name(&req.name)
+        .await?
+        .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("account vanished")))?;
+    info!(name = %account.name, "account registered");
+    let cookie = open_session(&shared, &account.id, &headers, peer.as_ref().map(|e| &e.0)).await?;
+    Ok(with_cookie(
+        StatusCode::CREATED,
+        cookie,
+        SessionInfo {
+            rating: account.rating(),
+        },
+    ))
+}
+
+async fn login(
+    State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let req: Credentials = json_object(&body, r#"{"name": "...", "password": "..."}"#)?;
+    let a = &shared.accounts;
+    a.attempt(format!("addr:{client}"))?;
+    a.attempt(format!("name:{}", name_key(&req.name)))?;
+    let found = a.db.by_name_with_hash(&req.name).await?;
+    let (account, stored) = match found {
+        Some((acc, h)) => (Some(acc), Some(h)),
+        None => (None, None),
+    };
+    // An unknown name is checked against a dummy hash: same time, same answer.
+    if !password::verify(req.password, stored).await {
+        info!(%client, "failed log-in");
+        return Err(bad_credentials());
+    }
+    let account = account.ok_or_else(bad_credentials)?;
+    info!(name = %account.name, "logged in");
+    let cookie = open_session(&shared, &account.id, &headers, peer.as_ref().map(|e| &e.0)).await?;
+    Ok(with_cookie(
+        StatusCode::OK,
+        cookie,
+        SessionInfo {
+            rating: account.rating(),
+        },
+    ))
+}
+
+async fn whoami(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+) -> Result<Json<Rating>, ApiError> {
+    let (account, _) = shared
+        .accounts
+        .account_of(&headers)
+        .await
+        .ok_or_else(not_logged_in)?;
+    Ok(Json(account.rating()))
+}
+
+async fn logout(
+    State(shared): State<Arc<Shared>>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let a = &shared.accounts;
+    if let Some(token) = super::Accounts::token(&headers) {
+        a.db.delete_session(&hash_token(&token)).await?;
+    }
+    let cookie = a.cookie(None, a.secure(&headers, peer.as_ref().map(|e| &e.0)));
+    Ok((StatusCode::NO_CONTENT, [(header::SET_COOKIE, cookie)]).into_response())
+}
+
+/// Body of `POST /api/account/password`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NewPassword {
+    current: String,
+    new: String,
+}
+
+impl std::fmt::Debug for NewPassword {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NewPassword { .. }")
+    }
+}
+
+async fn change_password(
+    State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<StatusCode, ApiError> {
+    let req: NewPassword = json_object(&body, r#"{"current": "...", "new": "..."}"#)?;
+    let a = &shared.accounts;
+    let (account, session) = a.account_of(&headers).await.ok_or_else(not_logged_in)?;
+    a.attempt(format!("addr:{client}"))?;
+    a.attempt(format!("name:{}", name_key(&account.name)))?;
+    check_password(&req.new).map_err(|m| coded(StatusCode::BAD_REQUEST, "bad_password", m))?;
+    let stored = a.db.password_hash(&account.id).await?;
+    if !password::verify(req.current, stored).await {
+        return Err(coded(
+            StatusCode::UNAUTHORIZED,
+            "bad_credentials",
+            "the current password is wrong",
+        ));
+    }
+    let hash = password::hash(req.new).await.map_err(ApiError::Internal)?;
+    a.db.set_password(&account.id, &hash, &session).await?;
+    info!(name = %account.name, "password changed; other sessions ended");
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `GET /api/players/{name}`: the rating, the rated games and the rating history.
+#[derive(Serialize)]
+struct Profile {
+    #[serde(flatten)]
+    rating: Rating,
+    /// Rated games, newest first, each with the rating before and after it.
+    history: Vec<GameEntry>,
+}
+
+async fn player(
+    State(shared): State<Arc<Shared>>,
+    Path(name): Path<String>,
+) -> Result<Json<Profile>, ApiError> {
+    let db = &shared.accounts.db;
+    let account = db.by_name(&name).await?.ok_or_else(|| {
+        coded(
+            StatusCode::NOT_FOUND,
+            "player_not_found",
+            format!("no player named {name:?}"),
+        )
+    })?;
+    let history = db.history(&account.id, 200).await?;
+    Ok(Json(Profile {
+        rating: account.rating(),
+        history,
+    }))
+}
+
+#[derive(Deserialize)]
+struct NamesQuery {
+    #[serde(default)]
+    names: String,
+}
+
+/// `GET /api/players?names=a,b,c`: the ratings of these accounts (unknown names are
+/// left out), for showing ratings next to names. At most 50 names.
+async fn ratings(
+    State(shared): State<Arc<Shared>>,
+    Query(q): Query<NamesQuery>,
+) -> Result<Json<Vec<Rating>>, ApiError> {
+    let names: Vec<&str> = q
+        .names
+        .split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .collect();
+    if names.len() > 50 {
+        return Err(ApiError::BadRequest("at most 50 names at once".into()));
+    }
+    let mut out = Vec::with_capacity(names.len());
+    for n in names {
+        if check_name(n).is_err() {
+            continue;
+        }
+        if let Some(a) = shared.accounts.db.by_name(n).await? {
+            out.push(a.rating());
+        }
+    }
+    Ok(Json(out))
+}
+
+#[derive(Deserialize)]
+struct LeaderboardQuery {
+    limit: Option<i64>,
+}
+
+/// One row of the leaderboard.
+#[derive(Serialize)]
+struct Ranked {
+    rank: usize,
+    #[serde(flatten)]
+    rating: Rating,
+}
+
+async fn leaderboard(
+    State(shared): State<Arc<Shared>>,
+    Query(q): Query<LeaderboardQuery>,
+) -> Result<Json<Vec<Ranked>>, ApiError> {
+    let limit = q.limit.unwrap_or(100).clamp(1, 500);
+    let rows = shared.accounts.db.leaderboard(limit).await?;
+    Ok(Json(
+        rows.into_iter()
+            .enumerate()
+            .map(|(i, a)| Ranked {
+                rank: i + 1,
+                rating: a.rating(),
+            })
+            .collect(),
+    ))
+}

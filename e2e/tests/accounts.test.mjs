@@ -1,0 +1,126 @@
+// Accounts in the browser against the real server: registering and logging in through
+// the account page, a rated room made from the lobby, a guest refused a seat in it, a
+// rated game played to its end by resignations, and the new ratings on the profile
+// pages and the leaderboard. Screenshots (desktop and phone, English and Japanese) go
+// to e2e/screenshots/ (or SHOTS_DIR).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { serverAndBrowser } from '../lib/setup.mjs';
+import { SHOTS as DEFAULT_SHOTS, person as newPerson, joinRoom, until } from '../lib/people.mjs';
+
+const SHOTS = process.env.SHOTS_DIR ? `${process.env.SHOTS_DIR.replace(/\/$/, '')}/` : DEFAULT_SHOTS;
+const live = serverAndBrowser({ shots: SHOTS });
+const person = (label) => newPerson(live.browser, label);
+
+const PASSWORD = (name) => `pw-${name}-e2e-Secret`;
+
+/** Fills and sends the register or log-in form of the account page. */
+async function accountForm(p, kind, name) {
+  await p.page.goto(`${live.server.url}/account?next=/`);
+  await p.page.getByTestId(`${kind}-name`).fill(name);
+  await p.page.getByTestId(`${kind}-password`).fill(PASSWORD(name));
+  await p.page.getByTestId(`${kind}-submit`).click();
+  await p.page.waitForURL(`${live.server.url}/`);
+  await until(`${name} shown as logged in`, async () => (await p.page.getByTestId('account-name').textContent().catch(() => '')) === name);
+}
+
+async function shoot(p, name) {
+  for (const [tag, viewport] of [['desktop', { width: 1366, height: 768 }], ['phone', { width: 390, height: 844 }]]) {
+    await p.page.setViewportSize(viewport);
+    await p.page.screenshot({ path: `${SHOTS}accounts-${name}-${tag}.png`, fullPage: true });
+  }
+  await p.page.setViewportSize({ width: 1200, height: 950 });
+}
+
+test('register and log in through the page, play a rated game, see the new rating', async () => {
+  const names = ['akira', 'beni', 'chiyo'];
+  const people = [await person('first'), await person('middle'), await person('last')];
+
+  // Register through the page; the first logs out and in again.
+  for (const [i, p] of people.entries()) await accountForm(p, 'register', names[i]);
+  const [first, middle, last] = people;
+  await first.page.goto(`${live.server.url}/account`);
+  await first.page.getByTestId('logout').click();
+  await first.page.getByTestId('login-form').waitFor();
+  await shoot(first, 'login');
+  // A wrong password is refused with the same words as an unknown name.
+  await first.page.getByTestId('login-name').fill('akira');
+  await first.page.getByTestId('login-password').fill('not the password');
+  await first.page.getByTestId('login-submit').click();
+  await until('the refusal', async () => /wrong name or password/i.test(await first.page.getByTestId('login-error').textContent()));
+  await accountForm(first, 'login', 'akira');
+
+  // A rated room from the lobby: the creator is seated under the account's name.
+  await first.page.getByTestId('name').fill('Not my account name');
+  await first.page.getByTestId('rated-room').check();
+  await shoot(first, 'lobby');
+  await first.page.getByTestId('create-room').click();
+  await first.page.waitForURL(/\/rooms\/[^/]+$/);
+  const roomId = decodeURIComponent(new URL(first.page.url()).pathname.split('/').pop());
+  await until('the creator seated as First', () => first.lastState()?.you === 'first');
+  assert.equal(first.lastState().rated, true);
+  assert.equal(first.lastState().seats.first.name, 'akira');
+
+  // A guest cannot sit: a clear error, and the seat stays free.
+  const guest = await person('guest');
+  await guest.page.goto(`${live.server.url}/rooms/${roomId}`);
+  await guest.page.getByTestId('room-name').fill('Guest');
+  await guest.page.getByTestId('sit-last').click();
+  await until('login_required', async () => (await guest.page.getByTestId('error').getAttribute('data-code')) === 'login_required');
+  assert.match(await guest.page.getByTestId('error').textContent(), /log in/i);
+  await guest.page.screenshot({ path: `${SHOTS}accounts-guest-refused.png` });
+
+  await joinRoom(middle, live.server, roomId, 'whatever', 'middle');
+  await joinRoom(last, live.server, roomId, 'whatever', 'last');
+  for (const p of people) await p.page.getByTestId('ready').click();
+  for (const p of people) await until(`${p.label} playing`, () => p.lastState()?.status === 'playing');
+  // Ratings next to the names (every account starts at 1000, provisional).
+  await until('ratings by the names', async () => (await last.page.getByTestId('rating-first').textContent().catch(() => '')).includes('1000?'));
+  await shoot(last, 'room-rated');
+
+  // First and Middle resign: Last wins.
+  for (const p of [first, middle]) {
+    await p.page.getByTestId('resign').click();
+    await p.page.getByTestId('resign-confirm').click();
+    await until(`${p.label} out`, () => p.io.events.some((e) => e.type === 'resigned' && e.player === p.label));
+  }
+  await until('game over', () => last.lastState()?.status === 'finished');
+
+  // The winner's profile shows the new rating, the chart and the game.
+  const profile = async () => {
+    await last.page.goto(`${live.server.url}/players/chiyo`);
+    await last.page.getByTestId('profile-rating').waitFor();
+    return Number(await last.page.getByTestId('profile-rating').textContent());
+  };
+  const rating = await until('the rating moved', async () => { const r = await profile(); return r > 1000 ? r : null; });
+  assert.ok(rating > 1000, `the winner went up: ${rating}`);
+  assert.match(await last.page.getByTestId('profile-games').textContent(), /1/);
+  await last.page.getByTestId('rating-chart').locator('polyline').waitFor();
+  const replay = last.page.getByTestId(`replay-${roomId}`);
+  assert.equal(await replay.getAttribute('href'), `/rooms/${roomId}`);
+  await shoot(last, 'profile');
+
+  // The first out is below 1000 now; the leaderboard lists the winner first.
+  const akira = await (await fetch(`${live.server.url}/api/players/akira`)).json();
+  assert.ok(akira.rating < 1000, `the first out went down: ${akira.rating}`);
+  await last.page.goto(`${live.server.url}/leaderboard`);
+  await last.page.getByTestId('leaderboard').waitFor();
+  const firstRow = await last.page.getByTestId('leaderboard').locator('tbody tr').first().textContent();
+  assert.match(firstRow, /chiyo/);
+  await shoot(last, 'leaderboard');
+
+  // The same pages in Japanese.
+  await last.page.getByTestId('lang').selectOption('ja');
+  await shoot(last, 'leaderboard-ja');
+  await last.page.goto(`${live.server.url}/players/chiyo`);
+  await last.page.getByTestId('profile-rating').waitFor();
+  await shoot(last, 'profile-ja');
+  await last.page.goto(`${live.server.url}/account`);
+  await shoot(last, 'account-ja');
+  await guest.page.getByTestId('lang').selectOption('ja');
+  await guest.page.goto(`${live.server.url}/account`);
+  await shoot(guest, 'login-ja');
+
+  for (const p of [...people, guest]) assert.deepEqual(p.io.errors, [], 'no page errors');
+  for (const p of [...people, guest]) await p.context.close();
+});

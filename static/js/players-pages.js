@@ -1,0 +1,213 @@
+// The pages of accounts: `/account` (log in, register, change password, log out),
+// `/players/{name}` (a player's rating, its history as a small SVG chart, the rated
+// games with results, opponents and replay links) and `/leaderboard`.
+import { h } from './dom.js';
+import { lang, onLangChange, t } from './i18n.js';
+import { api } from './protocol.js';
+import {
+  account, changePassword, currentAccount, login, logout, onAccountChange, profileLink, ratingText, register,
+} from './account.js';
+
+function dateText(ms) {
+  return new Date(ms).toLocaleString(lang() === 'ja' ? 'ja-JP' : 'en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/** The message of an API error in the reader's language when there is one. */
+function errorText(e) {
+  const key = `account.error.${e.code}`;
+  const text = t(key);
+  return text === key ? e.message : text;
+}
+
+// ---- /account ------------------------------------------------------------------------
+
+function credentialsForm(kind, onDone) {
+  const id = (f) => `${kind}-${f}`;
+  const name = h('input', {
+    id: id('name'), 'data-testid': id('name'), required: true, minlength: 2, maxlength: 24,
+    autocomplete: 'username', pattern: '[A-Za-z0-9][A-Za-z0-9_\\-]*',
+  });
+  const password = h('input', {
+    id: id('password'), 'data-testid': id('password'), type: 'password', required: true, minlength: 8, maxlength: 256,
+    autocomplete: kind === 'register' ? 'new-password' : 'current-password',
+  });
+  const error = h('p', { class: 'error', role: 'alert', 'data-testid': id('error') });
+  const button = h('button', { type: 'submit', class: 'primary', 'data-testid': id('submit') }, t(`account.${kind}.button`));
+  async function submit(e) {
+    e.preventDefault();
+    error.textContent = '';
+    button.disabled = true;
+    try {
+      await (kind === 'register' ? register : login)(name.value.trim(), password.value);
+      onDone();
+    } catch (err) {
+      error.textContent = errorText(err);
+    } finally {
+      button.disabled = false;
+    }
+  }
+  return h('form', { class: 'panel account-form', onsubmit: submit, 'data-testid': `${kind}-form` },
+    h('h2', {}, t(`account.${kind}.title`)),
+    kind === 'register' ? h('p', { class: 'hint' }, t('account.register.hint')) : null,
+    h('label', { for: id('name') }, t('account.name')), name,
+    h('label', { for: id('password') }, t('account.password')), password,
+    button, error);
+}
+
+function passwordForm() {
+  const current = h('input', { id: 'pw-current', 'data-testid': 'pw-current', type: 'password', required: true, autocomplete: 'current-password' });
+  const next = h('input', { id: 'pw-new', 'data-testid': 'pw-new', type: 'password', required: true, minlength: 8, autocomplete: 'new-password' });
+  const status = h('p', { role: 'status', 'data-testid': 'pw-status' });
+  async function submit(e) {
+    e.preventDefault();
+    try {
+      await changePassword(current.value, next.value);
+      status.textContent = t('account.password.changed');
+      current.value = '';
+      next.value = '';
+    } catch (err) {
+      status.textContent = errorText(err);
+    }
+  }
+  return h('form', { class: 'panel account-form', onsubmit: submit },
+    h('h2', {}, t('account.password.title')),
+    h('label', { for: 'pw-current' }, t('account.password.current')), current,
+    h('label', { for: 'pw-new' }, t('account.password.new')), next,
+    h('button', { type: 'submit', 'data-testid': 'pw-submit' }, t('account.password.button')), status);
+}
+
+export function showAccount(app) {
+  function render() {
+    document.title = t('account.pageTitle');
+    const me = account();
+    if (me) {
+      app.replaceChildren(h('div', { class: 'account-page' },
+        h('section', { class: 'panel' },
+          h('h1', {}, t('account.loggedInAs', { name: me.name })),
+          h('p', {}, t('account.ratingLine', { rating: ratingText(me), games: me.games })),
+          h('p', {}, h('a', { href: profileLink(me.name), 'data-testid': 'my-profile' }, t('account.profileLink')),
+            ' · ', h('a', { href: '/leaderboard' }, t('nav.leaderboard'))),
+          h('button', { type: 'button', 'data-testid': 'logout', onclick: () => logout() }, t('account.logout'))),
+        passwordForm()));
+    } else {
+      // Back where the reader came from: a path of this site only (never `//host`).
+      const next = new URLSearchParams(location.search).get('next') ?? '';
+      const back = () => { location.assign(/^\/(?![/\\])/.test(next) ? next : '/'); };
+      app.replaceChildren(h('div', { class: 'account-page' },
+        h('section', { class: 'panel' }, h('h1', {}, t('account.title')), h('p', {}, t('account.intro'))),
+        h('div', { class: 'account-forms' }, credentialsForm('login', back), credentialsForm('register', back))));
+    }
+  }
+  currentAccount().then(render);
+  onAccountChange(render);
+  onLangChange(render);
+}
+
+// ---- /players/{name} -------------------------------------------------------------------
+
+/** The rating after each game, oldest first, as an SVG line chart. */
+export function ratingChart(history) {
+  const NS = 'http://www.w3.org/2000/svg';
+  const points = [...history].reverse();
+  const values = points.length ? [points[0].rating_before, ...points.map((g) => g.rating_after)] : [];
+  const svg = document.createElementNS(NS, 'svg');
+  const W = 600;
+  const H = 160;
+  const pad = 28;
+  svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+  svg.setAttribute('class', 'rating-chart');
+  svg.setAttribute('role', 'img');
+  svg.setAttribute('data-testid', 'rating-chart');
+  svg.setAttribute('aria-label', t('profile.chartLabel', { from: values[0] ?? '', to: values.at(-1) ?? '' }));
+  if (values.length < 2) return svg;
+  const lo = Math.min(...values) - 10;
+  const hi = Math.max(...values) + 10;
+  const x = (i) => pad + (i * (W - 2 * pad)) / (values.length - 1);
+  const y = (v) => H - pad / 2 - ((v - lo) * (H - pad)) / (hi - lo);
+  const el = (tag, attrs, text) => {
+    const n = document.createElementNS(NS, tag);
+    for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, String(v));
+    if (text !== undefined) n.textContent = text;
+    return n;
+  };
+  svg.append(el('line', { x1: pad, x2: W - pad, y1: y(lo + 10), y2: y(lo + 10), class: 'axis' }));
+  svg.append(el('text', { x: 2, y: y(hi - 10) + 4, class: 'tick' }, String(Math.round(hi - 10))));
+  svg.append(el('text', { x: 2, y: y(lo + 10), class: 'tick' }, String(Math.round(lo + 10))));
+  svg.append(el('polyline', { points: values.map((v, i) => `${x(i)},${y(v)}`).join(' '), class: 'line' }));
+  values.forEach((v, i) => svg.append(el('circle', { cx: x(i), cy: y(v), r: 3, class: 'dot' })));
+  return svg;
+}
+
+function resultText(g) {
+  return t(`profile.result.${g.result}`, { place: g.place });
+}
+
+export function showProfile(app, name) {
+  let data = null;
+  let error = '';
+  function render() {
+    document.title = t('profile.pageTitle', { name: data?.name ?? name });
+    if (error) {
+      app.replaceChildren(h('section', { class: 'panel' }, h('h1', {}, name), h('p', { class: 'error', 'data-testid': 'profile-error' }, error)));
+      return;
+    }
+    if (!data) {
+      app.replaceChildren(h('p', { class: 'empty' }, t('lobby.loading')));
+      return;
+    }
+    const rows = data.history.map((g) => {
+      const diff = g.rating_after - g.rating_before;
+      return h('tr', { 'data-room': g.room_id },
+        h('td', {}, dateText(g.rated_at_ms)),
+        h('td', { class: `result ${g.result}` }, resultText(g)),
+        h('td', {}, g.opponents.flatMap((o, i) => [i ? ', ' : '', h('a', { href: profileLink(o.name) }, o.name)])),
+        h('td', { class: 'num' }, `${g.rating_after} (${diff >= 0 ? '+' : ''}${diff})`),
+        h('td', {}, h('a', { href: `/rooms/${encodeURIComponent(g.room_id)}`, 'data-testid': `replay-${g.room_id}` }, t('profile.replay'))));
+    });
+    app.replaceChildren(h('div', { class: 'profile-page' },
+      h('section', { class: 'panel' },
+        h('h1', { 'data-testid': 'profile-name' }, data.name),
+        h('p', { class: 'big-rating' },
+          h('span', { 'data-testid': 'profile-rating' }, String(data.rating)),
+          data.provisional ? h('span', { class: 'badge', title: t('profile.provisionalHint') }, t('profile.provisional')) : null),
+        h('p', { 'data-testid': 'profile-games' }, t('profile.games', { n: data.games })),
+        account()?.name === data.name ? h('p', {}, h('a', { href: '/account', 'data-testid': 'account-settings' }, t('profile.settings'))) : null,
+        ratingChart(data.history)),
+      h('section', { class: 'panel' },
+        h('h2', {}, t('profile.gamesTitle')),
+        data.history.length
+          ? h('div', { class: 'table-scroll' }, h('table', { class: 'games', 'data-testid': 'profile-history' },
+            h('thead', {}, h('tr', {}, ['date', 'result', 'opponents', 'rating', 'replay'].map((k) => h('th', {}, t(`profile.col.${k}`))))),
+            h('tbody', {}, rows)))
+          : h('p', { class: 'empty' }, t('profile.noGames')))));
+  }
+  currentAccount().then(render);
+  api(`/api/players/${encodeURIComponent(name)}`).then((d) => { data = d; }, (e) => { error = errorText(e); }).then(render);
+  render();
+  onLangChange(render);
+}
+
+// ---- /leaderboard ----------------------------------------------------------------------
+
+export function showLeaderboard(app) {
+  let rows = null;
+  let error = '';
+  function render() {
+    document.title = t('leaderboard.pageTitle');
+    const body = error ? h('p', { class: 'error' }, error)
+      : rows === null ? h('p', { class: 'empty' }, t('lobby.loading'))
+        : rows.length === 0 ? h('p', { class: 'empty' }, t('leaderboard.empty'))
+          : h('table', { class: 'games', 'data-testid': 'leaderboard' },
+            h('thead', {}, h('tr', {}, ['rank', 'name', 'rating', 'games'].map((k) => h('th', {}, t(`leaderboard.col.${k}`))))),
+            h('tbody', {}, rows.map((r) => h('tr', {},
+              h('td', { class: 'num' }, String(r.rank)),
+              h('td', {}, h('a', { href: profileLink(r.name) }, r.name)),
+              h('td', { class: 'num' }, ratingText(r)),
+              h('td', { class: 'num' }, String(r.games))))));
+    app.replaceChildren(h('section', { class: 'panel leaderboard-page' },
+      h('h1', {}, t('leaderboard.title')), h('p', {}, t('leaderboard.intro')), body));
+  }
+  api('/api/leaderboard').then((r) => { rows = r; }, (e) => { error = errorText(e); }).then(render);
+  render();
+  onLangChange(render);
+}
