@@ -257,7 +257,11 @@ async fn create_room(
         bot_takeover_level: req.bot_takeover.then_some(takeover_level),
         ..RoomSettings::default()
     };
-    shared.budgets.take_room(client, !seats.is_empty())?;
+    match &shared.cluster {
+        // A cluster keeps these budgets in the database, for every node at once.
+        Some(c) => c.take_room(&shared, client, !seats.is_empty()).await?,
+        None => shared.budgets.take_room(client, !seats.is_empty())?,
+    }
     let bot_only_place = shared.reserve_bot_only_room(&seats)?;
     if bot_only_place.is_some() {
         shared
