@@ -268,6 +268,14 @@ async fn a_paused_owner_that_wakes_up_cannot_write() {
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(history(&b, &room), played, "nothing written by the stale owner");
     let log = a.log_text();
+    eprintln!(
+        "the woken owner {}",
+        if log.contains("write refused") {
+            "tried to write the action and was refused"
+        } else {
+            "found its lease gone before it handled the action"
+        }
+    );
     assert!(
         log.contains("write refused") || log.contains("lease lost"),
         "the stale owner saw it lost the room: {log}"

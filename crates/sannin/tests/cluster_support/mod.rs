@@ -5,7 +5,7 @@
 
 #![allow(dead_code)] // each test uses its own part of this
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
@@ -86,7 +86,7 @@ impl Node {
             .env_remove("DATABASE_URL")
             .env_remove("NATS_URL")
             .env("RUST_LOG", "info")
-            .stdout(Stdio::null())
+            .stdout(file.try_clone().expect("log file"))
             .stderr(file)
             .spawn()
             .expect("start a node");
