@@ -90,8 +90,7 @@ async fn players_on_three_nodes_share_one_ordered_stream() {
         .collect();
     let room = nodes[0].create_room();
     let urls: Vec<String> = nodes.iter().map(|n| n.ws(&room)).collect();
-    let (mut players, mut spectator) =
-        table([&urls[0], &urls[1], &urls[2]], &urls[1]).await;
+    let (mut players, mut spectator) = table([&urls[0], &urls[1], &urls[2]], &urls[1]).await;
     let mut played = Vec::new();
     for _ in 0..12 {
         played.push(play(&mut players, &mut spectator).await);
@@ -111,7 +110,12 @@ async fn players_on_three_nodes_share_one_ordered_stream() {
     let actions: Vec<String> = reference
         .iter()
         .filter(|e| e.1.kind() == "action")
-        .map(|e| serde_json::to_value(&e.1).unwrap()["action"].as_str().unwrap().to_string())
+        .map(|e| {
+            serde_json::to_value(&e.1).unwrap()["action"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
         .collect();
     assert_eq!(actions, played);
     for c in &players {
@@ -132,7 +136,10 @@ async fn players_on_three_nodes_share_one_ordered_stream() {
             let (status, body) =
                 common::http(&n.addr, "GET", &format!("/api/rooms/{room}/record"), "").unwrap();
             assert_eq!(status, 200, "{body}");
-            body.lines().filter(|l| !l.starts_with('[')).collect::<Vec<_>>().join("\n")
+            body.lines()
+                .filter(|l| !l.starts_with('['))
+                .collect::<Vec<_>>()
+                .join("\n")
         })
         .collect();
     assert!(records.iter().all(|r| *r == records[0]), "{records:?}");
@@ -188,7 +195,11 @@ async fn the_game_goes_on_when_the_owning_node_is_killed() {
         played.push(play(&mut players, &mut spectator).await);
     }
     assert_eq!(history(&b, &room), played);
-    assert!(b.log_text().contains("took over the room"), "{}", b.log_text());
+    assert!(
+        b.log_text().contains("took over the room"),
+        "{}",
+        b.log_text()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -208,8 +219,16 @@ async fn sigterm_hands_the_rooms_over_without_losing_an_action() {
     }
     a.signal("TERM");
     let drained = Instant::now();
-    assert_eq!(a.wait_exit(Duration::from_secs(15)), Some(0), "a clean exit");
-    assert!(a.log_text().contains("leases handed over"), "{}", a.log_text());
+    assert_eq!(
+        a.wait_exit(Duration::from_secs(15)),
+        Some(0),
+        "a clean exit"
+    );
+    assert!(
+        a.log_text().contains("leases handed over"),
+        "{}",
+        a.log_text()
+    );
     for c in players.iter_mut().chain([&mut spectator]) {
         c.until_closed().await;
     }
@@ -262,11 +281,18 @@ async fn a_paused_owner_that_wakes_up_cannot_write() {
         stale.recv(Duration::from_millis(500)).await;
     }
     assert!(
-        stale.events.iter().all(|e| e.1.kind() != "action" || e.0 <= spectator.state.as_ref().unwrap().seq),
+        stale
+            .events
+            .iter()
+            .all(|e| e.1.kind() != "action" || e.0 <= spectator.state.as_ref().unwrap().seq),
         "the woken owner announced no new action"
     );
     tokio::time::sleep(Duration::from_millis(500)).await;
-    assert_eq!(history(&b, &room), played, "nothing written by the stale owner");
+    assert_eq!(
+        history(&b, &room),
+        played,
+        "nothing written by the stale owner"
+    );
     let log = a.log_text();
     eprintln!(
         "the woken owner {}",
@@ -286,4 +312,27 @@ async fn a_paused_owner_that_wakes_up_cannot_write() {
     }
     assert_eq!(history(&b, &room), played);
     a.signal("KILL");
+}
+
+#[test]
+fn a_cluster_on_sqlite_is_refused_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(common::BIN)
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .args(["--nats-url", cluster_support::NATS])
+        .current_dir(dir.path())
+        .env_remove("DATABASE_URL")
+        .output()
+        .expect("run sannin serve");
+    assert!(!out.status.success(), "a cluster needs PostgreSQL");
+    let text =
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("needs a PostgreSQL database") && text.contains("--database-url"),
+        "{text}"
+    );
+    assert!(
+        !dir.path().join("data").exists(),
+        "no SQLite file is made for a refused start"
+    );
 }

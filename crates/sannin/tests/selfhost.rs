@@ -1309,7 +1309,11 @@ fn cluster_compose_runs_nodes_behind_a_proxy_on_postgres_and_nats() {
     let db = by_image("postgres:");
     let nats = by_image("nats:");
     let proxy = by_image("caddy:");
-    assert_eq!((db.len(), nats.len(), proxy.len()), (1, 1, 1), "{services:?}");
+    assert_eq!(
+        (db.len(), nats.len(), proxy.len()),
+        (1, 1, 1),
+        "{services:?}"
+    );
     let (db, nats, proxy) = (&db[0], &nats[0], &proxy[0]);
     let mut nats_cmd = Vec::new();
     strings_in(&doc["services"][nats.as_str()]["command"], &mut nats_cmd);
@@ -1327,7 +1331,11 @@ fn cluster_compose_runs_nodes_behind_a_proxy_on_postgres_and_nats() {
     let mut node_port = None;
     for n in &nodes {
         let s = &doc["services"][n.as_str()];
-        assert_eq!(norm(&scalar(&s["build"])), ".", "{n}: this repository's Dockerfile");
+        assert_eq!(
+            norm(&scalar(&s["build"])),
+            ".",
+            "{n}: this repository's Dockerfile"
+        );
         assert!(s.get("ports").is_none(), "{n}: only the proxy is published");
         let env = service_env(s);
         for name in env.keys() {
@@ -1336,13 +1344,22 @@ fn cluster_compose_runs_nodes_behind_a_proxy_on_postgres_and_nats() {
                 "{n} sets {name}, which the server does not read"
             );
         }
-        let get = |k: &str| interpolate(env.get(k).unwrap_or_else(|| panic!("{n}: {k}")), &BTreeMap::new());
+        let get = |k: &str| {
+            interpolate(
+                env.get(k).unwrap_or_else(|| panic!("{n}: {k}")),
+                &BTreeMap::new(),
+            )
+        };
         let url = get("DATABASE_URL");
         assert!(
             url.starts_with("postgres://") && url.contains(&format!("@{db}:{POSTGRES_PORT}/")),
             "{n}: DATABASE_URL {url} names the {db} service"
         );
-        assert_eq!(get("NATS_URL"), format!("nats://{nats}:4222"), "{n}: NATS_URL");
+        assert_eq!(
+            get("NATS_URL"),
+            format!("nats://{nats}:4222"),
+            "{n}: NATS_URL"
+        );
         let addr = get("SANNIN_ADDR");
         assert_eq!(host_of(&addr), "0.0.0.0", "{n}: reachable from the proxy");
         node_port = Some(port_of(&addr));
@@ -1386,5 +1403,8 @@ fn cluster_compose_runs_nodes_behind_a_proxy_on_postgres_and_nats() {
             "deploy/Caddyfile sends requests to {n}:{port}"
         );
     }
-    assert!(caddy.contains("health_uri /healthz"), "health checks on /healthz");
+    assert!(
+        caddy.contains("health_uri /healthz"),
+        "health checks on /healthz"
+    );
 }

@@ -160,7 +160,13 @@ async fn on_cmd(
         }
         NodeCmd::Rtt { node, conn, rtt_ms } => {
             if let Some(&local) = remote.get(&(node, conn)) {
-                let _ = room.tx.send(Cmd::Rtt { conn: local, rtt_ms }).await;
+                let _ = room
+                    .tx
+                    .send(Cmd::Rtt {
+                        conn: local,
+                        rtt_ms,
+                    })
+                    .await;
             }
             None
         }

@@ -25,7 +25,9 @@ pub async fn take(
     interval: Duration,
     burst: u32,
 ) -> sqlx::Result<Option<Duration>> {
-    let t = i64::try_from(interval.as_millis()).unwrap_or(i64::MAX).max(1);
+    let t = i64::try_from(interval.as_millis())
+        .unwrap_or(i64::MAX)
+        .max(1);
     let tolerance = t.saturating_mul(i64::from(burst.max(1)));
     let allowed: Option<i64> = sqlx::query_scalar(&format!(
         "INSERT INTO client_budgets (budget, tat) VALUES ($1, {NOW_MS} + $2) \
@@ -50,7 +52,9 @@ pub async fn take(
     .bind(tolerance)
     .fetch_one(pool)
     .await?;
-    Ok(Some(Duration::from_millis(u64::try_from(wait).unwrap_or(0).max(1))))
+    Ok(Some(Duration::from_millis(
+        u64::try_from(wait).unwrap_or(0).max(1),
+    )))
 }
 
 /// Forgets the addresses whose budgets are full again.

@@ -66,7 +66,11 @@ pub struct ClusterSettings {
 impl ClusterSettings {
     /// None without a NATS URL (a single node).
     pub fn from_args(a: &ClusterArgs) -> Option<ClusterSettings> {
-        let url = a.nats_url.as_deref().map(str::trim).filter(|u| !u.is_empty())?;
+        let url = a
+            .nats_url
+            .as_deref()
+            .map(str::trim)
+            .filter(|u| !u.is_empty())?;
         let lease = if a.lease_seconds.is_finite() && a.lease_seconds > 0.0 {
             Duration::from_secs_f64(a.lease_seconds)
         } else {
@@ -84,8 +88,7 @@ impl ClusterSettings {
     /// # Errors
     /// A SQLite database, a bad prefix, a lease under a second.
     pub fn check(&self, database_url: &str) -> anyhow::Result<()> {
-        if !(database_url.starts_with("postgres://") || database_url.starts_with("postgresql://"))
-        {
+        if !(database_url.starts_with("postgres://") || database_url.starts_with("postgresql://")) {
             anyhow::bail!(
                 "--nats-url (NATS_URL) needs a PostgreSQL database shared by every node: \
                  give --database-url postgres://… (SQLite is for a single node)"
@@ -346,8 +349,16 @@ impl Cluster {
     }
 
     /// The proxy of a room owned elsewhere, if its owner answers.
-    async fn proxy_if_alive(self: &Arc<Self>, shared: &Arc<Shared>, id: Uuid) -> Option<RoomHandle> {
-        let cached = self.proxies().get(&id).filter(|h| !h.tx.is_closed()).cloned();
+    async fn proxy_if_alive(
+        self: &Arc<Self>,
+        shared: &Arc<Shared>,
+        id: Uuid,
+    ) -> Option<RoomHandle> {
+        let cached = self
+            .proxies()
+            .get(&id)
+            .filter(|h| !h.tx.is_closed())
+            .cloned();
         if let Some(h) = cached {
             return Some(h);
         }

@@ -83,18 +83,32 @@ async fn a_node_that_lost_the_lease_cannot_write_an_action() {
     let b = lease::acquire(pool, id, "node-b", ttl).await.unwrap();
     assert_eq!(b, Some(2), "a takeover raises the epoch");
     let err = store
-        .append_action(&id.to_string(), &action(2, "P13k-13j"), None, Some(&fence_a))
+        .append_action(
+            &id.to_string(),
+            &action(2, "P13k-13j"),
+            None,
+            Some(&fence_a),
+        )
         .await
         .expect_err("the old owner's write is refused");
     assert!(is_fenced(&err), "{err}");
     // The write that ends a game is fenced too, and leaves the room as it was.
     let err = store
-        .append_action(&id.to_string(), &action(2, "resign"), Some("{}"), Some(&fence_a))
+        .append_action(
+            &id.to_string(),
+            &action(2, "resign"),
+            Some("{}"),
+            Some(&fence_a),
+        )
         .await
         .expect_err("refused");
     assert!(is_fenced(&err), "{err}");
     let stored = store.load_room(&id.to_string()).await.unwrap().unwrap();
-    assert_eq!(stored.actions.len(), 1, "nothing of the old owner's after the takeover");
+    assert_eq!(
+        stored.actions.len(),
+        1,
+        "nothing of the old owner's after the takeover"
+    );
     assert_eq!(stored.status, "waiting");
 
     let fence_b = Fence {
@@ -102,11 +116,19 @@ async fn a_node_that_lost_the_lease_cannot_write_an_action() {
         epoch: 2,
     };
     store
-        .append_action(&id.to_string(), &action(2, "P13k-13j"), None, Some(&fence_b))
+        .append_action(
+            &id.to_string(),
+            &action(2, "P13k-13j"),
+            None,
+            Some(&fence_b),
+        )
         .await
         .expect("the new owner writes");
     let renewed = lease::renew_all(pool, "node-a", ttl).await.unwrap();
-    assert!(renewed.is_empty(), "node-a holds nothing any more: {renewed:?}");
+    assert!(
+        renewed.is_empty(),
+        "node-a holds nothing any more: {renewed:?}"
+    );
     let renewed = lease::renew_all(pool, "node-b", ttl).await.unwrap();
     assert_eq!(renewed, vec![(id.to_string(), 2)]);
     assert_eq!(

@@ -27,7 +27,16 @@ pub struct Pg {
 
 fn psql(sql: &str) {
     let out = Command::new("psql")
-        .args(["-h", "127.0.0.1", "-U", "postgres", "-d", "postgres", "-qc", sql])
+        .args([
+            "-h",
+            "127.0.0.1",
+            "-U",
+            "postgres",
+            "-d",
+            "postgres",
+            "-qc",
+            sql,
+        ])
         .output()
         .expect("psql (PostgreSQL client) is needed for the cluster tests");
     assert!(
@@ -48,7 +57,10 @@ impl Pg {
 
 impl Drop for Pg {
     fn drop(&mut self) {
-        psql(&format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name));
+        psql(&format!(
+            "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+            self.name
+        ));
     }
 }
 
@@ -234,7 +246,10 @@ impl Client {
             match self.recv(left).await {
                 Some(ServerMsg::Seated { seat, .. }) => return seat,
                 Some(_) => {}
-                None => panic!("not seated: closed={} errors={:?}", self.closed, self.errors),
+                None => panic!(
+                    "not seated: closed={} errors={:?}",
+                    self.closed, self.errors
+                ),
             }
         }
     }
@@ -260,7 +275,11 @@ impl Client {
 
     /// The (seq, event) pairs from `from` on.
     pub fn events_from(&self, from: u64) -> Vec<(u64, Event)> {
-        self.events.iter().filter(|e| e.0 >= from).cloned().collect()
+        self.events
+            .iter()
+            .filter(|e| e.0 >= from)
+            .cloned()
+            .collect()
     }
 }
 
