@@ -12,6 +12,10 @@ use std::time::{Duration, Instant};
 use cluster_support::{prefix, resume, to_move, Client, Node, Pg};
 use sannin_protocol::{ClientMsg, RoomStatus, Seat, State};
 
+/// The lease of the failover tests: short, so that they run fast, and long enough
+/// that a busy machine (the whole test suite on two cores) still renews in time.
+const LEASE: f64 = 3.0;
+
 /// Three players joined at `urls[i]` for seat i, a spectator at `watch_url`; the game
 /// started. The players (by seat index) and the spectator.
 async fn table(urls: [&str; 3], watch_url: &str) -> (Vec<Client>, Client) {
@@ -174,8 +178,8 @@ async fn the_game_goes_on_when_the_owning_node_is_killed() {
     let dir = tempfile::tempdir().unwrap();
     let pg = Pg::new();
     let p = prefix();
-    let mut a = Node::start(&pg, &p, 2.0, dir.path());
-    let b = Node::start(&pg, &p, 2.0, dir.path());
+    let mut a = Node::start(&pg, &p, LEASE, dir.path());
+    let b = Node::start(&pg, &p, LEASE, dir.path());
     let room = a.create_room();
     let (ua, ub) = (a.ws(&room), b.ws(&room));
     let (mut players, mut spectator) = table([&ua, &ub, &ub], &ub).await;
@@ -249,8 +253,8 @@ async fn a_paused_owner_that_wakes_up_cannot_write() {
     let dir = tempfile::tempdir().unwrap();
     let pg = Pg::new();
     let p = prefix();
-    let a = Node::start(&pg, &p, 2.0, dir.path());
-    let b = Node::start(&pg, &p, 2.0, dir.path());
+    let a = Node::start(&pg, &p, LEASE, dir.path());
+    let b = Node::start(&pg, &p, LEASE, dir.path());
     let room = a.create_room();
     let (ua, ub) = (a.ws(&room), b.ws(&room));
     let (mut players, mut spectator) = table([&ua, &ua, &ua], &ua).await;
@@ -262,7 +266,7 @@ async fn a_paused_owner_that_wakes_up_cannot_write() {
     let stale_action = players[mover.index()].state.clone().unwrap().legal[0].clone();
 
     a.signal("STOP");
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    tokio::time::sleep(Duration::from_secs_f64(LEASE * 1.5)).await;
     // The lease ran out: node b takes the room over for the players who come to it.
     let (mut moved, mut watcher) = resume_all(&ub, &players, &played).await;
 
