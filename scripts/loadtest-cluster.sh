@@ -5,6 +5,7 @@
 # 127.0.0.1:4222. Loopback only. Usage: bash scripts/loadtest-cluster.sh [loadtest flags]
 # (default: --rooms 200 --plies 20 --think-ms 500).
 set -euo pipefail
+export PGOPTIONS="-c client_min_messages=warning"
 cd "$(dirname "$0")/.."
 BIN=${SANNIN_BIN:-target/release/sannin}
 [ -x "$BIN" ] || cargo build --release -p sannin
