@@ -15,6 +15,25 @@ if ! pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
 fi
 pg_isready -h 127.0.0.1 -p 5432 || { echo "PostgreSQL is not reachable on 127.0.0.1:5432: the persistence tests need it" >&2; exit 1; }
 
+step "NATS (JetStream) on 127.0.0.1:4222"
+# The cluster tests start several nodes that meet through this NATS server.
+nats_up() { (exec 3<>/dev/tcp/127.0.0.1/4222 && head -c 4 <&3 | grep -q INFO) 2>/dev/null; }
+if ! nats_up; then
+  NATS_BIN="$(command -v nats-server || echo /usr/sbin/nats-server)"
+  if [ ! -x "$NATS_BIN" ] && command -v apt-get >/dev/null 2>&1; then
+    apt-get install -y nats-server >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y nats-server >/dev/null; } || true
+    NATS_BIN="$(command -v nats-server || echo /usr/sbin/nats-server)"
+  fi
+  if [ -x "$NATS_BIN" ]; then
+    mkdir -p /var/lib/nats-server 2>/dev/null || true
+    store_dir=/var/lib/nats-server
+    [ -w "$store_dir" ] || store_dir="${TMPDIR:-/tmp}/nats-server"
+    nohup "$NATS_BIN" -a 127.0.0.1 -p 4222 -js -sd "$store_dir" >"${TMPDIR:-/tmp}/nats-server.log" 2>&1 &
+    for _ in $(seq 1 50); do nats_up && break; sleep 0.1; done
+  fi
+fi
+nats_up || { echo "NATS is not reachable on 127.0.0.1:4222: the cluster tests need it (apt-get install nats-server)" >&2; exit 1; }
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 

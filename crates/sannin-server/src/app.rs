@@ -17,12 +17,13 @@ use uuid::Uuid;
 
 use crate::accounts::Accounts;
 use crate::bots::Bots;
+use crate::cluster::Cluster;
 use crate::config::Config;
 use crate::error::ApiError;
 use crate::limits::Budgets;
 use crate::metrics::Metrics;
 use crate::room::{Registry, Room, RoomDeps, RoomHandle, RoomSettings};
-use crate::store::{now_ms, Store, StoredRoom, StoredSeat, BOT_TOKEN_HASH};
+use crate::store::{now_ms, Fence, Store, StoredRoom, StoredSeat, BOT_TOKEN_HASH};
 use sannin_protocol::{RoomStatus, RoomSummary};
 
 /// Shared server state.
@@ -44,6 +45,8 @@ pub struct Shared {
     pub budgets: Arc<Budgets>,
     /// Accounts, sessions and ratings.
     pub accounts: Arc<Accounts>,
+    /// Cluster mode: this node's membership (`cluster`); None for a single node.
+    pub cluster: Option<Arc<Cluster>>,
     /// Running rooms, in id order: the lobby pages through them from a cursor
     /// without sorting (a hyphenated lowercase UUID sorts as its bytes do). A `std`
     /// mutex: it is never held across an `.await` (mini-redis `db.rs` explains why
@@ -56,7 +59,7 @@ pub struct Shared {
 
 impl Shared {
     /// New state; no rooms yet.
-    pub fn new(config: Config, store: Store) -> Arc<Shared> {
+    pub fn new(config: Config, store: Store, cluster: Option<Arc<Cluster>>) -> Arc<Shared> {
         Arc::new(Shared {
             bots: Arc::new(Bots::new(config.bots)),
             budgets: Arc::new(Budgets::new(&config.clients)),
@@ -65,6 +68,7 @@ impl Shared {
                 config.accounts.clone(),
                 config.clients.trusted_proxies.clone(),
             )),
+            cluster,
             config: Arc::new(config),
             store,
             metrics: Arc::new(Metrics::default()),
@@ -83,13 +87,24 @@ impl Shared {
 
     /// What a room gets to run with.
     fn room_deps(self: &Arc<Self>) -> RoomDeps {
+        self.room_deps_with(self.shutdown.clone(), None)
+    }
+
+    /// What a room gets to run with, stopped by `shutdown` and its action writes
+    /// fenced by `fence` (cluster mode).
+    pub(crate) fn room_deps_with(
+        self: &Arc<Self>,
+        shutdown: CancellationToken,
+        fence: Option<Fence>,
+    ) -> RoomDeps {
         RoomDeps {
+            fence,
             config: self.config.clone(),
             store: self.store.clone(),
             metrics: self.metrics.clone(),
             bots: self.bots.clone(),
             registry: self.clone(),
-            shutdown: self.shutdown.clone(),
+            shutdown,
             tracker: self.tracker.clone(),
         }
     }
@@ -142,6 +157,17 @@ impl Shared {
             .map_err(|_| ApiError::TooManyRooms(max))?;
         let id = Uuid::new_v4();
         let start_text = start.as_ref().map(|p| p.to_string());
+        // Cluster mode: the lease first, so that no other node takes the new room.
+        let (deps, lease) = match &self.cluster {
+            None => (self.room_deps(), None),
+            Some(c) => match c.claim_new(self, id).await {
+                Ok((deps, epoch, cancel)) => (deps, Some((c, epoch, cancel))),
+                Err(e) => {
+                    self.room_closed();
+                    return Err(e);
+                }
+            },
+        };
         if let Err(e) = self
             .store
             .create_room(
@@ -153,11 +179,17 @@ impl Shared {
             .await
         {
             self.room_closed();
+            if let Some((c, epoch, _)) = lease {
+                c.unclaim(self, id, epoch).await;
+            }
             return Err(e.into());
         }
         let private = settings.private;
-        let handle = Room::new(self.room_deps(), id, start, settings, seats).spawn();
-        self.rooms().insert(id, handle);
+        let handle = Room::new(deps, id, start, settings, seats).spawn();
+        self.rooms().insert(id, handle.clone());
+        if let Some((c, epoch, cancel)) = lease {
+            c.adopt(self, handle, epoch, cancel);
+        }
         self.metrics.rooms_created.fetch_add(1, Ordering::Relaxed);
         info!(room = %id, custom = start_text.is_some(), private, "room created");
         Ok(id)
@@ -171,6 +203,10 @@ impl Shared {
     pub async fn room(self: &Arc<Self>, id: Uuid) -> Result<Option<RoomHandle>, ApiError> {
         if let Some(h) = self.rooms().get(&id) {
             return Ok(Some(h.clone()));
+        }
+        if let Some(c) = &self.cluster {
+            // Owned here, proxied to its owner, or taken over (`cluster`).
+            return c.room(self, id).await;
         }
         if self.shutdown.is_cancelled() {
             return Err(ApiError::ShuttingDown);
@@ -234,6 +270,29 @@ impl Shared {
         self.rooms().remove(&id);
     }
 
+    /// Forgets the room of handle `h` if it is still the one registered.
+    pub fn unload_room_if(&self, h: &RoomHandle) {
+        let mut rooms = self.rooms();
+        if rooms.get(&h.id).is_some_and(|r| r.tx.same_channel(&h.tx)) {
+            rooms.remove(&h.id);
+        }
+    }
+
+    /// The room if it runs on this node.
+    pub fn local_room(&self, id: Uuid) -> Option<RoomHandle> {
+        self.rooms().get(&id).cloned()
+    }
+
+    /// Starts a restored room on this node and registers it.
+    pub fn adopt_room(&self, room: Room) -> RoomHandle {
+        if room.is_open() {
+            self.open_rooms.fetch_add(1, Ordering::AcqRel);
+        }
+        let h = room.spawn();
+        self.rooms().insert(h.id, h.clone());
+        h
+    }
+
     /// Handles of every room in memory.
     pub fn handles(&self) -> Vec<RoomHandle> {
         self.rooms().values().cloned().collect()
@@ -249,6 +308,9 @@ impl Shared {
         n: usize,
         keep: impl Fn(&RoomSummary) -> bool,
     ) -> Vec<RoomSummary> {
+        if let Some(c) = &self.cluster {
+            return c.summaries_after(after, n, keep);
+        }
         let from = after.map_or(Bound::Unbounded, Bound::Excluded);
         let rooms = self.rooms();
         let mut page = Vec::with_capacity(n.min(256));

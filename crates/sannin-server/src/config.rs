@@ -28,6 +28,30 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     pub limits: LimitArgs,
+
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+/// Cluster mode: several `sannin serve` nodes with the same PostgreSQL database and
+/// NATS serve one site (README "Scaling out").
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ClusterArgs {
+    /// NATS server (`nats://host:4222`) that joins this node to a cluster: every node
+    /// with the same database and NATS serves the same site. Needs a PostgreSQL
+    /// database. Empty: a single node.
+    #[arg(long, env = "NATS_URL")]
+    pub nats_url: Option<String>,
+
+    /// Prefix of every NATS subject of the site (letters, digits, `_` and `-`), so
+    /// that several sites (or tests) can share one NATS server.
+    #[arg(long, env = "SANNIN_NATS_PREFIX", default_value = "sannin")]
+    pub nats_prefix: String,
+
+    /// Seconds a room's lease lasts unless its node renews it (renewed four times
+    /// per lease). After a node dies, its rooms move to another node within this.
+    #[arg(long, env = "SANNIN_LEASE_SECONDS", default_value_t = 4.0)]
+    pub lease_seconds: f64,
 }
 
 /// Limits and timings. Shared by `serve` and the in-process server of `loadtest`.
@@ -390,6 +414,8 @@ pub struct Config {
     pub analysis: crate::analyse::AnalysisSettings,
     /// Log-in limits and the session cookie.
     pub accounts: crate::accounts::AccountSettings,
+    /// Cluster mode (`--nats-url`); None: a single node.
+    pub cluster: Option<crate::cluster::ClusterSettings>,
 }
 
 /// Default SQLite database, relative to the working directory.
@@ -403,8 +429,10 @@ impl Config {
 
     /// The same config with other limits.
     pub fn with_limits(self, limits: &LimitArgs) -> Config {
-        let time = self.time.clone();
-        Config::from_parts(self.database_url, Some(self.static_dir), limits).with_time(time)
+        let (time, cluster) = (self.time.clone(), self.cluster.clone());
+        let mut c = Config::from_parts(self.database_url, Some(self.static_dir), limits);
+        c.cluster = cluster;
+        c.with_time(time)
     }
 
     /// The same config reading game clocks from `time`.
@@ -420,7 +448,9 @@ impl Config {
             .clone()
             .filter(|u| !u.trim().is_empty())
             .unwrap_or_else(|| DEFAULT_SQLITE_URL.to_string());
-        Config::from_parts(url, args.static_dir.clone(), &args.limits)
+        let mut config = Config::from_parts(url, args.static_dir.clone(), &args.limits);
+        config.cluster = crate::cluster::ClusterSettings::from_args(&args.cluster);
+        config
     }
 
     fn from_parts(database_url: String, static_dir: Option<PathBuf>, l: &LimitArgs) -> Config {
@@ -476,6 +506,7 @@ impl Config {
                 logins_per_minute: l.logins_per_minute,
                 cookie_secure: l.cookie_secure,
             },
+            cluster: None,
         }
     }
 

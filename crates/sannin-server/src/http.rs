@@ -270,7 +270,11 @@ async fn create_room(
         rated: req.rated,
         ..RoomSettings::default()
     };
-    shared.budgets.take_room(client, !seats.is_empty())?;
+    match &shared.cluster {
+        // A cluster keeps these budgets in the database, for every node at once.
+        Some(c) => c.take_room(&shared, client, !seats.is_empty()).await?,
+        None => shared.budgets.take_room(client, !seats.is_empty())?,
+    }
     let bot_only_place = shared.reserve_bot_only_room(&seats)?;
     if bot_only_place.is_some() {
         shared

@@ -17,6 +17,7 @@ pub mod analyse;
 mod app;
 pub mod bots;
 pub mod clock;
+mod cluster;
 mod config;
 mod error;
 pub mod history;
@@ -35,7 +36,7 @@ mod ws;
 
 pub use bots::BotSettings;
 pub use clock::{ManualTime, SystemTime, TimeSource};
-pub use config::{Config, LimitArgs, ServeArgs, DEFAULT_SQLITE_URL};
+pub use config::{ClusterArgs, Config, LimitArgs, ServeArgs, DEFAULT_SQLITE_URL};
 pub use error::{ApiError, ErrorCode};
 pub use store::Store;
 
@@ -114,16 +115,28 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    if let Some(c) = &config.cluster {
+        c.check(&config.database_url)?;
+    }
     let store = Store::connect(&config.database_url, config.db_connections).await?;
     info!(
         database = %redact_url(&config.database_url),
         static_dir = %config.static_dir.display(),
         "database ready"
     );
-    let shared = app::Shared::new(config, store.clone());
-    let restored = shared.restore_all().await?;
-    if restored > 0 {
-        info!(rooms = restored, "restored unfinished rooms");
+    let cluster = match &config.cluster {
+        None => None,
+        Some(c) => Some(cluster::Cluster::connect(c).await?),
+    };
+    let shared = app::Shared::new(config, store.clone(), cluster.clone());
+    if let Some(c) = &cluster {
+        // Rooms are taken over by the lease sweep, not all restored here.
+        c.start(&shared).await?;
+    } else {
+        let restored = shared.restore_all().await?;
+        if restored > 0 {
+            info!(rooms = restored, "restored unfinished rooms");
+        }
     }
     // Rated games that ended while no node could rate them.
     shared.accounts.sweep().await;
@@ -158,6 +171,10 @@ pub async fn run(
         .is_err()
     {
         warn!("some rooms did not stop within 10 s");
+    }
+    if let Some(c) = &cluster {
+        // Drain: the rooms have stopped; their leases go to the other nodes now.
+        c.release_all(&shared).await;
     }
     // Give connection writers a moment to flush their close frames.
     tokio::time::sleep(Duration::from_millis(50)).await;

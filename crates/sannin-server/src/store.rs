@@ -231,7 +231,7 @@ impl Store {
         Ok(Store { pool, writer })
     }
 
-    /// The pool, for the queries of other modules (accounts).
+    /// The pool, for the queries of other modules (accounts, the cluster's leases).
     pub(crate) fn pool(&self) -> &AnyPool {
         &self.pool
     }
@@ -444,15 +444,49 @@ impl Store {
     }
 
     /// Appends an accepted action; when it ended the game, also marks the room finished
-    /// with `result`, in the same transaction. Goes through the group-commit writer
-    /// (`writer`): returns once the row is committed.
+    /// with `result`, in the same transaction. Without a `fence` it goes through the
+    /// group-commit writer (`writer`) and returns once the row is committed. With a
+    /// `fence` (cluster mode), the row is written on its own, only while the room's
+    /// lease still holds that node and epoch, checked in the same statement; otherwise
+    /// the error is [`is_fenced`] and nothing is written.
     pub async fn append_action(
         &self,
         id: &str,
         action: &StoredAction,
         finished_result: Option<&str>,
+        fence: Option<&Fence>,
     ) -> sqlx::Result<()> {
-        self.writer.append(id, action, finished_result).await
+        let Some(f) = fence else {
+            return self.writer.append(id, action, finished_result).await;
+        };
+        let now = now_ms();
+        let insert = sqlx::query(FENCED_INSERT_ACTION)
+            .bind(id)
+            .bind(action.ply)
+            .bind(action.kind.as_str())
+            .bind(action.player.map(|p| p.lower()))
+            .bind(&action.text)
+            .bind(now)
+            .bind(action.clocks.as_deref())
+            .bind(&f.node)
+            .bind(f.epoch);
+        let Some(result) = finished_result else {
+            // One statement is atomic on its own: no transaction round trips needed.
+            let done = insert.execute(&self.pool).await?;
+            return fenced_if_none(done.rows_affected());
+        };
+        let mut tx = self.pool.begin().await?;
+        let done = insert.execute(&mut *tx).await?;
+        fenced_if_none(done.rows_affected())?;
+        sqlx::query(
+            "UPDATE rooms SET status = 'finished', result = $1, updated_at = $2 WHERE id = $3",
+        )
+        .bind(result)
+        .bind(now)
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await
     }
 
     /// Ids of every room not finished, oldest first.
@@ -577,6 +611,40 @@ impl Store {
             updated_at_ms,
         }))
     }
+}
+
+/// The write condition of a room owned through a lease (cluster mode): the node and
+/// the lease epoch it holds. A node that lost the lease (paused past its expiry, cut
+/// off) holds an old epoch, and its writes are refused by the database.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fence {
+    /// The owning node's id.
+    pub node: String,
+    /// The lease epoch it acquired.
+    pub epoch: i64,
+}
+
+/// The fenced action insert: the row goes in only while `room_leases` holds this
+/// node and epoch. `FOR SHARE` locks the lease row until the commit, so a takeover
+/// (which updates that row) waits for the write, and a write after a takeover finds
+/// the new epoch and inserts nothing.
+const FENCED_INSERT_ACTION: &str =
+    "INSERT INTO actions (room_id, ply, kind, player, text, created_at, clocks) \
+     SELECT $1, $2, $3, $4, $5, $6, $7 WHERE EXISTS (SELECT 1 FROM room_leases \
+     WHERE room_id = $1 AND node = $8 AND epoch = $9 FOR SHARE)";
+
+const FENCED: &str = "the room's lease is held by another node: write refused";
+
+fn fenced_if_none(rows: u64) -> sqlx::Result<()> {
+    match rows {
+        0 => Err(sqlx::Error::Protocol(FENCED.into())),
+        _ => Ok(()),
+    }
+}
+
+/// Whether a write failed because the room's lease moved to another node.
+pub fn is_fenced(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Protocol(m) if m == FENCED)
 }
 
 /// A finished room as the lobby lists it (`GET /api/rooms?status=finished`).

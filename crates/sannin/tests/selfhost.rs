@@ -1286,3 +1286,125 @@ fn shipped_rule_book_matches_the_shared_one() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// docker-compose.cluster.yml and deploy/Caddyfile
+
+/// The cluster compose file: PostgreSQL, NATS with JetStream, two or more nodes of
+/// this repository's image that share the database and NATS, and Caddy in front of
+/// every node.
+#[test]
+fn cluster_compose_runs_nodes_behind_a_proxy_on_postgres_and_nats() {
+    let doc: Value = serde_norway::from_str(&read("docker-compose.cluster.yml"))
+        .expect("docker-compose.cluster.yml");
+    let services = doc["services"].as_mapping().expect("services");
+    let vars = server_vars();
+    let by_image = |prefix: &str| -> Vec<String> {
+        services
+            .iter()
+            .filter(|(_, s)| s["image"].as_str().is_some_and(|i| i.starts_with(prefix)))
+            .map(|(k, _)| scalar(k))
+            .collect()
+    };
+    let db = by_image("postgres:");
+    let nats = by_image("nats:");
+    let proxy = by_image("caddy:");
+    assert_eq!(
+        (db.len(), nats.len(), proxy.len()),
+        (1, 1, 1),
+        "{services:?}"
+    );
+    let (db, nats, proxy) = (&db[0], &nats[0], &proxy[0]);
+    let mut nats_cmd = Vec::new();
+    strings_in(&doc["services"][nats.as_str()]["command"], &mut nats_cmd);
+    assert!(
+        nats_cmd.iter().any(|a| a == "-js"),
+        "NATS runs with JetStream: {nats_cmd:?}"
+    );
+
+    let nodes: Vec<String> = services
+        .iter()
+        .filter(|(_, s)| s.get("build").is_some())
+        .map(|(k, _)| scalar(k))
+        .collect();
+    assert!(nodes.len() >= 2, "two or more nodes: {nodes:?}");
+    let mut node_port = None;
+    for n in &nodes {
+        let s = &doc["services"][n.as_str()];
+        assert_eq!(
+            norm(&scalar(&s["build"])),
+            ".",
+            "{n}: this repository's Dockerfile"
+        );
+        assert!(s.get("ports").is_none(), "{n}: only the proxy is published");
+        let env = service_env(s);
+        for name in env.keys() {
+            assert!(
+                vars.contains_key(name),
+                "{n} sets {name}, which the server does not read"
+            );
+        }
+        let get = |k: &str| {
+            interpolate(
+                env.get(k).unwrap_or_else(|| panic!("{n}: {k}")),
+                &BTreeMap::new(),
+            )
+        };
+        let url = get("DATABASE_URL");
+        assert!(
+            url.starts_with("postgres://") && url.contains(&format!("@{db}:{POSTGRES_PORT}/")),
+            "{n}: DATABASE_URL {url} names the {db} service"
+        );
+        assert_eq!(
+            get("NATS_URL"),
+            format!("nats://{nats}:4222"),
+            "{n}: NATS_URL"
+        );
+        let addr = get("SANNIN_ADDR");
+        assert_eq!(host_of(&addr), "0.0.0.0", "{n}: reachable from the proxy");
+        node_port = Some(port_of(&addr));
+        assert!(
+            env.contains_key("SANNIN_TRUSTED_PROXIES"),
+            "{n}: the proxy's X-Forwarded-For must be believed"
+        );
+        for dep in [db, nats] {
+            assert!(
+                s["depends_on"].get(dep.as_str()).is_some(),
+                "{n} waits for {dep}"
+            );
+        }
+        assert!(
+            s.get("stop_grace_period").is_some(),
+            "{n}: time to hand its rooms over on SIGTERM"
+        );
+    }
+
+    // The proxy publishes the site's port and sends requests to every node.
+    let p = &doc["services"][proxy.as_str()];
+    let ports: Vec<String> = p["ports"]
+        .as_sequence()
+        .expect("proxy ports")
+        .iter()
+        .map(|v| interpolate(&scalar(v), &BTreeMap::new()))
+        .collect();
+    assert_eq!(ports, vec![format!("{PUBLISHED_PORT}:8080")], "proxy ports");
+    let mut mounts = Vec::new();
+    strings_in(&p["volumes"], &mut mounts);
+    let caddyfile = mounts
+        .iter()
+        .find_map(|m| m.strip_suffix(":/etc/caddy/Caddyfile:ro"))
+        .expect("the Caddyfile is mounted");
+    let caddy = read(caddyfile.trim_start_matches("./"));
+    assert!(caddy.contains(":8080"), "Caddy listens on 8080");
+    let port = node_port.expect("a node");
+    for n in &nodes {
+        assert!(
+            caddy.contains(&format!("{n}:{port}")),
+            "deploy/Caddyfile sends requests to {n}:{port}"
+        );
+    }
+    assert!(
+        caddy.contains("health_uri /healthz"),
+        "health checks on /healthz"
+    );
+}

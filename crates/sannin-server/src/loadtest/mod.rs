@@ -60,7 +60,9 @@ pub struct LoadtestArgs {
     pub rooms: usize,
 
     /// Target a running server at this address (loopback only). Default: start one
-    /// in this process.
+    /// in this process. Several addresses, comma separated (the nodes of a cluster):
+    /// rooms are created on the first, and the connections are spread over all of
+    /// them in turn (seat by seat), so that most rooms have players on several nodes.
     #[arg(long)]
     pub addr: Option<String>,
 
@@ -271,8 +273,14 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<Report> {
     raise_fd_limit(rooms as u64 * 6 + args.spectators as u64 * 2 + 256);
 
     let mut local = None;
-    let addr = match &args.addr {
-        Some(a) => resolve_loopback(a).await?,
+    let mut spread = Vec::new();
+    for a in args.addr.iter().flat_map(|a| a.split(',')).map(str::trim) {
+        if !a.is_empty() {
+            spread.push(resolve_loopback(a).await?);
+        }
+    }
+    let addr = match spread.first() {
+        Some(a) => *a,
         None => {
             let dir =
                 std::env::temp_dir().join(format!("sannin-loadtest-{}", uuid::Uuid::new_v4()));
@@ -315,9 +323,14 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<Report> {
                 bail!("in-process server did not start");
             }
             local = Some((stop_tx, server, dir));
+            spread.push(addr);
             addr
         }
     };
+    if spread.len() > 1 {
+        let list: Vec<String> = spread.iter().map(ToString::to_string).collect();
+        println!("connections spread over {}", list.join(", "));
+    }
     let in_process = local.is_some();
     let pid = if in_process {
         Some(std::process::id())
@@ -414,7 +427,8 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<Report> {
     let mut players = Vec::with_capacity(rooms * 3);
     for (r, id) in ids.iter().enumerate() {
         for seat in Seat::ALL {
-            let url = format!("ws://{addr}/api/rooms/{id}/ws");
+            let to = spread[(r * 3 + seat.index()) % spread.len()];
+            let url = format!("ws://{to}/api/rooms/{id}/ws");
             let sem = sem.clone();
             let gate = start_gate.clone();
             let plies = args.plies;
@@ -426,8 +440,9 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<Report> {
         }
     }
     let mut spectators = Vec::with_capacity(args.spectators);
-    for _ in 0..args.spectators {
-        let url = format!("ws://{addr}/api/rooms/{}/ws", ids[0]);
+    for k in 0..args.spectators {
+        let to = spread[(k + 1) % spread.len()];
+        let url = format!("ws://{to}/api/rooms/{}/ws", ids[0]);
         let sem = sem.clone();
         let gate = start_gate.clone();
         let plies = args.plies;

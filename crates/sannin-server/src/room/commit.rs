@@ -278,10 +278,19 @@ impl Room {
         if let Err(e) = self
             .deps
             .store
-            .append_action(&self.id_str, &stored, finished.as_deref())
+            .append_action(
+                &self.id_str,
+                &stored,
+                finished.as_deref(),
+                self.deps.fence.as_ref(),
+            )
             .await
         {
             self.store_failed("storing an action", &e);
+            if crate::store::is_fenced(&e) {
+                // Another node owns the room now (cluster mode): this copy stops.
+                self.deps.shutdown.cancel();
+            }
             if let Some((conn, _)) = from {
                 self.reject(
                     conn,

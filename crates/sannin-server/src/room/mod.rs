@@ -233,6 +233,9 @@ pub struct RoomDeps {
     pub shutdown: CancellationToken,
     /// Tracks room tasks so that shutdown can wait for them.
     pub tracker: TaskTracker,
+    /// Cluster mode: the lease this room's action writes are fenced by (`shutdown`
+    /// is then the room's own token, cancelled when the lease is lost).
+    pub fence: Option<crate::store::Fence>,
 }
 
 fn idx(p: Player) -> usize {

@@ -1,0 +1,264 @@
+//! A room owned by another node, as this node's sockets see it: a [`RoomHandle`] whose
+//! queue is drained by a proxy task that forwards each command to the owner over NATS
+//! and hands the owner's frames for this node to the right local socket.
+//!
+//! One proxy per room per node, shared by all the room's sockets here. While it has
+//! sockets it checks every second that the owner still answers; when the owner is
+//! gone (killed, paused, or it let the room go) the proxy closes its sockets with
+//! 1012, as a restarting server does, and the clients reconnect and resume on the
+//! room's next owner.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::ws::Utf8Bytes;
+use futures_util::StreamExt as _;
+use sannin_protocol::{ErrorCode, RoomInfo, RoomStatus, RoomSummary, Seats};
+use tokio::sync::{mpsc, watch};
+use tracing::{debug, info};
+use uuid::Uuid;
+
+use super::wire::{decode_out, NodeCmd, Out};
+use super::Cluster;
+use crate::app::Shared;
+use crate::protocol;
+use crate::room::{Cmd, ConnHandle, Outbound, RoomHandle, ROOM_QUEUE};
+
+/// How long a proxy with no socket stays, for the next one.
+const IDLE: Duration = Duration::from_secs(30);
+/// Failed probes in a row after which the owner counts as gone.
+const PROBES_LOST: u32 = 2;
+
+/// Starts the proxy of room `id`; returns its handle.
+pub fn spawn(cluster: Arc<Cluster>, shared: Arc<Shared>, id: Uuid) -> RoomHandle {
+    let (tx, rx) = mpsc::channel(ROOM_QUEUE);
+    // The lobby reads summaries from the site-wide list, never from a proxy.
+    let (_, summary) = watch::channel(placeholder(id));
+    let handle = RoomHandle { id, tx, summary };
+    let span = tracing::info_span!("proxy", room = %id);
+    tokio::spawn(tracing::Instrument::instrument(
+        run(cluster, shared, handle.clone(), rx),
+        span,
+    ));
+    handle
+}
+
+fn placeholder(id: Uuid) -> RoomSummary {
+    RoomSummary {
+        room: RoomInfo {
+            id: id.to_string(),
+            status: RoomStatus::Waiting,
+            seats: Seats::default(),
+            spectators: 0,
+            custom_position: false,
+            voluntary_alliance: false,
+            private: true,
+            clock: None,
+            bot_takeover: false,
+            rated: false,
+            result: None,
+            created_at_ms: 0,
+            updated_at_ms: 0,
+        },
+        moves: 0,
+    }
+}
+
+async fn run(
+    cluster: Arc<Cluster>,
+    shared: Arc<Shared>,
+    me: RoomHandle,
+    mut rx: mpsc::Receiver<Cmd>,
+) {
+    let id = me.id;
+    let node = cluster.node.clone();
+    let cmd_subject = cluster.subject(id, "cmd");
+    let Ok(mut frames) = cluster
+        .nats
+        .subscribe(cluster.subject(id, &format!("to.{node}")))
+        .await
+    else {
+        cluster.forget_proxy(&me);
+        return;
+    };
+    let mut conns: HashMap<u64, ConnHandle> = HashMap::new();
+    let (gone_tx, mut gone_rx) = mpsc::channel::<()>(1);
+    tokio::spawn(watch_owner(cluster.clone(), id, gone_tx));
+    let mut idle_since = Some(tokio::time::Instant::now());
+    loop {
+        let idle_end = idle_since.map(|t| t + IDLE);
+        tokio::select! {
+            () = shared.shutdown.cancelled() => break,
+            _ = gone_rx.recv() => {
+                info!(sockets = conns.len(), "the room's owner is gone: its sockets here resume elsewhere");
+                break;
+            }
+            () = sleep_until_opt(idle_end) => break,
+            cmd = rx.recv() => {
+                let Some(cmd) = cmd else { break };
+                on_cmd(&cluster, &cmd_subject, &mut conns, cmd).await;
+            }
+            m = frames.next() => {
+                let Some(m) = m else { break };
+                if let Some((conn, out)) = decode_out(&m.payload) {
+                    deliver(&mut conns, conn, out);
+                }
+            }
+        }
+        idle_since = match conns.is_empty() {
+            true => idle_since.or_else(|| Some(tokio::time::Instant::now())),
+            false => None,
+        };
+    }
+    // New sockets go through a fresh lookup from now on.
+    cluster.forget_proxy(&me);
+    rx.close();
+    let bye = Utf8Bytes::from(protocol::to_text(&protocol::error_msg(
+        ErrorCode::ShuttingDown,
+        "the room is moving to another server; resume",
+    )));
+    for out in conns.values() {
+        let _ = out.tx.try_send(Outbound::Text(bye.clone()));
+        let _ = out.tx.try_send(Outbound::Close(1012, "server restart"));
+    }
+    let _ = frames.unsubscribe().await;
+    debug!("proxy stopped");
+}
+
+async fn on_cmd(
+    cluster: &Arc<Cluster>,
+    subject: &str,
+    conns: &mut HashMap<u64, ConnHandle>,
+    cmd: Cmd,
+) {
+    let node = cluster.node.clone();
+    match cmd {
+        Cmd::Connect { conn, out, reply } => {
+            let account = out.account.as_deref().map(str::to_string);
+            let answer = cluster
+                .request(
+                    subject,
+                    NodeCmd::Connect {
+                        node,
+                        conn,
+                        account,
+                    },
+                )
+                .await;
+            let result = match answer.as_deref() {
+                Some("ok") => {
+                    conns.insert(conn, out);
+                    Ok(())
+                }
+                Some(code) => Err(serde_json::from_value(serde_json::Value::String(
+                    code.to_string(),
+                ))
+                .unwrap_or(ErrorCode::ShuttingDown)),
+                None => Err(ErrorCode::ShuttingDown),
+            };
+            let _ = reply.send(result);
+        }
+        Cmd::Disconnect { conn } => {
+            // Told even when the socket was already dropped here (its queue was full):
+            // the owner still counts it until then.
+            conns.remove(&conn);
+            cluster
+                .publish(subject, NodeCmd::Disconnect { node, conn })
+                .await;
+        }
+        Cmd::Msg { conn, msg, .. } => {
+            cluster
+                .publish(subject, NodeCmd::Msg { node, conn, msg })
+                .await;
+        }
+        Cmd::Rtt { conn, rtt_ms } => {
+            cluster
+                .publish(subject, NodeCmd::Rtt { node, conn, rtt_ms })
+                .await;
+        }
+        Cmd::Details { reply } => {
+            let answer = cluster.request(subject, NodeCmd::Details).await;
+            if let Some(d) = answer.and_then(|a| serde_json::from_str(&a).ok()) {
+                let _ = reply.send(d);
+            }
+        }
+        Cmd::Record { site, reply } => {
+            if let Some(r) = cluster.request(subject, NodeCmd::Record { site }).await {
+                let _ = reply.send(r);
+            }
+        }
+    }
+}
+
+/// Hands a frame from the owner to its socket here.
+fn deliver(conns: &mut HashMap<u64, ConnHandle>, conn: u64, out: Out) {
+    let Some(c) = conns.get(&conn) else {
+        return;
+    };
+    let queued = match out {
+        Out::Text(t) => match Utf8Bytes::try_from(t) {
+            Ok(t) => c.tx.try_send(Outbound::Text(t)).is_ok(),
+            Err(_) => true,
+        },
+        Out::Ping => c.tx.try_send(Outbound::Ping).is_ok(),
+        Out::Close(code, reason) => {
+            // The close reasons the room uses are fixed strings: keep the known ones.
+            let reason = static_reason(&reason);
+            let ok = c.tx.try_send(Outbound::Close(code, reason)).is_ok();
+            conns.remove(&conn);
+            ok
+        }
+        Out::Drop => {
+            let _ = c.tx.try_send(Outbound::Close(1012, "server restart"));
+            conns.remove(&conn);
+            true
+        }
+    };
+    if !queued {
+        if let Some(c) = conns.remove(&conn) {
+            c.kill.cancel();
+        }
+    }
+}
+
+fn static_reason(reason: &str) -> &'static str {
+    const KNOWN: [&str; 5] = [
+        "server restart",
+        "room full",
+        "too many messages",
+        "say join, resume or watch",
+        "try again later",
+    ];
+    KNOWN
+        .into_iter()
+        .find(|k| *k == reason)
+        .unwrap_or("closed by the room")
+}
+
+/// Probes the owner every second; tells the proxy once it stops answering.
+async fn watch_owner(cluster: Arc<Cluster>, id: Uuid, gone: mpsc::Sender<()>) {
+    let subject = cluster.subject(id, "cmd");
+    let mut lost = 0;
+    loop {
+        tokio::select! {
+            () = gone.closed() => return,
+            () = tokio::time::sleep(Duration::from_secs(1)) => {}
+        }
+        match cluster.request(&subject, NodeCmd::Probe).await {
+            Some(_) => lost = 0,
+            None => lost += 1,
+        }
+        if lost >= PROBES_LOST {
+            let _ = gone.send(()).await;
+            return;
+        }
+    }
+}
+
+async fn sleep_until_opt(t: Option<tokio::time::Instant>) {
+    match t {
+        Some(t) => tokio::time::sleep_until(t).await,
+        None => std::future::pending().await,
+    }
+}

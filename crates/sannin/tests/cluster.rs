@@ -1,0 +1,342 @@
+//! Cluster mode end to end: real `sannin serve` nodes sharing a throwaway PostgreSQL
+//! database and the NATS on 127.0.0.1:4222 (a subject prefix per test). One room's
+//! players and spectator on different nodes see one stream; a node killed with -9,
+//! drained with SIGTERM, or paused past its lease loses no acknowledged action, and
+//! a paused owner that wakes up cannot write.
+
+mod cluster_support;
+mod common;
+
+use std::time::{Duration, Instant};
+
+use cluster_support::{prefix, resume, to_move, Client, Node, Pg};
+use sannin_protocol::{ClientMsg, RoomStatus, Seat, State};
+
+/// The lease of the failover tests: short, so that they run fast, and long enough
+/// that a busy machine (the whole test suite on two cores) still renews in time.
+const LEASE: f64 = 3.0;
+
+/// Three players joined at `urls[i]` for seat i, a spectator at `watch_url`; the game
+/// started. The players (by seat index) and the spectator.
+async fn table(urls: [&str; 3], watch_url: &str) -> (Vec<Client>, Client) {
+    let mut spectator = Client::connect(watch_url).await;
+    spectator.send(ClientMsg::Watch { name: None }).await;
+    spectator.until_state("the watch state", |_| true).await;
+    let mut players = Vec::new();
+    for (seat, url) in Seat::ALL.into_iter().zip(urls) {
+        let mut c = Client::connect(url).await;
+        c.join(seat).await;
+        players.push(c);
+    }
+    for p in &mut players {
+        p.send(ClientMsg::Ready).await;
+    }
+    for c in players.iter_mut().chain([&mut spectator]) {
+        c.until_state("the game running", |s| s.status == RoomStatus::Playing)
+            .await;
+    }
+    (players, spectator)
+}
+
+/// The player to move plays its first legal action; returns once every client has
+/// the state after it (the action is acknowledged). The action.
+async fn play(players: &mut [Client], spectator: &mut Client) -> String {
+    let s = spectator.state.clone().expect("a state");
+    let mover = to_move(&s);
+    let p = &mut players[mover.index()];
+    let mine = p.state.clone().expect("a state");
+    let action = mine.legal.first().expect("a legal action").clone();
+    p.send(ClientMsg::Act {
+        action: action.clone(),
+    })
+    .await;
+    let after = |x: &State| x.seq > s.seq;
+    for c in players.iter_mut().chain([spectator]) {
+        c.until_state("the state after the action", after).await;
+    }
+    action
+}
+
+/// The moves of the room as its history says (any node answers).
+fn history(node: &Node, room: &str) -> Vec<String> {
+    let h = node.get_json(&format!("/api/rooms/{room}/history"));
+    h["plies"]
+        .as_array()
+        .expect("plies")
+        .iter()
+        .map(|p| p["action"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Every seat resumed at `url` with the tokens of `old`, and a spectator; checks that
+/// each sees exactly `played` and returns the new table.
+async fn resume_all(url: &str, old: &[Client], played: &[String]) -> (Vec<Client>, Client) {
+    let mut players = Vec::new();
+    for c in old {
+        let (c, s) = resume(url, c.token.as_deref().expect("a token")).await;
+        assert_eq!(s.moves, played, "every acknowledged action is there");
+        players.push(c);
+    }
+    let mut spectator = Client::connect(url).await;
+    spectator.send(ClientMsg::Watch { name: None }).await;
+    let s = spectator.until_state("the watch state", |_| true).await;
+    assert_eq!(s.moves, played);
+    (players, spectator)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn players_on_three_nodes_share_one_ordered_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let pg = Pg::new();
+    let p = prefix();
+    let nodes: Vec<Node> = (0..3)
+        .map(|_| Node::start(&pg, &p, 4.0, dir.path()))
+        .collect();
+    let room = nodes[0].create_room();
+    let urls: Vec<String> = nodes.iter().map(|n| n.ws(&room)).collect();
+    let (mut players, mut spectator) = table([&urls[0], &urls[1], &urls[2]], &urls[1]).await;
+    let mut played = Vec::new();
+    for _ in 0..12 {
+        played.push(play(&mut players, &mut spectator).await);
+    }
+    // One stream: the same (seq, event) everywhere from the start of the game, with
+    // `seq` rising by one.
+    let start = spectator
+        .events
+        .iter()
+        .find(|e| e.1.kind() == "game_started")
+        .expect("game_started")
+        .0;
+    let reference = spectator.events_from(start);
+    for w in reference.windows(2) {
+        assert_eq!(w[1].0, w[0].0 + 1, "seq rises by one");
+    }
+    let actions: Vec<String> = reference
+        .iter()
+        .filter(|e| e.1.kind() == "action")
+        .map(|e| {
+            serde_json::to_value(&e.1).unwrap()["action"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(actions, played);
+    for c in &players {
+        assert_eq!(c.events_from(start), reference, "same events, same order");
+    }
+    // Every node answers for the room over HTTP.
+    let details: Vec<serde_json::Value> = nodes
+        .iter()
+        .map(|n| n.get_json(&format!("/api/rooms/{room}")))
+        .collect();
+    for d in &details {
+        let moves: Vec<String> = serde_json::from_value(d["moves"].clone()).unwrap();
+        assert_eq!(moves, played);
+    }
+    let records: Vec<String> = nodes
+        .iter()
+        .map(|n| {
+            let (status, body) =
+                common::http(&n.addr, "GET", &format!("/api/rooms/{room}/record"), "").unwrap();
+            assert_eq!(status, 200, "{body}");
+            body.lines()
+                .filter(|l| !l.starts_with('['))
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .collect();
+    assert!(records.iter().all(|r| *r == records[0]), "{records:?}");
+    for n in &nodes {
+        assert_eq!(history(n, &room), played);
+    }
+    // The lobby of every node lists the room, wherever it runs.
+    let end = Instant::now() + Duration::from_secs(8);
+    for n in &nodes {
+        loop {
+            let list = n.get_json("/api/rooms");
+            let listed = list
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["id"] == room.as_str() && r["status"] == "playing");
+            if listed {
+                break;
+            }
+            assert!(Instant::now() < end, "room not in the lobby of {}", n.addr);
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+    // A room created on another node: any node answers for it too.
+    let other = nodes[2].create_room();
+    let d = nodes[0].get_json(&format!("/api/rooms/{other}"));
+    assert_eq!(d["status"], "waiting");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_game_goes_on_when_the_owning_node_is_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let pg = Pg::new();
+    let p = prefix();
+    let mut a = Node::start(&pg, &p, LEASE, dir.path());
+    let b = Node::start(&pg, &p, LEASE, dir.path());
+    let room = a.create_room();
+    let (ua, ub) = (a.ws(&room), b.ws(&room));
+    let (mut players, mut spectator) = table([&ua, &ub, &ub], &ub).await;
+    let mut played = Vec::new();
+    for _ in 0..5 {
+        played.push(play(&mut players, &mut spectator).await);
+    }
+    a.signal("KILL");
+    a.wait_exit(Duration::from_secs(5));
+    // Sockets on the dead node are gone; those proxied to it are closed (1012).
+    for c in players.iter_mut().chain([&mut spectator]) {
+        c.until_closed().await;
+    }
+    let (mut players, mut spectator) = resume_all(&ub, &players, &played).await;
+    assert_eq!(history(&b, &room), played);
+    for _ in 0..4 {
+        played.push(play(&mut players, &mut spectator).await);
+    }
+    assert_eq!(history(&b, &room), played);
+    assert!(
+        b.log_text().contains("took over the room"),
+        "{}",
+        b.log_text()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_hands_the_rooms_over_without_losing_an_action() {
+    let dir = tempfile::tempdir().unwrap();
+    let pg = Pg::new();
+    let p = prefix();
+    // A long lease: a fast takeover can only come from the drain giving it back.
+    let mut a = Node::start(&pg, &p, 30.0, dir.path());
+    let b = Node::start(&pg, &p, 30.0, dir.path());
+    let room = a.create_room();
+    let (ua, ub) = (a.ws(&room), b.ws(&room));
+    let (mut players, mut spectator) = table([&ub, &ua, &ub], &ua).await;
+    let mut played = Vec::new();
+    for _ in 0..4 {
+        played.push(play(&mut players, &mut spectator).await);
+    }
+    a.signal("TERM");
+    let drained = Instant::now();
+    assert_eq!(
+        a.wait_exit(Duration::from_secs(15)),
+        Some(0),
+        "a clean exit"
+    );
+    assert!(
+        a.log_text().contains("leases handed over"),
+        "{}",
+        a.log_text()
+    );
+    for c in players.iter_mut().chain([&mut spectator]) {
+        c.until_closed().await;
+    }
+    let (mut players, mut spectator) = resume_all(&ub, &players, &played).await;
+    assert!(
+        drained.elapsed() < Duration::from_secs(15),
+        "taken over long before the 30 s lease ran out: {:?}",
+        drained.elapsed()
+    );
+    for _ in 0..3 {
+        played.push(play(&mut players, &mut spectator).await);
+    }
+    assert_eq!(history(&b, &room), played);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_owner_that_wakes_up_cannot_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let pg = Pg::new();
+    let p = prefix();
+    let a = Node::start(&pg, &p, LEASE, dir.path());
+    let b = Node::start(&pg, &p, LEASE, dir.path());
+    let room = a.create_room();
+    let (ua, ub) = (a.ws(&room), b.ws(&room));
+    let (mut players, mut spectator) = table([&ua, &ua, &ua], &ua).await;
+    let mut played = Vec::new();
+    for _ in 0..2 {
+        played.push(play(&mut players, &mut spectator).await);
+    }
+    let mover = to_move(spectator.state.as_ref().unwrap());
+    let stale_action = players[mover.index()].state.clone().unwrap().legal[0].clone();
+
+    a.signal("STOP");
+    tokio::time::sleep(Duration::from_secs_f64(LEASE * 1.5)).await;
+    // The lease ran out: node b takes the room over for the players who come to it.
+    let (mut moved, mut watcher) = resume_all(&ub, &players, &played).await;
+
+    // The paused owner's socket of the player to move sends an action, then the
+    // owner wakes up: whatever it does first (renew, or handle the action), the
+    // action must not be written.
+    players[mover.index()]
+        .send(ClientMsg::Act {
+            action: stale_action.clone(),
+        })
+        .await;
+    a.signal("CONT");
+    let stale = &mut players[mover.index()];
+    let end = Instant::now() + Duration::from_secs(10);
+    while !stale.closed && Instant::now() < end {
+        stale.recv(Duration::from_millis(500)).await;
+    }
+    assert!(
+        stale
+            .events
+            .iter()
+            .all(|e| e.1.kind() != "action" || e.0 <= spectator.state.as_ref().unwrap().seq),
+        "the woken owner announced no new action"
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        history(&b, &room),
+        played,
+        "nothing written by the stale owner"
+    );
+    let log = a.log_text();
+    eprintln!(
+        "the woken owner {}",
+        if log.contains("write refused") {
+            "tried to write the action and was refused"
+        } else {
+            "found its lease gone before it handled the action"
+        }
+    );
+    assert!(
+        log.contains("write refused") || log.contains("lease lost"),
+        "the stale owner saw it lost the room: {log}"
+    );
+    // The game goes on at node b.
+    for _ in 0..2 {
+        played.push(play(&mut moved, &mut watcher).await);
+    }
+    assert_eq!(history(&b, &room), played);
+    a.signal("KILL");
+}
+
+#[test]
+fn a_cluster_on_sqlite_is_refused_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(common::BIN)
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .args(["--nats-url", cluster_support::NATS])
+        .current_dir(dir.path())
+        .env_remove("DATABASE_URL")
+        .output()
+        .expect("run sannin serve");
+    assert!(!out.status.success(), "a cluster needs PostgreSQL");
+    let text =
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("needs a PostgreSQL database") && text.contains("--database-url"),
+        "{text}"
+    );
+    assert!(
+        !dir.path().join("data").exists(),
+        "no SQLite file is made for a refused start"
+    );
+}

@@ -1,0 +1,330 @@
+//! A cluster of real `sannin serve` processes on loopback: a throwaway PostgreSQL
+//! database and a NATS subject prefix of their own per test, WebSocket clients that
+//! record every event, and signals sent to the nodes (kill -9, SIGTERM,
+//! SIGSTOP/SIGCONT).
+
+#![allow(dead_code)] // each test uses its own part of this
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use sannin_protocol::{ClientMsg, Event, Seat, ServerMsg, State};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+use crate::common::{free_port, http, Guard, BIN};
+
+pub const TIMEOUT: Duration = Duration::from_secs(20);
+pub const NATS: &str = "nats://127.0.0.1:4222";
+
+/// A PostgreSQL database made with `psql` for one test, dropped at the end.
+pub struct Pg {
+    pub name: String,
+    pub url: String,
+}
+
+fn psql(sql: &str) {
+    let out = Command::new("psql")
+        .args([
+            "-h",
+            "127.0.0.1",
+            "-U",
+            "postgres",
+            "-d",
+            "postgres",
+            "-qc",
+            sql,
+        ])
+        .output()
+        .expect("psql (PostgreSQL client) is needed for the cluster tests");
+    assert!(
+        out.status.success(),
+        "psql {sql}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+impl Pg {
+    pub fn new() -> Pg {
+        let name = format!("sannin_cluster_{}", unique());
+        psql(&format!("CREATE DATABASE {name}"));
+        let url = format!("postgres://postgres@127.0.0.1:5432/{name}");
+        Pg { name, url }
+    }
+}
+
+impl Drop for Pg {
+    fn drop(&mut self) {
+        psql(&format!(
+            "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+            self.name
+        ));
+    }
+}
+
+fn unique() -> String {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("{:x}{:x}", t, std::process::id())
+}
+
+/// A prefix of NATS subjects no other test uses.
+pub fn prefix() -> String {
+    format!("t{}", unique())
+}
+
+/// One node: a `sannin serve` process of the cluster.
+pub struct Node {
+    pub guard: Option<Guard>,
+    pub addr: String,
+    pub log: std::path::PathBuf,
+}
+
+impl Node {
+    /// Starts a node; returns once `/healthz` answers.
+    pub fn start(pg: &Pg, prefix: &str, lease_seconds: f64, dir: &std::path::Path) -> Node {
+        let addr = format!("127.0.0.1:{}", free_port());
+        let log = dir.join(format!("node-{}.log", addr.replace([':', '.'], "_")));
+        let file = std::fs::File::create(&log).expect("log file");
+        let child = Command::new(BIN)
+            .args(["serve", "--addr", &addr, "--database-url", &pg.url])
+            .args(["--nats-url", NATS, "--nats-prefix", prefix])
+            .args(["--lease-seconds", &lease_seconds.to_string()])
+            .current_dir(dir)
+            .env_remove("DATABASE_URL")
+            .env_remove("NATS_URL")
+            .env("RUST_LOG", "info")
+            .stdout(file.try_clone().expect("log file"))
+            .stderr(file)
+            .spawn()
+            .expect("start a node");
+        let node = Node {
+            guard: Some(Guard(child)),
+            addr,
+            log,
+        };
+        let up = Instant::now() + Duration::from_secs(30);
+        while !matches!(http(&node.addr, "GET", "/healthz", ""), Ok((200, _))) {
+            assert!(Instant::now() < up, "node {} did not come up", node.addr);
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        node
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.guard.as_ref().expect("running").0.id()
+    }
+
+    pub fn signal(&self, sig: &str) {
+        let ok = Command::new("kill")
+            .args([&format!("-{sig}"), &self.pid().to_string()])
+            .status()
+            .expect("kill")
+            .success();
+        assert!(ok, "kill -{sig}");
+    }
+
+    /// Waits for the process to exit; its exit status code.
+    pub fn wait_exit(&mut self, within: Duration) -> Option<i32> {
+        let mut g = self.guard.take().expect("running");
+        let end = Instant::now() + within;
+        loop {
+            if let Some(st) = g.0.try_wait().expect("wait") {
+                return st.code();
+            }
+            assert!(Instant::now() < end, "node {} did not exit", self.addr);
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    pub fn ws(&self, room: &str) -> String {
+        format!("ws://{}/api/rooms/{room}/ws", self.addr)
+    }
+
+    pub fn create_room(&self) -> String {
+        let (status, body) = http(&self.addr, "POST", "/api/rooms", "{}").expect("create");
+        assert_eq!(status, 201, "{body}");
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+        v["id"].as_str().unwrap().to_string()
+    }
+
+    pub fn get_json(&self, path: &str) -> serde_json::Value {
+        let (status, body) = http(&self.addr, "GET", path, "").expect("GET");
+        assert_eq!(status, 200, "GET {path} on {}: {body}", self.addr);
+        serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}"))
+    }
+}
+
+/// A WebSocket client that records the events and states it receives.
+pub struct Client {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    pub events: Vec<(u64, Event)>,
+    pub state: Option<State>,
+    pub token: Option<String>,
+    pub seat: Option<Seat>,
+    pub closed: bool,
+    pub errors: Vec<String>,
+}
+
+impl Client {
+    pub async fn connect(url: &str) -> Client {
+        let (ws, _) = tokio::time::timeout(TIMEOUT, tokio_tungstenite::connect_async(url))
+            .await
+            .expect("ws connect in time")
+            .expect("ws connect");
+        let mut c = Client {
+            ws,
+            events: Vec::new(),
+            state: None,
+            token: None,
+            seat: None,
+            closed: false,
+            errors: Vec::new(),
+        };
+        c.until_state("the first state", |_| true).await;
+        c
+    }
+
+    pub async fn send(&mut self, m: ClientMsg) {
+        self.ws
+            .send(Message::Text(m.to_text().into()))
+            .await
+            .expect("send");
+    }
+
+    /// The next protocol message within `wait`; None on timeout or close.
+    pub async fn recv(&mut self, wait: Duration) -> Option<ServerMsg> {
+        loop {
+            let m = match tokio::time::timeout(wait, self.ws.next()).await {
+                Err(_) => return None,
+                Ok(None) | Ok(Some(Err(_))) | Ok(Some(Ok(Message::Close(_)))) => {
+                    self.closed = true;
+                    return None;
+                }
+                Ok(Some(Ok(Message::Text(t)))) => t,
+                Ok(Some(Ok(_))) => continue,
+            };
+            let m = ServerMsg::parse(m.as_str()).expect("a protocol message");
+            match &m {
+                ServerMsg::Event { seq, event } => self.events.push((*seq, event.clone())),
+                ServerMsg::State(s) => self.state = Some((**s).clone()),
+                ServerMsg::Seated { seat, token } => {
+                    self.seat = Some(*seat);
+                    self.token = Some(token.clone());
+                }
+                ServerMsg::Error { code, .. } => self.errors.push(code.as_str().to_string()),
+                _ => {}
+            }
+            return Some(m);
+        }
+    }
+
+    pub async fn until_state(&mut self, what: &str, pred: impl Fn(&State) -> bool) -> State {
+        let end = tokio::time::Instant::now() + TIMEOUT;
+        loop {
+            let left = end.saturating_duration_since(tokio::time::Instant::now());
+            match self.recv(left).await {
+                Some(ServerMsg::State(s)) if pred(&s) => return *s,
+                Some(_) => {}
+                None => panic!("no {what}: closed={}", self.closed),
+            }
+        }
+    }
+
+    pub async fn until_seated(&mut self) -> Seat {
+        let end = tokio::time::Instant::now() + TIMEOUT;
+        loop {
+            let left = end.saturating_duration_since(tokio::time::Instant::now());
+            match self.recv(left).await {
+                Some(ServerMsg::Seated { seat, .. }) => return seat,
+                Some(_) => {}
+                None => panic!(
+                    "not seated: closed={} errors={:?}",
+                    self.closed, self.errors
+                ),
+            }
+        }
+    }
+
+    pub async fn join(&mut self, seat: Seat) {
+        self.send(ClientMsg::Join {
+            seat: Some(seat),
+            name: Some(format!("p-{}", seat.as_str())),
+        })
+        .await;
+        assert_eq!(self.until_seated().await, seat);
+    }
+
+    /// Reads until the server closes the socket.
+    pub async fn until_closed(&mut self) {
+        let end = tokio::time::Instant::now() + TIMEOUT;
+        while !self.closed {
+            let left = end.saturating_duration_since(tokio::time::Instant::now());
+            assert!(!left.is_zero(), "the socket was not closed");
+            self.recv(left).await;
+        }
+    }
+
+    /// The (seq, event) pairs from `from` on.
+    pub fn events_from(&self, from: u64) -> Vec<(u64, Event)> {
+        self.events
+            .iter()
+            .filter(|e| e.0 >= from)
+            .cloned()
+            .collect()
+    }
+}
+
+/// Connects to `url` and resumes the seat of `token`, retrying while the room moves
+/// to its next owner (the socket is refused or closed meanwhile). The client and the
+/// `state` that follows the resume.
+pub async fn resume(url: &str, token: &str) -> (Client, State) {
+    let end = Instant::now() + Duration::from_secs(30);
+    loop {
+        assert!(Instant::now() < end, "could not resume on {url}");
+        let attempt = tokio::time::timeout(TIMEOUT, tokio_tungstenite::connect_async(url)).await;
+        let Ok(Ok((ws, _))) = attempt else {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            continue;
+        };
+        let mut c = Client {
+            ws,
+            events: Vec::new(),
+            state: None,
+            token: None,
+            seat: None,
+            closed: false,
+            errors: Vec::new(),
+        };
+        if c.recv(TIMEOUT).await.is_none() {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            continue;
+        }
+        c.send(ClientMsg::Resume {
+            token: token.into(),
+        })
+        .await;
+        let mut seated = false;
+        while let Some(m) = c.recv(TIMEOUT).await {
+            match m {
+                ServerMsg::Seated { .. } => seated = true,
+                ServerMsg::State(s) if seated => return (c, *s),
+                _ => {}
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// The player to move in `s`.
+pub fn to_move(s: &State) -> Seat {
+    s.to_move.expect("someone to move")
+}
