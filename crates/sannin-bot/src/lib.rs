@@ -35,6 +35,7 @@ use std::time::{Duration, Instant};
 use sannin_rules::{Action, Game, Player, Position};
 
 mod analyse;
+pub mod arena;
 mod eval;
 mod rng;
 mod search;
@@ -53,16 +54,39 @@ impl Level {
     pub const GREEDY: Level = Level(1);
     pub const SEARCH_SMALL: Level = Level(2);
     pub const SEARCH_LARGE: Level = Level(3);
+    pub const BEST_REPLY: Level = Level(4);
     /// The highest level.
-    pub const MAX: Level = Level(3);
+    pub const MAX: Level = Level(4);
 
-    /// Level `n` (0..=3).
+    /// Level `n` (0..=4).
     pub fn from_number(n: u8) -> Option<Level> {
         (n <= Level::MAX.0).then_some(Level(n))
     }
 
+    /// The level of a name of [`Level::name`] (any case), or of a number.
+    pub fn from_name(s: &str) -> Option<Level> {
+        let s = s.trim();
+        if let Ok(n) = s.parse::<u8>() {
+            return Level::from_number(n);
+        }
+        (0..=Level::MAX.0)
+            .map(Level)
+            .find(|l| l.name().eq_ignore_ascii_case(s))
+    }
+
     pub fn number(self) -> u8 {
         self.0
+    }
+
+    /// The name players see: Random, Beginner, Casual, Strong, Master.
+    pub fn name(self) -> &'static str {
+        match self.0 {
+            0 => "Random",
+            1 => "Beginner",
+            2 => "Casual",
+            3 => "Strong",
+            _ => "Master",
+        }
     }
 
     /// The search's node budget (actions played) at this level; `None` for the
@@ -71,10 +95,14 @@ impl Level {
         match self.0 {
             2 => Some(3_000),
             3 => Some(30_000),
+            4 => Some(MASTER_NODES),
             _ => None,
         }
     }
 }
+
+/// Level 4's node budget: the same time a move as level 3 (its nodes cost a little less).
+const MASTER_NODES: u64 = 34_000;
 
 impl std::fmt::Display for Level {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -142,6 +170,9 @@ pub fn choose_detailed(game: &Game, level: Level, seed: u64, limits: Limits) -> 
             let budget = limits.nodes.or(level.nodes()).unwrap_or(1);
             let deadline = limits.time.map(|t| Instant::now() + t);
             let mut s = search::Searcher::new(me, game.repetition_keys(), budget, deadline);
+            if level >= Level::BEST_REPLY {
+                s = s.best_reply();
+            }
             s.run(game.position(), legal).map(|f| Choice {
                 action: f.action,
                 score: f.score,
