@@ -585,6 +585,35 @@ impl Searcher {
         best
     }
 
+    /// A win in one, else a mate in one of an opponent that does not lose
+    /// the game (the best evaluated if several): taken at once. Without this
+    /// rule an elimination scores as evaluation, not as a win, and a search
+    /// may put off a mate it sees to a later ply that never comes.
+    fn kill_now(&self, pos: &Position, children: &[RootChild]) -> Option<Found> {
+        let found = |c: &RootChild, score| Found {
+            action: c.action,
+            score,
+            depth: 1,
+            nodes: self.nodes,
+        };
+        if let Some(c) = children
+            .iter()
+            .find(|c| self.terminal(&c.succ, 1).is_some_and(|v| v >= WIN_BOUND))
+        {
+            return Some(found(c, WIN - 1));
+        }
+        children
+            .iter()
+            .filter(|c| {
+                c.succ.outcome.is_none()
+                    && c.succ.position.is_active(self.me)
+                    && c.succ.position.active_count() < pos.active_count()
+            })
+            .map(|c| (evaluate(&c.succ.position, self.me), c))
+            .max_by_key(|(v, _)| *v)
+            .map(|(v, c)| found(c, v))
+    }
+
     /// Iterative deepening from `pos` (the game's current position, whose
     /// legal actions, repetition included, are `actions`, already shuffled
     /// for tie-breaking). `None` only when `actions` is empty.
@@ -602,6 +631,11 @@ impl Searcher {
         }
         if children.is_empty() {
             return None;
+        }
+        if self.brs {
+            if let Some(f) = self.kill_now(pos, &children) {
+                return Some(f);
+            }
         }
         let mut found: Option<Found> = None;
         for depth in 1..=MAX_DEPTH {
