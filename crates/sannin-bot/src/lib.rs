@@ -2,12 +2,35 @@
 //!
 //! [`choose`] picks an action for the player to move in a [`Game`]:
 //!
-//! | level | play |
-//! |---|---|
-//! | 0 | a random legal action |
-//! | 1 | greedy: the action whose resulting position evaluates best (mates and captures first), with a penalty for leaving the moved piece hanging |
-//! | 2 | paranoid alpha-beta search, small node budget ([`Level::nodes`]) |
-//! | 3 | the same search with a larger budget (about 0.25 s a move on average, rarely over 1 s, on one core) |
+//! | level | name | play |
+//! |---|---|---|
+//! | 0 | Random | a random legal action |
+//! | 1 | Beginner | greedy: the action whose resulting position evaluates best (mates and captures first), with a penalty for leaving the moved piece hanging |
+//! | 2 | Casual | paranoid alpha-beta search, small node budget ([`Level::nodes`]) |
+//! | 3 | Strong | the same search with a larger budget (about 0.25 s a move on average, rarely over 1 s, on one core) |
+//! | 4 | Master | best-reply search in the free-for-all, paranoid search once the game has two sides; wins and mates in one taken at once; about level 3's time a move |
+//!
+//! The searches:
+//!
+//! - *Paranoid search* (N. Sturtevant and R. Korf, "On pruning techniques for
+//!   multi-player games", AAAI 2000): the root player's side maximises, every
+//!   other player minimises, which makes a three-player game a two-sided one
+//!   and lets alpha-beta prune. It is exact while an alliance stands (two
+//!   teams, RULES §12.5) or when two players are left, and pessimistic in a
+//!   free-for-all, where it must look three plies ahead to see the root
+//!   player's next move.
+//! - *Best-reply search* (M. Schadd and M. Winands, "Best Reply Search for
+//!   multiplayer games", IEEE Trans. Computational Intelligence and AI in
+//!   Games 3(1), 2011): at the opponents' turn only the single strongest
+//!   action of either opponent is considered, the other passing its turn, so
+//!   the root player moves every second ply and a search of the same size
+//!   sees one more of its own moves. Level 4 uses it for the free-for-all
+//!   (`Searcher::best_reply`); its measured strength against level 3 is in
+//!   the README ("Bot strength"). BRS+ (Esser et al., "Improving Best-Reply
+//!   Search", CG 2013) and Monte Carlo tree search with max^n backup and
+//!   Progressive History (Nijssen and Winands 2011) are not implemented.
+//!
+//! [`arena`] plays matches between levels and rates them (`sannin selfplay`).
 //!
 //! The choice is a pure function of the game, the level, the seed and the
 //! node budget: the search stops on a node count, never on the clock, and
