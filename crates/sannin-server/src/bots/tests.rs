@@ -38,7 +38,7 @@ async fn every_level_plays_a_legal_action() {
     }
     assert_eq!(bots.stats().moves.load(Ordering::Relaxed), 5);
     assert_eq!(bots.stats().searching.load(Ordering::Relaxed), 0);
-    assert_eq!(bots.stats().searches[0].load(Ordering::Relaxed), 4);
+    assert_eq!(bots.stats().searches[0].load(Ordering::Relaxed), 5);
 }
 
 #[tokio::test]
