@@ -5,7 +5,9 @@ import { h } from './dom.js';
 import { SEATS } from './geometry.js';
 import { t } from './i18n.js';
 
-export const BOT_LEVELS = [0, 1, 2, 3];
+// Levels by number (the server's); the names are i18n's `room.bot.levelN`:
+// Random, Beginner, Casual, Strong, Master.
+export const BOT_LEVELS = [0, 1, 2, 3, 4];
 const seatName = (seat) => t(`room.seat.${seat}`);
 
 function levelOptions(selected, withNone) {

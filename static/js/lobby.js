@@ -13,7 +13,7 @@ import { account, onAccountChange, onRatings, ratingOf, ratingText } from './acc
 
 /** RULES §4: the start position. */
 export const START_POSITION = 'lL1lP1fP1fL/lSlBlP2fPfRfS/lG1lP3fP1fG/lK1lP4fP1fK/lG1lN5fN1fG/lS1lP6fP1fS/lLlRlP7fPfBfL/1lP8fP1/lP9fP/10/mPmPmPmPmNmPmPmPmP/1mB4mR1/mLmSmGmKmGmSmL F -/-/- FML - FML';
-const LEVELS = [0, 1, 2, 3];
+const LEVELS = [0, 1, 2, 3, 4];
 const FINISHED_PER_PAGE = 8;
 const PLAYER = { First: 'first', Middle: 'middle', Last: 'last' };
 

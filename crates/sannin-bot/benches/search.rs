@@ -1,5 +1,5 @@
-//! Search speed: actions played per second by the level-3 search on a few
-//! fixed positions (the node count of a search is deterministic, so it is
+//! Search speed: actions played per second by the level-3 search (and, as
+//! `NAME/master`, level 4's best-reply search) on a few fixed positions (the node count of a search is deterministic, so it is
 //! the throughput).
 //!
 //! `cargo bench -p sannin-bot --bench search`
@@ -38,13 +38,15 @@ fn bench(c: &mut Criterion) {
     for (name, text) in POSITIONS {
         let pos: Position = text.parse().expect("a valid position");
         let game = Game::from_position(pos);
-        let nodes = choose_detailed(&game, Level::SEARCH_LARGE, 1, limits)
-            .expect("a choice")
-            .nodes;
-        g.throughput(Throughput::Elements(nodes));
-        g.bench_function(name, |b| {
-            b.iter(|| choose_detailed(black_box(&game), Level::SEARCH_LARGE, 1, limits))
-        });
+        for (suffix, level) in [("", Level::SEARCH_LARGE), ("/master", Level::BEST_REPLY)] {
+            let nodes = choose_detailed(&game, level, 1, limits)
+                .expect("a choice")
+                .nodes;
+            g.throughput(Throughput::Elements(nodes));
+            g.bench_function(format!("{name}{suffix}"), |b| {
+                b.iter(|| choose_detailed(black_box(&game), level, 1, limits))
+            });
+        }
     }
     g.finish();
 }

@@ -1,6 +1,7 @@
-//! Analysis for players: the search of levels 2 and 3 run on a position under
-//! a time or node budget, reported with its principal variation and an
-//! evaluation for each player.
+//! Analysis for players: the search of the top level (best-reply search in a
+//! free-for-all, paranoid with an alliance) run on a position under a time or
+//! node budget, reported with its principal variation and an evaluation for
+//! each player.
 
 use std::time::{Duration, Instant};
 
@@ -44,8 +45,9 @@ pub struct Analysis {
     /// expects (from its transposition table; at most [`MAX_LINE`] plies,
     /// possibly just `best` when the search did not go deeper).
     pub line: Vec<String>,
-    /// The search's score for the mover's side (paranoid: both others play
-    /// against it), in the same units as [`PlayerEval::score`].
+    /// The search's score for the mover's side (both others play against it:
+    /// best reply of either, or paranoid), in the same units as
+    /// [`PlayerEval::score`].
     pub score: i32,
     /// Plies to a forced end when the search sees one: positive, the mover
     /// wins in that many plies; negative, it loses.
@@ -82,7 +84,7 @@ pub fn analyse(game: &Game, limits: AnalyseLimits) -> Option<Analysis> {
     let budget = limits.nodes.unwrap_or(u64::MAX);
     let deadline = movetime.map(|t| started + t);
     let keys = game.repetition_keys();
-    let mut searcher = Searcher::new(me, keys.clone(), budget, deadline);
+    let mut searcher = Searcher::new(me, keys.clone(), budget, deadline).best_reply();
     let found = searcher.run(game.position(), legal)?;
 
     // The line: the best action, then the table's move at each position

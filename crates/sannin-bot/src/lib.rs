@@ -2,12 +2,35 @@
 //!
 //! [`choose`] picks an action for the player to move in a [`Game`]:
 //!
-//! | level | play |
-//! |---|---|
-//! | 0 | a random legal action |
-//! | 1 | greedy: the action whose resulting position evaluates best (mates and captures first), with a penalty for leaving the moved piece hanging |
-//! | 2 | paranoid alpha-beta search, small node budget ([`Level::nodes`]) |
-//! | 3 | the same search with a larger budget (about 0.25 s a move on average, rarely over 1 s, on one core) |
+//! | level | name | play |
+//! |---|---|---|
+//! | 0 | Random | a random legal action |
+//! | 1 | Beginner | greedy: the action whose resulting position evaluates best (mates and captures first), with a penalty for leaving the moved piece hanging |
+//! | 2 | Casual | paranoid alpha-beta search, small node budget ([`Level::nodes`]) |
+//! | 3 | Strong | the same search with a larger budget (about 0.25 s a move on average, rarely over 1 s, on one core) |
+//! | 4 | Master | best-reply search in the free-for-all, paranoid search once the game has two sides; wins and mates in one taken at once; about level 3's time a move |
+//!
+//! The searches:
+//!
+//! - *Paranoid search* (N. Sturtevant and R. Korf, "On pruning techniques for
+//!   multi-player games", AAAI 2000): the root player's side maximises, every
+//!   other player minimises, which makes a three-player game a two-sided one
+//!   and lets alpha-beta prune. It is exact while an alliance stands (two
+//!   teams, RULES §12.5) or when two players are left, and pessimistic in a
+//!   free-for-all, where it must look three plies ahead to see the root
+//!   player's next move.
+//! - *Best-reply search* (M. Schadd and M. Winands, "Best Reply Search for
+//!   multiplayer games", IEEE Trans. Computational Intelligence and AI in
+//!   Games 3(1), 2011): at the opponents' turn only the single strongest
+//!   action of either opponent is considered, the other passing its turn, so
+//!   the root player moves every second ply and a search of the same size
+//!   sees one more of its own moves. Level 4 uses it for the free-for-all
+//!   (`Searcher::best_reply`); its measured strength against level 3 is in
+//!   the README ("Bot strength"). BRS+ (Esser et al., "Improving Best-Reply
+//!   Search", CG 2013) and Monte Carlo tree search with max^n backup and
+//!   Progressive History (Nijssen and Winands 2011) are not implemented.
+//!
+//! [`arena`] plays matches between levels and rates them (`sannin selfplay`).
 //!
 //! The choice is a pure function of the game, the level, the seed and the
 //! node budget: the search stops on a node count, never on the clock, and
@@ -35,6 +58,7 @@ use std::time::{Duration, Instant};
 use sannin_rules::{Action, Game, Player, Position};
 
 mod analyse;
+pub mod arena;
 mod eval;
 mod rng;
 mod search;
@@ -53,16 +77,39 @@ impl Level {
     pub const GREEDY: Level = Level(1);
     pub const SEARCH_SMALL: Level = Level(2);
     pub const SEARCH_LARGE: Level = Level(3);
+    pub const BEST_REPLY: Level = Level(4);
     /// The highest level.
-    pub const MAX: Level = Level(3);
+    pub const MAX: Level = Level(4);
 
-    /// Level `n` (0..=3).
+    /// Level `n` (0..=4).
     pub fn from_number(n: u8) -> Option<Level> {
         (n <= Level::MAX.0).then_some(Level(n))
     }
 
+    /// The level of a name of [`Level::name`] (any case), or of a number.
+    pub fn from_name(s: &str) -> Option<Level> {
+        let s = s.trim();
+        if let Ok(n) = s.parse::<u8>() {
+            return Level::from_number(n);
+        }
+        (0..=Level::MAX.0)
+            .map(Level)
+            .find(|l| l.name().eq_ignore_ascii_case(s))
+    }
+
     pub fn number(self) -> u8 {
         self.0
+    }
+
+    /// The name players see: Random, Beginner, Casual, Strong, Master.
+    pub fn name(self) -> &'static str {
+        match self.0 {
+            0 => "Random",
+            1 => "Beginner",
+            2 => "Casual",
+            3 => "Strong",
+            _ => "Master",
+        }
     }
 
     /// The search's node budget (actions played) at this level; `None` for the
@@ -71,10 +118,14 @@ impl Level {
         match self.0 {
             2 => Some(3_000),
             3 => Some(30_000),
+            4 => Some(MASTER_NODES),
             _ => None,
         }
     }
 }
+
+/// Level 4's node budget: the same time a move as level 3 (its nodes cost a little less).
+const MASTER_NODES: u64 = 34_000;
 
 impl std::fmt::Display for Level {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -142,6 +193,9 @@ pub fn choose_detailed(game: &Game, level: Level, seed: u64, limits: Limits) -> 
             let budget = limits.nodes.or(level.nodes()).unwrap_or(1);
             let deadline = limits.time.map(|t| Instant::now() + t);
             let mut s = search::Searcher::new(me, game.repetition_keys(), budget, deadline);
+            if level >= Level::BEST_REPLY {
+                s = s.best_reply();
+            }
             s.run(game.position(), legal).map(|f| Choice {
                 action: f.action,
                 score: f.score,

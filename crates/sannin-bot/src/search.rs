@@ -62,6 +62,8 @@ pub struct Searcher {
     deadline: Option<Instant>,
     may_stop: bool,
     stopped: bool,
+    /// Best-reply search at the opponents' nodes of a free-for-all.
+    brs: bool,
 }
 
 /// One root action with its successor and latest score.
@@ -89,7 +91,19 @@ impl Searcher {
             deadline,
             may_stop: false,
             stopped: false,
+            brs: false,
         }
+    }
+
+    /// Searches the opponents' turns of a free-for-all as best-reply search
+    /// (Schadd & Winands 2011): one layer holding the actions of both
+    /// opponents, the one not acting passing its turn, so that the root
+    /// player's own moves come every second ply instead of every third.
+    /// While an alliance stands, or with two players left, the game has two
+    /// sides and the search stays paranoid, where paranoid is exact.
+    pub fn best_reply(mut self) -> Searcher {
+        self.brs = true;
+        self
     }
 
     /// Counts one played action; false once the search must stop. The node
@@ -270,6 +284,9 @@ impl Searcher {
             }
         }
         let maximizing = self.friend(pos, to_move);
+        if self.brs && !maximizing && pos.active_count() == 3 && pos.alliance().is_none() {
+            return self.best_reply_node(pos, depth, ply, alpha, beta, tt_move);
+        }
         let (alpha0, beta0) = (alpha, beta);
         let mut best = if maximizing { -INF } else { INF };
         let mut best_move = None;
@@ -362,6 +379,116 @@ impl Searcher {
         };
         self.store(key, best, depth, bound, best_move);
         best
+    }
+
+    /// A best-reply layer: `pos` has an opponent of the root player to move;
+    /// the actions of that opponent (the other then passes) and of the other
+    /// opponent (after this one passes) are searched as one minimising node
+    /// whose children all have the root player to move.
+    fn best_reply_node(
+        &mut self,
+        pos: &Position,
+        depth: i32,
+        ply: i32,
+        alpha: i32,
+        mut beta: i32,
+        tt_move: Option<Action>,
+    ) -> i32 {
+        let key = pos.repetition_key();
+        let (alpha0, beta0) = (alpha, beta);
+        let mut sources: Vec<Position> = vec![pos.clone()];
+        if let Some(passed) = pos.with_turn_passed() {
+            if passed.to_move() != Some(self.me) {
+                sources.push(passed);
+            }
+        }
+        let uply = ply as usize;
+        // (ordering score, source index, action, successor if already played)
+        let mut children: Vec<(i32, usize, Action, Option<Played>)> = Vec::new();
+        for (i, src) in sources.iter().enumerate() {
+            let mut actions = self.buffers.pop().unwrap_or_default();
+            src.legal_actions_into(&mut actions);
+            for &a in &actions {
+                if depth >= 2 {
+                    if !self.tick() {
+                        self.buffers.push(actions);
+                        return 0;
+                    }
+                    let Some(s) = self.play_to_me(src, a) else {
+                        continue;
+                    };
+                    let mut g = match self.terminal(&s, ply + 1) {
+                        Some(v) => -v,
+                        None => -evaluate(&s.position, self.me),
+                    };
+                    if Some(a) == tt_move && i == 0 {
+                        g = INF + 1;
+                    }
+                    children.push((g, i, a, Some(s)));
+                } else {
+                    let g = self.order_score(src, a, tt_move, uply);
+                    children.push((g, i, a, None));
+                }
+            }
+            self.buffers.push(actions);
+        }
+        children.sort_by_key(|c| -c.0);
+        let mut best = INF;
+        let mut best_move = None;
+        for (_, i, a, succ) in children {
+            let succ = match succ {
+                Some(s) => s,
+                None => {
+                    if !self.tick() {
+                        return 0;
+                    }
+                    match self.play_to_me(&sources[i], a) {
+                        Some(s) => s,
+                        None => continue,
+                    }
+                }
+            };
+            let v = self.child_value(&succ, depth - 1, ply + 1, alpha, beta);
+            if self.stopped {
+                return 0;
+            }
+            if v < best {
+                best = v;
+                best_move = Some(a);
+            }
+            beta = beta.min(v);
+            if alpha >= beta {
+                self.add_killer(uply, a, &sources[i]);
+                break;
+            }
+        }
+        if best_move.is_none() {
+            return evaluate(pos, self.me);
+        }
+        let bound = if best <= alpha0 {
+            Bound::Upper
+        } else if best >= beta0 {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        };
+        self.store(key, best, depth, bound, best_move);
+        best
+    }
+
+    /// Plays an opponent's action from `src`, then passes the other
+    /// opponent's turn, if it comes next, so that the root player moves.
+    fn play_to_me(&self, src: &Position, a: Action) -> Option<Played> {
+        let mover = src.to_move()?;
+        let mut s = src.play_unchecked(a, &self.keys)?;
+        if s.outcome.is_none() {
+            if let Some(t) = s.position.to_move() {
+                if t != self.me && t != mover && s.position.active_count() == 3 {
+                    s.position = s.position.with_turn_passed()?;
+                }
+            }
+        }
+        Some(s)
     }
 
     /// Captures (and illuminations) only, with standing pat, `qdepth` plies deep.
@@ -458,6 +585,35 @@ impl Searcher {
         best
     }
 
+    /// A win in one, else a mate in one of an opponent that does not lose
+    /// the game (the best evaluated if several): taken at once. Without this
+    /// rule an elimination scores as evaluation, not as a win, and a search
+    /// may put off a mate it sees to a later ply that never comes.
+    fn kill_now(&self, pos: &Position, children: &[RootChild]) -> Option<Found> {
+        let found = |c: &RootChild, score| Found {
+            action: c.action,
+            score,
+            depth: 1,
+            nodes: self.nodes,
+        };
+        if let Some(c) = children
+            .iter()
+            .find(|c| self.terminal(&c.succ, 1).is_some_and(|v| v >= WIN_BOUND))
+        {
+            return Some(found(c, WIN - 1));
+        }
+        children
+            .iter()
+            .filter(|c| {
+                c.succ.outcome.is_none()
+                    && c.succ.position.is_active(self.me)
+                    && c.succ.position.active_count() < pos.active_count()
+            })
+            .map(|c| (evaluate(&c.succ.position, self.me), c))
+            .max_by_key(|(v, _)| *v)
+            .map(|(v, c)| found(c, v))
+    }
+
     /// Iterative deepening from `pos` (the game's current position, whose
     /// legal actions, repetition included, are `actions`, already shuffled
     /// for tie-breaking). `None` only when `actions` is empty.
@@ -475,6 +631,11 @@ impl Searcher {
         }
         if children.is_empty() {
             return None;
+        }
+        if self.brs {
+            if let Some(f) = self.kill_now(pos, &children) {
+                return Some(f);
+            }
         }
         let mut found: Option<Found> = None;
         for depth in 1..=MAX_DEPTH {

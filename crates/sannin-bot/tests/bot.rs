@@ -50,8 +50,8 @@ fn random_games(seeds: std::ops::Range<u64>, max_plies: usize) -> Vec<Game> {
 #[test]
 fn levels_parse() {
     assert_eq!(Level::from_number(0), Some(Level::RANDOM));
-    assert_eq!(Level::from_number(3), Some(Level::MAX));
-    assert_eq!(Level::from_number(4), None);
+    assert_eq!(Level::from_number(4), Some(Level::MAX));
+    assert_eq!(Level::from_number(5), None);
     assert!(level(2).nodes() < level(3).nodes());
 }
 
@@ -72,7 +72,7 @@ fn finds_mates_in_one() {
         }
         winning += can_win as usize;
         mating += can_mate as usize;
-        for n in 1..=3 {
+        for n in 1..=4 {
             let a = choose(&game, level(n), 7, small()).expect("an action");
             let (wins, eliminates) = mates(pos, a);
             if can_win {
@@ -104,7 +104,7 @@ fn mate_in_one_in_a_fixed_position() {
     let pos: Position = s.parse().expect("valid position");
     let game = Game::from_position(pos.clone());
     assert_eq!(game.legal_actions().len(), 246);
-    for n in 1..=3 {
+    for n in 1..=4 {
         for seed in 0..3 {
             let a = choose(&game, level(n), seed, small()).expect("an action");
             assert_eq!(
@@ -127,7 +127,7 @@ fn takes_a_hanging_rook() {
     let pos: Position = s.parse().expect("valid position");
     let game = Game::from_position(pos.clone());
     let rook_cell = "4e".parse().expect("cell");
-    for n in 1..=3 {
+    for n in 1..=4 {
         for seed in 0..3 {
             let a = choose(&game, level(n), seed, small()).expect("an action");
             assert!(
@@ -147,7 +147,7 @@ fn never_returns_an_illegal_action() {
         let mut game = Game::new();
         for ply in 0..120u64 {
             let Some(p) = game.to_move() else { break };
-            let n = ((seed + ply + p.index() as u64) % 4) as u8;
+            let n = ((seed + ply + p.index() as u64) % 5) as u8;
             let a = choose(&game, level(n), seed * 1000 + ply, small())
                 .expect("an action while the game runs");
             assert!(
@@ -165,7 +165,7 @@ fn never_returns_an_illegal_action() {
 #[test]
 fn same_seed_same_choice() {
     for game in random_games(40..42, 40).into_iter().step_by(7) {
-        for n in 0..=3 {
+        for n in 0..=4 {
             let a = choose_detailed(&game, level(n), 99, small()).expect("an action");
             let b = choose_detailed(&game, level(n), 99, small()).expect("an action");
             assert_eq!(a.action, b.action, "level {n}");

@@ -68,4 +68,21 @@ impl Position {
     pub fn active_players(&self) -> impl Iterator<Item = Player> + Clone + '_ {
         self.core.active.iter()
     }
+
+    /// The same board with the turn passed to the next active player: not
+    /// an action of the game (the rules have no pass), but the "null move"
+    /// of searches that let one opponent move while the other waits, such as
+    /// best-reply search. The result has no last action (so no double attack
+    /// can build on it, RULES §12.3) and shares this position's attack maps.
+    /// `None` when the game is over.
+    pub fn with_turn_passed(&self) -> Option<Position> {
+        let p = self.core.to_move?;
+        let mut core = self.core.clone();
+        core.to_move = core.next_active(p);
+        Some(Position {
+            core,
+            last: None,
+            attacks: self.attacks.clone(),
+        })
+    }
 }

@@ -163,3 +163,39 @@ fn search_api_agrees_with_play_and_legal_actions() {
     }
     assert_eq!(text.lines().count(), recorded.lines().count());
 }
+
+/// [`Position::with_turn_passed`]: the same board, hands, active players,
+/// alliance and castling rights with the next active player to move — the
+/// position string with field 2 changed — and no last action.
+#[test]
+fn a_passed_turn_is_the_position_string_with_the_next_player() {
+    let mut checked = 0;
+    for seed in 0..20 {
+        for pos in playout(1000 + seed).into_iter().step_by(5) {
+            let Some(p) = pos.to_move() else { continue };
+            let passed = pos.with_turn_passed().expect("a running game");
+            let next = pos
+                .active_players()
+                .cycle()
+                .skip_while(|&q| q != p)
+                .nth(1)
+                .expect("an active player");
+            assert_eq!(passed.to_move(), Some(next));
+            let mut fields: Vec<String> = pos.to_string().split(' ').map(String::from).collect();
+            fields[1] = next.letter().to_string();
+            let expected: Position = fields.join(" ").parse().expect("a valid position");
+            assert_eq!(passed, expected, "{pos}");
+            assert_eq!(passed.repetition_key(), expected.repetition_key());
+            assert_eq!(passed.last_action(), None);
+            let mut actions = Vec::new();
+            passed.legal_actions_into(&mut actions);
+            assert_eq!(actions, expected.legal_actions());
+            checked += 1;
+        }
+    }
+    assert!(checked >= 100, "only {checked} positions");
+    let over: Position = "lL1lP1fP1fL/lSlBlP2fPfRfS/lG1lP3fP1fG/lK1lP4fP1fK/lG1lN5fN1fG/lS1lP6fP1fS/lLlRlP7fPfBfL/1lP8fP1/lP9fP/10/mPmPmPmPmNmPmPmPmP/1mB4mR1/mLmSmGmKmGmSmL - -/-/- FML - FML"
+        .parse()
+        .expect("a finished game's position");
+    assert!(over.with_turn_passed().is_none());
+}

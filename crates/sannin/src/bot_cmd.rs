@@ -1,197 +1,28 @@
-//! `sannin selfplay` (bots against bots in this process) and `sannin bot` (a
-//! bot playing in a server room over the WebSocket protocol, CONTRACT §3).
+//! `sannin bot`: a bot playing in a server room over the WebSocket protocol
+//! (CONTRACT §3).
 
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{bail, Context as _};
 use futures_util::{SinkExt, StreamExt};
-use sannin_bot::{choose, mix_seed, Level, Limits};
+use sannin_bot::{choose, Level, Limits};
 use sannin_protocol::{ClientMsg, ErrorCode, RoomStatus, Seat, ServerMsg, State};
 use sannin_rules::{Game, Player, Position};
 use tokio_tungstenite::tungstenite::Message;
 
-fn parse_level(s: &str) -> Result<Level, String> {
-    s.trim()
-        .parse::<u8>()
-        .ok()
-        .and_then(Level::from_number)
-        .ok_or_else(|| format!("`{s}` is not a level (0 to {})", Level::MAX))
+/// A level by number (0 to the highest) or by name (Beginner, Casual, Strong, Master).
+pub(crate) fn parse_level(s: &str) -> Result<Level, String> {
+    Level::from_name(s).ok_or_else(|| {
+        format!(
+            "`{s}` is not a level (0 to {}, or Beginner, Casual, Strong, Master)",
+            Level::MAX
+        )
+    })
 }
 
 fn parse_seat(s: &str) -> Result<Player, String> {
     Player::from_lower(s).ok_or_else(|| format!("`{s}` is not a seat (first, middle or last)"))
-}
-
-// ---- selfplay -------------------------------------------------------------------
-
-/// Flags of `sannin selfplay`.
-#[derive(Debug, clap::Args)]
-pub struct SelfplayArgs {
-    /// Games to play (a multiple of 3 gives every level every seat equally often).
-    #[arg(long, default_value_t = 3)]
-    pub games: usize,
-
-    /// Three levels (0 to 3), seated First, Middle, Last in the first game; the
-    /// seats rotate by one each game.
-    #[arg(long, value_delimiter = ',', value_parser = parse_level, default_value = "1,0,0")]
-    pub levels: Vec<Level>,
-
-    /// Seed of every random choice: the same seed plays the same games.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-
-    /// Actions after which an unfinished game stops and counts as a draw.
-    #[arg(long, default_value_t = 300)]
-    pub max_plies: usize,
-
-    /// Print one line per game (plies, result, the seat of each level).
-    #[arg(long)]
-    pub verbose: bool,
-}
-
-#[derive(Default, Clone)]
-struct SlotStats {
-    wins: f64,
-    seat_wins: [f64; 3],
-    moves: u64,
-    seconds: f64,
-    max_seconds: f64,
-}
-
-/// Plays the games and prints the report.
-///
-/// # Errors
-/// Not exactly three levels, or a bot returning no action (a bug).
-pub fn selfplay(args: SelfplayArgs) -> anyhow::Result<ExitCode> {
-    if args.levels.len() != 3 {
-        bail!("--levels needs three levels, e.g. 2,1,1");
-    }
-    let mut slots = vec![SlotStats::default(); 3];
-    let mut seat_wins = [0.0f64; 3];
-    let mut draws = 0usize;
-    let mut total_plies = 0usize;
-    let limits = Limits::default();
-    let started = Instant::now();
-    for g in 0..args.games {
-        let rot = g % 3;
-        // Slot j (the j-th level of --levels) sits at seat (j + rot) % 3.
-        let slot_of = |p: Player| (p.index() + 3 - rot) % 3;
-        let mut game = Game::new();
-        let mut plies = 0;
-        while !game.is_over() && plies < args.max_plies {
-            let p = game.to_move().context("a player to move")?;
-            let slot = slot_of(p);
-            let seed = mix_seed(mix_seed(args.seed, g as u64), slot as u64);
-            let t = Instant::now();
-            let action = choose(&game, args.levels[slot], seed, limits)
-                .context("the bot found no action in a running game")?;
-            let dt = t.elapsed().as_secs_f64();
-            let s = &mut slots[slot];
-            s.moves += 1;
-            s.seconds += dt;
-            s.max_seconds = s.max_seconds.max(dt);
-            game.play(action)
-                .map_err(|e| anyhow::anyhow!("the bot chose an illegal action: {e}"))?;
-            plies += 1;
-        }
-        total_plies += plies;
-        let winners = game
-            .outcome()
-            .map(|o| o.winners.clone())
-            .unwrap_or_default();
-        if winners.is_empty() {
-            draws += 1;
-            // A draw (ply limit) gives each slot a third of a game.
-            for s in &mut slots {
-                s.wins += 1.0 / 3.0;
-            }
-        } else {
-            let share = 1.0 / winners.len() as f64;
-            for w in &winners {
-                let s = &mut slots[slot_of(*w)];
-                s.wins += share;
-                s.seat_wins[w.index()] += share;
-                seat_wins[w.index()] += share;
-            }
-        }
-        if args.verbose {
-            let seats: Vec<String> = Player::ALL
-                .iter()
-                .map(|&p| format!("{}=L{}", p.letter(), args.levels[slot_of(p)]))
-                .collect();
-            let result = match game.outcome() {
-                Some(o) if !o.winners.is_empty() => format!(
-                    "{} wins ({:?})",
-                    o.winners
-                        .iter()
-                        .map(|w| format!("L{}@{}", args.levels[slot_of(*w)], w))
-                        .collect::<Vec<_>>()
-                        .join("+"),
-                    o.reason
-                ),
-                _ => "draw (ply limit)".to_string(),
-            };
-            println!(
-                "game {:3}: {} {:3} plies, {result}",
-                g + 1,
-                seats.join(" "),
-                plies
-            );
-        }
-    }
-    let n = args.games.max(1) as f64;
-    println!(
-        "{} games, levels {} (seats rotated), seed {}, ply limit {}, {:.1} s",
-        args.games,
-        args.levels
-            .iter()
-            .map(|l| l.to_string())
-            .collect::<Vec<_>>()
-            .join(","),
-        args.seed,
-        args.max_plies,
-        started.elapsed().as_secs_f64()
-    );
-    println!("slot  level  score   share  wins@F  wins@M  wins@L   moves  ms/move  max ms");
-    for (j, s) in slots.iter().enumerate() {
-        println!(
-            "{:4}  {:5}  {:5.1}  {:5.1}%  {:6.1}  {:6.1}  {:6.1}  {:6}  {:7.1}  {:6.0}",
-            j + 1,
-            args.levels[j].to_string(),
-            s.wins,
-            100.0 * s.wins / n,
-            s.seat_wins[0],
-            s.seat_wins[1],
-            s.seat_wins[2],
-            s.moves,
-            1000.0 * s.seconds / s.moves.max(1) as f64,
-            1000.0 * s.max_seconds
-        );
-    }
-    let mut levels: Vec<Level> = args.levels.clone();
-    levels.sort();
-    levels.dedup();
-    if levels.len() < 3 {
-        for l in levels {
-            let js: Vec<usize> = (0..3).filter(|&j| args.levels[j] == l).collect();
-            let wins: f64 = js.iter().map(|&j| slots[j].wins).sum();
-            println!(
-                "level {l}: {} slot(s), score {wins:.1} of {} games ({:.1}% per slot; 33.3% is even)",
-                js.len(),
-                args.games,
-                100.0 * wins / n / js.len() as f64
-            );
-        }
-    }
-    println!(
-        "wins by seat: First {:.1}, Middle {:.1}, Last {:.1}; draws (ply limit) {draws}; average length {:.1} plies",
-        seat_wins[0],
-        seat_wins[1],
-        seat_wins[2],
-        total_plies as f64 / n
-    );
-    Ok(ExitCode::SUCCESS)
 }
 
 // ---- bot client -----------------------------------------------------------------
@@ -208,7 +39,7 @@ pub struct BotArgs {
     #[arg(long)]
     pub room: String,
 
-    /// Playing strength, 0 (random) to 3.
+    /// Playing strength, 0 (random) to 4 (Master), by number or name.
     #[arg(long, default_value = "2", value_parser = parse_level)]
     pub level: Level,
 

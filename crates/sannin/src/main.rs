@@ -12,6 +12,7 @@ mod analyse_cmd;
 mod bot_cmd;
 mod healthcheck;
 mod rules_cmd;
+mod selfplay_cmd;
 
 #[derive(Parser)]
 #[command(
@@ -38,8 +39,9 @@ enum Command {
     Loadtest(sannin_server::loadtest::LoadtestArgs),
     /// Exit 0 if the server on this machine answers GET /healthz with 200 (for Docker).
     Healthcheck(healthcheck::HealthcheckArgs),
-    /// Bots against bots: play games, report wins per level and per seat, time per move.
-    Selfplay(bot_cmd::SelfplayArgs),
+    /// Bots against bots: play games, report wins per level and per seat, time per move,
+    /// and a rating ladder (the last line is a JSON summary).
+    Selfplay(selfplay_cmd::SelfplayArgs),
     /// Play in a server room as a computer player (WebSocket protocol, docs/protocol.md).
     Bot(bot_cmd::BotArgs),
     /// The best action for the player to move, the line the search expects and each
@@ -58,7 +60,7 @@ fn main() -> ExitCode {
             sannin_server::loadtest::run_blocking(args).map(|()| ExitCode::SUCCESS)
         }
         Command::Healthcheck(args) => healthcheck::run(args),
-        Command::Selfplay(args) => bot_cmd::selfplay(args),
+        Command::Selfplay(args) => selfplay_cmd::selfplay(args),
         Command::Bot(args) => bot_cmd::bot(args),
         Command::Analyse(args) => analyse_cmd::analyse(args),
     };

@@ -586,7 +586,7 @@ pub fn seed(room: Uuid, ply: i64) -> u64 {
     sannin_bot::mix_seed((id as u64) ^ ((id >> 64) as u64), ply as u64)
 }
 
-/// A level from JSON: an integer from 0 to 3.
+/// A level from JSON: an integer from 0 to [`Level::MAX`].
 ///
 /// # Errors
 /// Anything else, with a message naming what was given.
