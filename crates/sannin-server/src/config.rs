@@ -181,10 +181,10 @@ pub struct LimitArgs {
     #[arg(long, env = "SANNIN_BOT_CONCURRENCY", default_value_t = 0)]
     pub bot_concurrency: usize,
 
-    /// Level (0–3) of the bot that replaces a player who abandons, in rooms created
+    /// Level (0–4) of the bot that replaces a player who abandons, in rooms created
     /// with `bot_takeover` and no `bot_takeover_level` of their own.
     #[arg(long, env = "SANNIN_BOT_TAKEOVER_LEVEL", default_value_t = 2,
-          value_parser = clap::value_parser!(u8).range(0..=3))]
+          value_parser = clap::value_parser!(u8).range(0..=4))]
     pub bot_takeover_level: u8,
 
     /// Most rooms where only bots play (three bot seats, or bots standing in for
@@ -490,7 +490,7 @@ impl Config {
                 bot_only_min_move: Duration::from_millis(l.bot_only_min_move_ms),
                 max_bot_only_rooms: l.max_bot_only_rooms,
             },
-            bot_takeover_level: l.bot_takeover_level.min(3),
+            bot_takeover_level: l.bot_takeover_level.min(4),
             clients: crate::limits::ClientLimits::from_args(l),
             listener: crate::net::ListenerLimits {
                 max_connections: l.max_connections,
