@@ -179,6 +179,27 @@ impl Searcher {
         });
     }
 
+    /// Stores a node's `best` score, searched in the window `(alpha0, beta0)`, as the
+    /// bound it is; returns it.
+    fn store_result(
+        &mut self,
+        key: u64,
+        best: i32,
+        depth: i32,
+        (alpha0, beta0): (i32, i32),
+        best_move: Option<Action>,
+    ) -> i32 {
+        let bound = if best <= alpha0 {
+            Bound::Upper
+        } else if best >= beta0 {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        };
+        self.store(key, best, depth, bound, best_move);
+        best
+    }
+
     /// Cheap ordering score of an action before playing it: the table's move,
     /// illuminations and captures (most valuable victim, least valuable
     /// attacker), promotions, killers.
@@ -370,15 +391,7 @@ impl Searcher {
             // Every action repeats a position of the line: judge it statically.
             return evaluate(pos, self.me);
         }
-        let bound = if best <= alpha0 {
-            Bound::Upper
-        } else if best >= beta0 {
-            Bound::Lower
-        } else {
-            Bound::Exact
-        };
-        self.store(key, best, depth, bound, best_move);
-        best
+        self.store_result(key, best, depth, (alpha0, beta0), best_move)
     }
 
     /// A best-reply layer: `pos` has an opponent of the root player to move;
@@ -465,15 +478,7 @@ impl Searcher {
         if best_move.is_none() {
             return evaluate(pos, self.me);
         }
-        let bound = if best <= alpha0 {
-            Bound::Upper
-        } else if best >= beta0 {
-            Bound::Lower
-        } else {
-            Bound::Exact
-        };
-        self.store(key, best, depth, bound, best_move);
-        best
+        self.store_result(key, best, depth, (alpha0, beta0), best_move)
     }
 
     /// Plays an opponent's action from `src`, then passes the other
