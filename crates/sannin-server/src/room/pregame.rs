@@ -110,7 +110,7 @@ impl Room {
             return self.send_error(conn, ErrorCode::BadBot, "a rated room seats no bots");
         }
         let p = seat.player();
-        // The level was checked when the message was read (0 to 3).
+        // The level was checked when the message was read (0 to 4).
         let level = level
             .and_then(Level::from_number)
             .unwrap_or(Level::SEARCH_SMALL);
