@@ -63,7 +63,7 @@ test('a bot added from the waiting room, removed, added again, and seen moving',
   await ann.page.getByTestId('bot-middle').waitFor();
   // The card names the bot by its badge, in the reader's language (not the server's
   // English "Bot (level 0)").
-  assert.match(await ann.page.getByTestId('seat-middle').textContent(), /bot · level 0/);
+  assert.match(await ann.page.getByTestId('seat-middle').textContent(), /bot · random moves/);
   assert.doesNotMatch(await ann.page.getByTestId('seat-middle').textContent(), /Bot \(level 0\)/);
   await ann.page.getByTestId('remove-bot-middle').click();
   await ann.page.getByTestId('bot-middle').waitFor({ state: 'detached' });

@@ -350,7 +350,7 @@ test('finished games from the server: winner, date, length, and pages by the Lin
   for (const id of page1) assert.ok(ids.includes(id));
   const first = list.locator('li').first();
   const firstId = page1[0];
-  assert.match(await first.textContent(), /Akira · Bot \(level 0\) · Bot \(level 0\)/);
+  assert.match(await first.textContent(), /Akira · Bot \(random moves\) · Bot \(random moves\)/);
   // The winner, the date and the length come from the summary's `result`,
   // `updated_at_ms` and `moves`; without them: "Finished", no date, no length.
   const summary = (await (await fetch(`${live.server.url}/api/rooms?status=finished`)).json()).find((r) => r.id === firstId);

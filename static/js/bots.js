@@ -46,7 +46,7 @@ export function botPicker() {
 /** A seat card's bot badge, or null for a human seat. */
 export function botBadge(seat, info) {
   if (info?.bot === null || info?.bot === undefined) return null;
-  const text = t(info.taken_over ? 'room.bot.badge_takeover' : 'room.bot.badge', { level: info.bot });
+  const text = t(info.taken_over ? 'room.bot.badge_takeover' : 'room.bot.badge', { name: t(`room.bot.level${info.bot}`) });
   return h('span', { class: 'badge bot', 'data-testid': `bot-${seat}` }, text);
 }
 

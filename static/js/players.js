@@ -23,6 +23,6 @@ export function ownName(info, seat) {
 /** A name for lists and tables: the player's own, or "Bot (level 2)" in the reader's
  * language; null when the player chose none. */
 export function playerName(info, seat) {
-  if (isBot(info)) return t('player.bot', { level: info.bot });
+  if (isBot(info)) return t('player.bot', { name: t(`room.bot.level${info.bot}`) });
   return ownName(info, seat);
 }

@@ -23,7 +23,7 @@ export function who(seat, ctx, { capital = false } = {}) {
   if (ctx.you && s === ctx.you) return t(capital ? 'room.You' : 'room.you');
   const info = ctx.seats?.[s];
   if (info?.bot !== null && info?.bot !== undefined && !info.taken_over) {
-    return t('room.who.bot', { seat: seatLabel(s), level: info.bot });
+    return t('room.who.bot', { seat: seatLabel(s), name: t(`room.bot.level${info.bot}`) });
   }
   const name = ownName(info, s);
   return name ? t('room.who', { name, seat: seatLabel(s) }) : seatLabel(s);
