@@ -33,6 +33,11 @@ impl Client {
         let (ws, _) = tokio_tungstenite::connect_async(url)
             .await
             .expect("ws connect");
+        Client::over(ws)
+    }
+
+    /// A client over an open socket that has read nothing yet.
+    fn over(ws: Ws) -> Client {
         Client {
             ws,
             events: Vec::new(),
@@ -53,14 +58,7 @@ impl Client {
         let (ws, _) = tokio_tungstenite::connect_async(req)
             .await
             .expect("ws connect");
-        let mut c = Client {
-            ws,
-            events: Vec::new(),
-            last_state: None,
-            seat: None,
-            token: None,
-            closed: false,
-        };
+        let mut c = Client::over(ws);
         let first = c.recv().await;
         assert!(
             matches!(first, ServerMsg::State(_)),
