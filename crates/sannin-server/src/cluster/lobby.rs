@@ -66,27 +66,11 @@ impl Lobby {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sannin_protocol::{RoomInfo, RoomStatus, Seats};
 
     fn summary(id: Uuid, private: bool) -> RoomSummary {
-        RoomSummary {
-            room: RoomInfo {
-                id: id.to_string(),
-                status: RoomStatus::Waiting,
-                seats: Seats::default(),
-                spectators: 0,
-                custom_position: false,
-                voluntary_alliance: false,
-                private,
-                clock: None,
-                bot_takeover: false,
-                rated: false,
-                result: None,
-                created_at_ms: 0,
-                updated_at_ms: 0,
-            },
-            moves: 0,
-        }
+        let mut s = crate::cluster::proxy::placeholder(id);
+        s.room.private = private;
+        s
     }
 
     #[test]

@@ -44,7 +44,8 @@ pub fn spawn(cluster: Arc<Cluster>, shared: Arc<Shared>, id: Uuid) -> RoomHandle
     handle
 }
 
-fn placeholder(id: Uuid) -> RoomSummary {
+/// The lobby entry of a room known only by its id: private, waiting, empty.
+pub(super) fn placeholder(id: Uuid) -> RoomSummary {
     RoomSummary {
         room: RoomInfo {
             id: id.to_string(),

@@ -175,12 +175,9 @@ pub struct Client {
 }
 
 impl Client {
-    pub async fn connect(url: &str) -> Client {
-        let (ws, _) = tokio::time::timeout(TIMEOUT, tokio_tungstenite::connect_async(url))
-            .await
-            .expect("ws connect in time")
-            .expect("ws connect");
-        let mut c = Client {
+    /// A client over an open socket that has read nothing yet.
+    fn over(ws: WebSocketStream<MaybeTlsStream<TcpStream>>) -> Client {
+        Client {
             ws,
             events: Vec::new(),
             state: None,
@@ -188,7 +185,15 @@ impl Client {
             seat: None,
             closed: false,
             errors: Vec::new(),
-        };
+        }
+    }
+
+    pub async fn connect(url: &str) -> Client {
+        let (ws, _) = tokio::time::timeout(TIMEOUT, tokio_tungstenite::connect_async(url))
+            .await
+            .expect("ws connect in time")
+            .expect("ws connect");
+        let mut c = Client::over(ws);
         c.until_state("the first state", |_| true).await;
         c
     }
@@ -295,15 +300,7 @@ pub async fn resume(url: &str, token: &str) -> (Client, State) {
             tokio::time::sleep(Duration::from_millis(200)).await;
             continue;
         };
-        let mut c = Client {
-            ws,
-            events: Vec::new(),
-            state: None,
-            token: None,
-            seat: None,
-            closed: false,
-            errors: Vec::new(),
-        };
+        let mut c = Client::over(ws);
         if c.recv(TIMEOUT).await.is_none() {
             tokio::time::sleep(Duration::from_millis(200)).await;
             continue;
