@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use sannin_rules::{Game, Player};
 
-use crate::{choose, mix_seed, Level, Limits, Rng};
+use crate::{choose_with, mix_seed, Engine, Level, Limits, Rng};
 
 /// How one game went.
 #[derive(Clone, Debug)]
@@ -53,6 +53,20 @@ pub fn play_game(
     max_plies: usize,
     limits: Limits,
 ) -> Result<GameRecord, String> {
+    play_engines(levels.map(Level::engine), g, seed, max_plies, limits)
+}
+
+/// [`play_game`] between any [`Engine`]s.
+///
+/// # Errors
+/// As [`play_game`].
+pub fn play_engines(
+    engines: [Engine; 3],
+    g: usize,
+    seed: u64,
+    max_plies: usize,
+    limits: Limits,
+) -> Result<GameRecord, String> {
     let seats = [0, 1, 2].map(|j| seat_of(j, g));
     let slot_of = |p: Player| (0..3).find(|&j| seats[j] == p).expect("a slot per seat");
     let mut game = Game::new();
@@ -72,8 +86,9 @@ pub fn play_game(
         let slot = slot_of(p);
         let bot_seed = mix_seed(mix_seed(seed, g as u64), slot as u64);
         let t = Instant::now();
-        let action = choose(&game, levels[slot], bot_seed, limits)
-            .ok_or("the bot found no action in a running game")?;
+        let action = choose_with(&game, &engines[slot], bot_seed, limits)
+            .ok_or("the bot found no action in a running game")?
+            .action;
         let dt = t.elapsed().as_secs_f64();
         rec.moves[slot] += 1;
         rec.seconds[slot] += dt;

@@ -32,10 +32,116 @@ pub fn piece_value(role: Role, promoted: bool) -> i32 {
     }
 }
 
-/// Value of a piece in hand: a drop can go anywhere (RULES §6.3), so a bit more
-/// than the same piece on the board.
-pub fn hand_value(role: Role) -> i32 {
-    piece_value(role, false) * 115 / 100
+/// The evaluation's weights: each term's factor, in centipawns or percent.
+/// The defaults ([`Weights::DEFAULT`]) were tuned by self-play
+/// (`examples/tune.rs`, described in the README's "Bot strength").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Weights {
+    /// A piece in hand, in percent of its value on the board (a drop can go
+    /// anywhere, RULES §6.3, so a bit more).
+    pub hand_pct: i32,
+    /// Per own piece next to the king.
+    pub shelter: i32,
+    /// Per cell next to the king attacked by an enemy.
+    pub attacked: i32,
+    /// Per enemy piece (not a pawn) within two steps of the king.
+    pub near: i32,
+    /// The penalty of a king with no, one or two free cells around it, in
+    /// percent of (90, 35, 10).
+    pub escape_pct: i32,
+    /// Being in check.
+    pub check: i32,
+    /// The Pleasure Garden terms, in percent of the built-in table.
+    pub garden_pct: i32,
+    /// The weight of the two opponents' scores (together) against one's
+    /// own in a free-for-all, in percent (100: their sum counts fully, 50:
+    /// their average).
+    pub others_pct: i32,
+    /// A piece attacked by an enemy and not defended (en prise, RULES §12.1),
+    /// in percent of its value; the player to move saves its most valuable one.
+    pub hanging_pct: i32,
+}
+
+impl Weights {
+    /// The weights the levels play with.
+    pub const DEFAULT: Weights = Weights {
+        hand_pct: 115,
+        shelter: 12,
+        attacked: 30,
+        near: 18,
+        escape_pct: 100,
+        check: 70,
+        garden_pct: 100,
+        others_pct: 50,
+        hanging_pct: 0,
+    };
+
+    /// The names of the weights, in the order of [`Weights::to_vec`].
+    pub const NAMES: [&'static str; 9] = [
+        "hand_pct",
+        "shelter",
+        "attacked",
+        "near",
+        "escape_pct",
+        "check",
+        "garden_pct",
+        "others_pct",
+        "hanging_pct",
+    ];
+
+    pub fn to_vec(&self) -> [i32; 9] {
+        [
+            self.hand_pct,
+            self.shelter,
+            self.attacked,
+            self.near,
+            self.escape_pct,
+            self.check,
+            self.garden_pct,
+            self.others_pct,
+            self.hanging_pct,
+        ]
+    }
+
+    pub fn from_vec(v: [i32; 9]) -> Weights {
+        Weights {
+            hand_pct: v[0],
+            shelter: v[1],
+            attacked: v[2],
+            near: v[3],
+            escape_pct: v[4],
+            check: v[5],
+            garden_pct: v[6],
+            others_pct: v[7],
+            hanging_pct: v[8],
+        }
+    }
+
+    /// Parses `name=value,...` over the defaults.
+    pub fn parse(s: &str) -> Result<Weights, String> {
+        let mut v = Weights::DEFAULT.to_vec();
+        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (k, x) = part
+                .split_once('=')
+                .ok_or_else(|| format!("{part}: expected name=value"))?;
+            let i = Weights::NAMES
+                .iter()
+                .position(|n| *n == k.trim())
+                .ok_or_else(|| format!("{k}: no such weight"))?;
+            v[i] = x.trim().parse().map_err(|e| format!("{part}: {e}"))?;
+        }
+        Ok(Weights::from_vec(v))
+    }
+
+    fn hand_value(&self, role: Role) -> i32 {
+        piece_value(role, false) * self.hand_pct / 100
+    }
+}
+
+impl Default for Weights {
+    fn default() -> Weights {
+        Weights::DEFAULT
+    }
 }
 
 /// The six orthogonal steps `(Δr, Δf)` (RULES §1 neighbours).
@@ -117,6 +223,7 @@ pub fn attacked_by_any(pos: &Position, enemies: &[Player], cell: Cell) -> bool {
 /// King safety of `p`: enemy-attacked cells around the king, free escape
 /// cells, own pieces sheltering it, enemy pieces close to it, check.
 fn king_safety(
+    w: &Weights,
     pos: &Position,
     attacked_by: &[Bitboard; 3],
     p: Player,
@@ -144,14 +251,23 @@ fn king_safety(
         2 => -10,
         _ => 0,
     };
-    let check = if pos.in_check(p) { -70 } else { 0 };
-    12 * shelter - 30 * attacked - 18 * near_enemies + escape_term + check
+    let check = if pos.in_check(p) { -w.check } else { 0 };
+    w.shelter * shelter - w.attacked * attacked - w.near * near_enemies
+        + escape_term * w.escape_pct / 100
+        + check
 }
 
 /// The Pleasure Garden threat for `p` (RULES §11 step 2): only a player not in
 /// an alliance wins there; a king one move from an unattacked, reachable 7g is
 /// an immediate threat, and a decisive one when its owner is to move.
-fn garden(pos: &Position, attacked: &[Bitboard; 3], p: Player, king: Cell, promoted: bool) -> i32 {
+fn garden(
+    w: &Weights,
+    pos: &Position,
+    attacked: &[Bitboard; 3],
+    p: Player,
+    king: Cell,
+    promoted: bool,
+) -> i32 {
     if pos.alliance().is_some_and(|(a, b)| a == p || b == p) {
         return 0;
     }
@@ -173,21 +289,26 @@ fn garden(pos: &Position, attacked: &[Bitboard; 3], p: Player, king: Cell, promo
             .active_players()
             .any(|q| q != p && attacked[q.index()].contains(Cell::GARDEN))
     {
-        return if pos.to_move() == Some(p) { 5000 } else { 450 };
+        return if pos.to_move() == Some(p) {
+            5000
+        } else {
+            450 * w.garden_pct / 100
+        };
     }
     let d = if promoted { (d + 1) / 2 } else { d };
-    match d {
+    let table = match d {
         0 | 1 => 160,
         2 => 90,
         3 => 40,
         4 => 15,
         5 => 5,
         _ => 0,
-    }
+    };
+    table * w.garden_pct / 100
 }
 
 /// Scores of each player (indexed by `Player::index`); 0 for eliminated players.
-pub fn player_scores(pos: &Position) -> [i32; 3] {
+pub fn player_scores(w: &Weights, pos: &Position) -> [i32; 3] {
     let pieces = pos.pieces();
     let mut score = [0i32; 3];
     let mut kings: [Option<(Cell, bool)>; 3] = [None; 3];
@@ -204,7 +325,7 @@ pub fn player_scores(pos: &Position) -> [i32; 3] {
     }
     for p in pos.active_players() {
         for r in Role::HAND {
-            score[p.index()] += hand_value(r) * pos.hand(p, r) as i32;
+            score[p.index()] += w.hand_value(r) * pos.hand(p, r) as i32;
         }
         let Some((king, promoted)) = kings[p.index()] else {
             continue;
@@ -218,30 +339,67 @@ pub fn player_scores(pos: &Position) -> [i32; 3] {
                     && distance(*c, king) <= 2
             })
             .count() as i32;
-        score[p.index()] +=
-            king_safety(pos, &attacked, p, king, near) + garden(pos, &attacked, p, king, promoted);
+        score[p.index()] += king_safety(w, pos, &attacked, p, king, near)
+            + garden(w, pos, &attacked, p, king, promoted);
+    }
+    if w.hanging_pct != 0 {
+        // Pieces en prise: attacked by an enemy, not defended (an own
+        // piece's attack covers the cell, RULES §10.1).
+        let mut hanging = [[0i32; 2]; 3];
+        for &(c, piece) in &pieces {
+            if piece.role == Role::King {
+                continue;
+            }
+            let p = piece.owner;
+            if attacked[p.index()].contains(c)
+                || !enemy_players(pos, p).any(|e| attacked[e.index()].contains(c))
+            {
+                continue;
+            }
+            let v = piece_value(piece.role, piece.promoted);
+            let h = &mut hanging[p.index()];
+            if v > h[0] {
+                h[1] = h[0];
+                h[0] = v;
+            } else {
+                h[1] = h[1].max(v);
+            }
+        }
+        for p in pos.active_players() {
+            let h = hanging[p.index()];
+            // The player to move saves its most valuable piece; the others
+            // lose theirs to whoever moves first.
+            let lost = if pos.to_move() == Some(p) { h[1] } else { h[0] };
+            score[p.index()] -= lost * w.hanging_pct / 100;
+        }
     }
     score
 }
 
 /// The evaluation of `pos` for `me` (paranoid: `me`'s side against the rest).
 ///
-/// Free for all: `me`'s score minus half the sum of the others' (an
-/// eliminated player scores 0, so eliminating an opponent gains). While an
+/// Free for all: `me`'s score minus the sum of the others' times
+/// [`Weights::others_pct`] (an eliminated player scores 0, so eliminating an
+/// opponent gains). While an
 /// alliance stands the two allies are one team (RULES §12.5): the team's
 /// average against the unallied player. Each eliminated opponent is worth
 /// [`ELIMINATED`] on top of its pieces leaving the board. The halving keeps both sides on one
 /// scale, so an alliance forming does not by itself swing the score.
 pub fn evaluate(pos: &Position, me: Player) -> i32 {
-    let s = player_scores(pos);
-    team_value(pos, me, &s)
+    evaluate_with(&Weights::DEFAULT, pos, me)
+}
+
+/// [`evaluate`] with other weights.
+pub fn evaluate_with(w: &Weights, pos: &Position, me: Player) -> i32 {
+    let s = player_scores(w, pos);
+    team_value(w, pos, me, &s)
 }
 
 /// Bonus per eliminated opponent in a free-for-all: mating a player is worth
 /// more than any material it could cost.
 const ELIMINATED: i32 = 6000;
 
-pub fn team_value(pos: &Position, me: Player, s: &[i32; 3]) -> i32 {
+pub fn team_value(w: &Weights, pos: &Position, me: Player, s: &[i32; 3]) -> i32 {
     match pos.alliance() {
         Some((a, b)) if pos.active_count() == 3 => {
             let team = (s[a.index()] + s[b.index()]) / 2;
@@ -262,7 +420,7 @@ pub fn team_value(pos: &Position, me: Player, s: &[i32; 3]) -> i32 {
                 .map(|q| s[q.index()])
                 .sum();
             let out = 3 - pos.active_count() as i32;
-            s[me.index()] - others / 2 + ELIMINATED * out
+            s[me.index()] - others * w.others_pct / 100 + ELIMINATED * out
         }
     }
 }
@@ -274,7 +432,7 @@ mod tests {
     #[test]
     fn start_is_balanced_and_symmetric() {
         let pos = Position::start();
-        let s = player_scores(&pos);
+        let s = player_scores(&Weights::DEFAULT, &pos);
         assert_eq!(s[0], s[1]);
         assert_eq!(s[1], s[2]);
         assert_eq!(distance("1d".parse().unwrap(), Cell::GARDEN), 6);

@@ -5,10 +5,10 @@
 //! | level | name | play |
 //! |---|---|---|
 //! | 0 | Random | a random legal action |
-//! | 1 | Beginner | greedy: the action whose resulting position evaluates best (mates and captures first), with a penalty for leaving the moved piece hanging |
-//! | 2 | Casual | paranoid alpha-beta search, small node budget ([`Level::nodes`]) |
-//! | 3 | Strong | the same search with a larger budget (about 0.25 s a move on average, rarely over 1 s, on one core) |
-//! | 4 | Master | best-reply search in the free-for-all, paranoid search once the game has two sides; wins and mates in one taken at once; about level 3's time a move |
+//! | 1 | Beginner | greedy: the action whose resulting position evaluates best (mates and captures first), with a penalty for leaving the moved piece hanging; any action within 40 centipawns of the best, picked by the seed |
+//! | 2 | Casual | paranoid alpha-beta search, small node budget ([`Level::nodes`]); any root action within 25 centipawns of the best, picked by the seed |
+//! | 3 | Strong | the same search with a larger budget (about 60 ms a move on average on an idle core) |
+//! | 4 | Master | best-reply search in the free-for-all, paranoid search once the game has two sides; wins and mates in one taken at once; about 0.2 s a move on an idle core, four to five times level 3's |
 //!
 //! The searches:
 //!
@@ -26,9 +26,34 @@
 //!   the root player moves every second ply and a search of the same size
 //!   sees one more of its own moves. Level 4 uses it for the free-for-all
 //!   (`Searcher::best_reply`); its measured strength against level 3 is in
-//!   the README ("Bot strength"). BRS+ (Esser et al., "Improving Best-Reply
-//!   Search", CG 2013) and Monte Carlo tree search with max^n backup and
-//!   Progressive History (Nijssen and Winands 2011) are not implemented.
+//!   the README ("Bot strength").
+//! - *BRS+* (M. Esser, M. Gras, M. Winands, M. Schadd and M. Lanctot,
+//!   "Improving Best-Reply Search", Computers and Games 2013): the opponent
+//!   not searched plays the action its move ordering ranks first instead of
+//!   passing, so that only reachable positions are searched; in four-player
+//!   chess it won 8–11 % more games than BRS and paranoid.
+//!   `Searcher::best_reply_plus` implements it with that action being the
+//!   opponent's best capture (none: it passes); in matches against level 3
+//!   it scored below plain best-reply search and spent more time a move
+//!   (README, "Bot strength"), so no level uses it.
+//! - Monte Carlo tree search with max^n backup and Progressive History
+//!   (J. Nijssen and M. Winands, "Enhancements for multi-player Monte-Carlo
+//!   tree search", Computers and Games 2010): the `mcts` module, with an
+//!   evaluation of every player at each new node in place of a random
+//!   playout. Each of its nodes costs a position and, once expanded, every
+//!   legal action, and its tree stays a few plies deep at these budgets: it
+//!   won no game against level 3 (README, "Bot strength"), so no level
+//!   uses it.
+//!
+//! Levels 1 and 2 vary their play: among the actions scoring within a
+//! margin ([`Engine::variety`]) of the best, the seed picks one, so that no
+//! two games are alike; the margin is below half a pawn, so a free piece or
+//! a mate is never passed over for variety's sake. Levels 3 and 4 play their
+//! best action (the seed only breaks exact ties).
+//!
+//! Time: the node budget is the normal stop. In a game with a clock,
+//! [`Limits::on_clock`] caps a search at the bot's share of the time it has
+//! left ([`move_time`]), so a bot short of time answers fast.
 //!
 //! [`arena`] plays matches between levels and rates them (`sannin selfplay`).
 //!
@@ -60,11 +85,12 @@ use sannin_rules::{Action, Game, Player, Position};
 mod analyse;
 pub mod arena;
 mod eval;
+mod mcts;
 mod rng;
 mod search;
 
 pub use analyse::{analyse, AnalyseLimits, Analysis, PlayerEval, MAX_LINE};
-pub use eval::{evaluate, piece_value, WIN};
+pub use eval::{evaluate, evaluate_with, piece_value, Weights, WIN};
 pub use rng::{mix_seed, Rng};
 pub use search::Found;
 
@@ -124,8 +150,112 @@ impl Level {
     }
 }
 
-/// Level 4's node budget: the same time a move as level 3 (its nodes cost a little less).
-const MASTER_NODES: u64 = 34_000;
+/// Level 4's node budget: about 0.2 s a move on an idle core, four to five
+/// times level 3's time, where it wins 55 % of its games against two of
+/// level 3 (README, "Bot strength").
+const MASTER_NODES: u64 = 150_000;
+
+impl Level {
+    /// What this level plays.
+    pub fn engine(self) -> Engine {
+        let (algorithm, weights) = match self.0 {
+            0 => (Algorithm::Random, Weights::DEFAULT),
+            1 => (Algorithm::Greedy, Weights::DEFAULT),
+            2 | 3 => (Algorithm::Paranoid, Weights::DEFAULT),
+            _ => (Algorithm::BestReply, Weights::DEFAULT),
+        };
+        Engine {
+            algorithm,
+            nodes: self.nodes().unwrap_or(0),
+            weights,
+            variety: match self.0 {
+                1 => BEGINNER_VARIETY,
+                2 => CASUAL_VARIETY,
+                _ => 0,
+            },
+        }
+    }
+}
+
+/// Level 1's [`Engine::variety`]: under half a pawn, so it never gives away
+/// material for variety's sake.
+const BEGINNER_VARIETY: i32 = 40;
+/// Level 2's [`Engine::variety`].
+const CASUAL_VARIETY: i32 = 25;
+
+/// How an [`Engine`] chooses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Algorithm {
+    /// A random legal action.
+    Random,
+    /// The best evaluated action after one ply (level 1).
+    Greedy,
+    /// Paranoid alpha-beta (levels 2 and 3).
+    Paranoid,
+    /// Best-reply search in a free-for-all, paranoid with two sides.
+    BestReply,
+    /// BRS+ in a free-for-all, paranoid with two sides.
+    BestReplyPlus,
+    /// Monte Carlo tree search with max^n backup and Progressive History.
+    Mcts,
+}
+
+impl std::str::FromStr for Algorithm {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Algorithm, String> {
+        Ok(match s {
+            "random" => Algorithm::Random,
+            "greedy" => Algorithm::Greedy,
+            "paranoid" => Algorithm::Paranoid,
+            "brs" => Algorithm::BestReply,
+            "brs+" => Algorithm::BestReplyPlus,
+            "mcts" => Algorithm::Mcts,
+            _ => {
+                return Err(format!(
+                    "{s}: not random, greedy, paranoid, brs, brs+ or mcts"
+                ))
+            }
+        })
+    }
+}
+
+/// A bot's whole configuration: a level's ([`Level::engine`]) or a variant
+/// for matches and tuning (`examples/tune.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Engine {
+    pub algorithm: Algorithm,
+    /// Node budget of the searching algorithms.
+    pub nodes: u64,
+    pub weights: Weights,
+    /// Variety: among the actions scoring within this many centipawns of
+    /// the best (forced wins and losses excluded), one is picked at random
+    /// (from the seed), so that games differ. 0: always the best.
+    pub variety: i32,
+}
+
+impl std::str::FromStr for Engine {
+    type Err = String;
+    /// A level (`3`, `Master`), or `ALGORITHM:NODES[:WEIGHTS]` with the
+    /// weights as [`Weights::parse`] reads them, e.g. `brs+:34000:others_pct=60`.
+    fn from_str(s: &str) -> Result<Engine, String> {
+        if let Some(l) = Level::from_name(s) {
+            return Ok(l.engine());
+        }
+        let mut parts = s.splitn(3, ':');
+        let algorithm = parts.next().unwrap_or_default().parse()?;
+        let nodes = match parts.next() {
+            Some(n) => n.parse().map_err(|e| format!("{s}: {e}"))?,
+            None => 0,
+        };
+        let weights = Weights::parse(parts.next().unwrap_or_default())?;
+        Ok(Engine {
+            algorithm,
+            nodes,
+            weights,
+            variety: 0,
+        })
+    }
+}
 
 impl std::fmt::Display for Level {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -153,6 +283,38 @@ impl Default for Limits {
     }
 }
 
+impl Limits {
+    /// These limits with the time cap lowered to [`move_time`]`(clock)`.
+    pub fn on_clock(self, clock: ClockTime) -> Limits {
+        let t = move_time(clock);
+        Limits {
+            time: Some(self.time.map_or(t, |cap| cap.min(t))),
+            ..self
+        }
+    }
+}
+
+/// A game clock as the player to move sees it at the start of its turn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClockTime {
+    /// Main time left.
+    pub remaining: Duration,
+    /// Added after each move (Fischer); zero otherwise.
+    pub increment: Duration,
+    /// One byoyomi period, when the player has periods left; zero otherwise.
+    pub byoyomi: Duration,
+}
+
+/// The share of its clock a bot spends on a move: a thirtieth of the main
+/// time left, plus four fifths of the increment it gets back and half a
+/// byoyomi period (a move within its period costs no period), so that a bot
+/// with little time left answers fast and one with a long game ahead does
+/// not run out. The search's node budget still applies: a bot never
+/// searches longer because it has time.
+pub fn move_time(c: ClockTime) -> Duration {
+    c.remaining / 30 + c.increment.mul_f64(0.8) + c.byoyomi / 2
+}
+
 /// What [`choose_detailed`] reports besides the action.
 #[derive(Clone, Copy, Debug)]
 pub struct Choice {
@@ -172,6 +334,11 @@ pub fn choose(game: &Game, level: Level, seed: u64, limits: Limits) -> Option<Ac
 
 /// [`choose`], with the score, depth and node count.
 pub fn choose_detailed(game: &Game, level: Level, seed: u64, limits: Limits) -> Option<Choice> {
+    choose_with(game, &level.engine(), seed, limits)
+}
+
+/// [`choose_detailed`] for any [`Engine`].
+pub fn choose_with(game: &Game, engine: &Engine, seed: u64, limits: Limits) -> Option<Choice> {
     let me = game.to_move()?;
     let mut legal = game.legal_actions();
     if legal.is_empty() {
@@ -181,20 +348,49 @@ pub fn choose_detailed(game: &Game, level: Level, seed: u64, limits: Limits) -> 
     // A seeded shuffle is the tie-break of every level: among equal scores the
     // first in this order wins.
     rng.shuffle(&mut legal);
-    match level.0 {
-        0 => Some(Choice {
+    match engine.algorithm {
+        Algorithm::Random => Some(Choice {
             action: legal[0],
             score: 0,
             depth: 0,
             nodes: 0,
         }),
-        1 => greedy(game.position(), me, &legal, &game.repetition_keys()),
-        _ => {
-            let budget = limits.nodes.or(level.nodes()).unwrap_or(1);
+        Algorithm::Greedy => greedy(
+            &engine.weights,
+            game.position(),
+            me,
+            &legal,
+            &game.repetition_keys(),
+            (engine.variety, &mut rng),
+        ),
+        Algorithm::Mcts => {
+            let budget = limits.nodes.unwrap_or(engine.nodes).max(1);
             let deadline = limits.time.map(|t| Instant::now() + t);
-            let mut s = search::Searcher::new(me, game.repetition_keys(), budget, deadline);
-            if level >= Level::BEST_REPLY {
-                s = s.best_reply();
+            mcts::Mcts::new(
+                &engine.weights,
+                game.repetition_keys(),
+                budget,
+                deadline,
+                rng,
+            )
+            .run(game.position())
+            .map(|f| Choice {
+                action: f.action,
+                score: f.score,
+                depth: f.depth,
+                nodes: f.nodes,
+            })
+        }
+        algorithm => {
+            let budget = limits.nodes.unwrap_or(engine.nodes).max(1);
+            let deadline = limits.time.map(|t| Instant::now() + t);
+            let mut s = search::Searcher::new(me, game.repetition_keys(), budget, deadline)
+                .with_weights(engine.weights)
+                .with_variety(engine.variety, rng.next_u64());
+            match algorithm {
+                Algorithm::BestReply => s = s.best_reply(),
+                Algorithm::BestReplyPlus => s = s.best_reply_plus(),
+                _ => {}
             }
             s.run(game.position(), legal).map(|f| Choice {
                 action: f.action,
@@ -209,8 +405,16 @@ pub fn choose_detailed(game: &Game, level: Level, seed: u64, limits: Limits) -> 
 /// Level 1: every action played once; the best resulting evaluation wins, less
 /// the value of the moved piece when it now stands attacked by an enemy and
 /// undefended (a third of it when defended).
-fn greedy(pos: &Position, me: Player, legal: &[Action], keys: &[u64]) -> Option<Choice> {
+fn greedy(
+    weights: &Weights,
+    pos: &Position,
+    me: Player,
+    legal: &[Action],
+    keys: &[u64],
+    (variety, rng): (i32, &mut Rng),
+) -> Option<Choice> {
     let mut best: Option<Choice> = None;
+    let mut scored: Vec<(i32, Action)> = Vec::with_capacity(legal.len());
     let mut nodes = 0;
     for &a in legal {
         nodes += 1;
@@ -229,7 +433,7 @@ fn greedy(pos: &Position, me: Player, legal: &[Action], keys: &[u64]) -> Option<
             -WIN
         } else {
             let after = &succ.position;
-            let mut v = evaluate(after, me);
+            let mut v = eval::evaluate_with(weights, after, me);
             let to = match a {
                 Action::Move { to, .. } | Action::Drop { to, .. } => Some(to),
                 Action::Illuminate { .. } => None,
@@ -248,6 +452,7 @@ fn greedy(pos: &Position, me: Player, legal: &[Action], keys: &[u64]) -> Option<
             }
             v
         };
+        scored.push((score, a));
         if best.is_none_or(|b| score > b.score) {
             best = Some(Choice {
                 action: a,
@@ -257,5 +462,32 @@ fn greedy(pos: &Position, me: Player, legal: &[Action], keys: &[u64]) -> Option<
             });
         }
     }
-    best.map(|b| Choice { nodes, ..b })
+    let best = best?;
+    let (score, action) =
+        pick_within(&scored, best.score, variety, rng).unwrap_or((best.score, best.action));
+    Some(Choice {
+        action,
+        score,
+        depth: 0,
+        nodes,
+    })
+}
+
+/// One of the `(score, action)`s within `variety` of `best` (chosen by
+/// `rng`), unless `best` is a forced win or loss or `variety` is 0.
+pub(crate) fn pick_within(
+    scored: &[(i32, Action)],
+    best: i32,
+    variety: i32,
+    rng: &mut Rng,
+) -> Option<(i32, Action)> {
+    if variety <= 0 || best.abs() >= eval::WIN_BOUND {
+        return None;
+    }
+    let near: Vec<(i32, Action)> = scored
+        .iter()
+        .copied()
+        .filter(|&(v, _)| v >= best - variety)
+        .collect();
+    (!near.is_empty()).then(|| near[rng.below(near.len())])
 }

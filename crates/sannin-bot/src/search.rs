@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use sannin_rules::{Action, Event, Played, Player, Position, Role};
 
-use crate::eval::{evaluate, piece_value, same_side, WIN, WIN_BOUND};
+use crate::eval::{evaluate_with, piece_value, same_side, Weights, WIN, WIN_BOUND};
 
 const INF: i32 = WIN + 1;
 /// Deepest iteration tried (the node budget stops far earlier in practice).
@@ -64,6 +64,11 @@ pub struct Searcher {
     stopped: bool,
     /// Best-reply search at the opponents' nodes of a free-for-all.
     brs: bool,
+    /// BRS+: the opponent not searched plays its best capture instead of passing.
+    brs_plus: bool,
+    weights: Weights,
+    /// Root variety: margin in centipawns, and the seed of the pick.
+    variety: (i32, u64),
 }
 
 /// One root action with its successor and latest score.
@@ -92,7 +97,43 @@ impl Searcher {
             may_stop: false,
             stopped: false,
             brs: false,
+            brs_plus: false,
+            weights: Weights::DEFAULT,
+            variety: (0, 0),
         }
+    }
+
+    /// Plays any root action scoring within `margin` of the best (chosen
+    /// by `seed`) instead of always the best, except a forced win or loss:
+    /// the root's window is widened by `margin` so that those scores are
+    /// exact.
+    pub fn with_variety(mut self, margin: i32, seed: u64) -> Searcher {
+        self.variety = (margin.max(0), seed);
+        self
+    }
+
+    /// Evaluates with these weights instead of [`Weights::DEFAULT`].
+    pub fn with_weights(mut self, weights: Weights) -> Searcher {
+        self.weights = weights;
+        self
+    }
+
+    /// BRS+ (Esser, Gras, Winands, Schadd and Lanctot, "Improving Best-Reply
+    /// Search", Computers and Games 2013): in a best-reply layer the opponent
+    /// whose actions are not searched plays the action its move ordering
+    /// ranks first instead of passing its turn, so that the searched
+    /// positions are ones the game can reach. Here that action is its most
+    /// valuable capture (an illumination, or a capture of an undefended
+    /// piece or of a piece worth more than the capturer); with none, it
+    /// passes as in plain best-reply search. Implies [`Searcher::best_reply`].
+    pub fn best_reply_plus(mut self) -> Searcher {
+        self.brs = true;
+        self.brs_plus = true;
+        self
+    }
+
+    fn eval(&self, pos: &Position) -> i32 {
+        evaluate_with(&self.weights, pos, self.me)
     }
 
     /// Searches the opponents' turns of a free-for-all as best-reply search
@@ -289,7 +330,7 @@ impl Searcher {
         mut beta: i32,
     ) -> i32 {
         let Some(to_move) = pos.to_move() else {
-            return evaluate(pos, self.me);
+            return self.eval(pos);
         };
         let key = pos.repetition_key();
         let mut tt_move = None;
@@ -329,7 +370,7 @@ impl Searcher {
                 };
                 let mut g = match self.terminal(&s, ply + 1) {
                     Some(v) => v,
-                    None => evaluate(&s.position, self.me),
+                    None => self.eval(&s.position),
                 };
                 if !maximizing {
                     g = -g;
@@ -389,7 +430,7 @@ impl Searcher {
         }
         if best_move.is_none() {
             // Every action repeats a position of the line: judge it statically.
-            return evaluate(pos, self.me);
+            return self.eval(pos);
         }
         self.store_result(key, best, depth, (alpha0, beta0), best_move)
     }
@@ -410,9 +451,13 @@ impl Searcher {
         let key = pos.repetition_key();
         let (alpha0, beta0) = (alpha, beta);
         let mut sources: Vec<Position> = vec![pos.clone()];
-        if let Some(passed) = pos.with_turn_passed() {
-            if passed.to_move() != Some(self.me) {
-                sources.push(passed);
+        let second = match self.brs_plus.then(|| self.first_capture(pos)).flatten() {
+            Some(s) => Some(s.position),
+            None => pos.with_turn_passed(),
+        };
+        if let Some(second) = second {
+            if second.to_move() != Some(self.me) {
+                sources.push(second);
             }
         }
         let uply = ply as usize;
@@ -432,7 +477,7 @@ impl Searcher {
                     };
                     let mut g = match self.terminal(&s, ply + 1) {
                         Some(v) => -v,
-                        None => -evaluate(&s.position, self.me),
+                        None => -self.eval(&s.position),
                     };
                     if Some(a) == tt_move && i == 0 {
                         g = INF + 1;
@@ -476,24 +521,63 @@ impl Searcher {
             }
         }
         if best_move.is_none() {
-            return evaluate(pos, self.me);
+            return self.eval(pos);
         }
         self.store_result(key, best, depth, (alpha0, beta0), best_move)
     }
 
     /// Plays an opponent's action from `src`, then passes the other
-    /// opponent's turn, if it comes next, so that the root player moves.
+    /// opponent's turn, if it comes next, so that the root player moves
+    /// (under BRS+ that opponent takes its best capture instead, if it has one).
     fn play_to_me(&self, src: &Position, a: Action) -> Option<Played> {
         let mover = src.to_move()?;
         let mut s = src.play_unchecked(a, &self.keys)?;
         if s.outcome.is_none() {
             if let Some(t) = s.position.to_move() {
                 if t != self.me && t != mover && s.position.active_count() == 3 {
-                    s.position = s.position.with_turn_passed()?;
+                    s.position = match self.brs_plus.then(|| self.first_capture(&s.position)) {
+                        Some(Some(c)) => c.position,
+                        _ => s.position.with_turn_passed()?,
+                    };
                 }
             }
         }
         Some(s)
+    }
+
+    /// BRS+'s ordered-first action of the player to move in a free-for-all:
+    /// its most valuable capture of an undefended piece or of a piece worth
+    /// more than the capturer, played; `None` when there is none, or when it
+    /// would end the game or eliminate someone (those the search meets as
+    /// actions of their own).
+    fn first_capture(&self, pos: &Position) -> Option<Played> {
+        let mover = pos.to_move()?;
+        let mut buf = Vec::new();
+        pos.legal_captures_into(&mut buf);
+        let mut best: Option<(i32, Action)> = None;
+        for &a in &buf {
+            let Action::Move { from, to, .. } = a else {
+                continue;
+            };
+            let (Some(x), Some(victim)) = (pos.piece_at(from), pos.piece_at(to)) else {
+                continue;
+            };
+            if victim.role == Role::King || same_side(pos, mover, victim.owner) {
+                continue;
+            }
+            let v = piece_value(victim.role, victim.promoted);
+            let cost = piece_value(x.role, x.promoted);
+            if v <= cost && pos.is_attacked_by(to, victim.owner) {
+                continue;
+            }
+            let score = 10 * v - cost / 10;
+            if best.is_none_or(|(b, _)| score > b) {
+                best = Some((score, a));
+            }
+        }
+        let (_, a) = best?;
+        let s = pos.play_unchecked(a, &self.keys)?;
+        (s.outcome.is_none() && s.position.active_count() == pos.active_count()).then_some(s)
     }
 
     /// Captures (and illuminations) only, with standing pat, `qdepth` plies deep.
@@ -505,7 +589,7 @@ impl Searcher {
         mut beta: i32,
         qdepth: i32,
     ) -> i32 {
-        let stand = evaluate(pos, self.me);
+        let stand = self.eval(pos);
         let Some(to_move) = pos.to_move() else {
             return stand;
         };
@@ -614,7 +698,7 @@ impl Searcher {
                     && c.succ.position.is_active(self.me)
                     && c.succ.position.active_count() < pos.active_count()
             })
-            .map(|c| (evaluate(&c.succ.position, self.me), c))
+            .map(|c| (self.eval(&c.succ.position), c))
             .max_by_key(|(v, _)| *v)
             .map(|(v, c)| found(c, v))
     }
@@ -643,12 +727,16 @@ impl Searcher {
             }
         }
         let mut found: Option<Found> = None;
+        let margin = self.variety.0;
+        // The root actions and scores of the last finished iteration.
+        let mut finished_scores: Vec<(i32, Action)> = Vec::new();
         for depth in 1..=MAX_DEPTH {
             let mut alpha = -INF;
             let mut best_this: Option<usize> = None;
             let mut finished = true;
             for (i, child) in children.iter_mut().enumerate() {
-                let v = self.child_value(&child.succ, depth - 1, 1, alpha, INF);
+                let low = if alpha > -INF { alpha - margin } else { alpha };
+                let v = self.child_value(&child.succ, depth - 1, 1, low, INF);
                 if self.stopped {
                     finished = false;
                     break;
@@ -685,6 +773,10 @@ impl Searcher {
             // Best first for the next iteration; a stable sort keeps the
             // shuffled order among equals.
             children.sort_by_key(|c| -c.score);
+            if margin > 0 {
+                finished_scores.clear();
+                finished_scores.extend(children.iter().map(|c| (c.score, c.action)));
+            }
             let top = children[0].score;
             if top.abs() >= WIN_BOUND || children.len() == 1 || self.nodes >= self.budget {
                 break;
@@ -692,6 +784,16 @@ impl Searcher {
         }
         if let Some(f) = &mut found {
             f.nodes = self.nodes;
+            // Variety only when the last finished iteration's best stands.
+            if let Some(&(top, _)) = finished_scores.first().filter(|&&(_, a)| a == f.action) {
+                let mut rng = crate::Rng::new(self.variety.1);
+                if let Some((score, action)) =
+                    crate::pick_within(&finished_scores, top, margin, &mut rng)
+                {
+                    f.action = action;
+                    f.score = score;
+                }
+            }
         }
         found
     }

@@ -161,3 +161,30 @@ fn does_not_walk_into_a_mate_in_one() {
     }
     assert!(tested >= 3, "only {tested} test positions");
 }
+
+#[test]
+fn answers_fast_with_little_time_left() {
+    // A middle-game position; with 600 ms on its clock the top level spends
+    // a thirtieth of it, so its search stops after the first iteration, far
+    // short of its node budget, which it spends in full without a clock.
+    let mut game = Game::new();
+    for seed in 0..12 {
+        let a = choose(&game, Level::GREEDY, seed, Limits::default()).expect("an action");
+        game.play(a).expect("legal");
+    }
+    let budget = master().nodes().expect("a budget");
+    let clock = sannin_bot::ClockTime {
+        remaining: std::time::Duration::from_millis(600),
+        ..Default::default()
+    };
+    let short =
+        sannin_bot::choose_detailed(&game, master(), 1, full().on_clock(clock)).expect("an action");
+    assert!(
+        short.nodes < budget / 4,
+        "{} nodes with 20 ms to spend",
+        short.nodes
+    );
+    assert!(game.legal_actions().contains(&short.action));
+    let long = sannin_bot::choose_detailed(&game, master(), 1, full()).expect("an action");
+    assert!(long.nodes >= budget, "{} nodes", long.nodes);
+}

@@ -7,6 +7,7 @@
 //! the "cannot meet both" test look at legal actions, by §10.4 alone.
 
 use std::cell::OnceCell;
+use std::ops::ControlFlow;
 
 use crate::action::Action;
 use crate::bitboard::Bitboard;
@@ -15,7 +16,8 @@ use crate::by_player::ByPlayer;
 use crate::cell::{first_blocker, opposite, Cell};
 use crate::event::AllianceCause;
 use crate::movegen::{
-    apply, apply_board, has_legal_action, is_safe_after, pseudo_actions, pseudo_drops, pseudo_moves,
+    apply_board, has_legal_action, illumination_targets, is_safe_after, pseudo_actions,
+    visit_drops, visit_moves, SafetyTest,
 };
 use crate::piece::{moves_of, Piece, Role};
 use crate::player::{Player, Players};
@@ -137,29 +139,44 @@ pub(crate) fn mate_threat(core: &Core, x: Player, y: Player) -> bool {
     // Unless y is in check already, only an action whose piece then attacks
     // y's king, or that empties a cell on a line from it, can give check.
     let already = core.in_check(y);
-    let mut actions = Vec::with_capacity(128);
-    pseudo_moves(core, x, &mut actions);
     // A drop gives check only from a cell on one of the king's lines.
     let drop_cells = if already {
         !Bitboard::EMPTY
     } else {
         ky.lines()
     };
-    pseudo_drops(core, x, drop_cells, &mut actions);
-    for a in actions {
+    // Actions are generated one at a time, stopping at the first mate.
+    let mut after = core.clone();
+    let mut mates = |a: Action| {
         if !already && !could_check(&core.board, x, a, ky) {
-            continue;
+            return ControlFlow::Continue(());
         }
-        let mut after = core.clone();
-        apply(&mut after, x, a);
-        if !after.in_check(y) || !is_safe_after(&after.board, after.alliance, x) {
-            continue;
+        let illum = match a {
+            Action::Illuminate { from } => illumination_targets(core, x, from),
+            _ => Bitboard::EMPTY,
+        };
+        after.board.clone_from(&core.board);
+        apply_board(&mut after.board, x, a, illum);
+        if after.in_check(y)
+            && is_safe_after(&after.board, after.alliance, x)
+            && !has_legal_action(&after, y)
+        {
+            return ControlFlow::Break(());
         }
-        if !has_legal_action(&after, y) {
-            return true;
-        }
-    }
-    false
+        ControlFlow::Continue(())
+    };
+    // Every attack on a cell comes from one of its lines (RULES §10.1): a
+    // piece off the king's lines gives check only by moving onto one.
+    let all = !Bitboard::EMPTY;
+    let (near, far) = if already {
+        (core.board.of(x), Bitboard::EMPTY)
+    } else {
+        let own = core.board.of(x);
+        (own & ky.lines(), own & !ky.lines())
+    };
+    visit_moves(core, x, near, all, &mut mates).is_break()
+        || visit_moves(core, x, far, ky.lines(), &mut mates).is_break()
+        || visit_drops(core, x, drop_cells, &mut mates).is_break()
 }
 
 /// Whether `x`'s action can put the king on `ky` in check: the moved or
@@ -281,7 +298,23 @@ fn discovered(
 
 /// King threats of `x` on `y`'s king: check, or (for the double attack) a mate threat.
 fn king_threat(core: &Core, maps: &Maps<'_>, x: Player, y: Player) -> bool {
-    threat_exists(core, maps, x, core.board.king(y).expect("active king"))
+    gives_check(core, maps, x, y) || mate_threat_in(core, maps, x, y)
+}
+
+/// [`mate_threat`] on the board of `maps`, remembered with a position's
+/// attack maps when `maps` are those.
+fn mate_threat_in(core: &Core, maps: &Maps<'_>, x: Player, y: Player) -> bool {
+    match maps.cache {
+        Some(cache) => cache.mate_threat(core, x, y, || mate_threat(core, x, y)),
+        None => mate_threat(core, x, y),
+    }
+}
+
+/// Whether a piece of `x` attacks `y`'s king: the check among the threats
+/// of RULES §12.1 (on a king, en prise and unequal exchange add nothing).
+fn gives_check(core: &Core, maps: &Maps<'_>, x: Player, y: Player) -> bool {
+    let k = core.board.king(y).expect("active king");
+    maps.get(x).all().contains(k)
 }
 
 /// RULES §12.3: whether `b1` (who made the previous action) and `a` qualify.
@@ -356,16 +389,25 @@ fn double_attack(
     {
         return false;
     }
+    // A king threat is a check or a mate threat; the checks, cheap, are
+    // looked at before any mate-threat search.
+    // The earlier positions' answers are kept with them (the siblings of
+    // this action ask the same), so they are looked at before this one's.
     let mut p1 = p1_plain;
     if p2_plain.any()
-        && king_threat(post, post_maps, b1, c)
+        && !gives_check(b1_pre, &b1_pre_maps, b1, c)
         && king_threat(pre, pre_maps, b1, c)
-        && !king_threat(b1_pre, &b1_pre_maps, b1, c)
+        && !mate_threat_in(b1_pre, &b1_pre_maps, b1, c)
+        && king_threat(post, post_maps, b1, c)
     {
         p1.set(kc);
     }
     let mut p2 = p2_plain;
-    if p1_plain.any() && king_threat(post, post_maps, a, c) && !king_threat(pre, pre_maps, a, c) {
+    if p1_plain.any()
+        && !gives_check(pre, pre_maps, a, c)
+        && !mate_threat_in(pre, pre_maps, a, c)
+        && king_threat(post, post_maps, a, c)
+    {
         p2.set(kc);
     }
     let mut pairs: Vec<(crate::cell::Cell, crate::cell::Cell)> = Vec::new();
@@ -394,12 +436,18 @@ fn cannot_meet_both(
 ) -> bool {
     let mut actions = Vec::with_capacity(128);
     pseudo_actions(post, c, &mut actions);
+    let test = SafetyTest::new(post, c);
+    let mut after = post.clone();
     for act in actions {
-        let mut after = post.clone();
-        apply(&mut after, c, act);
-        if !is_safe_after(&after.board, after.alliance, c) {
+        if !test.is_legal(post, c, act) {
             continue;
         }
+        let illum = match act {
+            Action::Illuminate { from } => illumination_targets(post, c, from),
+            _ => Bitboard::EMPTY,
+        };
+        after.board.clone_from(&post.board);
+        apply_board(&mut after.board, c, act, illum);
         let maps = Maps::after(&after.board, post_maps, unchanged(&post.board, c, act));
         pairs.retain(|&(p1, p2)| {
             threat_exists(&after, &maps, b1, follow(p1, act))

@@ -109,7 +109,7 @@ impl Board {
         if code == 0 {
             None
         } else {
-            Some(Piece::from_code(code))
+            Some(Piece::decode(code))
         }
     }
 
@@ -134,7 +134,7 @@ impl Board {
         if code == 0 {
             return None;
         }
-        let p = Piece::from_code(code);
+        let p = Piece::decode(code);
         self.cells[c.index()] = 0;
         self.occ[p.owner as usize].clear(c);
         if p.role == Role::King && self.kings[p.owner as usize] == Some(c) {
@@ -219,7 +219,7 @@ impl Board {
         match action {
             Action::Move { from, to, promote } => {
                 let code = self.cells[from.index()];
-                let mut moved = Piece::from_code(code);
+                let mut moved = Piece::decode(code);
                 moved.promoted |= promote;
                 let mut h = self.piece_hash ^ PIECE_KEYS[code as usize][from.index()];
                 h ^= PIECE_KEYS[moved.code() as usize][to.index()];
@@ -227,7 +227,7 @@ impl Board {
                 let victim = self.cells[to.index()];
                 if victim != 0 {
                     h ^= PIECE_KEYS[victim as usize][to.index()];
-                    let role = Piece::from_code(victim).role;
+                    let role = Piece::decode(victim).role;
                     hands = hands.wrapping_add(HAND_KEYS[p as usize][role.hand_index()]);
                 }
                 Some(h ^ hands)
@@ -328,7 +328,7 @@ impl Board {
         let mut pieces = [Bitboard::EMPTY; 4];
         for c in self.occ[p as usize].iter() {
             let code = self.cells[c.index()];
-            let v = Piece::from_code(code).role.value() as usize;
+            let v = Piece::decode(code).role.value() as usize;
             by_value[v] |= self.attacks_of(code, c, occ);
             pieces[v].set(c);
         }
@@ -342,7 +342,7 @@ impl Board {
     pub(crate) fn pieces(&self) -> impl Iterator<Item = (Cell, Piece)> + '_ {
         self.occupied()
             .iter()
-            .map(move |c| (c, Piece::from_code(self.cells[c.index()])))
+            .map(move |c| (c, Piece::decode(self.cells[c.index()])))
     }
 }
 

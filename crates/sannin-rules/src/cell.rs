@@ -364,6 +364,19 @@ pub(crate) fn first_blocker(c: Cell, d: usize, occ: Bitboard) -> Option<Cell> {
     Some(Cell(first as u8))
 }
 
+impl Cell {
+    /// Appends the cell's name (as [`fmt::Display`] writes it) to `out`, without the
+    /// formatting machinery: notation writes every legal action's cells this way.
+    pub(crate) fn push_name(self, out: &mut String) {
+        let file = self.file() + 1;
+        if file >= 10 {
+            out.push(char::from(b'0' + file / 10));
+        }
+        out.push(char::from(b'0' + file % 10));
+        out.push(char::from(b'a' + self.rank()));
+    }
+}
+
 impl fmt::Display for Cell {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}{}", self.file() + 1, (b'a' + self.rank()) as char)
@@ -422,6 +435,15 @@ mod tests {
 
     fn c(s: &str) -> Cell {
         s.parse().unwrap()
+    }
+
+    #[test]
+    fn pushed_names_are_the_displayed_names() {
+        for cell in Cell::all() {
+            let mut out = String::from("x");
+            cell.push_name(&mut out);
+            assert_eq!(out, format!("x{cell}"));
+        }
     }
 
     #[test]

@@ -257,6 +257,10 @@ impl Game {
     pub fn illumination_targets(&self) -> Option<Vec<Cell>> {
         let p = self.to_move()?;
         let king = self.position.core.board.king(p)?;
+        // Only a promoted king illuminates (RULES §9): no need to ask otherwise.
+        if !self.position.core.board.get(king)?.promoted {
+            return None;
+        }
         let action = Action::Illuminate { from: king };
         if self.legal_actions().contains(&action) {
             Some(illumination(&self.position, king).iter().collect())

@@ -178,30 +178,43 @@ pub(crate) fn parse_written(text: &str) -> Result<Written, NotationError> {
 
 /// The canonical written form of a pseudo-legal `action` of `p` in `core`.
 pub(crate) fn canonical(core: &Core, p: Player, action: Action) -> String {
+    let _ = p;
+    // Written piece by piece (no `format!`): the server writes every legal action of
+    // the player to move after each action.
+    let mut out = String::with_capacity(12);
     match action {
         Action::Move { from, to, promote } => {
             let piece = core.board.get(from).expect("a piece on from");
-            let sep = if core.board.get(to).is_some() {
+            if piece.promoted {
+                out.push('+');
+            }
+            out.push(piece.role.letter());
+            from.push_name(&mut out);
+            out.push(if core.board.get(to).is_some() {
                 'x'
             } else {
                 '-'
-            };
-            let suffix = if promote {
-                "+"
+            });
+            to.push_name(&mut out);
+            if promote {
+                out.push('+');
             } else if may_promote(core, piece, from, to) && !piece_is_king_castling(piece, from, to)
             {
-                "="
-            } else {
-                ""
-            };
-            format!("{}{from}{sep}{to}{suffix}", piece.notation())
+                out.push('=');
+            }
         }
-        Action::Drop { role, to } => format!("{}*{to}", role.letter()),
+        Action::Drop { role, to } => {
+            out.push(role.letter());
+            out.push('*');
+            to.push_name(&mut out);
+        }
         Action::Illuminate { from } => {
-            let _ = p;
-            format!("+K{from}!")
+            out.push_str("+K");
+            from.push_name(&mut out);
+            out.push('!');
         }
     }
+    out
 }
 
 /// Castling never promotes (RULES §8.3), so no `=` is written for it.

@@ -138,6 +138,11 @@ impl Piece {
             role: Role::ALL[(c % 8) as usize],
         }
     }
+    /// [`Piece::from_code`] by table, for the inner loops.
+    #[inline]
+    pub(crate) fn decode(code: u8) -> Piece {
+        DECODED[code as usize]
+    }
     /// Letters as on the board, `+R`, `P` (no owner).
     pub fn notation(self) -> String {
         if self.promoted {
@@ -201,6 +206,19 @@ const fn rotate(mask: u16, p: Player) -> u16 {
     }
     out
 }
+
+const fn build_decoded() -> [Piece; 49] {
+    let mut t = [Piece::new(Player::First, Role::Pawn, false); 49];
+    let mut code = 1u8;
+    while code <= 48 {
+        t[code as usize] = Piece::from_code(code);
+        code += 1;
+    }
+    t
+}
+
+/// `DECODED[code]`: the piece of a mailbox code (index 0 unused).
+static DECODED: [Piece; 49] = build_decoded();
 
 const fn build_moves() -> [(u16, u16); 49] {
     let mut t = [(0u16, 0u16); 49];

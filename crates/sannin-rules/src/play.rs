@@ -1,16 +1,18 @@
 //! Resolving an action, step by step as RULES §11 lists them.
 
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use crate::action::Action;
 use crate::alliance::{checkers, forced};
 use crate::bitboard::Bitboard;
+use crate::board::Board;
 use crate::cell::Cell;
 use crate::error::IllegalAction;
 use crate::event::{AllianceCause, EndReason, Event, LossReason, Outcome};
 use crate::movegen::{
-    any_action, apply, has_legal_action, illumination_targets, is_safe_after, pseudo_actions,
-    SafetyTest,
+    any_action, apply, apply_board, has_legal_action, illumination_targets, is_safe_after,
+    pseudo_actions, visit_moves, SafetyTest,
 };
 use crate::piece::{Piece, Role};
 use crate::player::{Player, Players};
@@ -22,6 +24,9 @@ pub(crate) trait History {
     fn seen(&self, key: u64, core: &Core) -> bool;
     /// Whether any earlier position had this board hash (a cheap pre-filter).
     fn seen_board(&self, board_hash: u64) -> bool;
+    /// Whether a position with this key may have occurred before: true
+    /// whenever [`History::seen`] would be for some core with this key.
+    fn seen_key(&self, key: u64) -> bool;
 }
 
 impl History for Vec<(u64, Core)> {
@@ -30,6 +35,9 @@ impl History for Vec<(u64, Core)> {
     }
     fn seen_board(&self, board_hash: u64) -> bool {
         self.iter().any(|(_, c)| c.board.hash() == board_hash)
+    }
+    fn seen_key(&self, key: u64) -> bool {
+        self.iter().any(|(k, _)| *k == key)
     }
 }
 
@@ -41,6 +49,9 @@ impl History for NoHistory {
         false
     }
     fn seen_board(&self, _: u64) -> bool {
+        false
+    }
+    fn seen_key(&self, _: u64) -> bool {
         false
     }
 }
@@ -58,6 +69,9 @@ impl History for With<'_> {
     }
     fn seen_board(&self, board_hash: u64) -> bool {
         self.core.board.hash() == board_hash || self.base.seen_board(board_hash)
+    }
+    fn seen_key(&self, key: u64) -> bool {
+        key == self.key || self.base.seen_key(key)
     }
 }
 
@@ -127,8 +141,19 @@ impl Resolution {
     }
 
     /// Step 9, judged against `history` plus the position just reached.
-    fn settle(&mut self, last: Option<&Arc<LastAction>>, history: &dyn History, actor: Player) {
-        let position = Position::new(self.core.clone(), last.cloned());
+    /// `attacks`: the attack maps of the board reached, as far as known.
+    fn settle(
+        &mut self,
+        last: Option<&Arc<LastAction>>,
+        history: &dyn History,
+        actor: Player,
+        attacks: Arc<AttackCache>,
+    ) {
+        let position = Position {
+            core: self.core.clone(),
+            last: last.cloned(),
+            attacks,
+        };
         let with = With {
             base: history,
             key: position.core.key(),
@@ -270,7 +295,7 @@ pub(crate) fn resolve(
     if let Action::Move { to, .. } = action {
         if applied.moved_king && to == Cell::GARDEN && !pre.alliance.contains(a) {
             res.finish(vec![a], EndReason::PleasureGarden);
-            return Ok(res.done(pos, last()));
+            return Ok(res.done(last(), Arc::default()));
         }
     }
 
@@ -286,11 +311,34 @@ pub(crate) fn resolve(
         }
     }
 
-    // Step 4: castling rights.
+    // Who is in check now (RULES §10.2), for steps 4 and 5: from the
+    // attack maps of step 3 where it made them all.
+    let mut checked = Players::NONE;
     for p in Player::ALL {
-        if res.core.castling.contains(p) && res.core.in_check(p) {
-            res.core.castling.remove(p);
+        let Some(k) = res.core.board.king(p) else {
+            continue;
+        };
+        let mut hit = Some(false);
+        for q in Player::ALL {
+            if q != p {
+                hit = match (hit, post_attacks.known(q)) {
+                    (Some(h), Some(m)) if !formed => Some(h || m.all().contains(k)),
+                    _ => None,
+                };
+            }
         }
+        let in_check = match hit {
+            Some(h) => h,
+            None => res.core.board.is_attacked(k, res.core.others(p)),
+        };
+        if in_check {
+            checked.insert(p);
+        }
+    }
+
+    // Step 4: castling rights.
+    for p in checked.iter() {
+        res.core.castling.remove(p);
     }
     if applied.moved_king || formed {
         res.core.castling.remove(a);
@@ -302,7 +350,7 @@ pub(crate) fn resolve(
     // Step 5: mates, all at once.
     let mut mated = Vec::new();
     for p in res.core.active.iter().filter(|&p| p != a) {
-        if !res.core.in_check(p) {
+        if !checked.contains(p) {
             continue;
         }
         let by = checkers(&res.core.board, p);
@@ -356,21 +404,32 @@ pub(crate) fn resolve(
 
     // Step 9: no legal action.
     let last = last();
+    // The maps of step 3 stay valid while the board has not changed since.
+    let keep = |res: &Resolution| !formed && res.eliminated.is_empty();
     if settle {
-        res.settle(Some(&last), history, a);
+        let attacks = if keep(&res) {
+            post_attacks.clone()
+        } else {
+            Arc::default()
+        };
+        res.settle(Some(&last), history, a, attacks);
     }
-    let keep = !formed && res.eliminated.is_empty();
-    let mut resolved = res.done(pos, last);
-    if keep {
-        resolved.position.attacks = post_attacks;
-    }
-    Ok(resolved)
+    let attacks = if keep(&res) {
+        post_attacks
+    } else {
+        Arc::default()
+    };
+    Ok(res.done(last, attacks))
 }
 
 impl Resolution {
-    fn done(self, _pos: &Position, last: Arc<LastAction>) -> Resolved {
+    fn done(self, last: Arc<LastAction>, attacks: Arc<AttackCache>) -> Resolved {
         Resolved {
-            position: Position::new(self.core, Some(last)),
+            position: Position {
+                core: self.core,
+                last: Some(last),
+                attacks,
+            },
             events: self.events,
             outcome: self.outcome,
             eliminated: self.eliminated,
@@ -430,6 +489,55 @@ fn quiet_key(pos: &Position, a: Player, action: Action) -> (u64, Core) {
     (core.key(), core)
 }
 
+/// [`quiet_key`]'s key alone, for a move or drop: the board's hash without
+/// making the action, and a board copy only to settle castling rights.
+fn quiet_key_alone(pos: &Position, a: Player, action: Action, board_hash: u64) -> u64 {
+    let core = &pos.core;
+    let mut castling = core.castling;
+    if !castling.is_empty() {
+        if let Action::Move { from, .. } = action {
+            if core.board.king(a) == Some(from) {
+                castling.remove(a);
+            }
+        }
+        // Attacks come along lines (RULES §10.1): a king with none of the
+        // action's cells on its lines is in check after it exactly when it
+        // was before; the board is made only for the others.
+        let touched = match action {
+            Action::Move { from, to, .. } => from.bb() | to.bb(),
+            _ => action_target(action).bb(),
+        };
+        let mut after: Option<Board> = None;
+        for p in castling.iter() {
+            let Some(k) = core.board.king(p) else {
+                continue;
+            };
+            let checked = if (k.lines() & touched).is_empty() {
+                pos.in_check(p)
+            } else {
+                let board = after.get_or_insert_with(|| {
+                    let mut board = core.board.clone();
+                    apply_board(&mut board, a, action, Bitboard::EMPTY);
+                    board
+                });
+                board.is_attacked(k, core.others(p))
+            };
+            if checked {
+                castling.remove(p);
+            }
+        }
+    }
+    core.key_with(board_hash, core.next_active(a), castling)
+}
+
+/// The cell a move or drop ends on.
+fn action_target(action: Action) -> Cell {
+    match action {
+        Action::Move { to, .. } | Action::Drop { to, .. } => to,
+        Action::Illuminate { from } => from,
+    }
+}
+
 /// Whether a pseudo-legal action that passes §10.3 is legal in full: not a
 /// pawn-drop mate (§6.5) and no repetition (§12.7).
 pub(crate) fn is_fully_legal(pos: &Position, action: Action, history: &dyn History) -> bool {
@@ -455,6 +563,9 @@ pub(crate) fn is_fully_legal(pos: &Position, action: Action, history: &dyn Histo
         // No earlier board equals the new one: nothing can repeat.
         if let Some(h) = pos.core.board.hash_after(a, action) {
             if !history.seen_board(h) {
+                return true;
+            }
+            if !history.seen_key(quiet_key_alone(pos, a, action, h)) {
                 return true;
             }
         }
@@ -489,6 +600,26 @@ pub(crate) fn has_fully_legal_action(pos: &Position, history: &dyn History) -> b
     let Some(p) = pos.core.to_move else {
         return false;
     };
+    let core = &pos.core;
+    // The usual case first: not allied and not in check, a move of a piece
+    // off the king's twelve lines opens no line to it and passes §10.3
+    // without a board copy (see `SafetyTest`), and finding the pins is
+    // not needed to try those pieces.
+    if let Some(k) = core.board.king(p) {
+        if !core.alliance.contains(p) && !pos.in_check(p) {
+            let free = core.board.of(p) & !k.lines() & !k.bb();
+            let found = visit_moves(core, p, free, !Bitboard::EMPTY, &mut |a| {
+                if is_fully_legal(pos, a, history) {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            });
+            if found.is_break() {
+                return true;
+            }
+        }
+    }
     let test = SafetyTest::new(&pos.core, p);
     any_action(&pos.core, p, &test, |a| {
         test.is_legal(&pos.core, p, a) && is_fully_legal(pos, a, history)
@@ -515,7 +646,7 @@ pub(crate) fn lose(
         res.core.to_move = res.core.next_active(p);
     }
     let actor = res.core.to_move.unwrap_or(p);
-    res.settle(pos.last.as_ref(), history, actor);
+    res.settle(pos.last.as_ref(), history, actor, Arc::default());
     Resolved {
         position: Position::new(res.core, pos.last.clone()),
         events: res.events,
@@ -571,6 +702,9 @@ impl History for Keys<'_> {
     fn seen_board(&self, _: u64) -> bool {
         !self.0.is_empty()
     }
+    fn seen_key(&self, key: u64) -> bool {
+        self.0.contains(&key)
+    }
 }
 
 impl Position {
@@ -609,13 +743,18 @@ impl Position {
 
     /// A 64-bit hash of everything repetition compares (RULES §11 step 8):
     /// board, hands, player to move, active players, alliance, castling.
+    #[inline]
     pub fn repetition_key(&self) -> u64 {
         self.core.key()
     }
 
     /// Whether a piece of `by` attacks `cell` (RULES §10.1).
+    #[inline]
     pub fn is_attacked_by(&self, cell: Cell, by: Player) -> bool {
-        self.core.board.is_attacked(cell, Players::only(by))
+        match self.attacks.known(by) {
+            Some(m) => m.all().contains(cell),
+            None => self.core.board.is_attacked(cell, Players::only(by)),
+        }
     }
 
     /// Cells attacked by the pieces of `by` (RULES §10.1).

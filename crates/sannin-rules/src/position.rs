@@ -37,11 +37,22 @@ const fn flag_key(kind: u64, v: u64) -> u64 {
 impl Core {
     /// Hash of everything compared for repetition (RULES §11 step 8).
     pub(crate) fn key(&self) -> u64 {
-        self.board.hash()
-            ^ flag_key(1, self.to_move.map_or(3, |p| p as u64))
+        self.key_with(self.board.hash(), self.to_move, self.castling)
+    }
+
+    /// [`Core::key`] with another board hash, player to move and castling rights.
+    #[inline]
+    pub(crate) fn key_with(
+        &self,
+        board_hash: u64,
+        to_move: Option<Player>,
+        castling: Players,
+    ) -> u64 {
+        board_hash
+            ^ flag_key(1, to_move.map_or(3, |p| p as u64))
             ^ flag_key(2, self.active.0 as u64)
             ^ flag_key(3, self.alliance.0 as u64)
-            ^ flag_key(4, self.castling.0 as u64)
+            ^ flag_key(4, castling.0 as u64)
     }
 
     pub(crate) fn ally(&self, p: Player) -> Option<Player> {
@@ -106,8 +117,18 @@ pub(crate) struct LastAction {
 /// computed the first time it is asked for and shared by the position's
 /// copies: searches resolve many actions from one position, and the board
 /// of a position never changes.
+///
+/// It also keeps the answers of the mate-threat test (RULES §12.1) by pair
+/// of players: the double attack (§12.3) asks about the position before an
+/// action for each of its successors. A mate threat depends on the board,
+/// the alliance and the castling rights, so each answer is kept with the
+/// rights and alliance it was found under.
 #[derive(Default)]
-pub(crate) struct AttackCache([OnceLock<AttackMap>; 3]);
+pub(crate) struct AttackCache {
+    maps: [OnceLock<AttackMap>; 3],
+    /// `(castling | alliance << 3, threat)` at `x * 3 + y`.
+    mate: [OnceLock<(u8, bool)>; 9],
+}
 
 /// Derived data, left out of a position's `Debug` output.
 impl std::fmt::Debug for AttackCache {
@@ -118,11 +139,34 @@ impl std::fmt::Debug for AttackCache {
 
 impl AttackCache {
     pub(crate) fn get(&self, board: &Board, p: Player) -> &AttackMap {
-        self.0[p as usize].get_or_init(|| board.attack_map(p))
+        self.maps[p as usize].get_or_init(|| board.attack_map(p))
+    }
+    /// `p`'s map if it was computed already.
+    #[inline]
+    pub(crate) fn known(&self, p: Player) -> Option<&AttackMap> {
+        self.maps[p as usize].get()
+    }
+    /// Whether `x` has a mate threat on `y` in `core` (whose board is the
+    /// one of this cache), found by `test` unless known for the same
+    /// castling rights and alliance.
+    pub(crate) fn mate_threat(
+        &self,
+        core: &Core,
+        x: Player,
+        y: Player,
+        test: impl FnOnce() -> bool,
+    ) -> bool {
+        let tag = core.castling.0 | core.alliance.0 << 3;
+        let cell = &self.mate[x as usize * 3 + y as usize];
+        match cell.get() {
+            Some(&(t, v)) if t == tag => v,
+            Some(_) => test(),
+            None => cell.get_or_init(|| (tag, test())).1,
+        }
     }
     /// `p`'s map, made by `make` if not known yet.
     pub(crate) fn get_or(&self, p: Player, make: impl FnOnce() -> AttackMap) -> &AttackMap {
-        self.0[p as usize].get_or_init(make)
+        self.maps[p as usize].get_or_init(make)
     }
 }
 
@@ -204,6 +248,7 @@ impl Position {
     }
 
     /// The player to move, `None` once the game is over.
+    #[inline]
     pub fn to_move(&self) -> Option<Player> {
         self.core.to_move
     }
@@ -214,12 +259,16 @@ impl Position {
     }
 
     /// The two allies, if an alliance stands (or stood when the game ended).
+    #[inline]
     pub fn alliance(&self) -> Option<(Player, Player)> {
-        let mut it = self.core.alliance.iter();
-        match (it.next(), it.next()) {
-            (Some(a), Some(b)) => Some((a, b)),
-            _ => None,
-        }
+        // Two bits of three: the lower one is the first ally in play order.
+        let bits = self.core.alliance.0;
+        (bits.count_ones() == 2).then(|| {
+            (
+                Player::from_index(bits.trailing_zeros() as usize),
+                Player::from_index(7 - bits.leading_zeros() as usize),
+            )
+        })
     }
 
     /// Players still holding the castling right (RULES §8).
@@ -228,26 +277,48 @@ impl Position {
     }
 
     /// The piece on `c`.
+    #[inline]
     pub fn piece_at(&self, c: Cell) -> Option<Piece> {
         self.core.board.get(c)
     }
 
     /// Every piece on the board.
     pub fn pieces(&self) -> Vec<(Cell, Piece)> {
-        self.core.board.pieces().collect()
+        let mut v = Vec::with_capacity(self.core.board.occupied().count() as usize);
+        v.extend(self.core.board.pieces());
+        v
     }
 
     /// How many pieces of kind `r` `p` holds in hand.
+    #[inline]
     pub fn hand(&self, p: Player, r: Role) -> u8 {
         self.core.board.hand(p, r)
     }
 
     /// Whether `p` is in check (RULES §10.2).
+    #[inline]
     pub fn in_check(&self, p: Player) -> bool {
-        self.core.active.contains(p) && self.core.in_check(p)
+        if !self.core.active.contains(p) {
+            return false;
+        }
+        let Some(k) = self.core.board.king(p) else {
+            return false;
+        };
+        // The other players' attack maps when the position has them already.
+        let mut hit = false;
+        for q in Player::ALL {
+            if q != p {
+                match self.attacks.known(q) {
+                    Some(m) => hit |= m.all().contains(k),
+                    None => return self.core.in_check(p),
+                }
+            }
+        }
+        hit
     }
 
     /// The king cell of `p`.
+    #[inline]
     pub fn king(&self, p: Player) -> Option<Cell> {
         self.core.board.king(p)
     }

@@ -49,22 +49,26 @@ impl Position {
 
     /// The cells attacked by the pieces of `by` (RULES §10.1):
     /// [`Position::attacks`] as a set, without the allocation.
+    #[inline]
     pub fn attacked_cells(&self, by: Player) -> Bitboard {
         self.attacks.get(&self.core.board, by).all()
     }
 
     /// Whether `p` is still in the game (not eliminated).
+    #[inline]
     pub fn is_active(&self, p: Player) -> bool {
         self.core.active.contains(p)
     }
 
     /// How many players are still in the game.
+    #[inline]
     pub fn active_count(&self) -> usize {
         self.core.active.len() as usize
     }
 
     /// The players still in the game, in play order ([`Position::active`]
     /// without the allocation).
+    #[inline]
     pub fn active_players(&self) -> impl Iterator<Item = Player> + Clone + '_ {
         self.core.active.iter()
     }

@@ -9,7 +9,7 @@
 //! `SANNIN_WRITE_DIGEST=1 cargo test -p sannin-rules --test search_api`
 //! rewrites the digest file; do that only for a deliberate change of the rules.
 
-use sannin_rules::{perft, Action, AllianceCause, Event, Player, Position};
+use sannin_rules::{perft, Action, AllianceCause, Event, Game, Player, Position};
 
 /// SplitMix64, so the playouts are the same on every machine.
 struct Rng(u64);
@@ -198,4 +198,61 @@ fn a_passed_turn_is_the_position_string_with_the_next_player() {
         .parse()
         .expect("a finished game's position");
     assert!(over.with_turn_passed().is_none());
+}
+
+/// [`Position::play_unchecked`] with the repetition keys of a game
+/// (RULES §12.7, as a search passes its line) against [`Game`]: an action
+/// plays exactly when the game lists it as legal, and then resolves as
+/// [`Position::play`] does (position string, events). The playouts undo
+/// their players' last moves half of the time, so repetitions come up.
+#[test]
+fn play_unchecked_with_earlier_keys_agrees_with_the_game() {
+    let (mut positions, mut repeats) = (0, 0);
+    for seed in 0..40 {
+        let mut rng = Rng(5000 + seed);
+        let mut game = Game::new();
+        let mut last: [Option<Action>; 3] = [None; 3];
+        for _ in 0..120 {
+            let Some(p) = game.to_move() else { break };
+            let pos = game.position().clone();
+            let keys = game.repetition_keys();
+            let legal = game.legal_actions();
+            for a in pos.legal_actions() {
+                let unchecked = pos.play_unchecked(a, &keys);
+                assert_eq!(unchecked.is_some(), legal.contains(&a), "{a:?} on {pos}");
+                match unchecked {
+                    Some(u) => {
+                        let played = pos.play(a).expect("legal");
+                        assert_eq!(u.position.to_string(), played.position.to_string());
+                        assert_eq!(u.events, played.events, "{a:?} on {pos}");
+                    }
+                    None => repeats += 1,
+                }
+            }
+            positions += 1;
+            if legal.is_empty() {
+                break;
+            }
+            let back = last[p.index()].and_then(|a| match a {
+                Action::Move {
+                    from,
+                    to,
+                    promote: false,
+                } => Some(Action::Move {
+                    from: to,
+                    to: from,
+                    promote: false,
+                }),
+                _ => None,
+            });
+            let a = match back {
+                Some(b) if legal.contains(&b) && rng.below(2) == 0 => b,
+                _ => legal[rng.below(legal.len())],
+            };
+            last[p.index()] = Some(a);
+            game.play(a).expect("a legal action plays");
+        }
+    }
+    assert!(positions >= 2_000, "only {positions} positions");
+    assert!(repeats >= 20, "only {repeats} repetitions");
 }
