@@ -30,6 +30,7 @@ mod http;
 mod seat;
 mod server;
 mod state;
+mod state_text;
 
 pub use client::{ClientMsg, DEFAULT_BOT_LEVEL, MAX_BOT_LEVEL};
 pub use event::{Event, ForfeitReason};
@@ -38,6 +39,7 @@ pub use sannin_rules::{Event as RulesEvent, Outcome};
 pub use seat::{Seat, SeatMove, UnknownSeat};
 pub use server::{Channel, ChatMessage, ErrorCode, ServerMsg};
 pub use state::{
-    AllianceState, ClockKind, ClockSettings, Clocks, PlayerClock, RematchState, RoomStatus,
-    SeatInfo, Seats, State,
+    AllianceState, ClockKind, ClockSettings, Clocks, Follower, PlayerClock, RematchState,
+    RoomStatus, SeatInfo, Seats, State,
 };
+pub use state_text::StateText;

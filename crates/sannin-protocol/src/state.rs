@@ -190,8 +190,11 @@ pub struct State {
     pub position: String,
     /// The start position string.
     pub start_position: String,
-    /// Canonical actions in order.
-    pub moves: Vec<String>,
+    /// Canonical actions in order. Left out (`None`) of the `state` that follows an
+    /// accepted action: the `action` event before it carries the new one
+    /// ([`Follower`] puts the list back together).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moves: Option<Vec<String>>,
     /// The seats.
     pub seats: Seats,
     /// Connections without a seat.
@@ -217,8 +220,9 @@ pub struct State {
     pub grace_seconds: f64,
     /// The server's unix ms when the state was made.
     pub now_ms: i64,
-    /// The seat of each entry of `moves`.
-    pub move_players: Vec<Seat>,
+    /// The seat of each entry of `moves`; left out whenever `moves` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub move_players: Option<Vec<Seat>>,
     /// Seats in check now (empty unless playing).
     pub in_check: Vec<Seat>,
     /// The clocks; `None` without a time control.
@@ -235,8 +239,77 @@ pub struct State {
 }
 
 impl State {
+    /// The actions played, in order: empty if this state left them out (a state
+    /// completed by a [`Follower`] always has them).
+    pub fn moves(&self) -> &[String] {
+        self.moves.as_deref().unwrap_or_default()
+    }
+
+    /// The seat of each action of [`State::moves`].
+    pub fn move_players(&self) -> &[Seat] {
+        self.move_players.as_deref().unwrap_or_default()
+    }
+
     /// Whether `seat` is to move in a running game.
     pub fn is_turn_of(&self, seat: Seat) -> bool {
         self.status == RoomStatus::Playing && self.to_move == Some(seat)
+    }
+}
+
+/// Follows one connection's messages and keeps its latest `state` whole: a `state`
+/// that left `moves` out (the one after an accepted action) gets the previous list
+/// and the actions of the `action` events received since.
+///
+/// ```
+/// use sannin_protocol::{Event, Follower, Seat, ServerMsg, State};
+///
+/// let mut f = Follower::default();
+/// let full = State { moves: Some(vec!["P3c-4d".into()]), move_players: Some(vec![Seat::First]), ..State::default() };
+/// f.see(&mut ServerMsg::state(full));
+/// f.see(&mut ServerMsg::event(2, Event::Action { player: Seat::Middle, action: "P10k-10j".into(), clocks: None }));
+/// let mut short = ServerMsg::state(State { seq: 2, ..State::default() });
+/// f.see(&mut short);
+/// let ServerMsg::State(whole) = short else { unreachable!() };
+/// assert_eq!(whole.moves(), ["P3c-4d", "P10k-10j"]);
+/// assert_eq!(whole.move_players(), [Seat::First, Seat::Middle]);
+/// assert_eq!(f.state(), Some(&*whole));
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Follower {
+    last: Option<State>,
+    /// Actions announced since the last `state`.
+    pending: Vec<(Seat, String)>,
+}
+
+impl Follower {
+    /// Takes the next message of the connection; a `state` is made whole in place.
+    pub fn see(&mut self, msg: &mut crate::ServerMsg) {
+        match msg {
+            crate::ServerMsg::Event {
+                event: crate::Event::Action { player, action, .. },
+                ..
+            } => self.pending.push((*player, action.clone())),
+            crate::ServerMsg::State(s) => {
+                let pending = std::mem::take(&mut self.pending);
+                if s.moves.is_none() {
+                    let last = self.last.as_ref();
+                    let mut moves = last.map(|l| l.moves().to_vec()).unwrap_or_default();
+                    let mut seats = last.map(|l| l.move_players().to_vec()).unwrap_or_default();
+                    for (p, a) in pending {
+                        moves.push(a);
+                        seats.push(p);
+                    }
+                    s.moves = Some(moves);
+                    s.move_players.get_or_insert(seats);
+                }
+                self.last = Some((**s).clone());
+            }
+            _ => {}
+        }
+    }
+
+    /// The latest state, whole.
+    pub fn state(&self) -> Option<&State> {
+        self.last.as_ref()
     }
 }

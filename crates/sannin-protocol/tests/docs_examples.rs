@@ -103,6 +103,6 @@ fn the_full_state_example_is_covered() {
     let ServerMsg::State(s) = ServerMsg::parse(&state.0).expect("a state") else {
         panic!("not a state");
     };
-    assert_eq!(s.moves, ["P3c-4d", "P10k-10j"]);
+    assert_eq!(s.moves(), ["P3c-4d", "P10k-10j"]);
     assert!(s.clocks.is_some());
 }

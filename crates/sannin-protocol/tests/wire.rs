@@ -4,7 +4,7 @@
 use sannin_protocol::{
     AllianceState, ApiErrorBody, Channel, ChatMessage, ClockKind, ClockSettings, Clocks, ErrorCode,
     Event, ForfeitReason, PlayerClock, RematchState, RoomDetails, RoomStatus, RoomSummary,
-    RulesEvent, Seat, SeatInfo, SeatMove, Seats, ServerMsg, State,
+    RulesEvent, Seat, SeatInfo, SeatMove, Seats, ServerMsg, State, StateText,
 };
 use sannin_rules::{AllianceCause, EndReason, Outcome, Player};
 use serde_json::{json, Value};
@@ -352,7 +352,7 @@ fn state() -> State {
         status: RoomStatus::Finished,
         position: "pos".into(),
         start_position: "start".into(),
-        moves: vec!["P3c-4d".into()],
+        moves: Some(vec!["P3c-4d".into()]),
         seats: Seats {
             first: Some(SeatInfo {
                 name: "Ann".into(),
@@ -389,7 +389,7 @@ fn state() -> State {
         draw_offers: vec![Seat::Middle],
         grace_seconds: 1.5,
         now_ms: 1_735_689_600_000,
-        move_players: vec![Seat::First],
+        move_players: Some(vec![Seat::First]),
         in_check: vec![Seat::Last],
         clocks: Some(clocks()),
         private: true,
@@ -443,6 +443,61 @@ fn the_state_snapshot() {
         v["rematch"],
         json!({"requested": [], "room": null, "of": null})
     );
+}
+
+/// Each seat's text made from the spectators' one is exactly the text of its own
+/// state serialised whole, whatever the names hold.
+#[test]
+fn seat_texts_written_into_the_spectators_text_are_the_whole_states() {
+    let names = [
+        "Ann",
+        r#""you":null"#,
+        r#"","legal":[],"illumination":null,"x":""#,
+        "名人 \\ \n \u{1}",
+    ];
+    let legals: [Vec<String>; 3] = [
+        vec![],
+        vec!["P3c-4c".into()],
+        vec!["K10m-9l".into(), "P*5e".into(), "B4d-7g+".into()],
+    ];
+    let illuminations = [
+        None,
+        Some(vec![]),
+        Some(vec!["7g".to_string(), "8h".into()]),
+    ];
+    for (i, name) in names.iter().enumerate() {
+        let mut base = state();
+        base.you = None;
+        base.illumination = None;
+        base.room = (*name).into();
+        if let Some(first) = base.seats.first.as_mut() {
+            first.name = (*name).into();
+        }
+        if i % 2 == 1 {
+            base.moves = None;
+            base.move_players = None;
+            base.clocks = None;
+        }
+        let text = StateText::new(base.clone());
+        assert_eq!(text.spectator(), ServerMsg::state(base.clone()).to_text());
+        for seat in [Seat::First, Seat::Middle, Seat::Last] {
+            for legal in &legals {
+                for illumination in &illuminations {
+                    let whole = State {
+                        you: Some(seat),
+                        legal: legal.clone(),
+                        illumination: illumination.clone(),
+                        ..base.clone()
+                    };
+                    assert_eq!(
+                        text.seat(seat, legal, illumination.as_deref()),
+                        ServerMsg::state(whole).to_text(),
+                        "{name} {seat:?} {legal:?} {illumination:?}"
+                    );
+                }
+            }
+        }
+    }
 }
 
 #[test]
