@@ -108,7 +108,11 @@ pub async fn analyse(
         .min(settings.max_time);
     // Busy before budget: a refused request costs the client nothing.
     let permit = shared.budgets.analysis_slot()?;
-    shared.budgets.take_analysis(client)?;
+    match &shared.cluster {
+        // A cluster keeps this budget in the database, for every node at once.
+        Some(c) => c.take_analysis(&shared, client).await?,
+        None => shared.budgets.take_analysis(client)?,
+    }
     let position = game.position().clone();
     let found = tokio::task::spawn_blocking(move || {
         let found = sannin_bot::analyse(

@@ -67,6 +67,7 @@ impl Shared {
                 &store,
                 config.accounts.clone(),
                 config.clients.trusted_proxies.clone(),
+                cluster.is_some(),
             )),
             cluster,
             config: Arc::new(config),
@@ -149,6 +150,11 @@ impl Shared {
                 Some(p)
             }
         };
+        // Cluster mode: a rematch is written only while its room still holds its lease.
+        let store = match (&self.cluster, settings.rematch_of) {
+            (Some(c), Some(parent)) => c.store_for_child_of(self, parent)?,
+            _ => self.store.clone(),
+        };
         let max = self.config.max_rooms;
         self.open_rooms
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
@@ -168,8 +174,7 @@ impl Shared {
                 }
             },
         };
-        if let Err(e) = self
-            .store
+        if let Err(e) = store
             .create_room(
                 &id.to_string(),
                 start_text.as_deref(),

@@ -284,6 +284,25 @@ impl GameClock {
         self.running = Some((p, now));
     }
 
+    /// `p`'s clock as a bot's time management reads it: main time left, the
+    /// Fischer increment, and a byoyomi period when `p` has one left.
+    pub fn bot_view(&self, p: Player) -> sannin_bot::ClockTime {
+        let t = self.left[i(p)];
+        let s = self.settings;
+        sannin_bot::ClockTime {
+            remaining: Duration::from_millis(t.main_ms),
+            increment: match s.kind {
+                ClockKind::Fischer => Duration::from_millis(s.increment_ms),
+                _ => Duration::ZERO,
+            },
+            byoyomi: if t.periods > 0 {
+                Duration::from_millis(s.byoyomi_ms)
+            } else {
+                Duration::ZERO
+            },
+        }
+    }
+
     /// Time `p` may still use on a turn that starts now (main time and all periods).
     pub fn budget_ms(&self, p: Player) -> u64 {
         let t = self.left[i(p)];

@@ -276,13 +276,24 @@ async fn create_room(
         None => shared.budgets.take_room(client, !seats.is_empty())?,
     }
     let bot_only_place = shared.reserve_bot_only_room(&seats)?;
+    let mut site_place = None;
     if bot_only_place.is_some() {
-        shared
-            .budgets
-            .check_bot_only_room(client, |id| shared.is_bot_only_room_running(id))?;
+        match &shared.cluster {
+            Some(c) => site_place = c.reserve_bot_only(&shared, client).await?,
+            None => shared
+                .budgets
+                .check_bot_only_room(client, |id| shared.is_bot_only_room_running(id))?,
+        }
     }
-    let id = shared.create_room(req.position, settings, seats).await?;
-    if bot_only_place.is_some() {
+    let created = shared.create_room(req.position, settings, seats).await;
+    if let (Some(c), Some(place)) = (&shared.cluster, &site_place) {
+        match &created {
+            Ok(id) => c.bot_only_created(&shared, place, *id).await,
+            Err(_) => c.bot_only_failed(&shared, place).await,
+        }
+    }
+    let id = created?;
+    if bot_only_place.is_some() && shared.cluster.is_none() {
         shared.budgets.add_bot_only_room(client, id);
     }
     Ok((StatusCode::CREATED, Json(Created { id: id.to_string() })).into_response())
@@ -451,14 +462,21 @@ async fn room_ws(
             .await
             .map(|(a, _)| Arc::<str>::from(a.name)),
     };
-    let held = (shared.budgets.open_ws(client)?, slot);
+    let held = match &shared.cluster {
+        // A cluster counts the sockets of every node.
+        Some(c) => (None, Some(c.open_ws(client).await?), slot),
+        None => (Some(shared.budgets.open_ws(client)?), None, slot),
+    };
     let ws = ws.on_failed_upgrade(|e| tracing::debug!(error = %e, "WebSocket upgrade failed"));
     let cap = shared.config.hard_message_cap();
-    // Small buffers: protocol messages are small, and at thousands of connections the
-    // 128 KiB defaults dominate memory.
+    // A small read buffer: protocol messages are small, and at thousands of connections
+    // the 128 KiB default dominates memory. Frames written are gathered up to
+    // `WRITE_GATHER` bytes: the writer flushes after each burst (an event and the state
+    // after it), so a burst goes out in one `send` instead of one a frame; the buffer
+    // only ever holds what a burst needs.
     Ok(ws
         .read_buffer_size(4 * 1024)
-        .write_buffer_size(0)
+        .write_buffer_size(WRITE_GATHER)
         .max_message_size(cap)
         .max_frame_size(cap)
         .on_upgrade(move |socket| async move {
@@ -467,9 +485,19 @@ async fn room_ws(
         }))
 }
 
+/// The most bytes of frames gathered before they are written (see `room_ws`).
+const WRITE_GATHER: usize = 16 * 1024;
+
 async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
     let mut body = shared.metrics.render(shared.room_counts());
     shared.bots.render_metrics(&mut body);
+    let (commits, rows) = shared.store.action_commits();
+    body.push_str(&format!(
+        "# HELP sannin_action_commits Commits of action rows by the group commit.\n\
+         # TYPE sannin_action_commits counter\nsannin_action_commits {commits}\n\
+         # HELP sannin_action_rows Action rows stored by the group commit.\n\
+         # TYPE sannin_action_rows counter\nsannin_action_rows {rows}\n"
+    ));
     body.push_str(&format!(
         "# HELP sannin_client_budgets Client addresses with a partly spent rate budget.\n\
          # TYPE sannin_client_budgets gauge\nsannin_client_budgets {}\n",

@@ -126,7 +126,9 @@ pub async fn run(
     );
     let cluster = match &config.cluster {
         None => None,
-        Some(c) => Some(cluster::Cluster::connect(c).await?),
+        Some(c) => {
+            Some(cluster::Cluster::connect(c, &store, config.clients.max_ws_per_address).await?)
+        }
     };
     let shared = app::Shared::new(config, store.clone(), cluster.clone());
     if let Some(c) = &cluster {

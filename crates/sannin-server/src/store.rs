@@ -8,8 +8,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::Context as _;
 use sannin_rules::Player;
-use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
-use sqlx::{AnyPool, ConnectOptions, Connection, Executor};
+use sqlx::any::{AnyArguments, AnyConnectOptions, AnyPoolOptions};
+use sqlx::query::Query;
+use sqlx::{Any, AnyPool, ConnectOptions, Connection, Executor, Transaction};
+use tokio_util::sync::CancellationToken;
 
 /// Migrations embedded at compile time.
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations");
@@ -17,7 +19,11 @@ pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations"
 /// An `actions` row: ply, kind, player, text, clocks.
 type ActionRow = (i64, String, Option<String>, String, Option<String>);
 
+mod fenced;
+mod rows;
 mod writer;
+
+pub use rows::{ActionKind, StoredAction, StoredChat, StoredRoom, StoredSeat, BOT_TOKEN_HASH};
 
 /// Handle to the database (cheap to clone).
 #[derive(Clone, Debug)]
@@ -25,115 +31,22 @@ pub struct Store {
     pool: AnyPool,
     /// The group-commit task that writes the rooms' actions.
     writer: writer::Writer,
+    /// The group-commit task of the actions of leased rooms (PostgreSQL only).
+    fenced_writer: Option<fenced::FencedWriter>,
+    /// Cluster mode: the lease every write of this handle is fenced by
+    /// ([`Store::fenced`]); None for a single node.
+    lease: Option<std::sync::Arc<HeldLease>>,
 }
 
-/// What an action row records.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ActionKind {
-    /// A move, drop or illumination in notation.
-    Act,
-    /// `Game::resign`.
-    Resign,
-    /// `Game::forfeit` (abandonment).
-    Forfeit,
-    /// `Game::agree_draw`.
-    Draw,
-}
-
-impl ActionKind {
-    fn as_str(self) -> &'static str {
-        match self {
-            ActionKind::Act => "act",
-            ActionKind::Resign => "resign",
-            ActionKind::Forfeit => "forfeit",
-            ActionKind::Draw => "draw",
-        }
-    }
-
-    fn parse(s: &str) -> Option<ActionKind> {
-        Some(match s {
-            "act" => ActionKind::Act,
-            "resign" => ActionKind::Resign,
-            "forfeit" => ActionKind::Forfeit,
-            "draw" => ActionKind::Draw,
-            _ => return None,
-        })
-    }
-}
-
-/// One stored action.
-#[derive(Clone, Debug)]
-pub struct StoredAction {
-    /// 1-based index in the room.
-    pub ply: i64,
-    /// Kind.
-    pub kind: ActionKind,
-    /// Acting player (None for a draw).
-    pub player: Option<Player>,
-    /// Notation, or the reason of a forfeit.
-    pub text: String,
-    /// The clocks after it (`GameClock::saved`), None without a clock.
-    pub clocks: Option<String>,
-}
-
-/// One stored seat.
-#[derive(Clone, Debug)]
-pub struct StoredSeat {
-    /// The seat.
-    pub seat: Player,
-    /// sha256 of the token, hex.
-    pub token_hash: String,
-    /// Display name.
-    pub name: String,
-    /// The level of the bot playing the seat (a bot seat, or a bot that took over
-    /// from a player who abandoned); None for a human.
-    pub bot: Option<u8>,
-}
-
-/// The `token_hash` of a seat added as a bot: not a SHA-256 hex digest, so no token
-/// resumes it.
-pub const BOT_TOKEN_HASH: &str = "bot";
-
-/// A room as stored.
-#[derive(Clone, Debug)]
-pub struct StoredRoom {
-    /// Room id (uuid).
-    pub id: String,
-    /// `waiting`, `playing` or `finished`.
-    pub status: String,
-    /// Start position string, None for the standard start.
-    pub start_position: Option<String>,
-    /// Settings JSON (clock, private, rematch links); None for rooms made before them.
-    pub settings: Option<String>,
-    /// Seats taken.
-    pub seats: Vec<StoredSeat>,
-    /// Actions in order.
-    pub actions: Vec<StoredAction>,
-    /// Seats whose player asked for a rematch.
-    pub rematch: Vec<Player>,
-    /// Chat messages of both channels, oldest first.
-    pub chat: Vec<StoredChat>,
-    /// Unix ms of the creation.
-    pub created_at_ms: i64,
-    /// Unix ms of the last change.
-    pub updated_at_ms: i64,
-}
-
-/// One stored chat message.
-#[derive(Clone, Debug, PartialEq)]
-pub struct StoredChat {
-    /// Rising per room, both channels.
-    pub id: i64,
-    /// `players` or `spectators`.
-    pub channel: String,
-    /// The writer's seat; None for a spectator.
-    pub seat: Option<Player>,
-    /// The writer's name.
-    pub name: String,
-    /// The text.
-    pub text: String,
-    /// Unix ms when the server received it.
-    pub at_ms: i64,
+/// The lease a fenced [`Store`] writes under.
+#[derive(Debug)]
+struct HeldLease {
+    /// The leased room.
+    room: String,
+    /// The node and epoch that must still hold it.
+    fence: Fence,
+    /// Cancelled when a write finds the lease gone: the room stops.
+    lost: CancellationToken,
 }
 
 /// A `chat_messages` row.
@@ -152,17 +65,32 @@ pub fn is_sqlite(url: &str) -> bool {
     url.starts_with("sqlite:")
 }
 
-/// Prepares a SQLite URL: creates the file's directory and asks for the file to be
-/// created (`mode=rwc`) unless the URL says otherwise.
-fn prepare_sqlite_url(url: &str) -> anyhow::Result<String> {
+/// The path and the query (after `?`) of a SQLite URL.
+fn sqlite_parts(url: &str) -> (&str, Option<&str>) {
     let rest = url
         .strip_prefix("sqlite://")
         .or_else(|| url.strip_prefix("sqlite:"))
         .unwrap_or("");
-    let (path, query) = match rest.split_once('?') {
+    match rest.split_once('?') {
         Some((p, q)) => (p, Some(q)),
         None => (rest, None),
-    };
+    }
+}
+
+/// The file a SQLite URL names, if it names one that may be written.
+fn sqlite_file(url: &str) -> Option<&str> {
+    let (path, query) = sqlite_parts(url);
+    let special = query.is_some_and(|q| {
+        q.split('&')
+            .any(|kv| matches!(kv, "mode=memory" | "mode=ro" | "immutable=1"))
+    });
+    (!path.is_empty() && path != ":memory:" && !special).then_some(path)
+}
+
+/// Prepares a SQLite URL: creates the file's directory and asks for the file to be
+/// created (`mode=rwc`) unless the URL says otherwise.
+fn prepare_sqlite_url(url: &str) -> anyhow::Result<String> {
+    let (path, query) = sqlite_parts(url);
     if path.is_empty() || path == ":memory:" {
         return Ok(url.to_string());
     }
@@ -177,6 +105,30 @@ fn prepare_sqlite_url(url: &str) -> anyhow::Result<String> {
         Some(_) => format!("{url}&mode=rwc"),
         None => format!("{url}?mode=rwc"),
     })
+}
+
+/// How often the checkpointer copies the SQLite write-ahead log into the database.
+const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Copies the write-ahead log into the database file every [`CHECKPOINT_EVERY`], on a
+/// connection of its own, until `pool` closes. Left to SQLite, the commit that fills
+/// the log past its mark (1,000 pages) runs the checkpoint itself, and every room whose
+/// row is in that commit waits for it; a passive checkpoint here never blocks the
+/// writer, and a second's worth of changes to a page is copied once.
+async fn checkpoints(mut c: sqlx::AnyConnection, pool: AnyPool) {
+    let mut every = tokio::time::interval(CHECKPOINT_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    every.tick().await;
+    loop {
+        every.tick().await;
+        if pool.is_closed() {
+            break;
+        }
+        if let Err(e) = c.execute("PRAGMA wal_checkpoint(PASSIVE)").await {
+            tracing::warn!(error = %e, "SQLite checkpoint failed");
+        }
+    }
+    let _ = c.close().await;
 }
 
 impl Store {
@@ -216,24 +168,108 @@ impl Store {
                         // only an OS crash may lose the last commits.
                         conn.execute("PRAGMA synchronous=NORMAL").await?;
                         conn.execute("PRAGMA foreign_keys=ON").await?;
+                        // Checkpoints are the checkpointer's (below); this is only the
+                        // backstop should it fall behind.
+                        conn.execute("PRAGMA wal_autocheckpoint=16384").await?;
                     }
                     Ok(())
                 })
             })
-            .connect_with(options)
+            .connect_with(options.clone())
             .await
             .context("connecting to the database")?;
         MIGRATOR
             .run(&pool)
             .await
             .context("running database migrations")?;
-        let writer = writer::Writer::spawn(pool.clone(), sqlite);
-        Ok(Store { pool, writer })
+        let writer = writer::Writer::spawn(
+            pool.clone(),
+            sqlite,
+            sqlite.then(|| sqlite_file(&url)).flatten(),
+        );
+        if sqlite {
+            let c = sqlx::AnyConnection::connect_with(&options)
+                .await
+                .context("opening the SQLite database for checkpoints")?;
+            tokio::spawn(checkpoints(c, pool.clone()));
+        }
+        let fenced_writer = (!sqlite).then(|| fenced::FencedWriter::spawn(pool.clone()));
+        Ok(Store {
+            pool,
+            writer,
+            fenced_writer,
+            lease: None,
+        })
+    }
+
+    /// This store for a room owned under a lease (cluster mode): every write it makes
+    /// (seats, chat, status, settings, rematch votes, a rematch's new room, deletion)
+    /// first checks, in the same transaction, that `room`'s lease still holds
+    /// `fence`, and share-locks the lease row until the commit, so that a takeover
+    /// waits for the write and a write after a takeover finds the new epoch. A refused
+    /// write is [`is_fenced`], changes nothing, and cancels `lost`. Actions carry their
+    /// fence in their own statement ([`Store::append_action`]).
+    pub fn fenced(&self, room: &str, fence: Fence, lost: CancellationToken) -> Store {
+        Store {
+            pool: self.pool.clone(),
+            writer: self.writer.clone(),
+            fenced_writer: self.fenced_writer.clone(),
+            lease: Some(std::sync::Arc::new(HeldLease {
+                room: room.to_string(),
+                fence,
+                lost,
+            })),
+        }
+    }
+
+    /// A transaction for a write; on a fenced store it starts with the lease check.
+    async fn begin(&self) -> sqlx::Result<Transaction<'static, Any>> {
+        let mut tx = self.pool.begin().await?;
+        if let Some(l) = &self.lease {
+            let held: Option<i64> = sqlx::query_scalar(
+                "SELECT epoch FROM room_leases \
+                 WHERE room_id = $1 AND node = $2 AND epoch = $3 FOR SHARE",
+            )
+            .bind(&l.room)
+            .bind(&l.fence.node)
+            .bind(l.fence.epoch)
+            .fetch_optional(&mut *tx)
+            .await?;
+            if held.is_none() {
+                return Err(self.refused());
+            }
+        }
+        Ok(tx)
+    }
+
+    /// The error of a write the lease no longer allows; the room is told to stop.
+    fn refused(&self) -> sqlx::Error {
+        if let Some(l) = &self.lease {
+            l.lost.cancel();
+        }
+        sqlx::Error::Protocol(FENCED.into())
+    }
+
+    /// Runs one write statement: straight on the pool, or on a fenced store in a
+    /// transaction after the lease check.
+    async fn write<'q>(&self, q: Query<'q, Any, AnyArguments<'q>>) -> sqlx::Result<()> {
+        if self.lease.is_none() {
+            q.execute(&self.pool).await?;
+            return Ok(());
+        }
+        let mut tx = self.begin().await?;
+        q.execute(&mut *tx).await?;
+        tx.commit().await
     }
 
     /// The pool, for the queries of other modules (accounts, the cluster's leases).
     pub(crate) fn pool(&self) -> &AnyPool {
         &self.pool
+    }
+
+    /// Batches of action rows committed by the group commit, and the rows in them.
+    pub fn action_commits(&self) -> (u64, u64) {
+        self.writer.counts()
     }
 
     /// Closes the pool, waiting for queries in flight.
@@ -251,7 +287,7 @@ impl Store {
         seats: &[StoredSeat],
     ) -> sqlx::Result<()> {
         let now = now_ms();
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin().await?;
         sqlx::query(
             "INSERT INTO rooms (id, status, start_position, result, created_at, updated_at, settings) \
              VALUES ($1, 'waiting', $2, NULL, $3, $3, $4)",
@@ -270,13 +306,13 @@ impl Store {
 
     /// Replaces a room's settings JSON.
     pub async fn set_settings(&self, id: &str, settings: &str) -> sqlx::Result<()> {
-        sqlx::query("UPDATE rooms SET settings = $1, updated_at = $2 WHERE id = $3")
-            .bind(settings)
-            .bind(now_ms())
-            .bind(id)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
+        self.write(
+            sqlx::query("UPDATE rooms SET settings = $1, updated_at = $2 WHERE id = $3")
+                .bind(settings)
+                .bind(now_ms())
+                .bind(id),
+        )
+        .await
     }
 
     /// Sets the status (and the result JSON when finished).
@@ -286,19 +322,19 @@ impl Store {
         status: &str,
         result: Option<&str>,
     ) -> sqlx::Result<()> {
-        sqlx::query("UPDATE rooms SET status = $1, result = $2, updated_at = $3 WHERE id = $4")
-            .bind(status)
-            .bind(result)
-            .bind(now_ms())
-            .bind(id)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
+        self.write(
+            sqlx::query("UPDATE rooms SET status = $1, result = $2, updated_at = $3 WHERE id = $4")
+                .bind(status)
+                .bind(result)
+                .bind(now_ms())
+                .bind(id),
+        )
+        .await
     }
 
     /// Stores a taken seat (replacing any earlier holder of it).
     pub async fn put_seat(&self, id: &str, seat: &StoredSeat) -> sqlx::Result<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin().await?;
         sqlx::query("DELETE FROM seats WHERE room_id = $1 AND seat = $2")
             .bind(id)
             .bind(seat.seat.lower())
@@ -310,29 +346,29 @@ impl Store {
 
     /// Sets (a bot took over) or clears (its player took it back) the bot of a seat.
     pub async fn set_seat_bot(&self, id: &str, seat: Player, bot: Option<u8>) -> sqlx::Result<()> {
-        sqlx::query("UPDATE seats SET bot = $1 WHERE room_id = $2 AND seat = $3")
-            .bind(bot.map(i64::from))
-            .bind(id)
-            .bind(seat.lower())
-            .execute(&self.pool)
-            .await?;
-        Ok(())
+        self.write(
+            sqlx::query("UPDATE seats SET bot = $1 WHERE room_id = $2 AND seat = $3")
+                .bind(bot.map(i64::from))
+                .bind(id)
+                .bind(seat.lower()),
+        )
+        .await
     }
 
     /// Frees a seat.
     pub async fn delete_seat(&self, id: &str, seat: Player) -> sqlx::Result<()> {
-        sqlx::query("DELETE FROM seats WHERE room_id = $1 AND seat = $2")
-            .bind(id)
-            .bind(seat.lower())
-            .execute(&self.pool)
-            .await?;
-        Ok(())
+        self.write(
+            sqlx::query("DELETE FROM seats WHERE room_id = $1 AND seat = $2")
+                .bind(id)
+                .bind(seat.lower()),
+        )
+        .await
     }
 
     /// Frees a seat before the start and, when `reset_start`, sets the start position
     /// back to the standard one (an agreed alliance lost an ally), atomically.
     pub async fn free_seat(&self, id: &str, seat: Player, reset_start: bool) -> sqlx::Result<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin().await?;
         sqlx::query("DELETE FROM seats WHERE room_id = $1 AND seat = $2")
             .bind(id)
             .bind(seat.lower())
@@ -350,20 +386,20 @@ impl Store {
 
     /// Stores a chat message.
     pub async fn append_chat(&self, id: &str, m: &StoredChat) -> sqlx::Result<()> {
-        sqlx::query(
-            "INSERT INTO chat_messages (room_id, id, channel, seat, name, text, at_ms) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        self.write(
+            sqlx::query(
+                "INSERT INTO chat_messages (room_id, id, channel, seat, name, text, at_ms) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            )
+            .bind(id)
+            .bind(m.id)
+            .bind(&m.channel)
+            .bind(m.seat.map(|p| p.lower()))
+            .bind(&m.name)
+            .bind(&m.text)
+            .bind(m.at_ms),
         )
-        .bind(id)
-        .bind(m.id)
-        .bind(&m.channel)
-        .bind(m.seat.map(|p| p.lower()))
-        .bind(&m.name)
-        .bind(&m.text)
-        .bind(m.at_ms)
-        .execute(&self.pool)
-        .await?;
-        Ok(())
+        .await
     }
 
     /// Sets whether `seat` (every seat when None) asked for a rematch.
@@ -384,13 +420,12 @@ impl Store {
                 .bind(i64::from(asked))
                 .bind(id),
         };
-        q.execute(&self.pool).await?;
-        Ok(())
+        self.write(q).await
     }
 
     /// Deletes a room with its seats, actions and chat.
     pub async fn delete_room(&self, id: &str) -> sqlx::Result<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin().await?;
         for table in ["chat_messages", "actions", "seats"] {
             sqlx::query(&format!("DELETE FROM {table} WHERE room_id = $1"))
                 .bind(id)
@@ -411,7 +446,7 @@ impl Store {
         seats: &[StoredSeat],
         start_position: &str,
     ) -> sqlx::Result<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin().await?;
         sqlx::query("DELETE FROM seats WHERE room_id = $1")
             .bind(id)
             .execute(&mut *tx)
@@ -434,21 +469,23 @@ impl Store {
         id: &str,
         start_position: Option<&str>,
     ) -> sqlx::Result<()> {
-        sqlx::query("UPDATE rooms SET start_position = $1, updated_at = $2 WHERE id = $3")
-            .bind(start_position)
-            .bind(now_ms())
-            .bind(id)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
+        self.write(
+            sqlx::query("UPDATE rooms SET start_position = $1, updated_at = $2 WHERE id = $3")
+                .bind(start_position)
+                .bind(now_ms())
+                .bind(id),
+        )
+        .await
     }
 
     /// Appends an accepted action; when it ended the game, also marks the room finished
     /// with `result`, in the same transaction. Without a `fence` it goes through the
     /// group-commit writer (`writer`) and returns once the row is committed. With a
-    /// `fence` (cluster mode), the row is written on its own, only while the room's
-    /// lease still holds that node and epoch, checked in the same statement; otherwise
-    /// the error is [`is_fenced`] and nothing is written.
+    /// `fence` (cluster mode), through the fenced group-commit writer (`fenced`): the
+    /// row goes in only while the room's lease still holds that node and epoch,
+    /// checked in the same statement; otherwise the error is [`is_fenced`] and nothing
+    /// is written. A fenced store
+    /// ([`Store::fenced`]) fences its actions without being given a `fence`.
     pub async fn append_action(
         &self,
         id: &str,
@@ -456,37 +493,20 @@ impl Store {
         finished_result: Option<&str>,
         fence: Option<&Fence>,
     ) -> sqlx::Result<()> {
+        let fence = fence.or_else(|| self.lease.as_ref().map(|l| &l.fence));
         let Some(f) = fence else {
             return self.writer.append(id, action, finished_result).await;
         };
-        let now = now_ms();
-        let insert = sqlx::query(FENCED_INSERT_ACTION)
-            .bind(id)
-            .bind(action.ply)
-            .bind(action.kind.as_str())
-            .bind(action.player.map(|p| p.lower()))
-            .bind(&action.text)
-            .bind(now)
-            .bind(action.clocks.as_deref())
-            .bind(&f.node)
-            .bind(f.epoch);
-        let Some(result) = finished_result else {
-            // One statement is atomic on its own: no transaction round trips needed.
-            let done = insert.execute(&self.pool).await?;
-            return fenced_if_none(done.rows_affected());
-        };
-        let mut tx = self.pool.begin().await?;
-        let done = insert.execute(&mut *tx).await?;
-        fenced_if_none(done.rows_affected())?;
-        sqlx::query(
-            "UPDATE rooms SET status = 'finished', result = $1, updated_at = $2 WHERE id = $3",
-        )
-        .bind(result)
-        .bind(now)
-        .bind(id)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await
+        // With a fence (cluster mode), the rows of every leased room go through their
+        // own group-commit task, each row checked against its lease (`fenced.rs`).
+        let writer = self
+            .fenced_writer
+            .as_ref()
+            .ok_or_else(|| sqlx::Error::Configuration("fenced writes need PostgreSQL".into()))?;
+        match writer.append(id, action, finished_result, f).await? {
+            true => Ok(()),
+            false => Err(self.refused()),
+        }
     }
 
     /// Ids of every room not finished, oldest first.
@@ -624,23 +644,7 @@ pub struct Fence {
     pub epoch: i64,
 }
 
-/// The fenced action insert: the row goes in only while `room_leases` holds this
-/// node and epoch. `FOR SHARE` locks the lease row until the commit, so a takeover
-/// (which updates that row) waits for the write, and a write after a takeover finds
-/// the new epoch and inserts nothing.
-const FENCED_INSERT_ACTION: &str =
-    "INSERT INTO actions (room_id, ply, kind, player, text, created_at, clocks) \
-     SELECT $1, $2, $3, $4, $5, $6, $7 WHERE EXISTS (SELECT 1 FROM room_leases \
-     WHERE room_id = $1 AND node = $8 AND epoch = $9 FOR SHARE)";
-
 const FENCED: &str = "the room's lease is held by another node: write refused";
-
-fn fenced_if_none(rows: u64) -> sqlx::Result<()> {
-    match rows {
-        0 => Err(sqlx::Error::Protocol(FENCED.into())),
-        _ => Ok(()),
-    }
-}
 
 /// Whether a write failed because the room's lease moved to another node.
 pub fn is_fenced(e: &sqlx::Error) -> bool {
@@ -751,22 +755,4 @@ async fn insert_seat(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sqlite_urls_get_their_directory_and_create_mode() {
-        let dir = std::env::temp_dir().join(format!("sannin-url-{}", uuid::Uuid::new_v4()));
-        let url = format!("sqlite://{}/a/b.db", dir.display());
-        assert_eq!(prepare_sqlite_url(&url).unwrap(), format!("{url}?mode=rwc"));
-        assert!(dir.join("a").is_dir());
-        let ro = format!("sqlite://{}/a/b.db?mode=ro", dir.display());
-        assert_eq!(prepare_sqlite_url(&ro).unwrap(), ro);
-        assert_eq!(
-            prepare_sqlite_url("sqlite::memory:").unwrap(),
-            "sqlite::memory:"
-        );
-        std::fs::remove_dir_all(dir).unwrap();
-        assert!(is_sqlite("sqlite://x.db") && !is_sqlite("postgres://h/db"));
-    }
-}
+mod tests;

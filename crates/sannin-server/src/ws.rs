@@ -110,7 +110,9 @@ pub async fn connection(
     account: Option<Arc<str>>,
 ) {
     let conn = shared.next_conn_id();
-    let span = tracing::info_span!("conn", room = %room.id, conn);
+    // At debug level, as everything logged under it: entering a span costs a lookup in
+    // the subscriber's registry at every poll of the connection's tasks.
+    let span = tracing::debug_span!("conn", room = %room.id, conn);
     async move {
         shared.metrics.connections.fetch_add(1, Ordering::Relaxed);
         run_connection(socket, conn, room, &shared, account).await;
@@ -187,6 +189,10 @@ async fn run_connection(
         async move {
             let mut ping =
                 tokio::time::interval_at(tokio::time::Instant::now() + ping_every, ping_every);
+            // One wait for `kill` for the writer's whole life, not one per wake-up: each
+            // new wait takes the token's lock twice (to register, and on drop).
+            let killed = writer_kill.cancelled();
+            tokio::pin!(killed);
             let mut linger = false;
             let mut frame_of = |out: Outbound| match out {
                 Outbound::Text(t) => Message::Text(t),
@@ -201,13 +207,16 @@ async fn run_connection(
                 Outbound::Ping => stamp(),
             };
             loop {
+                // The queue first: polling `killed` takes the token's lock, and a frame
+                // waiting means there is no need to (a killed connection's queue is
+                // closed by the room, so it ends either way).
                 let first = tokio::select! {
                     biased;
-                    () = writer_kill.cancelled() => break,
                     out = rx.recv() => match out {
                         Some(out) => frame_of(out),
                         None => break,
                     },
+                    () = &mut killed => break,
                     _ = ping.tick() => stamp(),
                 };
                 // Whatever else is queued goes out with it: frames are buffered and
@@ -240,11 +249,11 @@ async fn run_connection(
                 // A send blocked by a client that does not read must not outlive `kill`.
                 tokio::select! {
                     biased;
-                    () = writer_kill.cancelled() => break,
                     done = batch => match done {
                         Ok(false) => {}
                         _ => break,
-                    }
+                    },
+                    () = &mut killed => break,
                 }
             }
             if writer_kill.is_cancelled() {

@@ -39,7 +39,7 @@ async fn metric(server: &TestServer, name: &str) -> f64 {
 }
 
 fn moves(state: &State) -> usize {
-    state.moves.len()
+    state.moves().len()
 }
 
 /// Joins `seat` and readies.
@@ -210,7 +210,7 @@ async fn one_human_and_two_bots_play_to_the_end() {
     let st = spectator
         .until_state("the final state", |s| s.status == RoomStatus::Finished)
         .await;
-    assert_eq!(st.moves, end.moves);
+    assert_eq!(st.moves(), end.moves());
     // The bots' actions are ordinary `action` events, stored like a human's.
     for seat in [Seat::Middle, Seat::Last] {
         assert!(played_by(&spectator, seat), "{seat} played");
@@ -219,7 +219,7 @@ async fn one_human_and_two_bots_play_to_the_end() {
         me.events,
         spectator.events[spectator.events.len() - me.events.len()..]
     );
-    assert_eq!(server.room(&room).await.moves, end.moves);
+    assert_eq!(server.room(&room).await.moves, end.moves());
     let (_, record) = server.get_text(&format!("/api/rooms/{room}/record")).await;
     assert!(!record.is_empty());
     assert!(metric(&server, "sannin_bot_moves_total").await >= 2.0);
@@ -321,7 +321,7 @@ async fn bots_are_added_and_removed_in_a_waiting_room() {
     play_one(&mut a, &mut rng).await.expect("first's turn");
     play_one(&mut b, &mut rng).await.expect("middle's turn");
     let st = a.until_state("the bot's answer", |s| moves(s) == 3).await;
-    assert_eq!(st.move_players, Seat::ALL);
+    assert_eq!(st.move_players(), Seat::ALL);
     watcher.sync().await;
     server.stop().await;
 }
@@ -356,7 +356,7 @@ async fn an_abandoning_player_is_replaced_by_a_bot_and_can_come_back() {
         .spectator
         .until_state("the bot's move for middle", |s| moves(s) == 2)
         .await;
-    assert_eq!(st.move_players, [Seat::First, Seat::Middle]);
+    assert_eq!(st.move_players(), [Seat::First, Seat::Middle]);
     let middle = st.seats.middle.as_ref().unwrap();
     assert_eq!(middle.bot, Some(0));
     assert!(middle.taken_over);
@@ -454,7 +454,7 @@ async fn bots_survive_a_restart(db: TestDb) {
     let st = spectator
         .until_state("the bots' moves after the restart", |s| moves(s) >= 3)
         .await;
-    assert_eq!(st.move_players, Seat::ALL);
+    assert_eq!(st.move_players(), Seat::ALL);
     // …and the human resumes and plays with them (unless the bots already mated it).
     let mut me = server.client(&room).await;
     assert_eq!(me.resume(&token).await, Seat::First);
@@ -538,6 +538,6 @@ async fn a_rematch_keeps_the_bots_in_rotated_seats() {
     assert_eq!(c.resume(me.token.as_ref().unwrap()).await, Seat::Middle);
     c.until_event("game_started").await;
     let st = c.until_state("the first bot move", |s| moves(s) >= 1).await;
-    assert_eq!(st.move_players[0], Seat::First);
+    assert_eq!(st.move_players()[0], Seat::First);
     server.stop().await;
 }

@@ -103,7 +103,7 @@ async fn checkmate_game_all_streams_agree() {
     assert_eq!(state.to_move, None);
     assert_eq!(state.result.as_ref(), replay.outcome());
     assert_eq!(state.outcome.as_ref(), replay.outcome());
-    assert_eq!(state.moves, replay.moves());
+    assert_eq!(state.moves(), replay.moves());
     assert_eq!(state.position, replay.position().to_string());
     t.assert_same_streams();
     let spectator = &t.spectator;
@@ -146,6 +146,19 @@ async fn checkmate_game_all_streams_agree() {
     }
     assert_eq!(parsed.header("TimeControl"), Some("-"));
     assert!(parsed.header("Result").is_some_and(|r| r != "*"));
+    // Every action row went through the group commit, in at most as many commits.
+    let (_, metrics) = server.get_text("/metrics").await;
+    let counter = |name: &str| -> u64 {
+        let line = metrics.lines().find(|l| l.starts_with(&format!("{name} ")));
+        line.and_then(|l| l.split(' ').nth(1)?.parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in /metrics:\n{metrics}"))
+    };
+    assert_eq!(counter("sannin_action_rows"), actions.len() as u64);
+    let commits = counter("sannin_action_commits");
+    assert!(
+        (1..=actions.len() as u64).contains(&commits),
+        "{commits} commits"
+    );
     server.stop().await;
 }
 

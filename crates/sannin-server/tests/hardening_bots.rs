@@ -99,7 +99,7 @@ async fn push_a_pawn(me: &mut Client) -> State {
         })
         .await;
     assert_eq!(st.status, RoomStatus::Playing, "the game goes on");
-    let n = st.moves.len();
+    let n = st.moves().len();
     let a = st
         .legal
         .iter()
@@ -107,7 +107,7 @@ async fn push_a_pawn(me: &mut Client) -> State {
         .unwrap_or(&st.legal[0])
         .clone();
     me.act(&a).await;
-    me.until_state("my action", |s| s.moves.len() > n).await
+    me.until_state("my action", |s| s.moves().len() > n).await
 }
 
 // ---- fairness --------------------------------------------------------------------
@@ -133,10 +133,10 @@ async fn a_person_s_bot_answers_before_a_flood_of_bot_rooms_searches() {
     push_a_pawn(&mut me).await;
     let st = me
         .until_state("my bot's answer", |s| {
-            s.moves.len() >= 2 || s.status == RoomStatus::Finished
+            s.moves().len() >= 2 || s.status == RoomStatus::Finished
         })
         .await;
-    assert_eq!(st.move_players[1], Seat::Middle, "{st:?}");
+    assert_eq!(st.move_players()[1], Seat::Middle, "{st:?}");
     let flood_during = metric(&server, SEARCHES_BOTS_ONLY).await - flood_before;
     // The search running when the person moved, the one bot-only request queued for
     // the slot before it, and one more on either side of the reads of the counter.
@@ -183,7 +183,7 @@ async fn a_bot_s_clock_does_not_run_while_it_waits_for_a_search_slot() {
     for _round in 0..6 {
         until_metric(&server, QUEUED_BOTS_ONLY, 3.0).await;
         let st = push_a_pawn(&mut me).await;
-        let ply = st.moves.len();
+        let ply = st.moves().len();
         let before = st.clocks.expect("clocks").middle.remaining_ms;
         // Seen waiting, or already moved (read over HTTP: the socket's messages are
         // left for below).
@@ -366,15 +366,15 @@ async fn a_room_of_bots_alone_moves_no_faster_than_its_pacing() {
     spectator.send(ClientMsg::Watch { name: None }).await;
     let st = spectator
         .until_state("four bot actions", |s| {
-            s.moves.len() >= 4 || s.status == RoomStatus::Finished
+            s.moves().len() >= 4 || s.status == RoomStatus::Finished
         })
         .await;
-    assert!(st.moves.len() >= 4, "{st:?}");
+    assert!(st.moves().len() >= 4, "{st:?}");
     // A little longer, then count every action so far against the time it took.
     tokio::time::sleep(PACE * 3).await;
     let st = spectator.sync().await;
     let elapsed = t0.elapsed();
-    let n = st.moves.len() as u32;
+    let n = st.moves().len() as u32;
     assert!(
         PACE * n <= elapsed,
         "{n} actions in {elapsed:?}, paced at {PACE:?}"
@@ -384,8 +384,8 @@ async fn a_room_of_bots_alone_moves_no_faster_than_its_pacing() {
         person_against_bots(&server, json!({"bots": {"middle": 0, "last": 0}})).await;
     push_a_pawn(&mut me).await;
     let st = me
-        .until_state("both bots' answers", |s| s.moves.len() >= 3)
+        .until_state("both bots' answers", |s| s.moves().len() >= 3)
         .await;
-    assert_eq!(st.move_players[..3], Seat::ALL);
+    assert_eq!(st.move_players()[..3], Seat::ALL);
     server.stop().await;
 }

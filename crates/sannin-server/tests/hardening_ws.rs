@@ -207,7 +207,7 @@ async fn ping_and_pong_floods_are_limited_and_closed() {
     let mover = t.to_move();
     let action = t.player(mover).sync().await.legal[0].clone();
     let state = t.play(&action).await;
-    assert_eq!(state.moves.len(), 1);
+    assert_eq!(state.moves().len(), 1);
     server.stop().await;
 }
 

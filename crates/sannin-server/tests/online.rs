@@ -570,8 +570,8 @@ async fn state_has_checks_move_players_and_abandon_deadlines() {
     }
     let st = t.spectator.sync().await;
     assert_eq!(st.in_check, [checked.expect("a check")]);
-    assert_eq!(st.move_players.len(), upto);
-    assert_eq!(st.move_players[0], Seat::First);
+    assert_eq!(st.move_players().len(), upto);
+    assert_eq!(st.move_players()[0], Seat::First);
     assert_eq!(st.clocks, None);
     assert_eq!(st.seats.first.as_ref().unwrap().abandon_at_ms, None);
     // A player who leaves gets an abandonment deadline: now + grace (30 s).

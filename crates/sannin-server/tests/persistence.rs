@@ -42,7 +42,7 @@ async fn restart_recovery(db: TestDb) {
         let st = c.next_state().await;
         assert_eq!(st.you, Some(seat));
         assert_eq!(st.status, RoomStatus::Playing);
-        assert_eq!(st.moves, actions[..cut]);
+        assert_eq!(st.moves(), &actions[..cut]);
         players.push(c);
     }
     spectator.sync().await;

@@ -122,7 +122,7 @@ async fn every_error_code_for_its_situation() {
     // A rejected action changed nothing: First is still to move, seq unchanged.
     let before = a.sync().await;
     assert_eq!(before.to_move, Some(Seat::First));
-    assert!(before.moves.is_empty());
+    assert!(before.moves().is_empty());
 
     // A short form is accepted and broadcast canonical.
     a.act("Bx10k+").await;
@@ -174,7 +174,7 @@ async fn resume_and_replace() {
     assert_eq!(state.you, Some(Seat::Middle));
     assert_eq!(state.to_move, Some(Seat::Middle));
     assert!(!state.legal.is_empty());
-    assert_eq!(state.moves, ["P3c-4d"]);
+    assert_eq!(state.moves(), ["P3c-4d"]);
     assert!(state.seats.middle.as_ref().unwrap().connected);
     let back = t.spectator.until_event("player_reconnected").await;
     assert_eq!(back, Event::PlayerReconnected { seat: Seat::Middle });

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::{bail, Context as _};
 use futures_util::{SinkExt, StreamExt};
 use sannin_bot::{choose, Level, Limits};
-use sannin_protocol::{ClientMsg, ErrorCode, RoomStatus, Seat, ServerMsg, State};
+use sannin_protocol::{ClientMsg, ErrorCode, Follower, RoomStatus, Seat, ServerMsg, State};
 use sannin_rules::{Game, Player, Position};
 use tokio_tungstenite::tungstenite::Message;
 
@@ -79,7 +79,7 @@ fn game_of_state(state: &State) -> anyhow::Result<Game> {
     let replayed = (|| {
         let start: Position = state.start_position.parse().ok()?;
         let mut game = Game::from_position(start);
-        for m in &state.moves {
+        for m in state.moves() {
             let p = game.to_move()?;
             game.play_notation(p, m).ok()?;
         }
@@ -168,6 +168,8 @@ async fn session(
     // The number of actions in the game when we last acted: one action per turn.
     let mut acted_at: Option<usize> = None;
     let mut errors_in_turn = 0u32;
+    // A state after an action leaves `moves` out; this puts it back.
+    let mut follow = Follower::default();
     while let Some(msg) = ws.next().await {
         let text = match msg {
             Ok(Message::Text(t)) => t,
@@ -176,9 +178,10 @@ async fn session(
             Err(e) => return Ok(SessionEnd::Disconnected(e.to_string())),
         };
         // Messages of a newer protocol are skipped.
-        let Ok(msg) = ServerMsg::parse(text.as_str()) else {
+        let Ok(mut msg) = ServerMsg::parse(text.as_str()) else {
             continue;
         };
+        follow.see(&mut msg);
         let reply = match msg {
             ServerMsg::Seated { seat: s, token: t } => {
                 *token = Some(t);
@@ -214,7 +217,7 @@ async fn session(
                     let _ = ws.close(None).await;
                     return Ok(SessionEnd::Finished);
                 }
-                let moves = state.moves.len();
+                let moves = state.moves().len();
                 let my_turn = seat.is_some_and(|s| state.is_turn_of(s)) && acted_at != Some(moves);
                 if !my_turn {
                     None
@@ -279,7 +282,7 @@ async fn act_msg(
         Some(a) => a,
         None => {
             // Our game replay disagrees with the server: trust its legal list.
-            let i = (seed as usize).wrapping_add(state.moves.len()) % state.legal.len().max(1);
+            let i = (seed as usize).wrapping_add(state.moves().len()) % state.legal.len().max(1);
             state
                 .legal
                 .get(i)
@@ -316,7 +319,7 @@ mod tests {
         let state_of = |game: &Game| State {
             start_position: game.start_position().to_string(),
             position: game.position().to_string(),
-            moves: game.moves(),
+            moves: Some(game.moves()),
             ..State::default()
         };
         let g = game_of_state(&state_of(&game)).expect("a game");

@@ -74,13 +74,13 @@ async fn resume_all(url: &str, old: &[Client], played: &[String]) -> (Vec<Client
     let mut players = Vec::new();
     for c in old {
         let (c, s) = resume(url, c.token.as_deref().expect("a token")).await;
-        assert_eq!(s.moves, played, "every acknowledged action is there");
+        assert_eq!(s.moves(), played, "every acknowledged action is there");
         players.push(c);
     }
     let mut spectator = Client::connect(url).await;
     spectator.send(ClientMsg::Watch { name: None }).await;
     let s = spectator.until_state("the watch state", |_| true).await;
-    assert_eq!(s.moves, played);
+    assert_eq!(s.moves(), played);
     (players, spectator)
 }
 
@@ -264,26 +264,63 @@ async fn a_paused_owner_that_wakes_up_cannot_write() {
     }
     let mover = to_move(spectator.state.as_ref().unwrap());
     let stale_action = players[mover.index()].state.clone().unwrap().legal[0].clone();
+    // Rooms before the start, owned by node a too: one with a free seat and a
+    // newcomer at node a, one whose seated player will leave.
+    let open_room = a.create_room();
+    let mut first = Client::connect(&a.ws(&open_room)).await;
+    first.join(Seat::First).await;
+    let mut newcomer = Client::connect(&a.ws(&open_room)).await;
+    let leave_room = a.create_room();
+    let mut leaver = Client::connect(&a.ws(&leave_room)).await;
+    leaver.join(Seat::First).await;
+    let seats = |room: &str| {
+        pg.value(&format!(
+        "SELECT string_agg(seat || '=' || name, ',' ORDER BY seat) FROM seats WHERE room_id = '{room}'"
+    ))
+    };
+    let chats = |room: &str, text: &str| {
+        pg.value(&format!(
+            "SELECT COUNT(*) FROM chat_messages WHERE room_id = '{room}' AND text = '{text}'"
+        ))
+    };
 
     a.signal("STOP");
     tokio::time::sleep(Duration::from_secs_f64(LEASE * 1.5)).await;
-    // The lease ran out: node b takes the room over for the players who come to it.
+    // The leases ran out: node b takes the rooms over for the players who come to it.
     let (mut moved, mut watcher) = resume_all(&ub, &players, &played).await;
+    for r in [&open_room, &leave_room] {
+        assert_eq!(b.get_json(&format!("/api/rooms/{r}"))["status"], "waiting");
+    }
 
-    // The paused owner's socket of the player to move sends an action, then the
-    // owner wakes up: whatever it does first (renew, or handle the action), the
-    // action must not be written.
+    // The paused owner's sockets ask for a chat message and an action in the game, a
+    // seat in one room, a seat's release in the other; then the owner wakes up.
+    // Whatever it does first (renew its leases, or handle a message), nothing of it
+    // must be written.
+    players[0]
+        .send(ClientMsg::Chat {
+            text: "stale chat".into(),
+        })
+        .await;
     players[mover.index()]
         .send(ClientMsg::Act {
             action: stale_action.clone(),
         })
         .await;
+    newcomer
+        .send(ClientMsg::Join {
+            seat: Some(Seat::Middle),
+            name: Some("stale-join".into()),
+        })
+        .await;
+    leaver.send(ClientMsg::Leave).await;
     a.signal("CONT");
-    let stale = &mut players[mover.index()];
     let end = Instant::now() + Duration::from_secs(10);
-    while !stale.closed && Instant::now() < end {
-        stale.recv(Duration::from_millis(500)).await;
+    for c in players.iter_mut().chain([&mut newcomer, &mut leaver]) {
+        while !c.closed && Instant::now() < end {
+            c.recv(Duration::from_millis(500)).await;
+        }
     }
+    let stale = &players[mover.index()];
     assert!(
         stale
             .events
@@ -291,31 +328,174 @@ async fn a_paused_owner_that_wakes_up_cannot_write() {
             .all(|e| e.1.kind() != "action" || e.0 <= spectator.state.as_ref().unwrap().seq),
         "the woken owner announced no new action"
     );
+    assert!(newcomer.seat.is_none(), "no seat from the woken owner");
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(
         history(&b, &room),
         played,
-        "nothing written by the stale owner"
+        "no action written by the stale owner"
+    );
+    assert_eq!(
+        chats(&room, "stale chat"),
+        "0",
+        "no chat row from the stale owner"
+    );
+    assert_eq!(
+        seats(&open_room),
+        "first=p-first",
+        "no seat from the stale owner"
+    );
+    assert_eq!(
+        seats(&leave_room),
+        "first=p-first",
+        "no seat freed by the stale owner"
     );
     let log = a.log_text();
     eprintln!(
-        "the woken owner {}",
-        if log.contains("write refused") {
-            "tried to write the action and was refused"
-        } else {
-            "found its lease gone before it handled the action"
-        }
+        "the woken owner: {} write(s) refused by the lease, {} room(s) stopped at renewal",
+        log.matches("write refused").count(),
+        log.matches("lease lost").count()
     );
     assert!(
         log.contains("write refused") || log.contains("lease lost"),
         "the stale owner saw it lost the room: {log}"
     );
-    // The game goes on at node b.
+
+    // The new owner's writes land: the game goes on, chat, a seat taken, one freed.
     for _ in 0..2 {
         played.push(play(&mut moved, &mut watcher).await);
     }
     assert_eq!(history(&b, &room), played);
+    moved[0]
+        .send(ClientMsg::Chat {
+            text: "fresh chat".into(),
+        })
+        .await;
+    let mut middle = Client::connect(&b.ws(&open_room)).await;
+    middle.join(Seat::Middle).await;
+    let (mut back, _) = resume(&b.ws(&leave_room), leaver.token.as_deref().unwrap()).await;
+    back.send(ClientMsg::Leave).await;
+    let landed = || {
+        chats(&room, "fresh chat") == "1"
+            && seats(&open_room) == "first=p-first,middle=p-middle"
+            && seats(&leave_room).is_empty()
+    };
+    let end = Instant::now() + Duration::from_secs(10);
+    while !landed() {
+        assert!(Instant::now() < end, "the new owner's writes did not land");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     a.signal("KILL");
+}
+
+/// Polls `ok` every 100 ms until it holds, for at most `within`.
+async fn eventually(within: Duration, what: &str, mut ok: impl AsyncFnMut() -> bool) {
+    let end = Instant::now() + within;
+    while !ok().await {
+        assert!(Instant::now() < end, "{what}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn per_address_limits_hold_across_nodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let pg = Pg::new();
+    let p = prefix();
+    let flags = [
+        "--trusted-proxies",
+        "127.0.0.1",
+        "--max-ws-per-address",
+        "2",
+        "--analyse-per-minute",
+        "2",
+        "--max-bot-only-rooms-per-address",
+        "1",
+        "--logins-per-minute",
+        "2",
+    ];
+    let mut a = Node::start_with(&pg, &p, LEASE, dir.path(), &flags);
+    let b = Node::start_with(&pg, &p, LEASE, dir.path(), &flags);
+
+    // Analyses: two at node a spend the address's budget; node b refuses the third.
+    let analyse = r#"{"movetime_ms": 10}"#;
+    for _ in 0..2 {
+        assert_eq!(a.from("10.0.0.3", "POST", "/api/analyse", analyse).0, 200);
+    }
+    assert_eq!(
+        b.from("10.0.0.3", "POST", "/api/analyse", analyse),
+        (429, "rate_limited".into())
+    );
+    assert_eq!(b.from("10.0.0.33", "POST", "/api/analyse", analyse).0, 200);
+
+    // Rooms of bots alone: one running at node a; node b refuses a second.
+    let bots = r#"{"bots": {"first": 0, "middle": 0, "last": 0}}"#;
+    assert_eq!(a.from("10.0.0.4", "POST", "/api/rooms", bots).0, 201);
+    assert_eq!(
+        b.from("10.0.0.4", "POST", "/api/rooms", bots),
+        (429, "too_many_bot_only_rooms".into())
+    );
+    assert_eq!(b.from("10.0.0.44", "POST", "/api/rooms", bots).0, 201);
+
+    // Log-in attempts per address: two at node a, the third (another name) at node b
+    // is refused. Per name: two from two addresses at node a, the third from a third
+    // address at node b is refused.
+    let login = |name: &str| format!(r#"{{"name": "{name}", "password": "wrong password"}}"#);
+    for (node, address, name, status, code) in [
+        (&a, "10.0.0.5", "ann", 401, None),
+        (&a, "10.0.0.5", "ben", 401, None),
+        (&b, "10.0.0.5", "cid", 429, Some("rate_limited")),
+        (&a, "10.0.0.6", "vic", 401, None),
+        (&a, "10.0.0.7", "vic", 401, None),
+        (&b, "10.0.0.8", "vic", 429, Some("rate_limited")),
+        (&b, "10.0.0.8", "dan", 401, None),
+    ] {
+        let got = node.from(address, "POST", "/api/session", &login(name));
+        assert_eq!(got.0, status, "{name} from {address}: {got:?}");
+        if let Some(code) = code {
+            assert_eq!(got.1, code, "{name} from {address}");
+        }
+    }
+
+    // WebSockets: two open at node a; node b refuses a third, and takes one once a
+    // socket at node a closed.
+    let room = a.create_room();
+    let mut first = a.ws_from(&room, "10.0.0.1").await.expect("first socket");
+    let _second = a.ws_from(&room, "10.0.0.1").await.expect("second socket");
+    assert_eq!(b.ws_from(&room, "10.0.0.1").await.err(), Some(429));
+    let _other = b.ws_from(&room, "10.0.0.2").await.expect("another address");
+    first.close(None).await.unwrap();
+    drop(first);
+    let mut third = None;
+    eventually(
+        Duration::from_secs(10),
+        "a closed socket frees its place",
+        async || {
+            third = b.ws_from(&room, "10.0.0.1").await.ok();
+            third.is_some()
+        },
+    )
+    .await;
+
+    // The sockets of a node that dies stop counting once its heartbeat runs out.
+    let _at_a = a.ws_from(&room, "10.0.0.9").await.expect("socket at a");
+    let _at_a2 = a.ws_from(&room, "10.0.0.9").await.expect("socket at a");
+    assert_eq!(b.ws_from(&room, "10.0.0.9").await.err(), Some(429));
+    a.signal("KILL");
+    a.wait_exit(Duration::from_secs(5));
+    let mut taken = Vec::new();
+    eventually(
+        Duration::from_secs_f64(LEASE * 4.0),
+        "a dead node's sockets stop counting",
+        async || match b.ws_from(&room, "10.0.0.9").await {
+            Ok(ws) => {
+                taken.push(ws);
+                true
+            }
+            Err(_) => false,
+        },
+    )
+    .await;
 }
 
 #[test]

@@ -121,11 +121,19 @@ pub struct Accounts {
     trusted: Vec<IpNet>,
     /// Attempts (log in, register, change password) by client address and by name.
     attempts: Option<DefaultKeyedRateLimiter<String>>,
+    /// Cluster mode: the attempts are counted in the database, for every node at once.
+    site_wide: bool,
 }
 
 impl Accounts {
-    /// On `store`, trusting `trusted` proxies for `X-Forwarded-Proto`.
-    pub fn new(store: &Store, settings: AccountSettings, trusted: Vec<IpNet>) -> Accounts {
+    /// On `store`, trusting `trusted` proxies for `X-Forwarded-Proto`; with
+    /// `site_wide` (cluster mode) the log-in attempts are counted in the database.
+    pub fn new(
+        store: &Store,
+        settings: AccountSettings,
+        trusted: Vec<IpNet>,
+        site_wide: bool,
+    ) -> Accounts {
         let attempts = NonZeroU32::new(settings.logins_per_minute)
             .map(|n| RateLimiter::keyed(Quota::per_minute(n).allow_burst(n)));
         Accounts {
@@ -134,6 +142,7 @@ impl Accounts {
             settings,
             trusted,
             attempts,
+            site_wide,
         }
     }
 
@@ -141,10 +150,23 @@ impl Accounts {
     ///
     /// # Errors
     /// `rate_limited` with the wait when the key's budget is spent.
-    pub fn attempt(&self, key: String) -> Result<(), ApiError> {
+    pub async fn attempt(&self, key: String) -> Result<(), ApiError> {
         let Some(l) = &self.attempts else {
             return Ok(());
         };
+        if self.site_wide {
+            let n = self.settings.logins_per_minute.max(1);
+            let every = std::time::Duration::from_secs(60) / n;
+            let key = format!("log-in:{key}");
+            return crate::cluster::take_site_budget(
+                &self.store,
+                "log-in attempts",
+                &key,
+                every,
+                n,
+            )
+            .await;
+        }
         l.check_key(&key)
             .map_err(|not_until| ApiError::RateLimited {
                 what: "log-in attempts",

@@ -112,7 +112,7 @@ async fn register(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let req: Credentials = json_object(&body, r#"{"name": "...", "password": "..."}"#)?;
-    shared.accounts.attempt(format!("addr:{client}"))?;
+    shared.accounts.attempt(format!("addr:{client}")).await?;
     check_name(&req.name).map_err(|m| coded(StatusCode::BAD_REQUEST, "bad_name", m))?;
     check_password(&req.password).map_err(|m| coded(StatusCode::BAD_REQUEST, "bad_password", m))?;
     let hash = password::hash(req.password)
@@ -156,8 +156,8 @@ async fn login(
 ) -> Result<Response, ApiError> {
     let req: Credentials = json_object(&body, r#"{"name": "...", "password": "..."}"#)?;
     let a = &shared.accounts;
-    a.attempt(format!("addr:{client}"))?;
-    a.attempt(format!("name:{}", name_key(&req.name)))?;
+    a.attempt(format!("addr:{client}")).await?;
+    a.attempt(format!("name:{}", name_key(&req.name))).await?;
     let found = a.db.by_name_with_hash(&req.name).await?;
     let (account, stored) = match found {
         Some((acc, h)) => (Some(acc), Some(h)),
@@ -228,8 +228,9 @@ async fn change_password(
     let req: NewPassword = json_object(&body, r#"{"current": "...", "new": "..."}"#)?;
     let a = &shared.accounts;
     let (account, session) = a.account_of(&headers).await.ok_or_else(not_logged_in)?;
-    a.attempt(format!("addr:{client}"))?;
-    a.attempt(format!("name:{}", name_key(&account.name)))?;
+    a.attempt(format!("addr:{client}")).await?;
+    a.attempt(format!("name:{}", name_key(&account.name)))
+        .await?;
     check_password(&req.new).map_err(|m| coded(StatusCode::BAD_REQUEST, "bad_password", m))?;
     let stored = a.db.password_hash(&account.id).await?;
     if !password::verify(req.current, stored).await {

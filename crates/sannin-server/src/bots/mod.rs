@@ -8,6 +8,9 @@
 //!    from the human players' actions), in the order described below,
 //! 2. runs [`sannin_bot::choose`] under [`tokio::task::spawn_blocking`], with
 //!    [`Limits::time`] set below the hard limit so the search stops by itself,
+//!    and in a game with a clock at most the bot's share of the time it has left
+//!    ([`sannin_bot::move_time`]: a thirtieth of its main time plus most of its
+//!    increment or half a byoyomi period), so that a bot short of time answers fast,
 //! 3. wraps the join in [`tokio::time::timeout`] at the hard limit (counted from the
 //!    start of the search, not the wait for a slot): if the search
 //!    overruns it (the first search iteration always completes, whatever the
@@ -63,7 +66,7 @@ use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use sannin_bot::{Level, Limits};
+use sannin_bot::{ClockTime, Level, Limits};
 use sannin_protocol::{RoomStatus, RoomSummary};
 use sannin_rules::{Action, Game};
 use tokio::sync::Semaphore;
@@ -384,8 +387,10 @@ impl Bots {
 
     /// Starts choosing an action for the player to move in `game` at `level`, in a
     /// room seated as `table`; `standstill` (made when the turn started) is marked
-    /// with the times the bot's clock stands. The future resolves to `None` only when
-    /// the game has no player to move. Nothing runs until it is first polled.
+    /// with the times the bot's clock stands. With a `clock`, the search also stops at
+    /// the bot's share of the time it has left ([`sannin_bot::move_time`]). The future
+    /// resolves to `None` only when the game has no player to move. Nothing runs until
+    /// it is first polled.
     pub fn think(
         &self,
         game: Game,
@@ -393,9 +398,13 @@ impl Bots {
         seed: u64,
         table: Table,
         standstill: Arc<Standstill>,
+        clock: Option<ClockTime>,
     ) -> Thinking {
         let this = self.clone();
-        Box::pin(async move { this.think_inner(game, level, seed, table, standstill).await })
+        Box::pin(async move {
+            this.think_inner(game, level, seed, table, standstill, clock)
+                .await
+        })
     }
 
     async fn think_inner(
@@ -405,6 +414,7 @@ impl Bots {
         seed: u64,
         table: Table,
         standstill: Arc<Standstill>,
+        clock: Option<ClockTime>,
     ) -> Option<BotMove> {
         let asked = Instant::now();
         game.to_move()?;
@@ -428,6 +438,10 @@ impl Bots {
         let limits = Limits {
             nodes: None,
             time: Some(limit.mul_f64(0.75)),
+        };
+        let limits = match clock {
+            Some(c) => limits.on_clock(c),
+            None => limits,
         };
         let chosen = if limit.is_zero() {
             // A zero hard limit (a test setting) cuts every search before it starts.

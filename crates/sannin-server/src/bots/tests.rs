@@ -24,7 +24,7 @@ fn standstill() -> Arc<Standstill> {
 
 /// A search in a room with a person seated.
 fn think(bots: &Bots, game: Game, n: u8, seed: u64) -> Thinking {
-    bots.think(game, level(n), seed, Table::WithHuman, standstill())
+    bots.think(game, level(n), seed, Table::WithHuman, standstill(), None)
 }
 
 #[tokio::test]
@@ -55,6 +55,7 @@ async fn same_room_and_ply_same_choice() {
                 seed(room, ply),
                 Table::BotsOnly,
                 standstill(),
+                None,
             )
             .await;
         let (a, b) = (a.expect("move").action, b.expect("move").action);
@@ -118,6 +119,50 @@ async fn a_zero_limit_cuts_every_search_short() {
     }
 }
 
+/// The limits [`recording`] was called with.
+static SEEN_LIMITS: Mutex<Vec<Limits>> = Mutex::new(Vec::new());
+
+fn recording(game: &Game, _: Level, seed: u64, limits: Limits) -> Option<Action> {
+    SEEN_LIMITS.lock().expect("lock").push(limits);
+    sannin_bot::choose(game, Level::RANDOM, seed, Limits::default())
+}
+
+#[tokio::test]
+async fn a_bot_on_the_clock_spends_its_share_of_the_time_left() {
+    let bots = Bots::new(settings(10_000, 1)).with_chooser(recording);
+    let on_clock = |remaining_ms, increment_ms| {
+        bots.think(
+            Game::new(),
+            level(4),
+            1,
+            Table::WithHuman,
+            standstill(),
+            Some(sannin_bot::ClockTime {
+                remaining: Duration::from_millis(remaining_ms),
+                increment: Duration::from_millis(increment_ms),
+                byoyomi: Duration::ZERO,
+            }),
+        )
+    };
+    on_clock(600, 0).await.expect("a move");
+    on_clock(600_000, 0).await.expect("a move");
+    on_clock(3_000, 2_000).await.expect("a move");
+    think(&bots, Game::new(), 4, 1).await.expect("a move");
+    let seen: Vec<Option<Duration>> = SEEN_LIMITS
+        .lock()
+        .expect("lock")
+        .iter()
+        .map(|l| l.time)
+        .collect();
+    // Little time left: a thirtieth of it. Much left: the hard limit's cap
+    // (three quarters of 10 s) wins. An increment: most of it is spent.
+    // No clock: the cap alone.
+    assert_eq!(
+        seen,
+        [20, 7_500, 1_700, 7_500].map(|ms| Some(Duration::from_millis(ms)))
+    );
+}
+
 #[tokio::test]
 async fn a_panicking_search_falls_back() {
     let bots = Bots::new(settings(5_000, 1)).with_chooser(panics);
@@ -171,7 +216,7 @@ async fn a_person_s_bot_goes_before_queued_rooms_of_bots_alone() {
         let (bots, done) = (bots.clone(), done.clone());
         tokio::spawn(async move {
             let m = bots
-                .think(Game::new(), level(2), 1, table, standstill())
+                .think(Game::new(), level(2), 1, table, standstill(), None)
                 .await;
             assert!(m.is_some());
             done.lock().unwrap().push(name);
@@ -210,7 +255,14 @@ async fn a_dropped_request_leaves_the_queue() {
     let bots = Bots::new(settings(5_000, 1)).with_chooser(slowish);
     let running = tokio::spawn(think(&bots, Game::new(), 2, 1));
     tokio::time::sleep(Duration::from_millis(5)).await;
-    let mut waiting = bots.think(Game::new(), level(2), 2, Table::BotsOnly, standstill());
+    let mut waiting = bots.think(
+        Game::new(),
+        level(2),
+        2,
+        Table::BotsOnly,
+        standstill(),
+        None,
+    );
     assert!(futures_poll_once(&mut waiting).await.is_none());
     assert_eq!(bots.stats().waiting_by_table[1].load(Ordering::Relaxed), 1);
     drop(waiting);
@@ -219,7 +271,14 @@ async fn a_dropped_request_leaves_the_queue() {
     running.await.expect("task").expect("a move");
     // The lane is free again.
     let m = bots
-        .think(Game::new(), level(2), 3, Table::BotsOnly, standstill())
+        .think(
+            Game::new(),
+            level(2),
+            3,
+            Table::BotsOnly,
+            standstill(),
+            None,
+        )
         .await;
     assert!(m.is_some());
 }
@@ -255,7 +314,7 @@ async fn a_bot_s_clock_stands_while_it_waits_for_a_slot() {
     let running = tokio::spawn(think(&bots, Game::new(), 2, 1));
     tokio::time::sleep(Duration::from_millis(5)).await;
     let s = Standstill::new(Arc::new(time.clone()));
-    let mut waiting = bots.think(Game::new(), level(2), 2, Table::WithHuman, s.clone());
+    let mut waiting = bots.think(Game::new(), level(2), 2, Table::WithHuman, s.clone(), None);
     assert!(futures_poll_once(&mut waiting).await.is_none());
     assert!(s.standing());
     time.advance(Duration::from_secs(30));
@@ -293,7 +352,14 @@ async fn rooms_of_bots_alone_are_paced_by_their_own_interval() {
     assert_eq!(bots.pacing(Table::BotsOnly), Duration::from_millis(250));
     let t = std::time::Instant::now();
     let m = bots
-        .think(Game::new(), level(0), 1, Table::BotsOnly, standstill())
+        .think(
+            Game::new(),
+            level(0),
+            1,
+            Table::BotsOnly,
+            standstill(),
+            None,
+        )
         .await;
     assert!(m.is_some());
     assert!(t.elapsed() >= Duration::from_millis(250));

@@ -73,7 +73,9 @@ pub async fn acquire(
 
 /// Renews every live lease `node` holds; returns them (room, epoch). A lease another
 /// node took meanwhile, or one that ran out (this node was too slow to renew it), is
-/// not in the list: its room must stop here. Released leases stay released.
+/// not in the list: its room must stop here. Released leases stay released. The rows
+/// are locked in room order, as the fenced batch of actions locks them
+/// (`store/fenced.rs`), so that neither waits for the other in a cycle.
 pub async fn renew_all(
     pool: &AnyPool,
     node: &str,
@@ -81,7 +83,9 @@ pub async fn renew_all(
 ) -> sqlx::Result<Vec<(String, i64)>> {
     sqlx::query_as(&format!(
         "UPDATE room_leases SET expires_at = {NOW_MS} + $2 \
-         WHERE node = $1 AND expires_at > {NOW_MS} RETURNING room_id, epoch"
+         WHERE room_id IN (SELECT room_id FROM room_leases \
+             WHERE node = $1 AND expires_at > {NOW_MS} ORDER BY room_id FOR UPDATE) \
+         AND node = $1 AND expires_at > {NOW_MS} RETURNING room_id, epoch"
     ))
     .bind(node)
     .bind(ms(ttl))
@@ -104,10 +108,15 @@ pub async fn release(pool: &AnyPool, id: Uuid, node: &str, epoch: i64) -> sqlx::
 
 /// Gives up every lease of `node` (graceful drain).
 pub async fn release_all(pool: &AnyPool, node: &str) -> sqlx::Result<u64> {
-    let done = sqlx::query("UPDATE room_leases SET expires_at = 0 WHERE node = $1")
-        .bind(node)
-        .execute(pool)
-        .await?;
+    // Locked in room order, as `renew_all` does.
+    let done = sqlx::query(
+        "UPDATE room_leases SET expires_at = 0 WHERE room_id IN \
+         (SELECT room_id FROM room_leases WHERE node = $1 ORDER BY room_id FOR UPDATE) \
+         AND node = $1",
+    )
+    .bind(node)
+    .execute(pool)
+    .await?;
     Ok(done.rows_affected())
 }
 

@@ -3,9 +3,10 @@
 //!
 //! - **One writer per room.** A room runs on one node at a time, the holder of its
 //!   lease in `room_leases` (`lease.rs`), renewed by the owner four times per lease.
-//!   Only the owner runs the room's task, and each of its action writes carries a
-//!   `store::Fence` (node, epoch) checked by the database in the same statement: a
-//!   node that lost the lease (paused past its expiry) cannot write.
+//!   Only the owner runs the room's task, and every write it makes is fenced by the
+//!   lease (node, epoch): actions in their own statement (`store::Fence`), everything
+//!   else in a transaction that checks the lease first (`Store::fenced`). A node that
+//!   lost the lease (paused past its expiry) cannot write.
 //! - **Sockets anywhere.** A node asked for a room it does not own gets a proxy
 //!   (`proxy.rs`) that forwards its sockets' commands to the owner over NATS; the
 //!   owner's bridge (`bridge.rs`) feeds them to the room as local connections and
@@ -18,6 +19,8 @@
 //!   `resume`.
 //! - **Drain.** On SIGTERM a node stops its rooms (every write in flight finishes),
 //!   gives their leases back at once and exits; other nodes take the rooms over.
+//! - **Limits.** The per-address budgets hold site-wide, in the database
+//!   (`budgets.rs`).
 //! - **Lobby.** Owners publish their rooms' summaries; every node keeps the site's
 //!   list (`lobby.rs`).
 //!
@@ -40,10 +43,11 @@ use crate::config::ClusterArgs;
 use crate::error::ApiError;
 use crate::limits::ClientAddr;
 use crate::room::{Room, RoomDeps, RoomHandle};
-use crate::store::Fence;
+use crate::store::{Fence, Store};
 
 mod bridge;
 mod budgets;
+pub use budgets::SocketGuard;
 mod lease;
 mod lobby;
 mod proxy;
@@ -127,14 +131,21 @@ pub struct Cluster {
     owned: Mutex<HashMap<Uuid, Owned>>,
     proxies: Mutex<HashMap<Uuid, RoomHandle>>,
     lobby: lobby::Lobby,
+    /// This node's WebSockets per address, counted site-wide.
+    sockets: Arc<budgets::Sockets>,
 }
 
 impl Cluster {
-    /// Connects to NATS.
+    /// Connects to NATS; `store` is the database shared by every node, `max_ws` the
+    /// site-wide cap of WebSockets per address (`--max-ws-per-address`).
     ///
     /// # Errors
     /// Unreachable NATS.
-    pub async fn connect(settings: &ClusterSettings) -> anyhow::Result<Arc<Cluster>> {
+    pub async fn connect(
+        settings: &ClusterSettings,
+        store: &Store,
+        max_ws: usize,
+    ) -> anyhow::Result<Arc<Cluster>> {
         let node = Uuid::new_v4().simple().to_string()[..12].to_string();
         let nats = async_nats::ConnectOptions::new()
             .name(format!("sannin-{node}"))
@@ -144,13 +155,14 @@ impl Cluster {
             .with_context(|| format!("connecting to NATS at {}", settings.nats_url))?;
         info!(node = %node, prefix = %settings.prefix, "joined the cluster");
         Ok(Arc::new(Cluster {
-            node,
             nats,
             prefix: settings.prefix.clone(),
             lease: settings.lease,
             owned: Mutex::new(HashMap::new()),
             proxies: Mutex::new(HashMap::new()),
             lobby: lobby::Lobby::default(),
+            sockets: budgets::Sockets::new(store.pool().clone(), node.clone(), max_ws),
+            node,
         }))
     }
 
@@ -210,6 +222,10 @@ impl Cluster {
     /// # Errors
     /// The lobby subscription failed.
     pub async fn start(self: &Arc<Self>, shared: &Arc<Shared>) -> anyhow::Result<()> {
+        // This node's sockets count site-wide from its first heartbeat on.
+        budgets::heartbeat(shared.store.pool(), &self.node, self.lease)
+            .await
+            .context("joining the cluster's heartbeats")?;
         let mut lobby = self
             .nats
             .subscribe(format!("{}.lobby.*", self.prefix))
@@ -259,6 +275,9 @@ impl Cluster {
                 if let Err(e) = budgets::prune(&pool).await {
                     warn!(error = %e, "cannot prune the client budgets");
                 }
+            }
+            if let Err(e) = budgets::heartbeat(&pool, &self.node, self.lease).await {
+                warn!(error = %e, "cannot renew this node's heartbeat");
             }
             match lease::renew_all(&pool, &self.node, self.lease).await {
                 Ok(held) => {
@@ -413,7 +432,7 @@ impl Cluster {
                 return Err(ApiError::Internal(e));
             }
         };
-        let (deps, cancel) = self.deps(shared, epoch);
+        let (deps, cancel) = self.deps(shared, id, epoch);
         let room = match Room::restore(deps, stored) {
             Ok(r) => r,
             Err(e) => {
@@ -441,7 +460,7 @@ impl Cluster {
             .await
             .map_err(internal)?
             .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("room {id} is leased already")))?;
-        let (deps, cancel) = self.deps(shared, epoch);
+        let (deps, cancel) = self.deps(shared, id, epoch);
         Ok((deps, epoch, cancel))
     }
 
@@ -450,13 +469,41 @@ impl Cluster {
         let _ = lease::release(shared.store.pool(), id, &self.node, epoch).await;
     }
 
-    fn deps(&self, shared: &Arc<Shared>, epoch: i64) -> (RoomDeps, CancellationToken) {
+    /// What room `id` runs with under lease `epoch`: its own shutdown token, and a
+    /// store whose every write is fenced by the lease (`Store::fenced`).
+    fn deps(&self, shared: &Arc<Shared>, id: Uuid, epoch: i64) -> (RoomDeps, CancellationToken) {
         let cancel = shared.shutdown.child_token();
-        let fence = Fence {
+        let fence = self.fence(epoch);
+        let mut deps = shared.room_deps_with(cancel.clone(), Some(fence.clone()));
+        deps.store = deps.store.fenced(&id.to_string(), fence, cancel.clone());
+        (deps, cancel)
+    }
+
+    fn fence(&self, epoch: i64) -> Fence {
+        Fence {
             node: self.node.clone(),
             epoch,
+        }
+    }
+
+    /// The store a room made by room `parent` (a rematch) is created through: fenced
+    /// by `parent`'s lease, so that a node that lost `parent` makes no room for it.
+    ///
+    /// # Errors
+    /// `parent` does not run here (any more).
+    pub fn store_for_child_of(&self, shared: &Shared, parent: Uuid) -> Result<Store, ApiError> {
+        let owned = self
+            .owned()
+            .get(&parent)
+            .map(|o| (o.epoch, o.cancel.clone()));
+        let Some((epoch, cancel)) = owned else {
+            return Err(ApiError::Internal(anyhow::anyhow!(
+                "room {parent} is not owned by this node"
+            )));
         };
-        (shared.room_deps_with(cancel.clone(), Some(fence)), cancel)
+        Ok(shared
+            .store
+            .fenced(&parent.to_string(), self.fence(epoch), cancel))
     }
 
     /// A room now running here under lease `epoch`: its bridge starts.
@@ -492,6 +539,9 @@ impl Cluster {
             Ok(n) => info!(leases = n, "leases handed over"),
             Err(e) => warn!(error = %e, "cannot release the leases; they expire by themselves"),
         }
+        if let Err(e) = budgets::leave(shared.store.pool(), &self.node).await {
+            warn!(error = %e, "cannot clear this node's socket counts; they expire by themselves");
+        }
         let _ = self.nats.flush().await;
     }
 }
@@ -514,22 +564,123 @@ impl Cluster {
             (l.bot_rooms.as_ref().filter(|_| bots), "rooms with bots"),
         ];
         for (quota, what) in budgets {
-            let Some(q) = quota else { continue };
-            let key = format!("{what}:{addr}");
-            let refused = budgets::take(
-                shared.store.pool(),
-                &key,
-                q.replenish_interval(),
-                q.burst_size().get(),
-            )
-            .await
-            .map_err(internal)?;
-            if let Some(retry_after) = refused {
-                info!(client = %addr, what, "rate limited (site-wide)");
-                return Err(ApiError::RateLimited { what, retry_after });
+            if let Some(q) = quota {
+                let key = format!("{what}:{addr}");
+                take_site_budget(
+                    &shared.store,
+                    what,
+                    &key,
+                    q.replenish_interval(),
+                    q.burst_size().get(),
+                )
+                .await?;
             }
         }
         Ok(())
+    }
+
+    /// Takes one analysis (`POST /api/analyse`) from `addr`'s budget
+    /// (`--analyse-per-minute`), shared by every node.
+    ///
+    /// # Errors
+    /// `RateLimited`; database errors.
+    pub async fn take_analysis(&self, shared: &Shared, addr: ClientAddr) -> Result<(), ApiError> {
+        let Some(q) = &shared.config.clients.analyses else {
+            return Ok(());
+        };
+        let key = format!("analyses:{addr}");
+        take_site_budget(
+            &shared.store,
+            "analyses",
+            &key,
+            q.replenish_interval(),
+            q.burst_size().get(),
+        )
+        .await
+    }
+
+    /// Counts one more WebSocket of `addr` on the site for as long as the guard lives.
+    ///
+    /// # Errors
+    /// `TooManyConnections` when `addr` already has `--max-ws-per-address` open on the
+    /// live nodes; database errors.
+    pub async fn open_ws(&self, addr: ClientAddr) -> Result<SocketGuard, ApiError> {
+        match self.sockets.take(addr).await.map_err(internal)? {
+            Some(g) => Ok(g),
+            None => {
+                let max = self.sockets.max();
+                info!(client = %addr, limit = max, "too many WebSockets (site-wide)");
+                Err(ApiError::TooManyConnections(max))
+            }
+        }
+    }
+
+    /// Before `addr` creates a room of bots alone: a reservation under
+    /// `--max-bot-only-rooms-per-address`, counted on every node (None when there is
+    /// no such cap). Name the room with [`Cluster::bot_only_created`] once made, or
+    /// give the place back with [`Cluster::bot_only_failed`].
+    ///
+    /// # Errors
+    /// `TooManyBotOnlyRoomsHere` (429); database errors.
+    pub async fn reserve_bot_only(
+        &self,
+        shared: &Shared,
+        addr: ClientAddr,
+    ) -> Result<Option<String>, ApiError> {
+        let max = shared.config.clients.max_bot_only_rooms_per_address;
+        if max == 0 {
+            return Ok(None);
+        }
+        match budgets::reserve_bot_only(shared.store.pool(), addr, max)
+            .await
+            .map_err(internal)?
+        {
+            Some(r) => Ok(Some(r)),
+            None => {
+                info!(client = %addr, "bot-only rooms per address (site-wide)");
+                Err(ApiError::TooManyBotOnlyRoomsHere(max))
+            }
+        }
+    }
+
+    /// The reserved room of bots alone was created as `id`.
+    pub async fn bot_only_created(&self, shared: &Shared, reservation: &str, id: Uuid) {
+        let room = id.to_string();
+        if let Err(e) = budgets::bot_only_created(shared.store.pool(), reservation, &room).await {
+            warn!(room = %id, error = %e, "cannot count the room of bots alone");
+        }
+    }
+
+    /// The reserved room of bots alone was not created.
+    pub async fn bot_only_failed(&self, shared: &Shared, reservation: &str) {
+        if let Err(e) = budgets::bot_only_failed(shared.store.pool(), reservation).await {
+            warn!(error = %e, "cannot give back a reserved room of bots alone");
+        }
+    }
+}
+
+/// Takes one request from the site-wide rate budget `key` (one per `interval`, `burst`
+/// at once), kept in the database shared by every node (`budgets.rs`).
+///
+/// # Errors
+/// `RateLimited { what, .. }` with the time until the budget allows one again;
+/// database errors.
+pub(crate) async fn take_site_budget(
+    store: &Store,
+    what: &'static str,
+    key: &str,
+    interval: Duration,
+    burst: u32,
+) -> Result<(), ApiError> {
+    let refused = budgets::take(store.pool(), key, interval, burst)
+        .await
+        .map_err(internal)?;
+    match refused {
+        None => Ok(()),
+        Some(retry_after) => {
+            info!(key, what, "rate limited (site-wide)");
+            Err(ApiError::RateLimited { what, retry_after })
+        }
     }
 }
 

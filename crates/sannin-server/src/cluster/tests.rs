@@ -8,7 +8,9 @@ use sqlx::{Connection, Executor};
 use uuid::Uuid;
 
 use super::lease;
-use crate::store::{is_fenced, ActionKind, Fence, Store, StoredAction};
+use tokio_util::sync::CancellationToken;
+
+use crate::store::{is_fenced, Fence, Store, StoredAction, StoredChat, StoredSeat};
 
 /// A database `sannin_lease_<uuid>`, dropped at the end.
 struct Db {
@@ -42,13 +44,7 @@ impl Db {
 }
 
 fn action(ply: i64, text: &str) -> StoredAction {
-    StoredAction {
-        ply,
-        kind: ActionKind::Act,
-        player: Some(Player::First),
-        text: text.into(),
-        clocks: None,
-    }
+    StoredAction::first_moves(ply, text)
 }
 
 #[tokio::test]
@@ -141,6 +137,229 @@ async fn a_node_that_lost_the_lease_cannot_write_an_action() {
         vec![id.to_string()],
         "a released unfinished room is up for a sweep"
     );
+    store.close().await;
+    db.drop_it().await;
+}
+
+fn seat(p: Player, name: &str) -> StoredSeat {
+    StoredSeat {
+        seat: p,
+        token_hash: format!("{:064x}", name.len()),
+        name: name.into(),
+        bot: None,
+    }
+}
+
+fn chat(id: i64, text: &str) -> StoredChat {
+    StoredChat {
+        id,
+        channel: "players".into(),
+        seat: Some(Player::First),
+        name: "alice".into(),
+        text: text.into(),
+        at_ms: 1,
+    }
+}
+
+/// What a room's rows say, for comparing before and after.
+async fn rows(store: &Store, id: &str) -> String {
+    let r = store.load_room(id).await.unwrap().expect("the room");
+    let mut seats: Vec<String> = r
+        .seats
+        .iter()
+        .map(|s| format!("{}={}:{:?}", s.seat.lower(), s.name, s.bot))
+        .collect();
+    seats.sort();
+    format!(
+        "status={} start={:?} settings={:?} seats={seats:?} actions={} rematch={:?} chat={:?}",
+        r.status,
+        r.start_position,
+        r.settings,
+        r.actions.len(),
+        r.rematch,
+        r.chat.iter().map(|c| c.text.clone()).collect::<Vec<_>>(),
+    )
+}
+
+#[tokio::test]
+async fn a_node_that_lost_the_lease_cannot_write_anything() {
+    let db = Db::new().await;
+    let store = Store::connect(&db.url, 4).await.unwrap();
+    let pool = store.pool();
+    let room = Uuid::new_v4();
+    let id = room.to_string();
+    let ttl = Duration::from_secs(30);
+    assert_eq!(
+        lease::acquire(pool, room, "node-a", ttl).await.unwrap(),
+        Some(1)
+    );
+    store.create_room(&id, None, "{}", &[]).await.unwrap();
+    let lost_a = CancellationToken::new();
+    let a = store.fenced(
+        &id,
+        Fence {
+            node: "node-a".into(),
+            epoch: 1,
+        },
+        lost_a.clone(),
+    );
+    a.put_seat(&id, &seat(Player::First, "alice"))
+        .await
+        .expect("the owner writes");
+    a.put_seat(&id, &seat(Player::Middle, "bob")).await.unwrap();
+    a.append_chat(&id, &chat(1, "hello")).await.unwrap();
+    assert!(!lost_a.is_cancelled());
+
+    // Node a is paused past its lease; node b takes the room.
+    lease::release(pool, room, "node-a", 1).await.unwrap();
+    assert_eq!(
+        lease::acquire(pool, room, "node-b", ttl).await.unwrap(),
+        Some(2)
+    );
+    let before = rows(&store, &id).await;
+
+    // Node a wakes up and tries every write a room makes.
+    let refused = [
+        (
+            "put_seat",
+            a.put_seat(&id, &seat(Player::Last, "mallory")).await,
+        ),
+        (
+            "set_seat_bot",
+            a.set_seat_bot(&id, Player::First, Some(2)).await,
+        ),
+        ("delete_seat", a.delete_seat(&id, Player::Middle).await),
+        ("free_seat", a.free_seat(&id, Player::First, true).await),
+        ("append_chat", a.append_chat(&id, &chat(2, "stale")).await),
+        (
+            "set_rematch",
+            a.set_rematch(&id, Some(Player::First), true).await,
+        ),
+        ("set_rematch all", a.set_rematch(&id, None, true).await),
+        (
+            "set_settings",
+            a.set_settings(&id, r#"{"private":true}"#).await,
+        ),
+        ("set_status", a.set_status(&id, "playing", None).await),
+        (
+            "set_start_position",
+            a.set_start_position(&id, Some("x")).await,
+        ),
+        (
+            "reseat",
+            a.reseat(&id, &[seat(Player::First, "eve")], "x").await,
+        ),
+        (
+            "append_action",
+            a.append_action(&id, &action(1, "P3c-4d"), None, None).await,
+        ),
+        ("delete_room", a.delete_room(&id).await),
+    ];
+    for (what, r) in refused {
+        let e = r.expect_err(what);
+        assert!(is_fenced(&e), "{what}: {e}");
+    }
+    assert!(
+        lost_a.is_cancelled(),
+        "a refused write stops the stale room"
+    );
+    // A rematch made by the stale room (its new room fenced by the old room's lease).
+    let rematch = Uuid::new_v4().to_string();
+    let e = a
+        .create_room(&rematch, None, "{}", &[seat(Player::Middle, "alice")])
+        .await
+        .expect_err("no rematch from a stale owner");
+    assert!(is_fenced(&e), "{e}");
+    assert!(store.load_room(&rematch).await.unwrap().is_none());
+    assert_eq!(rows(&store, &id).await, before, "nothing of node a landed");
+
+    // The new owner writes.
+    let lost_b = CancellationToken::new();
+    let b = store.fenced(
+        &id,
+        Fence {
+            node: "node-b".into(),
+            epoch: 2,
+        },
+        lost_b.clone(),
+    );
+    b.put_seat(&id, &seat(Player::Last, "carol")).await.unwrap();
+    b.append_chat(&id, &chat(2, "from b")).await.unwrap();
+    b.set_settings(&id, r#"{"private":true}"#).await.unwrap();
+    b.set_status(&id, "playing", None).await.unwrap();
+    b.append_action(&id, &action(1, "P3c-4d"), None, None)
+        .await
+        .unwrap();
+    b.create_room(&rematch, None, "{}", &[]).await.unwrap();
+    assert!(!lost_b.is_cancelled());
+    let after = store.load_room(&id).await.unwrap().unwrap();
+    assert_eq!(after.status, "playing");
+    assert_eq!(after.settings.as_deref(), Some(r#"{"private":true}"#));
+    assert_eq!(after.seats.len(), 3);
+    assert_eq!(after.chat.len(), 2);
+    assert_eq!(after.actions.len(), 1);
+    assert!(store.load_room(&rematch).await.unwrap().is_some());
+    store.close().await;
+    db.drop_it().await;
+}
+
+#[tokio::test]
+async fn fenced_actions_written_together_are_answered_row_by_row() {
+    let db = Db::new().await;
+    let store = Store::connect(&db.url, 4).await.unwrap();
+    let pool = store.pool();
+    let ttl = Duration::from_secs(30);
+    let rooms: Vec<Uuid> = (0..3).map(|_| Uuid::new_v4()).collect();
+    for (r, node) in rooms.iter().zip(["node-a", "node-a", "node-b"]) {
+        assert_eq!(lease::acquire(pool, *r, node, ttl).await.unwrap(), Some(1));
+        store
+            .create_room(&r.to_string(), None, "{}", &[])
+            .await
+            .unwrap();
+    }
+    let a = Fence {
+        node: "node-a".into(),
+        epoch: 1,
+    };
+    let ids: Vec<String> = rooms.iter().map(Uuid::to_string).collect();
+    // Sent at once, so that the writer takes several in one statement: rows of rooms
+    // node-a holds, a row of a room it does not hold, and a game's last action.
+    let (first, second, resign) = (
+        action(1, "P3c-4d"),
+        action(2, "P13k-13j"),
+        action(2, "resign"),
+    );
+    let (r0, r1, r2, end0, end2) = tokio::join!(
+        store.append_action(&ids[0], &first, None, Some(&a)),
+        store.append_action(&ids[1], &first, None, Some(&a)),
+        store.append_action(&ids[2], &first, None, Some(&a)),
+        store.append_action(&ids[0], &resign, Some("{}"), Some(&a)),
+        store.append_action(&ids[2], &resign, Some("{}"), Some(&a)),
+    );
+    r0.expect("held");
+    r1.expect("held");
+    end0.expect("held");
+    assert!(is_fenced(&r2.expect_err("not held")));
+    assert!(is_fenced(&end2.expect_err("not held")));
+    // A row the database refuses (the ply is taken) fails alone.
+    let taken = action(1, "P13k-13j");
+    let (dup, ok) = tokio::join!(
+        store.append_action(&ids[1], &taken, None, Some(&a)),
+        store.append_action(&ids[1], &second, None, Some(&a)),
+    );
+    let dup = dup.expect_err("ply 1 is stored already");
+    assert!(!is_fenced(&dup), "{dup}");
+    ok.expect("the other row of the batch");
+    let load = |i: usize| store.load_room(&ids[i]);
+    let (s0, s1, s2) = (
+        load(0).await.unwrap().unwrap(),
+        load(1).await.unwrap().unwrap(),
+        load(2).await.unwrap().unwrap(),
+    );
+    assert_eq!((s0.actions.len(), s0.status.as_str()), (2, "finished"));
+    assert_eq!((s1.actions.len(), s1.status.as_str()), (2, "waiting"));
+    assert_eq!(s1.actions[0].text, "P3c-4d");
+    assert_eq!((s2.actions.len(), s2.status.as_str()), (0, "waiting"));
     store.close().await;
     db.drop_it().await;
 }

@@ -129,7 +129,7 @@ mod tests {
             to_move: Some(Seat::Middle),
             you: Some(Seat::Middle),
             legal: vec!["P3c-4d".into(), "K1a-2b".into()],
-            moves: vec!["P10k-10j".into(), "P3c-4d".into()],
+            moves: Some(vec!["P10k-10j".into(), "P3c-4d".into()]),
             ..State::default()
         };
         let text = ServerMsg::state(state).to_text();

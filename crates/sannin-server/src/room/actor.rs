@@ -27,6 +27,10 @@ impl Room {
 
     pub(super) async fn run(mut self, mut rx: mpsc::Receiver<Cmd>) {
         let shutdown = self.deps.shutdown.clone();
+        // One wait for the shutdown for the room's whole life: a new wait each turn of
+        // the loop would take the token's lock (shared by every room) twice a command.
+        let stopping = shutdown.cancelled();
+        tokio::pin!(stopping);
         debug!(status = self.status.as_str(), "room running");
         let time = self.deps.config.time.clone();
         // A room of three bots (or a restored one whose seats are all bots) starts
@@ -36,6 +40,7 @@ impl Room {
         }
         loop {
             self.drive_bots();
+            self.fanout.flush();
             // After a failed write, the room's own attempts (timers, the clock check,
             // bots) wait for the backoff (`Retry`): a deadline in the past must not
             // make this loop spin while the database is down.
@@ -56,7 +61,7 @@ impl Room {
             };
             tokio::select! {
                 biased;
-                () = shutdown.cancelled() => break,
+                () = &mut stopping => break,
                 (ply, player, chosen) = bot_turn(&mut self.thinking) => {
                     self.on_bot_move(ply, player, chosen).await;
                 }
@@ -80,8 +85,11 @@ impl Room {
                 () = clock_sleep => self.check_clock().await,
                 () = sleep_until_opt(probation) => self.end_probations(),
             }
-            self.reap_dead();
+            // The lobby learns of a change no later than the room's connections do.
             self.publish();
+            if self.reap_dead() {
+                self.publish();
+            }
             self.idle_since = match (self.status, self.fanout.conns.is_empty()) {
                 (RoomStatus::Finished, true) => self.idle_since.or_else(|| Some(Instant::now())),
                 _ => None,
@@ -93,6 +101,7 @@ impl Room {
         }
         // Shutting down: whatever write was in flight has finished (a command is
         // always handled to its end). Tell the clients and let the writers flush.
+        self.fanout.flush();
         let bye = self.text(&protocol::error_msg(
             ErrorCode::ShuttingDown,
             "the server is shutting down; resume when it is back",

@@ -80,10 +80,15 @@ impl Room {
             }
             _ => Standstill::new(self.deps.config.time.clone()),
         };
-        let mut thinking =
-            self.deps
-                .bots
-                .think(self.game.clone(), level, seed, table, standstill.clone());
+        let clock = self.clock.as_ref().map(|c| c.bot_view(p));
+        let mut thinking = self.deps.bots.think(
+            self.game.clone(),
+            level,
+            seed,
+            table,
+            standstill.clone(),
+            clock,
+        );
         if let Some(at) = self.retry.hold(Instant::now()) {
             thinking = Box::pin(async move {
                 tokio::time::sleep_until(at).await;

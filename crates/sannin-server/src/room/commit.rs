@@ -275,6 +275,8 @@ impl Room {
             text,
             clocks: clock.as_ref().map(GameClock::saved),
         };
+        // What this command said so far goes out now, not after the write.
+        self.fanout.flush();
         if let Err(e) = self
             .deps
             .store
@@ -333,7 +335,12 @@ impl Room {
                 self.deps.registry.rated_game_over(self.id);
             }
         }
-        self.broadcast_state();
+        if self.game.is_over() {
+            // The last state of a game is a full snapshot: it is what stays on screen.
+            self.broadcast_state();
+        } else {
+            self.broadcast_snapshot(Snapshot::AfterAction);
+        }
         self.ping_mover();
         let m = &self.deps.metrics;
         m.actions_accepted.fetch_add(1, Ordering::Relaxed);

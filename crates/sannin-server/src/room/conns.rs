@@ -20,6 +20,7 @@ use tracing::{debug, info, warn};
 use super::*;
 use crate::protocol;
 use crate::rate::TokenBucket;
+use sannin_protocol::StateText;
 
 #[derive(Debug)]
 pub(super) struct Conn {
@@ -43,6 +44,9 @@ pub(super) struct Conn {
     pub(super) greeted: bool,
     /// When it connected.
     pub(super) since: Instant,
+    /// Frames for it during the current command, queued together by
+    /// [`Fanout::flush`].
+    staged: Vec<Outbound>,
 }
 
 impl Conn {
@@ -59,6 +63,7 @@ impl Conn {
             muted_until: None,
             greeted: false,
             since: Instant::now(),
+            staged: Vec::new(),
         }
     }
 }
@@ -71,6 +76,24 @@ pub(super) struct Pending {
     until: Instant,
     /// When it connected.
     since: Instant,
+}
+
+/// Stages `out` for `c` (connection `id`), noting `id` in `dirty` at its first frame.
+fn stage(dirty: &mut Vec<ConnId>, id: ConnId, c: &mut Conn, out: Outbound) {
+    if c.staged.is_empty() {
+        dirty.push(id);
+    }
+    c.staged.push(out);
+}
+
+/// Queues the frames staged for `c`; `id` goes to `dead` if its queue is full.
+fn send_staged(c: &mut Conn, id: ConnId, dead: &mut Vec<ConnId>) {
+    for out in c.staged.drain(..) {
+        if c.out.tx.try_send(out).is_err() {
+            dead.push(id);
+            break;
+        }
+    }
 }
 
 /// A connection let in off probation: it has said `join`, `resume` or `watch`.
@@ -97,6 +120,12 @@ fn refuse(out: &ConnHandle, message: &str) {
 /// The room's connections and what goes out to them: one bounded queue per
 /// connection, written with `try_send`; a connection whose queue is full is marked
 /// and dropped after the current command instead of stalling the room.
+///
+/// What a command sends is staged per connection and queued in one burst at its end
+/// ([`Fanout::flush`]; before the room waits on the database too): the `action`
+/// event and the `state` that follows it then reach a connection's writer together,
+/// which wakes once and writes them to the socket in one go, rather than waking for
+/// the event while the room is still building the state.
 #[derive(Debug, Default)]
 pub(super) struct Fanout {
     /// Every connection of the room.
@@ -105,10 +134,14 @@ pub(super) struct Fanout {
     pub(super) seq: u64,
     /// Connections whose queue overflowed.
     dead: Vec<ConnId>,
+    /// Connections with staged frames, in the order they got their first.
+    dirty: Vec<ConnId>,
     /// Connections on probation (module docs); not in `conns`, so they receive nothing.
     pending: HashMap<ConnId, Pending>,
     /// Message budgets of the seated players, by the hash of their seat token.
     seat_buckets: HashMap<String, TokenBucket>,
+    /// Reused list of the connections to send a snapshot to.
+    scratch: Vec<(ConnId, Option<Player>)>,
 }
 
 impl Fanout {
@@ -123,22 +156,34 @@ impl Fanout {
     }
 
     fn push(&mut self, conn: ConnId, out: Outbound) {
-        if let Some(c) = self.conns.get(&conn) {
-            if c.out.tx.try_send(out).is_err() {
-                self.dead.push(conn);
+        if let Some(c) = self.conns.get_mut(&conn) {
+            stage(&mut self.dirty, conn, c, out);
+        }
+    }
+
+    /// The next event's `seq`, and its text (built by `text`) staged for everyone.
+    pub(super) fn broadcast(&mut self, text: impl FnOnce(u64) -> Utf8Bytes) {
+        self.seq += 1;
+        let t = text(self.seq);
+        for (id, c) in &mut self.conns {
+            stage(&mut self.dirty, *id, c, Outbound::Text(t.clone()));
+        }
+    }
+
+    /// Queues every staged frame, connection by connection.
+    pub(super) fn flush(&mut self) {
+        for id in self.dirty.drain(..) {
+            if let Some(c) = self.conns.get_mut(&id) {
+                send_staged(c, id, &mut self.dead);
             }
         }
     }
 
-    /// The next event's `seq`, and its text (built by `text`) queued for everyone.
-    pub(super) fn broadcast(&mut self, text: impl FnOnce(u64) -> Utf8Bytes) {
-        self.seq += 1;
-        let t = text(self.seq);
-        for (id, c) in &self.conns {
-            if c.out.tx.try_send(Outbound::Text(t.clone())).is_err() {
-                self.dead.push(*id);
-            }
-        }
+    /// Removes `conn`, its staged frames queued first.
+    pub(super) fn remove(&mut self, conn: ConnId) -> Option<Conn> {
+        let mut c = self.conns.remove(&conn)?;
+        send_staged(&mut c, conn, &mut self.dead);
+        Some(c)
     }
 
     /// A connection whose queue overflowed, to drop now.
@@ -224,7 +269,7 @@ impl Room {
                     self.fanout.ping(conn);
                 } else {
                     // Refused (it was told why): back on probation, same deadline.
-                    if let Some(c) = self.fanout.conns.remove(&conn) {
+                    if let Some(c) = self.fanout.remove(conn) {
                         self.fanout.pending.insert(
                             conn,
                             Pending {
@@ -275,7 +320,7 @@ impl Room {
             .filter(|(_, c)| c.seat.is_none() && !c.greeted && c.since + hello <= now)
             .min_by_key(|(_, c)| c.since)
             .map(|(id, _)| *id);
-        let Some(c) = silent.and_then(|id| self.fanout.conns.remove(&id)) else {
+        let Some(c) = silent.and_then(|id| self.fanout.remove(id)) else {
             return false;
         };
         debug!(conn = ?silent, "silent connection gives its place up to a watcher");
@@ -353,27 +398,32 @@ impl Room {
         self.fanout.broadcast(text);
     }
 
-    /// Sends everyone its own `state`.
+    /// Sends everyone its own full `state`.
     pub(super) fn broadcast_state(&mut self) {
-        let ids: Vec<ConnId> = self.fanout.conns.keys().copied().collect();
-        // The common snapshot is built once; each seat's copy adds its own part.
-        let base = self.spectator_state();
-        let spectator = self.text(&ServerMsg::State(Box::new(base.clone())));
-        let mut per_seat: [Option<Utf8Bytes>; 3] = [None, None, None];
-        for id in ids {
-            let seat = self.fanout.conns.get(&id).and_then(|c| c.seat);
-            let t = match seat {
-                None => spectator.clone(),
-                Some(p) => per_seat[idx(p)]
-                    .get_or_insert_with(|| {
-                        let mut v = base.clone();
-                        self.personalize(&mut v, Some(p));
-                        self.text(&ServerMsg::State(Box::new(v)))
-                    })
-                    .clone(),
-            };
+        self.broadcast_snapshot(Snapshot::Full);
+    }
+
+    /// Sends everyone its own `state` of `kind`. The spectators' text is serialised
+    /// once, and each seat's text written from it ([`StateText`]) when first needed.
+    pub(super) fn broadcast_snapshot(&mut self, kind: Snapshot) {
+        let base = StateText::new(self.spectator_state(kind));
+        let mut texts: [Option<Utf8Bytes>; 4] = [None, None, None, None];
+        let mut out = std::mem::take(&mut self.fanout.scratch);
+        out.extend(self.fanout.conns.iter().map(|(id, c)| (*id, c.seat)));
+        for (id, seat) in out.drain(..) {
+            let slot = seat.map_or(3, idx);
+            let t = texts[slot]
+                .get_or_insert_with(|| match seat {
+                    None => Utf8Bytes::from(base.spectator()),
+                    Some(p) => {
+                        let (legal, illumination) = self.own(p);
+                        Utf8Bytes::from(base.seat(wire_seat(p), &legal, illumination.as_deref()))
+                    }
+                })
+                .clone();
             self.deliver(id, t);
         }
+        self.fanout.scratch = out;
     }
 
     pub(super) fn send_state(&mut self, conn: ConnId) {
@@ -382,9 +432,13 @@ impl Room {
         self.send(conn, &ServerMsg::State(Box::new(v)));
     }
 
-    /// Drops the connections whose queue overflowed.
-    pub(super) fn reap_dead(&mut self) {
+    /// Queues what was staged, then drops the connections whose queue overflowed; true
+    /// if there were any.
+    pub(super) fn reap_dead(&mut self) -> bool {
+        self.fanout.flush();
+        let mut any = false;
         while let Some(id) = self.fanout.next_dead() {
+            any = true;
             if let Some(c) = self.fanout.conns.get(&id) {
                 warn!(conn = id, "client too slow: send queue full, dropping it");
                 self.deps
@@ -395,6 +449,7 @@ impl Room {
                 self.disconnect(id);
             }
         }
+        any
     }
 }
 
@@ -413,6 +468,16 @@ mod tests {
         (Conn::new(handle, 60.0, 1), rx)
     }
 
+    /// A fan-out of connections 1 and 2, and their receiving ends.
+    fn two_conns() -> (Fanout, mpsc::Receiver<Outbound>, mpsc::Receiver<Outbound>) {
+        let mut f = Fanout::default();
+        let (a, ra) = conn(8);
+        let (b, rb) = conn(8);
+        f.conns.insert(1, a);
+        f.conns.insert(2, b);
+        (f, ra, rb)
+    }
+
     fn text(o: Outbound) -> String {
         match o {
             Outbound::Text(t) => t.to_string(),
@@ -422,22 +487,40 @@ mod tests {
 
     #[test]
     fn events_are_numbered_and_reach_every_connection() {
-        let mut f = Fanout::default();
-        let (a, mut ra) = conn(8);
-        let (b, mut rb) = conn(8);
-        f.conns.insert(1, a);
-        f.conns.insert(2, b);
+        let (mut f, mut ra, mut rb) = two_conns();
         f.broadcast(|seq| Utf8Bytes::from(format!("event {seq}")));
         f.broadcast(|seq| Utf8Bytes::from(format!("event {seq}")));
         assert_eq!(f.seq, 2);
+        assert!(ra.try_recv().is_err(), "staged until the flush");
+        f.flush();
         for r in [&mut ra, &mut rb] {
             assert_eq!(text(r.try_recv().unwrap()), "event 1");
             assert_eq!(text(r.try_recv().unwrap()), "event 2");
         }
         f.deliver(2, Utf8Bytes::from("only b"));
+        f.flush();
         assert!(ra.try_recv().is_err());
         assert_eq!(text(rb.try_recv().unwrap()), "only b");
         assert_eq!(f.next_dead(), None);
+    }
+
+    #[test]
+    fn a_connection_gets_what_a_command_staged_in_order_and_in_one_burst() {
+        let (mut f, mut ra, mut rb) = two_conns();
+        f.broadcast(|seq| Utf8Bytes::from(format!("event {seq}")));
+        f.deliver(1, Utf8Bytes::from("state of a"));
+        f.deliver(2, Utf8Bytes::from("state of b"));
+        // A connection removed mid-command still gets what was staged for it.
+        let removed = f.remove(2).expect("connection 2");
+        assert!(removed.staged.is_empty());
+        assert_eq!(text(rb.try_recv().unwrap()), "event 1");
+        assert_eq!(text(rb.try_recv().unwrap()), "state of b");
+        assert!(ra.try_recv().is_err(), "a's frames wait for the flush");
+        f.flush();
+        assert_eq!(text(ra.try_recv().unwrap()), "event 1");
+        assert_eq!(text(ra.try_recv().unwrap()), "state of a");
+        f.flush();
+        assert!(ra.try_recv().is_err(), "nothing twice");
     }
 
     #[test]
@@ -448,8 +531,10 @@ mod tests {
         f.conns.insert(7, slow);
         f.conns.insert(8, fast);
         f.broadcast(|_| Utf8Bytes::from("one"));
+        f.flush();
         assert_eq!(f.next_dead(), None, "one message fits");
         f.broadcast(|_| Utf8Bytes::from("two"));
+        f.flush();
         assert_eq!(f.next_dead(), Some(7));
         assert_eq!(f.next_dead(), None);
         // The others are not held up.
@@ -458,6 +543,7 @@ mod tests {
         // A ping to a full queue marks it too; to an unknown connection, nothing.
         f.ping(7);
         f.ping(99);
+        f.flush();
         assert_eq!(f.next_dead(), Some(7));
         assert_eq!(f.next_dead(), None);
     }

@@ -77,6 +77,7 @@ use commit::Retry;
 use conns::{Conn, Fanout};
 use draws::DrawOffers;
 use seats::Seat;
+use snapshot::Snapshot;
 
 pub use restore::start_kind;
 

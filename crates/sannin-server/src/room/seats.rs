@@ -121,7 +121,7 @@ impl Room {
     }
 
     pub(super) fn disconnect(&mut self, conn: ConnId) {
-        let Some(c) = self.fanout.conns.remove(&conn) else {
+        let Some(c) = self.fanout.remove(conn) else {
             return;
         };
         let Some(p) = c.seat else {
@@ -311,7 +311,7 @@ impl Room {
                 ErrorCode::Replaced,
                 "another connection resumed your seat; closing this one",
             );
-            if let Some(c) = self.fanout.conns.remove(&old) {
+            if let Some(c) = self.fanout.remove(old) {
                 let _ = c.out.tx.try_send(Outbound::Close(4000, "replaced"));
             }
             info!(

@@ -5,6 +5,16 @@ use sannin_protocol::{AllianceState, RematchState, SeatInfo, State};
 
 use super::*;
 
+/// How much of the game a `state` carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Snapshot {
+    /// Everything, `moves` included: on connect, join, resume, watch, resync, start.
+    Full,
+    /// After an accepted action: `moves` and `move_players` left out, since the
+    /// `action` event just before carries the new one (docs/protocol.md §3.3).
+    AfterAction,
+}
+
 impl Room {
     pub(super) fn seat_info(&self, p: Player) -> Option<SeatInfo> {
         let grace = self.deps.config.grace.as_millis() as i64;
@@ -105,13 +115,14 @@ impl Room {
 
     /// The `state` message as seen from `you`.
     pub(super) fn state(&self, you: Option<Player>) -> State {
-        let mut v = self.spectator_state();
+        let mut v = self.spectator_state(Snapshot::Full);
         self.personalize(&mut v, you);
         v
     }
 
     /// The `state` message of a spectator: `you` null, no `legal` actions.
-    pub(super) fn spectator_state(&self) -> State {
+    pub(super) fn spectator_state(&self, kind: Snapshot) -> State {
+        let full = kind == Snapshot::Full;
         let outcome = self.game.outcome().cloned();
         State {
             seq: self.fanout.seq,
@@ -119,7 +130,7 @@ impl Room {
             status: self.status,
             position: self.game.position().to_string(),
             start_position: self.game.start_position().to_string(),
-            moves: self.game.moves().to_vec(),
+            moves: full.then(|| self.game.moves().to_vec()),
             seats: self.seats(),
             spectators: self.spectators(),
             to_move: self.to_move().map(wire_seat),
@@ -138,7 +149,7 @@ impl Room {
             draw_offers: self.draw_offers.players().map(wire_seat).collect(),
             grace_seconds: self.deps.config.grace.as_secs_f64(),
             now_ms: now_ms(),
-            move_players: self.move_players(),
+            move_players: full.then(|| self.move_players()),
             in_check: self.in_check(),
             clocks: self
                 .clock
@@ -191,13 +202,20 @@ impl Room {
             return;
         };
         v.you = Some(wire_seat(p));
-        if self.to_move() == Some(p) {
-            v.legal = self.game.legal_notation();
-            v.illumination = self
-                .game
-                .illumination_targets()
-                .map(|cells| cells.iter().map(|c| c.to_string()).collect());
+        (v.legal, v.illumination) = self.own(p);
+    }
+
+    /// `p`'s legal actions and illumination targets: empty and `None` unless it is to
+    /// move.
+    pub(super) fn own(&self, p: Player) -> (Vec<String>, Option<Vec<String>>) {
+        if self.to_move() != Some(p) {
+            return (Vec::new(), None);
         }
+        let illumination = self
+            .game
+            .illumination_targets()
+            .map(|cells| cells.iter().map(|c| c.to_string()).collect());
+        (self.game.legal_notation(), illumination)
     }
 
     pub(super) fn details(&self) -> RoomDetails {

@@ -13,12 +13,23 @@
 //! When a batch fails as a whole (the database is down, or one row is refused), each
 //! of its rows is tried again on its own, so every room gets the answer its own row
 //! deserves and one bad row never fails the others.
+//!
+//! On a SQLite file the task writes through a connection of its own, opened with
+//! `rusqlite`, right where it runs: a commit in WAL mode with `synchronous=NORMAL` is a
+//! `write` to the log, tens of microseconds, while sqlx would send each statement to
+//! its driver's thread and wait to be woken with the answer — two thread switches a
+//! batch, the largest cost of an action under load. That connection never waits for a
+//! lock: when another connection of the pool is writing (a seat, a chat line), the
+//! batch goes through sqlx instead, which waits on its own thread.
 
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use sqlx::AnyPool;
 use tokio::sync::{mpsc, oneshot};
 
+use super::rows::bind_action;
 use super::{now_ms, StoredAction};
 
 /// The most rows written in one statement (7 parameters a row: well inside the
@@ -26,7 +37,7 @@ use super::{now_ms, StoredAction};
 pub const MAX_BATCH: usize = 128;
 
 /// How many writes may wait for the writer before senders wait to send.
-const QUEUE: usize = 8192;
+pub(super) const QUEUE: usize = 8192;
 
 /// One room's row, waiting to be written.
 struct Job {
@@ -41,26 +52,58 @@ struct Job {
 #[derive(Clone, Debug)]
 pub struct Writer {
     tx: mpsc::Sender<Job>,
+    counts: Arc<Counts>,
+}
+
+/// What the writer has written so far (`/metrics`).
+#[derive(Debug, Default)]
+struct Counts {
+    /// Batches committed.
+    commits: AtomicU64,
+    /// Action rows in them.
+    rows: AtomicU64,
 }
 
 /// The writer task's own part.
 struct Task {
     pool: AnyPool,
+    counts: Arc<Counts>,
     /// `?` placeholders (SQLite) rather than `$n` (PostgreSQL).
     anonymous: bool,
+    /// The SQLite file's own connection, written to in place.
+    direct: Option<Direct>,
 }
 
 impl Writer {
-    /// Starts the writer task on `pool` (of SQLite when `sqlite`). It runs until every
-    /// `Writer` is dropped.
-    pub fn spawn(pool: AnyPool, sqlite: bool) -> Writer {
+    /// Starts the writer task on `pool` (of SQLite when `sqlite`); with `file`, the
+    /// path of that SQLite database, it writes there through a connection of its own.
+    /// It runs until every `Writer` is dropped.
+    pub fn spawn(pool: AnyPool, sqlite: bool, file: Option<&str>) -> Writer {
         let (tx, rx) = mpsc::channel(QUEUE);
+        let direct = file.and_then(|path| match Direct::open(path) {
+            Ok(d) => Some(d),
+            Err(e) => {
+                tracing::warn!(error = %e, path, "SQLite actions written through the pool");
+                None
+            }
+        });
+        let counts = Arc::new(Counts::default());
         let task = Task {
             pool,
+            counts: counts.clone(),
             anonymous: sqlite,
+            direct,
         };
         tokio::spawn(task.run(rx));
-        Writer { tx }
+        Writer { tx, counts }
+    }
+
+    /// Batches committed and the action rows in them, so far.
+    pub fn counts(&self) -> (u64, u64) {
+        (
+            self.counts.commits.load(Ordering::Relaxed),
+            self.counts.rows.load(Ordering::Relaxed),
+        )
     }
 
     /// Stores `action` of room `id` (and marks the room finished with `finished`, in
@@ -71,27 +114,52 @@ impl Writer {
         action: &StoredAction,
         finished: Option<&str>,
     ) -> sqlx::Result<()> {
-        let (done, answer) = oneshot::channel();
-        let job = Job {
+        ask(&self.tx, |done| Job {
             room: id.to_string(),
             action: action.clone(),
             finished: finished.map(str::to_string),
             done,
-        };
-        self.tx
-            .send(job)
-            .await
-            .map_err(|_| sqlx::Error::PoolClosed)?;
-        answer.await.unwrap_or(Err(sqlx::Error::PoolClosed))
+        })
+        .await
     }
 }
 
+/// Queues for a writer task the job `make` builds around the sender of its answer,
+/// and waits for the answer.
+pub(super) async fn ask<J, T>(
+    tx: &mpsc::Sender<J>,
+    make: impl FnOnce(oneshot::Sender<sqlx::Result<T>>) -> J,
+) -> sqlx::Result<T> {
+    let (done, answer) = oneshot::channel();
+    tx.send(make(done))
+        .await
+        .map_err(|_| sqlx::Error::PoolClosed)?;
+    answer.await.unwrap_or(Err(sqlx::Error::PoolClosed))
+}
+
 impl Task {
-    async fn run(self, mut rx: mpsc::Receiver<Job>) {
+    async fn run(mut self, mut rx: mpsc::Receiver<Job>) {
         let mut batch = Vec::with_capacity(MAX_BATCH);
         while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
+            // Rooms that are running already may have rows on the way: let them go first
+            // (no wait for time to pass, just a turn at the back of the queue), so that
+            // one commit takes them all. Only one turn: more turns gathered a few more
+            // rows a commit, but kept the first rows waiting longer on a busy machine.
+            if batch.len() < MAX_BATCH {
+                tokio::task::yield_now().await;
+                while batch.len() < MAX_BATCH {
+                    match rx.try_recv() {
+                        Ok(job) => batch.push(job),
+                        Err(_) => break,
+                    }
+                }
+            }
             match self.write(&batch).await {
                 Ok(()) => {
+                    self.counts.commits.fetch_add(1, Ordering::Relaxed);
+                    self.counts
+                        .rows
+                        .fetch_add(batch.len() as u64, Ordering::Relaxed);
                     for job in batch.drain(..) {
                         let _ = job.done.send(Ok(()));
                     }
@@ -114,21 +182,21 @@ impl Task {
 
     /// Writes `jobs` in one statement; with the `rooms` updates of games they end, in one
     /// transaction.
-    async fn write(&self, jobs: &[Job]) -> sqlx::Result<()> {
-        let pool = &self.pool;
+    async fn write(&mut self, jobs: &[Job]) -> sqlx::Result<()> {
         let now = now_ms();
+        if let Some(direct) = &mut self.direct {
+            match direct.write(jobs, now) {
+                Ok(()) => return Ok(()),
+                // Another connection holds the write lock: sqlx waits for it.
+                Err(e) if is_busy(&e) => {}
+                Err(e) => return Err(sqlx::Error::AnyDriverError(Box::new(e))),
+            }
+        }
+        let pool = &self.pool;
         let sql = insert_sql(jobs.len(), self.anonymous);
         let mut insert = sqlx::query(&sql);
         for j in jobs {
-            let a = &j.action;
-            insert = insert
-                .bind(j.room.as_str())
-                .bind(a.ply)
-                .bind(a.kind.as_str())
-                .bind(a.player.map(|p| p.lower()))
-                .bind(a.text.as_str())
-                .bind(now)
-                .bind(a.clocks.as_deref());
+            insert = bind_action!(insert, j.room.as_str(), &j.action, now);
         }
         if jobs.iter().all(|j| j.finished.is_none()) {
             // One statement is atomic on its own: no transaction round trips needed.
@@ -152,6 +220,80 @@ impl Task {
         }
         tx.commit().await
     }
+}
+
+/// A SQLite file's connection of the writer's own (see the module's docs).
+struct Direct {
+    conn: rusqlite::Connection,
+}
+
+impl Direct {
+    fn open(path: &str) -> rusqlite::Result<Direct> {
+        use rusqlite::OpenFlags;
+        let conn = rusqlite::Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        // Never wait for a lock here: a busy database is left to sqlx (above).
+        conn.busy_timeout(std::time::Duration::ZERO)?;
+        // As the pool's connections (store.rs): the file is in WAL mode already.
+        conn.execute_batch(
+            "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA wal_autocheckpoint=16384;",
+        )?;
+        conn.set_prepared_statement_cache_capacity(MAX_BATCH + 2);
+        Ok(Direct { conn })
+    }
+
+    /// As [`Task::write`], in place; an error leaves the database as it was.
+    fn write(&mut self, jobs: &[Job], now: i64) -> rusqlite::Result<()> {
+        if jobs.iter().all(|j| j.finished.is_none()) {
+            // One statement is atomic on its own: no BEGIN and COMMIT to run.
+            return insert(&self.conn, jobs, now);
+        }
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        {
+            insert(&tx, jobs, now)?;
+            for j in jobs {
+                if let Some(result) = &j.finished {
+                    tx.prepare_cached(
+                        "UPDATE rooms SET status = 'finished', result = ?1, updated_at = ?2 \
+                         WHERE id = ?3",
+                    )?
+                    .execute((result.as_str(), now, j.room.as_str()))?;
+                }
+            }
+        }
+        tx.commit()
+    }
+}
+
+/// The rows of `jobs` in one `INSERT` on `conn`.
+fn insert(conn: &rusqlite::Connection, jobs: &[Job], now: i64) -> rusqlite::Result<()> {
+    let mut insert = conn.prepare_cached(&insert_sql(jobs.len(), true))?;
+    let mut i = 1;
+    for j in jobs {
+        let a = &j.action;
+        insert.raw_bind_parameter(i, j.room.as_str())?;
+        insert.raw_bind_parameter(i + 1, a.ply)?;
+        insert.raw_bind_parameter(i + 2, a.kind.as_str())?;
+        insert.raw_bind_parameter(i + 3, a.player.map(|p| p.lower()))?;
+        insert.raw_bind_parameter(i + 4, a.text.as_str())?;
+        insert.raw_bind_parameter(i + 5, now)?;
+        insert.raw_bind_parameter(i + 6, a.clocks.as_deref())?;
+        i += 7;
+    }
+    insert.raw_execute()?;
+    Ok(())
+}
+
+/// Whether SQLite refused for a lock another connection holds.
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
 }
 
 /// `INSERT … VALUES ($1, …, $7), ($8, …)` for `rows` rows; with `anonymous`, `?` for

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use sannin_protocol::{ClientMsg, ErrorCode, Event, RoomStatus, Seat, ServerMsg, State};
+use sannin_protocol::{ClientMsg, ErrorCode, Event, Follower, RoomStatus, Seat, ServerMsg, State};
 use serde_json::Value;
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
@@ -15,11 +15,12 @@ use super::{TestServer, TIMEOUT};
 pub type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 /// A protocol client: every message it reads must be a [`ServerMsg`]; it records the
-/// events, the latest state, and its seat and token.
+/// events, the latest state (made whole: a state after an action leaves `moves` out),
+/// and its seat and token.
 pub struct Client {
     pub ws: Ws,
     pub events: Vec<(u64, Event)>,
-    pub last_state: Option<State>,
+    follow: Follower,
     pub seat: Option<Seat>,
     pub token: Option<String>,
     /// The server closed the connection.
@@ -41,7 +42,7 @@ impl Client {
         Client {
             ws,
             events: Vec::new(),
-            last_state: None,
+            follow: Follower::default(),
             seat: None,
             token: None,
             closed: false,
@@ -114,11 +115,11 @@ impl Client {
             };
             match msg {
                 Message::Text(t) => {
-                    let m = ServerMsg::parse(t.as_str())
+                    let mut m = ServerMsg::parse(t.as_str())
                         .unwrap_or_else(|e| panic!("not a protocol message ({e}): {t}"));
+                    self.follow.see(&mut m);
                     match &m {
                         ServerMsg::Event { seq, event } => self.events.push((*seq, event.clone())),
-                        ServerMsg::State(s) => self.last_state = Some((**s).clone()),
                         ServerMsg::Seated { seat, token } => {
                             self.seat = Some(*seat);
                             self.token = Some(token.clone());
@@ -278,7 +279,7 @@ impl Client {
 
     /// The latest state (there always is one: the first message is a state).
     pub fn state(&self) -> &State {
-        self.last_state.as_ref().expect("a state")
+        self.follow.state().expect("a state")
     }
 }
 

@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
-use sannin_protocol::{ClientMsg, Event, Seat, ServerMsg, State};
+use sannin_protocol::{ClientMsg, Event, Follower, Seat, ServerMsg, State};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
@@ -25,18 +25,10 @@ pub struct Pg {
     pub url: String,
 }
 
-fn psql(sql: &str) {
+/// Runs `psql` on database `db` with `flags` (`-qc`, `-Atc`) and `sql`; its output.
+fn psql_on(db: &str, flags: &str, sql: &str) -> String {
     let out = Command::new("psql")
-        .args([
-            "-h",
-            "127.0.0.1",
-            "-U",
-            "postgres",
-            "-d",
-            "postgres",
-            "-qc",
-            sql,
-        ])
+        .args(["-h", "127.0.0.1", "-U", "postgres", "-d", db, flags, sql])
         .output()
         .expect("psql (PostgreSQL client) is needed for the cluster tests");
     assert!(
@@ -44,9 +36,19 @@ fn psql(sql: &str) {
         "psql {sql}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn psql(sql: &str) {
+    psql_on("postgres", "-qc", sql);
 }
 
 impl Pg {
+    /// The one value `sql` selects from the test's database, as psql prints it.
+    pub fn value(&self, sql: &str) -> String {
+        psql_on(&self.name, "-Atc", sql)
+    }
+
     pub fn new() -> Pg {
         let name = format!("sannin_cluster_{}", unique());
         psql(&format!("CREATE DATABASE {name}"));
@@ -87,6 +89,17 @@ pub struct Node {
 impl Node {
     /// Starts a node; returns once `/healthz` answers.
     pub fn start(pg: &Pg, prefix: &str, lease_seconds: f64, dir: &std::path::Path) -> Node {
+        Node::start_with(pg, prefix, lease_seconds, dir, &[])
+    }
+
+    /// Starts a node with `extra` flags.
+    pub fn start_with(
+        pg: &Pg,
+        prefix: &str,
+        lease_seconds: f64,
+        dir: &std::path::Path,
+        extra: &[&str],
+    ) -> Node {
         let addr = format!("127.0.0.1:{}", free_port());
         let log = dir.join(format!("node-{}.log", addr.replace([':', '.'], "_")));
         let file = std::fs::File::create(&log).expect("log file");
@@ -94,6 +107,7 @@ impl Node {
             .args(["serve", "--addr", &addr, "--database-url", &pg.url])
             .args(["--nats-url", NATS, "--nats-prefix", prefix])
             .args(["--lease-seconds", &lease_seconds.to_string()])
+            .args(extra)
             .current_dir(dir)
             .env_remove("DATABASE_URL")
             .env_remove("NATS_URL")
@@ -156,6 +170,57 @@ impl Node {
         v["id"].as_str().unwrap().to_string()
     }
 
+    /// A request as if from `client` (behind a trusted proxy, `X-Forwarded-For`): the
+    /// status and the `code` of an error (empty for a success).
+    pub fn from(&self, client: &str, method: &str, path: &str, body: &str) -> (u16, String) {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(&self.addr).expect("connect");
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        write!(
+            s,
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\nX-Forwarded-For: {client}\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
+            self.addr,
+            body.len()
+        )
+        .unwrap();
+        let mut buf = String::new();
+        s.read_to_string(&mut buf).unwrap();
+        let status = buf
+            .split_whitespace()
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(0);
+        let body = buf.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+        let code = serde_json::from_str::<serde_json::Value>(body)
+            .ok()
+            .and_then(|v| v["error"]["code"].as_str().map(str::to_string))
+            .unwrap_or_default();
+        (status, code)
+    }
+
+    /// A WebSocket to room `room` as if from `client`: the open socket, or the HTTP
+    /// status it was refused with.
+    pub async fn ws_from(
+        &self,
+        room: &str,
+        client: &str,
+    ) -> Result<WebSocketStream<MaybeTlsStream<TcpStream>>, u16> {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        let mut req = self.ws(room).into_client_request().unwrap();
+        req.headers_mut()
+            .insert("x-forwarded-for", client.parse().unwrap());
+        match tokio::time::timeout(TIMEOUT, tokio_tungstenite::connect_async(req))
+            .await
+            .expect("an answer in time")
+        {
+            Ok((ws, _)) => Ok(ws),
+            Err(tokio_tungstenite::tungstenite::Error::Http(r)) => Err(r.status().as_u16()),
+            Err(e) => panic!("ws to {room}: {e}"),
+        }
+    }
+
     pub fn get_json(&self, path: &str) -> serde_json::Value {
         let (status, body) = http(&self.addr, "GET", path, "").expect("GET");
         assert_eq!(status, 200, "GET {path} on {}: {body}", self.addr);
@@ -163,9 +228,11 @@ impl Node {
     }
 }
 
-/// A WebSocket client that records the events and states it receives.
+/// A WebSocket client that records the events and states it receives (made whole: a
+/// state after an action leaves `moves` out).
 pub struct Client {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    follow: Follower,
     pub events: Vec<(u64, Event)>,
     pub state: Option<State>,
     pub token: Option<String>,
@@ -179,6 +246,7 @@ impl Client {
     fn over(ws: WebSocketStream<MaybeTlsStream<TcpStream>>) -> Client {
         Client {
             ws,
+            follow: Follower::default(),
             events: Vec::new(),
             state: None,
             token: None,
@@ -217,7 +285,8 @@ impl Client {
                 Ok(Some(Ok(Message::Text(t)))) => t,
                 Ok(Some(Ok(_))) => continue,
             };
-            let m = ServerMsg::parse(m.as_str()).expect("a protocol message");
+            let mut m = ServerMsg::parse(m.as_str()).expect("a protocol message");
+            self.follow.see(&mut m);
             match &m {
                 ServerMsg::Event { seq, event } => self.events.push((*seq, event.clone())),
                 ServerMsg::State(s) => self.state = Some((**s).clone()),

@@ -1,0 +1,144 @@
+//! What the store reads and writes: the rows of a room, its seats, actions and chat.
+
+use sannin_rules::Player;
+
+/// What an action row records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ActionKind {
+    /// A move, drop or illumination in notation.
+    Act,
+    /// `Game::resign`.
+    Resign,
+    /// `Game::forfeit` (abandonment).
+    Forfeit,
+    /// `Game::agree_draw`.
+    Draw,
+}
+
+impl ActionKind {
+    pub(super) fn as_str(self) -> &'static str {
+        match self {
+            ActionKind::Act => "act",
+            ActionKind::Resign => "resign",
+            ActionKind::Forfeit => "forfeit",
+            ActionKind::Draw => "draw",
+        }
+    }
+
+    pub(super) fn parse(s: &str) -> Option<ActionKind> {
+        Some(match s {
+            "act" => ActionKind::Act,
+            "resign" => ActionKind::Resign,
+            "forfeit" => ActionKind::Forfeit,
+            "draw" => ActionKind::Draw,
+            _ => return None,
+        })
+    }
+}
+
+/// One stored action.
+#[derive(Clone, Debug)]
+pub struct StoredAction {
+    /// 1-based index in the room.
+    pub ply: i64,
+    /// Kind.
+    pub kind: ActionKind,
+    /// Acting player (None for a draw).
+    pub player: Option<Player>,
+    /// Notation, or the reason of a forfeit.
+    pub text: String,
+    /// The clocks after it (`GameClock::saved`), None without a clock.
+    pub clocks: Option<String>,
+}
+
+/// Binds an action row's first seven columns to `query` (an sqlx query or query_as):
+/// room, ply, kind, player, text, created_at, clocks, the order of every `actions`
+/// insert.
+macro_rules! bind_action {
+    ($query:expr, $room:expr, $action:expr, $now:expr) => {{
+        let a: &$crate::store::StoredAction = $action;
+        $query
+            .bind($room)
+            .bind(a.ply)
+            .bind(a.kind.as_str())
+            .bind(a.player.map(|p| p.lower()))
+            .bind(a.text.as_str())
+            .bind($now)
+            .bind(a.clocks.as_deref())
+    }};
+}
+pub(super) use bind_action;
+
+#[cfg(test)]
+impl StoredAction {
+    /// A move by First without clocks, as the store's tests write them.
+    pub(crate) fn first_moves(ply: i64, text: &str) -> StoredAction {
+        StoredAction {
+            ply,
+            kind: ActionKind::Act,
+            player: Some(Player::First),
+            text: text.into(),
+            clocks: None,
+        }
+    }
+}
+
+/// One stored seat.
+#[derive(Clone, Debug)]
+pub struct StoredSeat {
+    /// The seat.
+    pub seat: Player,
+    /// sha256 of the token, hex.
+    pub token_hash: String,
+    /// Display name.
+    pub name: String,
+    /// The level of the bot playing the seat (a bot seat, or a bot that took over
+    /// from a player who abandoned); None for a human.
+    pub bot: Option<u8>,
+}
+
+/// The `token_hash` of a seat added as a bot: not a SHA-256 hex digest, so no token
+/// resumes it.
+pub const BOT_TOKEN_HASH: &str = "bot";
+
+/// A room as stored.
+#[derive(Clone, Debug)]
+pub struct StoredRoom {
+    /// Room id (uuid).
+    pub id: String,
+    /// `waiting`, `playing` or `finished`.
+    pub status: String,
+    /// Start position string, None for the standard start.
+    pub start_position: Option<String>,
+    /// Settings JSON (clock, private, rematch links); None for rooms made before them.
+    pub settings: Option<String>,
+    /// Seats taken.
+    pub seats: Vec<StoredSeat>,
+    /// Actions in order.
+    pub actions: Vec<StoredAction>,
+    /// Seats whose player asked for a rematch.
+    pub rematch: Vec<Player>,
+    /// Chat messages of both channels, oldest first.
+    pub chat: Vec<StoredChat>,
+    /// Unix ms of the creation.
+    pub created_at_ms: i64,
+    /// Unix ms of the last change.
+    pub updated_at_ms: i64,
+}
+
+/// One stored chat message.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredChat {
+    /// Rising per room, both channels.
+    pub id: i64,
+    /// `players` or `spectators`.
+    pub channel: String,
+    /// The writer's seat; None for a spectator.
+    pub seat: Option<Player>,
+    /// The writer's name.
+    pub name: String,
+    /// The text.
+    pub text: String,
+    /// Unix ms when the server received it.
+    pub at_ms: i64,
+}
