@@ -18,11 +18,25 @@ export async function personIn(context, label) {
   const io = { sent: [], states: [], events: [], errors: [] };
   page.on('pageerror', (e) => io.errors.push(`${label}: ${e.message}`));
   page.on('websocket', (ws) => {
+    // A `state` after an action leaves `moves` out (docs/protocol.md §3.3): the states
+    // recorded here are made whole from the previous one and the `action` events since.
+    let actions = [];
     ws.on('framesent', (f) => io.sent.push(JSON.parse(f.payload)));
     ws.on('framereceived', (f) => {
       const msg = JSON.parse(f.payload);
-      if (msg.type === 'state') io.states.push(msg);
-      if (msg.type === 'event') io.events.push(msg.event);
+      if (msg.type === 'state') {
+        if (!Array.isArray(msg.moves)) {
+          const prev = io.states.at(-1);
+          msg.moves = [...(prev?.moves ?? []), ...actions.map((e) => e.action)];
+          msg.move_players = [...(prev?.move_players ?? []), ...actions.map((e) => e.player)];
+        }
+        actions = [];
+        io.states.push(msg);
+      }
+      if (msg.type === 'event') {
+        io.events.push(msg.event);
+        if (msg.event?.type === 'action') actions.push(msg.event);
+      }
     });
   });
   return { label, context, page, io, lastState: () => io.states.at(-1) };
@@ -56,6 +70,9 @@ export async function pushPawn(p) {
   });
   const action = s.legal.find((a) => /^P\d+[a-m]-\d+[a-m]$/.test(a));
   const [, from, to] = /^P(\d+[a-m])-(\d+[a-m])$/.exec(action);
+  // The socket's frame can be seen here before the page has drawn it: wait until the
+  // page offers the pawn (a click before that would queue a premove instead).
+  await p.page.waitForSelector(`[data-cell="${from}"].source`);
   await p.page.locator(`[data-cell="${from}"]`).click();
   await p.page.waitForSelector(`[data-cell="${to}"][data-target]`);
   await p.page.locator(`[data-cell="${to}"]`).click();

@@ -414,7 +414,9 @@ test('check: a red glow on the king that wins over the other highlights; "You ar
   ws.send(JSON.stringify(state({ seq, you: 'middle', to_move: 'middle', moves: ['P3c-4c'], in_check: ['middle'], legal: ['K10m-9l', 'K10m-11l', 'P10k-10j'] })));
   await page.waitForSelector('[data-testid="turn"].check');
   assert.match(await page.getByTestId('turn').textContent(), /You are in check/);
-  // The check sound (a small file under /sounds/) is what this burst of events played.
+  // The check sound (a small file under /sounds/) is what this burst of events played:
+  // sounds asked for together are merged over a few milliseconds, so wait for it.
+  await page.waitForFunction(() => document.documentElement.dataset.lastSound !== undefined);
   assert.equal(await page.evaluate(() => document.documentElement.dataset.lastSound), 'check');
   const wav = await page.evaluate(async () => { const r = await fetch('/sounds/check.wav'); return { ok: r.ok, size: (await r.arrayBuffer()).byteLength }; });
   assert.ok(wav.ok && wav.size > 1000 && wav.size < 20000, `a small sound file (${wav.size} bytes)`);

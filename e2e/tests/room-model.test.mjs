@@ -247,6 +247,50 @@ test('a history ahead of the live position is cut there', () => {
   assert.equal(m.historyStale, false);
 });
 
+test('a history behind the live game is completed by the plies that came while it loaded', () => {
+  const m = model.createModel();
+  model.applyState(m, state({ moves: ['P3c-4c'], move_players: ['first'] }));
+  assert.equal(m.historyStale, true);
+  // Two moves and a resignation arrive while the history is on its way.
+  model.applyEvent(m, { type: 'action', player: 'middle', action: 'P10k-10j' });
+  model.applyState(m, { ...state({ position: P2 }), moves: undefined, move_players: undefined });
+  model.applyEvent(m, { type: 'resigned', player: 'last' });
+  model.applyState(m, { ...state({ position: P2 }), moves: undefined, move_players: undefined });
+  model.applyEvent(m, { type: 'action', player: 'first', action: 'P4c-5d' });
+  model.applyState(m, { ...state({ position: START }), moves: undefined, move_players: undefined });
+  assert.deepEqual(m.state.moves, ['P3c-4c', 'P10k-10j', 'P4c-5d']);
+  // The history as it was when asked for: one move only.
+  const one = { start: START, plies: [{ ply: 1, player: 'First', action: 'P3c-4c', events: [], position: P1 }] };
+  assert.ok(model.setHistory(m, one));
+  assert.equal(m.historyStale, false);
+  assert.deepEqual(m.history.plies.map((p) => [p.ply, p.action, p.position]),
+    [[1, 'P3c-4c', P1], [2, 'P10k-10j', P2], [3, 'resign', P2], [4, 'P4c-5d', START]]);
+  assert.deepEqual(m.tail, []);
+  model.goTo(m, 2);
+  assert.equal(model.shown(m).ply, 2);
+  assert.equal(model.shown(m).live, false);
+});
+
+test('a history behind the live game waits when the plies since are not all known', () => {
+  const m = model.createModel();
+  // The page came in at two moves: the tail starts after them.
+  model.applyState(m, state({ moves: ['P3c-4c', 'P10k-10j'], move_players: ['first', 'middle'] }));
+  model.applyEvent(m, { type: 'action', player: 'last', action: 'P11g-10g' });
+  model.applyState(m, { ...state({ position: P2 }), moves: undefined, move_players: undefined });
+  const none = { start: START, plies: [] };
+  assert.equal(model.setHistory(m, none), false, 'the second move is known nowhere');
+  assert.equal(m.historyStale, true);
+  // A history that does not match the moves is refused too.
+  const wrong = { start: START, plies: [{ ply: 1, player: 'First', action: 'P4c-5d', events: [], position: P1 }] };
+  assert.equal(model.setHistory(m, wrong), false);
+  const two = { start: START, plies: [
+    { ply: 1, player: 'First', action: 'P3c-4c', events: [], position: P1 },
+    { ply: 2, player: 'Middle', action: 'P10k-10j', events: [], position: P1 },
+  ] };
+  assert.ok(model.setHistory(m, two));
+  assert.deepEqual(m.history.plies.map((p) => p.action), ['P3c-4c', 'P10k-10j', 'P11g-10g']);
+});
+
 test('a bot\'s clock is shown standing until it moves; a person\'s runs', () => {
   const clocks = { kind: 'fischer', running: 'middle', first: { remaining_ms: 60000 }, middle: { remaining_ms: 60000 }, last: { remaining_ms: 60000 } };
   assert.equal(model.runningElapsed(clocks, SEATS, 1500), 1500);

@@ -348,8 +348,13 @@ class RoomView {
     try {
       const history = await api(`/api/rooms/${encodeURIComponent(this.roomId)}/history`);
       if (setHistory(this.model, history)) this.historyTries = 0;
-    } catch { /* kept stale: tried again with the next state */ }
+    } catch { /* kept stale: tried again below or with the next state */ }
     this.historyLoading = false;
+    // Still stale (the server was not reached): again after a while, even if no state
+    // comes any more (a finished game).
+    if (this.model.historyStale && this.historyTries <= 5) {
+      setTimeout(() => { if (this.model.historyStale) this.loadHistory(); }, 1000 * this.historyTries);
+    }
     this.render();
   }
 

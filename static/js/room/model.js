@@ -28,11 +28,18 @@ export function createModel() {
     // stream once loaded from `GET /api/rooms/{id}/history`.
     history: null, // { start, plies: [{ ply, player, action, events, position }] }
     historyStale: true, // the page should (re)load the history
+    // Plies received while the history is missing or stale, each with `after`: the
+    // number of moves played once it was. They complete a loaded history that is behind
+    // the live game (moves came in while it was on its way).
+    tail: [],
     pending: null, // the ply being received: lead event seen, its `state` not yet
     view: null, // ply shown while looking back (0 = start), null for the live position
     missed: false, // a new ply arrived while looking back
   };
 }
+
+/** The most plies kept in `tail`. */
+const TAIL_MAX = 2000;
 
 function countMoves(plies) {
   return plies.filter((p) => !ENDINGS.has(p.action)).length;
@@ -80,6 +87,7 @@ export function applyState(m, s, nowMs = Date.now()) {
   if (next.status === 'waiting') {
     m.history = { start: next.start_position ?? next.position, plies: [] };
     m.historyStale = false;
+    m.tail = [];
     m.view = null;
   } else if (m.pending) {
     const ply = { ...m.pending, position: next.position };
@@ -88,7 +96,12 @@ export function applyState(m, s, nowMs = Date.now()) {
       ply.ply = m.history.plies.length + 1;
       m.history.plies.push(ply);
       if (m.view !== null) m.missed = true;
+    } else {
+      m.tail.push({ ...ply, after: next.moves.length });
+      if (m.tail.length > TAIL_MAX) m.tail.shift();
     }
+  } else if (m.tail.length && m.tail.at(-1).after !== next.moves.length) {
+    m.tail = []; // moves were missed (a resync): the tail no longer joins up
   }
   if (m.history && countMoves(m.history.plies) !== next.moves.length) m.historyStale = true;
   if (!m.history) m.historyStale = true;
@@ -101,15 +114,41 @@ export function setHistory(m, history) {
   if (!history || !Array.isArray(history.plies)) return false;
   const moves = m.state?.moves ?? [];
   const plies = history.plies.filter((p) => !ENDINGS.has(p.action)).map((p) => p.action);
-  // A history behind the live game (an action came in while it was on its way) waits
-  // for the next load; one ahead is cut at the live position (the events bring the rest).
-  if (plies.length < moves.length || moves.some((a, i) => plies[i] !== a)) return false;
-  // Plies past the live position arrive as events: keep the history up to it.
-  let seen = 0;
-  const upTo = history.plies.findIndex((p) => !ENDINGS.has(p.action) && ++seen > moves.length);
-  m.history = { start: history.start, plies: upTo < 0 ? history.plies.slice() : history.plies.slice(0, upTo) };
+  if (plies.slice(0, moves.length).some((a, i) => moves[i] !== a)) return false;
+  let whole;
+  if (plies.length < moves.length) {
+    // Behind the live game (moves came while it was on its way): the plies received
+    // since then complete it, or it waits for the next load.
+    whole = joinTail(m, history.plies, plies.length, moves);
+    if (!whole) return false;
+  } else {
+    // Plies past the live position arrive as events: keep the history up to it.
+    let seen = 0;
+    const upTo = history.plies.findIndex((p) => !ENDINGS.has(p.action) && ++seen > moves.length);
+    whole = upTo < 0 ? history.plies.slice() : history.plies.slice(0, upTo);
+  }
+  m.history = { start: history.start, plies: whole.map((p, i) => ({ ...p, ply: i + 1 })) };
   m.historyStale = false;
+  m.tail = [];
   return true;
+}
+
+/** `plies` (holding the first `h` of `moves`) followed by the tail's plies after them,
+ * or null when the tail does not reach back that far or does not match the moves. */
+function joinTail(m, plies, h, moves) {
+  const first = m.tail.findIndex((p) => !ENDINGS.has(p.action) && p.after === h + 1);
+  if (first < 0) return null;
+  // Endings (a resignation…) between the history's last move and the tail's first one,
+  // less those the history has already.
+  let start = first;
+  while (start > 0 && ENDINGS.has(m.tail[start - 1].action) && m.tail[start - 1].after === h) start -= 1;
+  let had = 0;
+  for (let i = plies.length - 1; i >= 0 && ENDINGS.has(plies[i].action); i -= 1) had += 1;
+  start = Math.min(first, start + had);
+  const rest = m.tail.slice(start).map(({ after, ...p }) => p);
+  const restMoves = rest.filter((p) => !ENDINGS.has(p.action)).map((p) => p.action);
+  if (restMoves.length !== moves.length - h || restMoves.some((a, i) => moves[h + i] !== a)) return null;
+  return [...plies, ...rest];
 }
 
 function startPly(m, player, action) {
