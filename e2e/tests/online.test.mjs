@@ -111,6 +111,39 @@ test('clocks tick for the player to move; draw buttons; rematch rotates the seat
   for (const p of people) await p.context.close();
 });
 
+test('a button pressed while another player moves still clicks when released', async () => {
+  const id = await createRoom({});
+  const people = await table(id);
+  const [first, middle] = people;
+  // Middle presses "offer a draw" and holds it; First moves meanwhile, which redraws
+  // Middle's controls; the release must still offer the draw.
+  const box = await middle.page.getByTestId('offer-draw').boundingBox();
+  await middle.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await middle.page.mouse.down();
+  const moved = middle.io.events.length;
+  await pushPawn(first);
+  await until('middle sees the move', () => middle.io.events.slice(moved).some((e) => e.type === 'action'));
+  await middle.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await middle.page.mouse.up();
+  await until('the draw offered', () => middle.io.sent.some((m) => m.type === 'offer_draw'));
+  await middle.page.getByTestId('withdraw-draw').waitFor();
+  // The same for a pre-game button: the ready button pressed while another seat gets ready.
+  const room2 = await createRoom({});
+  const [a, b, c] = [await person('first'), await person('middle'), await person('last')];
+  for (const [i, p] of [a, b, c].entries()) await joinRoom(p, live.server, room2, ['Akira', 'Beni', 'Chiyo'][i], ['first', 'middle', 'last'][i]);
+  const ready = await b.page.getByTestId('ready').boundingBox();
+  await b.page.mouse.move(ready.x + ready.width / 2, ready.y + ready.height / 2);
+  await b.page.mouse.down();
+  const seen = b.io.events.length;
+  await a.page.getByTestId('ready').click();
+  await until('b sees a ready', () => b.io.events.slice(seen).some((e) => e.type === 'player_ready'));
+  await b.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await b.page.mouse.up();
+  await until('b ready', () => b.io.sent.some((m) => m.type === 'ready'));
+  for (const p of [...people, a, b, c]) assert.deepEqual(p.io.errors, []);
+  for (const p of [...people, a, b, c]) await p.context.close();
+});
+
 test('low time is marked', async () => {
   const id = await createRoom({ clock: { kind: 'sudden_death', main_seconds: 15 } });
   const people = await table(id);

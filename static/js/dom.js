@@ -13,3 +13,35 @@ export function h(tag, attrs = {}, ...children) {
     .map((c) => (typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : c)));
   return node;
 }
+
+const presses = new WeakMap();
+
+/** Calls `draw`, which replaces buttons inside `node` — now, or, while a pointer is
+ * pressed inside `node`, once it is released. A click is a press and a release on the
+ * same element: had the button been replaced in between (another player's move, a
+ * readiness change), the click would be lost. */
+export function redraw(node, draw) {
+  let press = presses.get(node);
+  if (!press) {
+    press = { down: false, pending: null };
+    presses.set(node, press);
+    node.addEventListener('pointerdown', () => {
+      press.down = true;
+      const release = () => {
+        document.removeEventListener('pointerup', release, true);
+        document.removeEventListener('pointercancel', release, true);
+        // After the click that the release makes has been dispatched.
+        setTimeout(() => {
+          press.down = false;
+          const pending = press.pending;
+          press.pending = null;
+          pending?.();
+        });
+      };
+      document.addEventListener('pointerup', release, true);
+      document.addEventListener('pointercancel', release, true);
+    });
+  }
+  if (press.down) press.pending = draw;
+  else draw();
+}

@@ -4,7 +4,7 @@
 // engine. The parts live in room/: model.js (what the page knows, pure), rounds.js,
 // premove.js, record.js (pure), messages.js (words), seats.js, movetable.js,
 // controls.js, pregame.js, notices.js (views), input.js (clicks and keys), sound.js.
-import { h } from './dom.js';
+import { h, redraw } from './dom.js';
 import { SEATS } from './geometry.js';
 import { indexLegal } from './position.js';
 import { Board } from './board.js';
@@ -488,12 +488,12 @@ class RoomView {
     if (!view.live) this.looking.textContent = view.ply === 0 ? t('room.nav.looking_start') : t('room.nav.looking', { n: view.ply, count: plyCount(this.model) });
     this.renderHead();
     this.renderTurn(view);
-    renderViewPicker(this);
+    redraw(this.viewPicker, () => renderViewPicker(this));
     this.renderSeats(view);
-    this.pregame.render();
-    renderControls(this);
-    renderNav(this);
-    renderResult(this);
+    redraw(this.pregame.node, () => this.pregame.render());
+    redraw(this.controls, () => renderControls(this));
+    redraw(this.nav, () => renderNav(this));
+    redraw(this.result, () => renderResult(this));
     // Until the history has come, the moves of the state (without their positions).
     const plies = this.model.history?.plies
       ?? (s.moves ?? []).map((action, i) => ({ ply: i + 1, player: s.move_players?.[i] ?? null, action }));
@@ -569,7 +569,7 @@ class RoomView {
     };
     for (const [place, seat] of Object.entries(places)) {
       const panel = this.panels[seat];
-      renderSeat(panel, seat, { ...v, place });
+      redraw(panel, () => renderSeat(panel, seat, { ...v, place }));
       if (panel.parentNode !== this.slots[place]) this.slots[place].replaceChildren(panel);
     }
   }

@@ -2,7 +2,7 @@
 // (RULES §12.8), add or remove computer players.
 import { h } from '../dom.js';
 import { SEATS } from '../geometry.js';
-import { t } from '../i18n.js';
+import { lang, t } from '../i18n.js';
 import { storedName } from '../prefs.js';
 import { botControls } from '../bots.js';
 import { seatLabel, who } from './messages.js';
@@ -13,6 +13,8 @@ export class Pregame {
     this.r = r;
     this.node = h('div', { class: 'pregame', 'data-testid': 'pregame' });
     this.joinForm = null;
+    this.seatLabels = {};
+    this.drawn = null;
   }
 
   /** The join form is built once, so that typing a name is not disturbed by re-rendering;
@@ -26,8 +28,35 @@ export class Pregame {
     this.joinTitle = h('h2');
     this.joinForm = h('div', { class: 'join-form' }, this.joinTitle, this.nameInput,
       h('div', { class: 'seat-buttons' }, Object.values(this.seatButtons), this.anyButton));
+    // The seated player's buttons stay the same elements from one render to the next: a
+    // click whose press and release fall on either side of a redraw would be lost.
+    this.fullNote = h('p');
+    this.seatedTitle = h('h2');
+    this.readyButton = h('button', {
+      type: 'button', 'data-testid': 'ready',
+      onclick: () => this.r.send({ type: this.isReady() ? 'unready' : 'ready' }),
+    });
+    this.leaveButton = h('button', { type: 'button', class: 'small', 'data-testid': 'leave', onclick: () => this.r.conn.leave() });
     this.more = h('div');
-    this.node.replaceChildren(this.joinForm, this.more);
+    this.seated = h('div', {}, this.seatedTitle, this.readyButton, this.leaveButton, this.more);
+    this.node.replaceChildren(this.joinForm, this.fullNote, this.seated);
+  }
+
+  isReady() {
+    const { r } = this;
+    return Boolean(r.you && r.state?.seats?.[r.you]?.ready);
+  }
+
+  /** What the bot and alliance controls are drawn from: they are redrawn only when it
+   * changes, so that another seat's readiness or connection neither swallows a click
+   * nor resets a bot level being chosen. */
+  key() {
+    const { r } = this;
+    const seats = SEATS.map((seat) => {
+      const i = r.state.seats?.[seat];
+      return i ? [i.name ?? null, i.bot ?? null, Boolean(i.taken_over)] : null;
+    });
+    return JSON.stringify([lang(), r.you ?? null, seats, r.model.proposal ?? null]);
   }
 
   render() {
@@ -41,43 +70,47 @@ export class Pregame {
     this.nameInput.setAttribute('aria-label', t('room.join.name'));
     this.anyButton.textContent = t('room.join.any');
     for (const seat of SEATS) {
-      this.seatButtons[seat].replaceChildren(h('span', { class: 'swatch' }), t('room.join.sit', { seat: seatLabel(seat) }));
+      const label = t('room.join.sit', { seat: seatLabel(seat) });
+      if (this.seatLabels[seat] === label) continue;
+      this.seatLabels[seat] = label;
+      this.seatButtons[seat].replaceChildren(h('span', { class: 'swatch' }), label);
     }
     const free = SEATS.filter((seat) => !s.seats?.[seat]);
     this.joinForm.hidden = Boolean(r.you) || !free.length;
     for (const seat of SEATS) this.seatButtons[seat].hidden = !free.includes(seat);
+    this.fullNote.hidden = Boolean(r.you) || free.length > 0;
+    this.fullNote.textContent = t('room.join.full');
+    this.seated.hidden = !r.you;
+    if (!r.you) return;
+    const ready = this.isReady();
+    this.seatedTitle.textContent = t('room.pregame.title');
+    this.readyButton.className = ready ? '' : 'primary';
+    this.readyButton.setAttribute('aria-pressed', String(ready));
+    this.readyButton.textContent = t(ready ? 'room.pregame.unready' : 'room.pregame.ready');
+    this.leaveButton.textContent = t('room.pregame.leave');
+    const key = this.key();
+    if (key === this.drawn) return;
+    this.drawn = key;
     const parts = [];
     const ctx = r.ctx();
-    if (!r.you) {
-      if (!free.length) parts.push(h('p', {}, t('room.join.full')));
+    const bots = botControls(s, (msg) => r.send(msg));
+    if (bots) parts.push(bots);
+    const p = r.model.proposal;
+    if (p && p.to === r.you) {
+      parts.push(h('p', { class: 'proposal' }, t('room.note.proposed.to_you', { from: who(p.from, ctx, { capital: true }) })),
+        h('button', { type: 'button', class: 'primary', 'data-testid': 'accept-alliance', onclick: () => r.send({ type: 'accept_alliance' }) }, t('room.pregame.accept')),
+        h('button', { type: 'button', 'data-testid': 'decline-alliance', onclick: () => r.send({ type: 'decline_alliance' }) }, t('room.pregame.decline')));
+    } else if (p && p.from === r.you) {
+      parts.push(h('p', { class: 'proposal' }, t('room.pregame.waiting_answer', { to: who(p.to, ctx) })));
     } else {
-      const me = s.seats?.[r.you];
-      const ready = Boolean(me?.ready);
-      parts.push(h('h2', {}, t('room.pregame.title')),
-        h('button', {
-          type: 'button', class: ready ? '' : 'primary', 'data-testid': 'ready',
-          'aria-pressed': String(ready), onclick: () => r.send({ type: ready ? 'unready' : 'ready' }),
-        }, t(ready ? 'room.pregame.unready' : 'room.pregame.ready')),
-        h('button', { type: 'button', class: 'small', 'data-testid': 'leave', onclick: () => r.conn.leave() }, t('room.pregame.leave')));
-      const bots = botControls(s, (msg) => r.send(msg));
-      if (bots) parts.push(bots);
-      const p = r.model.proposal;
-      if (p && p.to === r.you) {
-        parts.push(h('p', { class: 'proposal' }, t('room.note.proposed.to_you', { from: who(p.from, ctx, { capital: true }) })),
-          h('button', { type: 'button', class: 'primary', 'data-testid': 'accept-alliance', onclick: () => r.send({ type: 'accept_alliance' }) }, t('room.pregame.accept')),
-          h('button', { type: 'button', 'data-testid': 'decline-alliance', onclick: () => r.send({ type: 'decline_alliance' }) }, t('room.pregame.decline')));
-      } else if (p && p.from === r.you) {
-        parts.push(h('p', { class: 'proposal' }, t('room.pregame.waiting_answer', { to: who(p.to, ctx) })));
-      } else {
-        // Bots make no alliances.
-        const others = SEATS.filter((seat) => seat !== r.you && s.seats?.[seat] && s.seats[seat].bot == null);
-        if (others.length) {
-          parts.push(h('p', { class: 'hint' }, t('room.pregame.propose_hint')),
-            ...others.map((seat) => h('button', {
-              type: 'button', class: `small seat-${seat}`, 'data-testid': `propose-${seat}`,
-              onclick: () => r.send({ type: 'propose_alliance', seat }),
-            }, t('room.pregame.propose', { who: who(seat, ctx) }))));
-        }
+      // Bots make no alliances.
+      const others = SEATS.filter((seat) => seat !== r.you && r.state.seats?.[seat] && r.state.seats[seat].bot == null);
+      if (others.length) {
+        parts.push(h('p', { class: 'hint' }, t('room.pregame.propose_hint')),
+          ...others.map((seat) => h('button', {
+            type: 'button', class: `small seat-${seat}`, 'data-testid': `propose-${seat}`,
+            onclick: () => r.send({ type: 'propose_alliance', seat }),
+          }, t('room.pregame.propose', { who: who(seat, ctx) }))));
       }
     }
     this.more.replaceChildren(...parts);
