@@ -1,4 +1,6 @@
-//! Times the levels on a few positions of one game: `cargo run --release -p sannin-bot --example timing`.
+//! Times the levels on a few positions of one game: `cargo run --release -p
+//! sannin-bot --example timing -- LEVEL PLIES [POSITION]`, from the start or
+//! from a position string.
 //! No wall-clock cap: the searches stop on their node budgets alone, so the
 //! work done (e.g. counted by `valgrind --tool=callgrind`) does not depend on
 //! the machine's load.
@@ -9,13 +11,14 @@ use sannin_bot::{choose_detailed, Level, Limits};
 use sannin_rules::{notation, Game};
 
 fn main() {
-    let args: Vec<u64> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
+    let raw: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<u64> = raw.iter().filter_map(|a| a.parse().ok()).collect();
     let level = Level::from_number(args.first().copied().unwrap_or(2) as u8).expect("level 0..=3");
     let plies = args.get(1).copied().unwrap_or(60);
-    let mut game = Game::new();
+    let mut game = match raw.get(2) {
+        Some(text) => Game::from_position(text.parse().expect("a position string")),
+        None => Game::new(),
+    };
     let mut total = 0.0;
     let mut n = 0;
     for ply in 0..plies {

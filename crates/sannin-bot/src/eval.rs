@@ -2,7 +2,9 @@
 //! king safety, the Pleasure Garden threat (RULES §11 step 2) and what an
 //! alliance changes (RULES §12.5), scored for one player (or its team).
 
-use sannin_rules::{Bitboard, Cell, Player, Position, Role};
+use std::sync::LazyLock;
+
+use sannin_rules::{Bitboard, Cell, Player, Position, Role, NUM_CELLS};
 
 /// A won game, from the evaluating player's side; wins nearer the root score
 /// higher (`WIN - ply`).
@@ -12,25 +14,35 @@ pub const WIN_BOUND: i32 = WIN - 10_000;
 
 /// Value of a piece on the board. The hex board gives every piece more
 /// directions than in shogi; the ratios follow shogi programs loosely.
+#[inline]
 pub fn piece_value(role: Role, promoted: bool) -> i32 {
-    match (role, promoted) {
-        (Role::King, false) => 0,
-        // A promoted king ranges in twelve directions and illuminates (RULES §9).
-        (Role::King, true) => 1200,
-        (Role::Rook, false) => 900,
-        (Role::Rook, true) => 1150,
-        (Role::Bishop, false) => 800,
-        (Role::Bishop, true) => 1050,
-        (Role::Gold, _) => 500,
-        (Role::Silver, false) => 450,
-        (Role::Silver, true) => 600,
-        (Role::Knight, _) => 350,
-        (Role::Lance, false) => 300,
-        (Role::Lance, true) => 450,
-        (Role::Pawn, false) => 100,
-        (Role::Pawn, true) => 450,
-    }
+    VALUES[role as usize + 8 * promoted as usize]
 }
+
+/// [`piece_value`] at `role + 8 * promoted`, the order of
+/// [`Position::piece_counts`].
+const VALUES: [i32; 16] = {
+    let mut t = [0; 16];
+    let table: [(Role, i32, i32); 8] = [
+        // A promoted king ranges in twelve directions and illuminates (RULES §9).
+        (Role::King, 0, 1200),
+        (Role::Rook, 900, 1150),
+        (Role::Bishop, 800, 1050),
+        (Role::Gold, 500, 500),
+        (Role::Silver, 450, 600),
+        (Role::Knight, 350, 350),
+        (Role::Lance, 300, 450),
+        (Role::Pawn, 100, 450),
+    ];
+    let mut i = 0;
+    while i < table.len() {
+        let (role, plain, promoted) = table[i];
+        t[role as usize] = plain;
+        t[role as usize + 8] = promoted;
+        i += 1;
+    }
+    t
+};
 
 /// The evaluation's weights: each term's factor, in centipawns or percent.
 /// The defaults ([`Weights::DEFAULT`]) were tuned by self-play
@@ -220,8 +232,33 @@ pub fn attacked_by_any(pos: &Position, enemies: &[Player], cell: Cell) -> bool {
     enemies.iter().any(|&e| pos.is_attacked_by(cell, e))
 }
 
-/// King safety of `p`: enemy-attacked cells around the king, free escape
-/// cells, own pieces sheltering it, enemy pieces close to it, check.
+/// Per cell, its orthogonal neighbours and the cells at most two steps
+/// away, as sets: the evaluation counts pieces and attacks near a king with
+/// a few set operations.
+struct Around {
+    neighbours: [Bitboard; NUM_CELLS],
+    within_two: [Bitboard; NUM_CELLS],
+}
+
+static AROUND: LazyLock<Around> = LazyLock::new(|| {
+    let mut t = Around {
+        neighbours: [Bitboard::EMPTY; NUM_CELLS],
+        within_two: [Bitboard::EMPTY; NUM_CELLS],
+    };
+    for c in Cell::all() {
+        for n in neighbours(c) {
+            t.neighbours[c.index()].set(n);
+        }
+        for d in Cell::all().filter(|&d| distance(c, d) <= 2) {
+            t.within_two[c.index()].set(d);
+        }
+    }
+    t
+});
+
+/// King safety of `p`: enemy-attacked cells around the king (own pieces
+/// there included), free escape cells, own pieces sheltering it, enemy
+/// pieces close to it, check.
 fn king_safety(
     w: &Weights,
     pos: &Position,
@@ -230,21 +267,15 @@ fn king_safety(
     king: Cell,
     near_enemies: i32,
 ) -> i32 {
-    let foes = enemy_players(pos, p);
-    let mut attacked = 0;
-    let mut escapes = 0;
-    let mut shelter = 0;
-    for n in neighbours(king) {
-        let hit = foes.clone().any(|e| attacked_by[e.index()].contains(n));
-        match pos.piece_at(n) {
-            Some(piece) if piece.owner == p => {
-                shelter += 1;
-                attacked += hit as i32;
-            }
-            _ if hit => attacked += 1,
-            _ => escapes += 1,
-        }
+    let mut hit = Bitboard::EMPTY;
+    for e in enemy_players(pos, p) {
+        hit |= attacked_by[e.index()];
     }
+    let around = AROUND.neighbours[king.index()];
+    let own = pos.occupied_by(p);
+    let shelter = (around & own).count() as i32;
+    let attacked = (around & hit).count() as i32;
+    let escapes = (around & !own & !hit).count();
     let escape_term = match escapes {
         0 => -90,
         1 => -35,
@@ -309,13 +340,13 @@ fn garden(
 
 /// Scores of each player (indexed by `Player::index`); 0 for eliminated players.
 pub fn player_scores(w: &Weights, pos: &Position) -> [i32; 3] {
-    let pieces = pos.pieces();
     let mut score = [0i32; 3];
     let mut kings: [Option<(Cell, bool)>; 3] = [None; 3];
-    for &(c, piece) in &pieces {
-        score[piece.owner.index()] += piece_value(piece.role, piece.promoted);
-        if piece.role == Role::King {
-            kings[piece.owner.index()] = Some((c, piece.promoted));
+    for p in Player::ALL {
+        let counts = pos.piece_counts(p);
+        score[p.index()] = counts.iter().zip(VALUES).map(|(&n, v)| n as i32 * v).sum();
+        if let Some(k) = pos.king(p) {
+            kings[p.index()] = Some((k, counts[Role::King as usize + 8] > 0));
         }
     }
     // Each active player's attacked cells, computed once for every king.
@@ -330,13 +361,17 @@ pub fn player_scores(w: &Weights, pos: &Position) -> [i32; 3] {
         let Some((king, promoted)) = kings[p.index()] else {
             continue;
         };
-        let near = pieces
+        // Enemy pieces within two steps, pawns and kings aside.
+        let mut close = Bitboard::EMPTY;
+        for q in Player::ALL.into_iter().filter(|&q| !same_side(pos, p, q)) {
+            close |= pos.occupied_by(q);
+        }
+        close &= AROUND.within_two[king.index()];
+        let near = close
             .iter()
-            .filter(|(c, x)| {
-                x.role != Role::Pawn
-                    && x.role != Role::King
-                    && !same_side(pos, p, x.owner)
-                    && distance(*c, king) <= 2
+            .filter(|&c| {
+                pos.piece_at(c)
+                    .is_some_and(|x| x.role != Role::Pawn && x.role != Role::King)
             })
             .count() as i32;
         score[p.index()] += king_safety(w, pos, &attacked, p, king, near)
@@ -346,23 +381,25 @@ pub fn player_scores(w: &Weights, pos: &Position) -> [i32; 3] {
         // Pieces en prise: attacked by an enemy, not defended (an own
         // piece's attack covers the cell, RULES §10.1).
         let mut hanging = [[0i32; 2]; 3];
-        for &(c, piece) in &pieces {
-            if piece.role == Role::King {
-                continue;
+        for p in pos.active_players() {
+            let mut foes = Bitboard::EMPTY;
+            for e in enemy_players(pos, p) {
+                foes |= attacked[e.index()];
             }
-            let p = piece.owner;
-            if attacked[p.index()].contains(c)
-                || !enemy_players(pos, p).any(|e| attacked[e.index()].contains(c))
-            {
-                continue;
+            let mut kingless = pos.occupied_by(p);
+            if let Some((k, _)) = kings[p.index()] {
+                kingless.clear(k);
             }
-            let v = piece_value(piece.role, piece.promoted);
-            let h = &mut hanging[p.index()];
-            if v > h[0] {
-                h[1] = h[0];
-                h[0] = v;
-            } else {
-                h[1] = h[1].max(v);
+            for c in (kingless & foes & !attacked[p.index()]).iter() {
+                let piece = pos.piece_at(c).expect("an occupied cell");
+                let v = piece_value(piece.role, piece.promoted);
+                let h = &mut hanging[p.index()];
+                if v > h[0] {
+                    h[1] = h[0];
+                    h[0] = v;
+                } else {
+                    h[1] = h[1].max(v);
+                }
             }
         }
         for p in pos.active_players() {

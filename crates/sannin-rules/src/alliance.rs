@@ -26,13 +26,19 @@ use crate::position::{AttackCache, Core, LastAction, Position};
 /// The attack maps of the three players on one board, each computed the
 /// first time it is asked for (a threat test often needs only some of them),
 /// or taken from the board before an action for a player the action cannot
-/// have changed (see [`unchanged`]).
+/// have changed (see [`unchanged`]), or updated from that board's map for
+/// the cells the action changed (see [`Board::attack_map_after`]).
 pub(crate) struct Maps<'a> {
     board: &'a Board,
     maps: ByPlayer<OnceCell<AttackMap>>,
-    base: Option<(&'a Maps<'a>, Players)>,
+    /// Maps of a board that differs from this one on the cells `.2` alone,
+    /// with the players `.1` unchanged.
+    base: Option<(&'a Maps<'a>, Players, Bitboard)>,
     /// The maps of a position, kept with it.
     cache: Option<&'a AttackCache>,
+    /// Without `base`: the maps of the board before the action that led
+    /// to a position, and the cells that action changed.
+    seed: Option<(&'a AttackCache, Bitboard)>,
 }
 
 impl<'a> Maps<'a> {
@@ -42,6 +48,7 @@ impl<'a> Maps<'a> {
             maps: ByPlayer::new_with(|_| OnceCell::new()),
             base: None,
             cache: None,
+            seed: None,
         }
     }
     /// The maps of a position's board, computed at most once for the position.
@@ -51,18 +58,48 @@ impl<'a> Maps<'a> {
             ..Maps::of(board)
         }
     }
-    /// The maps of `board`, reached from the board of `base` by an action
-    /// that changed no player of `same` (their maps are copied from `base`).
-    fn after(board: &'a Board, base: &'a Maps<'a>, same: Players) -> Maps<'a> {
+    /// [`Maps::cached`] for a position, updated from the board before its
+    /// last action where they can be.
+    fn of_position(pos: &'a Position) -> Maps<'a> {
         Maps {
-            base: Some((base, same)),
+            seed: pos.attacks.seed(pos.last.as_deref()),
+            ..Maps::cached(&pos.core.board, &pos.attacks)
+        }
+    }
+    /// The maps of `board`, reached from the board of `base` by `p`'s
+    /// `action` (the maps of the players it did not change are copied).
+    fn after(board: &'a Board, base: &'a Maps<'a>, p: Player, action: Action) -> Maps<'a> {
+        Maps {
+            base: Some((
+                base,
+                unchanged(base.board, p, action),
+                changed_cells(action),
+            )),
             ..Maps::of(board)
+        }
+    }
+    /// `p`'s map if it was computed already.
+    fn known(&self, p: Player) -> Option<&AttackMap> {
+        match self.cache {
+            Some(cache) => cache.known(p),
+            None => self.maps[p].get(),
         }
     }
     fn get(&self, p: Player) -> &AttackMap {
         let make = || match self.base {
-            Some((base, same)) if same.contains(p) => *base.get(p),
-            _ => self.board.attack_map(p),
+            Some((base, same, _)) if same.contains(p) => *base.get(p),
+            Some((base, _, changed)) if changed.any() => match base.known(p) {
+                Some(m) => self.board.attack_map_after(m, p, changed),
+                None => self.board.attack_map(p),
+            },
+            Some(_) => self.board.attack_map(p),
+            None => match self
+                .seed
+                .and_then(|(pre, changed)| Some((pre.known(p)?, changed)))
+            {
+                Some((m, changed)) => self.board.attack_map_after(m, p, changed),
+                None => self.board.attack_map(p),
+            },
         };
         match self.cache {
             Some(cache) => cache.get_or(p, make),
@@ -71,12 +108,22 @@ impl<'a> Maps<'a> {
     }
 }
 
+/// The cells whose contents step 1 of a move or drop changes (RULES §11):
+/// none for an illumination, which no map is updated for.
+pub(crate) fn changed_cells(action: Action) -> Bitboard {
+    match action {
+        Action::Move { from, to, .. } => from.bb() | to.bb(),
+        Action::Drop { to, .. } => to.bb(),
+        Action::Illuminate { .. } => Bitboard::EMPTY,
+    }
+}
+
 /// The players whose attack map and pieces (see [`AttackMap`]) step 1 of
 /// `p`'s `action` leaves as they are on `pre`: neither `p`, nor the owner of
 /// a captured piece, nor a player with a piece that ranges through a cell
 /// the action empties or fills (RULES §10.1: steps do not depend on other
 /// pieces; a range ends at its first occupied cell).
-fn unchanged(pre: &Board, p: Player, action: Action) -> Players {
+pub(crate) fn unchanged(pre: &Board, p: Player, action: Action) -> Players {
     let mut same = Players::ALL;
     same.remove(p);
     let cells = match action {
@@ -354,21 +401,27 @@ fn double_attack(
     // Only now the board before b1's action. When `pre` is that board after
     // b1's action and nothing else (no elimination, no alliance between),
     // the players the action did not change keep their attack maps.
+    // (A position that keeps the cells its last action changed is such a board.)
     let b1_pre = &last.pre;
-    let same = match last.action {
-        Action::Illuminate { .. } => Players::NONE,
+    let related = match last.action {
+        Action::Illuminate { .. } => false,
+        _ if pre_maps.seed.is_some() => true,
         action => {
             let mut board = b1_pre.board.clone();
             apply_board(&mut board, b1, action, Bitboard::EMPTY);
-            if board == pre.board {
-                unchanged(&b1_pre.board, b1, action)
-            } else {
-                Players::NONE
-            }
+            board == pre.board
         }
     };
+    let (same, changed) = if related {
+        (
+            unchanged(&b1_pre.board, b1, last.action),
+            changed_cells(last.action),
+        )
+    } else {
+        (Players::NONE, Bitboard::EMPTY)
+    };
     let b1_pre_maps = Maps {
-        base: Some((pre_maps, same)),
+        base: Some((pre_maps, same, changed)),
         ..Maps::cached(&b1_pre.board, &last.pre_attacks)
     };
     let p1_plain = p1_kept & !cheap_threats(&b1_pre.board, &b1_pre_maps, b1, c);
@@ -448,7 +501,7 @@ fn cannot_meet_both(
         };
         after.board.clone_from(&post.board);
         apply_board(&mut after.board, c, act, illum);
-        let maps = Maps::after(&after.board, post_maps, unchanged(&post.board, c, act));
+        let maps = Maps::after(&after.board, post_maps, c, act);
         pairs.retain(|&(p1, p2)| {
             threat_exists(&after, &maps, b1, follow(p1, act))
                 || threat_exists(&after, &maps, a, follow(p2, act))
@@ -463,18 +516,20 @@ fn cannot_meet_both(
 /// Step 3 of RULES §11: the pair forced into an alliance by `a`'s action, if
 /// exactly one pair qualifies. `pre` is the position before the action,
 /// `post` after its step 1.
-/// `post_attacks` keeps the attack maps of `post` computed here.
+/// `post_attacks` keeps the attack maps of `post` computed here; `same` are
+/// the players the action left unchanged (`unchanged`).
 pub(crate) fn forced(
     pos: &Position,
     post: &Core,
     post_attacks: &AttackCache,
+    same: Players,
     a: Player,
     action: Action,
 ) -> Option<(Players, AllianceCause)> {
     let (last, pre) = (pos.last.as_deref(), &pos.core);
-    let pre_maps = Maps::cached(&pre.board, &pos.attacks);
+    let pre_maps = Maps::of_position(pos);
     let post_maps = Maps {
-        base: Some((&pre_maps, unchanged(&pre.board, a, action))),
+        base: Some((&pre_maps, same, changed_cells(action))),
         ..Maps::cached(&post.board, post_attacks)
     };
     let mut pairs: Vec<(Players, AllianceCause)> = Vec::new();

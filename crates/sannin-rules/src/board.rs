@@ -74,6 +74,9 @@ pub(crate) struct Board {
     // `ByPlayer` (a branch per access) costs about 3% of perft's instructions.
     occ: [Bitboard; 3],
     kings: [Option<Cell>; 3],
+    /// How many pieces of each code stand on the board, at `code - 1`:
+    /// `owner * 16 + promoted * 8 + role` (see `Piece::code`).
+    counts: [u8; 48],
     /// Counts in `Role::HAND` order.
     hands: [[u8; 7]; 3],
     /// XOR of the keys of the pieces on the board.
@@ -97,6 +100,7 @@ impl Board {
             cells: [0; NUM_CELLS],
             occ: [Bitboard::EMPTY; 3],
             kings: [None; 3],
+            counts: [0; 48],
             hands: [[0; 7]; 3],
             piece_hash: 0,
             hand_hash: 0,
@@ -123,6 +127,7 @@ impl Board {
         let code = p.code();
         self.cells[c.index()] = code;
         self.occ[p.owner as usize].set(c);
+        self.counts[code as usize - 1] += 1;
         if p.role == Role::King {
             self.kings[p.owner as usize] = Some(c);
         }
@@ -137,6 +142,7 @@ impl Board {
         let p = Piece::decode(code);
         self.cells[c.index()] = 0;
         self.occ[p.owner as usize].clear(c);
+        self.counts[code as usize - 1] -= 1;
         if p.role == Role::King && self.kings[p.owner as usize] == Some(c) {
             self.kings[p.owner as usize] = None;
         }
@@ -173,6 +179,13 @@ impl Board {
             b.set(*c);
         }
         b
+    }
+
+    /// How many pieces of `p` stand on the board, by kind, at `promoted * 8 + role`.
+    #[inline]
+    pub(crate) fn counts(&self, p: Player) -> [u8; 16] {
+        let i = p as usize * 16;
+        self.counts[i..i + 16].try_into().expect("16 kinds")
     }
 
     pub(crate) fn hand(&self, p: Player, r: Role) -> u8 {
@@ -339,6 +352,47 @@ impl Board {
         }
     }
 
+    /// [`Board::attack_map`] of `p` on this board, reached from a board
+    /// where `p`'s map was `pre` by changes on the cells `changed` alone
+    /// (pieces taken, put or replaced there). Only the value classes the
+    /// change can reach are built again: those with a piece on a changed
+    /// cell before or after, and those whose attacks reached a changed cell
+    /// before — a range that the change lengthens or shortens ended on one
+    /// of those cells (RULES §10.1), and steps do not depend on other pieces.
+    pub(crate) fn attack_map_after(
+        &self,
+        pre: &AttackMap,
+        p: Player,
+        changed: Bitboard,
+    ) -> AttackMap {
+        let mut pieces = pre.pieces;
+        let mut dirty = [false; 4];
+        for ((d, kept), &attacked) in dirty.iter_mut().zip(&mut pieces).zip(&pre.by_value) {
+            *d = (attacked & changed).any() || (*kept & changed).any();
+            *kept &= !changed;
+        }
+        for c in (self.occ[p as usize] & changed).iter() {
+            let v = Piece::decode(self.cells[c.index()]).role.value() as usize;
+            pieces[v].set(c);
+            dirty[v] = true;
+        }
+        let occ = self.occupied();
+        let mut by_value = pre.by_value;
+        for ((attacked, class), d) in by_value.iter_mut().zip(&pieces).zip(dirty) {
+            if d {
+                *attacked = Bitboard::EMPTY;
+                for c in class.iter() {
+                    *attacked |= self.attacks_of(self.cells[c.index()], c, occ);
+                }
+            }
+        }
+        AttackMap {
+            all: by_value[0] | by_value[1] | by_value[2] | by_value[3],
+            by_value,
+            pieces,
+        }
+    }
+
     pub(crate) fn pieces(&self) -> impl Iterator<Item = (Cell, Piece)> + '_ {
         self.occupied()
             .iter()
@@ -348,7 +402,7 @@ impl Board {
 
 /// Cells attacked by one player, by attacker value class, and that player's
 /// pieces by value class.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct AttackMap {
     pub by_value: [Bitboard; 4],
     /// The union of `by_value`.

@@ -289,48 +289,71 @@ pub(crate) fn is_legal_basic(core: &Core, p: Player, action: Action) -> bool {
 }
 
 /// The §10.3 test for many actions of one player on one position, with
-/// shortcuts that need no board copy. When `p` is not allied (no ally's king
-/// to keep safe), only `p`'s own king matters: after a move or drop, it is
-/// attacked when some other player's piece, not captured by the action,
-/// attacks its cell given the new occupancy; no such piece moves. When `p`
-/// is moreover not in check, an action can break §10.3 only by opening a
-/// line to its own king: a drop fills a cell and opens none, and a move of
-/// another piece opens only the cell it leaves. That matters only for a
-/// pinned piece: the first piece on one of the king's twelve lines, when the
-/// next piece beyond it belongs to another player and attacks along that
-/// line from a distance (RULES §10.1). Illuminations, and every action of an
-/// allied player, take the full test of [`is_legal_basic`].
+/// shortcuts that need no board copy. `p`'s own king, after a move or drop,
+/// is attacked when some other player's piece (an ally's included), not
+/// captured by the action, attacks its cell given the new occupancy; no such
+/// piece moves. When `p` is moreover not in check, an action can break
+/// that only by opening a line to its own king: a drop fills a cell and
+/// opens none, and a move of another piece opens only the cell it leaves.
+/// That matters only for a pinned piece: the first piece on one of the
+/// king's twelve lines, when the next piece beyond it belongs to another
+/// player and attacks along that line from a distance (RULES §10.1).
+///
+/// An allied player must also leave its ally's king unattacked by its own
+/// pieces (§12.5): by the moved or dropped piece from where it lands, or by
+/// another of its pieces, which can gain an attack only through the cell a
+/// move leaves unless one attacks that king already. Illuminations, and a
+/// capture of the ally's king, take the full test of [`is_legal_basic`].
 pub(crate) struct SafetyTest {
     pub(crate) king: Option<Cell>,
     /// Not allied, with a king.
     alone: bool,
     /// `alone` and not in check (§10.2).
     pub(crate) quiet: bool,
+    /// With a king and not in check, allied or not.
+    unchecked: bool,
     /// Own pieces that may be pinned to the king.
     pub(crate) pinned: Bitboard,
     /// Pieces of the other players.
     enemies: Bitboard,
     occ: Bitboard,
+    /// The ally's king, while `p` is allied.
+    ally_king: Option<Cell>,
+    /// No piece of `p` attacks `ally_king` now.
+    ally_unattacked: bool,
 }
 
 impl SafetyTest {
     pub(crate) fn new(core: &Core, p: Player) -> SafetyTest {
         let king = core.board.king(p);
-        let alone = king.is_some() && !core.alliance.contains(p);
+        let allied = core.alliance.contains(p);
+        let alone = king.is_some() && !allied;
         let occ = core.board.occupied();
-        let enemies = occ & !core.board.of(p);
-        let quiet = alone && king.is_some_and(|k| !core.board.is_attacked_in(k, enemies, occ));
+        let own = core.board.of(p);
+        let enemies = occ & !own;
+        let unchecked = king.is_some_and(|k| !core.board.is_attacked_in(k, enemies, occ));
+        let ally_king = if allied {
+            core.alliance
+                .iter()
+                .find(|&q| q != p)
+                .and_then(|q| core.board.king(q))
+        } else {
+            None
+        };
         SafetyTest {
             king,
             alone,
-            quiet,
-            pinned: if quiet {
+            quiet: alone && unchecked,
+            unchecked,
+            pinned: if unchecked {
                 king.map_or(Bitboard::EMPTY, |k| pinned(&core.board, p, k))
             } else {
                 Bitboard::EMPTY
             },
             enemies,
             occ,
+            ally_king,
+            ally_unattacked: ally_king.is_some_and(|kq| !core.board.is_attacked_in(kq, own, occ)),
         }
     }
 
@@ -346,22 +369,79 @@ impl SafetyTest {
                             .board
                             .is_attacked_in(k, self.enemies, self.occ | to.bb());
                 }
-                Action::Move { from, to, .. } => {
-                    if self.quiet && from != k && !self.pinned.contains(from) {
-                        return true;
-                    }
-                    let target = if from == k { to } else { k };
-                    let mut occ = self.occ;
-                    occ.clear(from);
-                    occ.set(to);
-                    let mut enemies = self.enemies;
-                    enemies.clear(to);
-                    return !core.board.is_attacked_in(target, enemies, occ);
-                }
+                Action::Move { from, to, .. } => return self.own_king_safe(core, k, from, to),
                 Action::Illuminate { .. } => {}
             }
+        } else if let (Some(k), Some(kq)) = (self.king, self.ally_king) {
+            return self.is_legal_allied(core, p, action, k, kq);
         }
         is_legal_basic(core, p, action)
+    }
+
+    /// Whether `p`'s king on `k` is safe after `p`'s move from `from` to `to`.
+    #[inline]
+    fn own_king_safe(&self, core: &Core, k: Cell, from: Cell, to: Cell) -> bool {
+        if self.unchecked && from != k && !self.pinned.contains(from) {
+            return true;
+        }
+        let target = if from == k { to } else { k };
+        let mut occ = self.occ;
+        occ.clear(from);
+        occ.set(to);
+        let mut enemies = self.enemies;
+        enemies.clear(to);
+        !core.board.is_attacked_in(target, enemies, occ)
+    }
+
+    /// [`SafetyTest::is_legal`] for an allied `p` with its king on `k`, its
+    /// ally's on `kq`.
+    fn is_legal_allied(&self, core: &Core, p: Player, action: Action, k: Cell, kq: Cell) -> bool {
+        match action {
+            Action::Drop { to, .. } => {
+                (self.unchecked
+                    || !core
+                        .board
+                        .is_attacked_in(k, self.enemies, self.occ | to.bb()))
+                    && !self.checks_ally(core, p, action, kq)
+            }
+            Action::Move { from, to, .. } if to != kq => {
+                self.own_king_safe(core, k, from, to) && !self.checks_ally(core, p, action, kq)
+            }
+            _ => is_legal_basic(core, p, action),
+        }
+    }
+
+    /// Whether a piece of `p` attacks the ally's king on `kq` after `p`'s
+    /// move or drop `action` (which does not capture that king).
+    fn checks_ally(&self, core: &Core, p: Player, action: Action, kq: Cell) -> bool {
+        let board = &core.board;
+        let own = board.of(p);
+        match action {
+            Action::Drop { role, to } => {
+                let occ = self.occ | to.bb();
+                board
+                    .attacks_of(Piece::new(p, role, false).code(), to, occ)
+                    .contains(kq)
+                    || (!self.ally_unattacked && board.is_attacked_in(kq, own, occ))
+            }
+            Action::Move { from, to, promote } => {
+                let mut occ = self.occ;
+                occ.clear(from);
+                occ.set(to);
+                let mut piece = board.get(from).expect("a piece on from");
+                piece.promoted |= promote;
+                if board.attacks_of(piece.code(), to, occ).contains(kq) {
+                    return true;
+                }
+                if self.ally_unattacked && !kq.lines().contains(from) {
+                    return false;
+                }
+                let mut rest = own;
+                rest.clear(from);
+                board.is_attacked_in(kq, rest, occ)
+            }
+            Action::Illuminate { .. } => unreachable!("illuminations take the full test"),
+        }
     }
 }
 
@@ -423,4 +503,113 @@ pub(crate) fn any_action(
     visit_moves(core, p, first, all, &mut f).is_break()
         || visit_moves(core, p, own & !first, all, &mut f).is_break()
         || visit_drops(core, p, all, &mut f).is_break()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::position::Position;
+
+    /// [`SafetyTest::is_legal`]'s shortcuts give [`is_legal_basic`]'s answer
+    /// for every pseudo-legal action, allied or not (RULES §10.3, §12.5), on
+    /// the positions of seeded playouts of pseudo-legal actions: these reach
+    /// what legal play rarely does, such as a player whose piece attacks its
+    /// ally's king already, or a king that can be captured.
+    #[test]
+    fn safety_test_agrees_with_the_full_test() {
+        let mut checked = [0usize; 2];
+        for seed in 0..60u64 {
+            let start = if seed % 3 == 0 {
+                Position::start()
+            } else {
+                Position::voluntary_alliance_start()
+            };
+            let mut core = start.core;
+            let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+            let mut actions = Vec::new();
+            for _ in 0..160 {
+                let Some(p) = core.to_move else { break };
+                actions.clear();
+                pseudo_actions(&core, p, &mut actions);
+                if actions.is_empty() {
+                    break;
+                }
+                let test = SafetyTest::new(&core, p);
+                for &a in &actions {
+                    assert_eq!(
+                        test.is_legal(&core, p, a),
+                        is_legal_basic(&core, p, a),
+                        "{p:?} {a:?} on {:?}",
+                        core.board
+                    );
+                    checked[core.alliance.contains(p) as usize] += 1;
+                }
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let a = actions[(x % actions.len() as u64) as usize];
+                let illum = match a {
+                    Action::Illuminate { from } => illumination_targets(&core, p, from),
+                    _ => Bitboard::EMPTY,
+                };
+                apply_board(&mut core.board, p, a, illum);
+                core.to_move = core.next_active(p);
+            }
+        }
+        assert!(checked[0] > 10_000 && checked[1] > 10_000, "{checked:?}");
+    }
+
+    /// An attack map updated for the cells a move or drop changed
+    /// (`Board::attack_map_after`) is the map made from scratch, for every
+    /// player and every pseudo-legal move and drop, on every fourth position
+    /// of seeded playouts.
+    #[test]
+    fn updated_attack_maps_are_the_maps_made_anew() {
+        let mut checked = 0usize;
+        for seed in 0..30u64 {
+            let mut core = Position::start().core;
+            let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+            let mut actions = Vec::new();
+            for ply in 0..120 {
+                let Some(p) = core.to_move else { break };
+                actions.clear();
+                pseudo_actions(&core, p, &mut actions);
+                actions.retain(|&a| is_legal_basic(&core, p, a));
+                if actions.is_empty() {
+                    break;
+                }
+                if ply % 4 == 0 {
+                    let pre = Player::ALL.map(|q| core.board.attack_map(q));
+                    for &a in &actions {
+                        let changed = crate::alliance::changed_cells(a);
+                        if changed.is_empty() {
+                            continue;
+                        }
+                        let mut board = core.board.clone();
+                        apply_board(&mut board, p, a, Bitboard::EMPTY);
+                        for q in Player::ALL {
+                            assert_eq!(
+                                board.attack_map_after(&pre[q as usize], q, changed),
+                                board.attack_map(q),
+                                "{q:?} after {p:?} {a:?} on {:?}",
+                                core.board
+                            );
+                            checked += 1;
+                        }
+                    }
+                }
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let a = actions[(x % actions.len() as u64) as usize];
+                let illum = match a {
+                    Action::Illuminate { from } => illumination_targets(&core, p, from),
+                    _ => Bitboard::EMPTY,
+                };
+                apply_board(&mut core.board, p, a, illum);
+                core.to_move = core.next_active(p);
+            }
+        }
+        assert!(checked > 50_000, "{checked}");
+    }
 }

@@ -6,6 +6,7 @@
 use std::sync::{Arc, OnceLock};
 
 use crate::action::Action;
+use crate::bitboard::Bitboard;
 use crate::board::{AttackMap, Board};
 use crate::by_player::ByPlayer;
 use crate::cell::Cell;
@@ -126,6 +127,11 @@ pub(crate) struct LastAction {
 #[derive(Default)]
 pub(crate) struct AttackCache {
     maps: [OnceLock<AttackMap>; 3],
+    /// The cells on which this board differs from the board before the
+    /// action that led here (the position's `last`), while it differs on
+    /// nothing else: a map asked for is then updated from that board's map
+    /// when it is known (`Board::attack_map_after`).
+    changed: Bitboard,
     /// `(castling | alliance << 3, threat)` at `x * 3 + y`.
     mate: [OnceLock<(u8, bool)>; 9],
 }
@@ -138,9 +144,6 @@ impl std::fmt::Debug for AttackCache {
 }
 
 impl AttackCache {
-    pub(crate) fn get(&self, board: &Board, p: Player) -> &AttackMap {
-        self.maps[p as usize].get_or_init(|| board.attack_map(p))
-    }
     /// `p`'s map if it was computed already.
     #[inline]
     pub(crate) fn known(&self, p: Player) -> Option<&AttackMap> {
@@ -164,9 +167,55 @@ impl AttackCache {
             None => cell.get_or_init(|| (tag, test())).1,
         }
     }
+    /// Whether any player's map is known.
+    #[inline]
+    pub(crate) fn any_known(&self) -> bool {
+        self.maps.iter().any(|m| m.get().is_some())
+    }
+    /// The cache of the board after an action that changed the cells
+    /// `changed` (none for an illumination) and left the players `same` as
+    /// they were, from `pre`, the cache of the board before it: the maps
+    /// `pre` knows are kept for `same`.
+    pub(crate) fn after(pre: &AttackCache, same: Players, changed: Bitboard) -> AttackCache {
+        let cache = AttackCache {
+            changed,
+            ..AttackCache::default()
+        };
+        for q in same.iter() {
+            if let Some(m) = pre.known(q) {
+                let _ = cache.maps[q as usize].set(*m);
+            }
+        }
+        cache
+    }
     /// `p`'s map, made by `make` if not known yet.
     pub(crate) fn get_or(&self, p: Player, make: impl FnOnce() -> AttackMap) -> &AttackMap {
         self.maps[p as usize].get_or_init(make)
+    }
+    /// The cells changed since the board before (see `changed`), and that
+    /// board's cache, for a position whose last action is `last`.
+    pub(crate) fn seed<'a>(
+        &self,
+        last: Option<&'a LastAction>,
+    ) -> Option<(&'a AttackCache, Bitboard)> {
+        last.filter(|_| self.changed.any())
+            .map(|l| (&*l.pre_attacks, self.changed))
+    }
+}
+
+impl Position {
+    /// `p`'s attack map on this position's board, kept with the position;
+    /// updated from the map of the board before the last action when it can.
+    pub(crate) fn attack_map(&self, p: Player) -> &AttackMap {
+        let board = &self.core.board;
+        self.attacks
+            .get_or(p, || match self.attacks.seed(self.last.as_deref()) {
+                Some((pre, changed)) => match pre.known(p) {
+                    Some(m) => board.attack_map_after(m, p, changed),
+                    None => board.attack_map(p),
+                },
+                None => board.attack_map(p),
+            })
     }
 }
 

@@ -51,7 +51,27 @@ impl Position {
     /// [`Position::attacks`] as a set, without the allocation.
     #[inline]
     pub fn attacked_cells(&self, by: Player) -> Bitboard {
-        self.attacks.get(&self.core.board, by).all()
+        self.attack_map(by).all()
+    }
+
+    /// The cells holding a piece of `p`.
+    #[inline]
+    pub fn occupied_by(&self, p: Player) -> Bitboard {
+        self.core.board.of(p)
+    }
+
+    /// How many pieces of `p` stand on the board, by kind: at index
+    /// `role as usize + 8 * promoted as usize` (an evaluation's material
+    /// without a pass over the board).
+    #[inline]
+    pub fn piece_counts(&self, p: Player) -> [u8; 16] {
+        self.core.board.counts(p)
+    }
+
+    /// The cells holding a piece of anyone.
+    #[inline]
+    pub fn occupied(&self) -> Bitboard {
+        self.core.board.occupied()
     }
 
     /// Whether `p` is still in the game (not eliminated).

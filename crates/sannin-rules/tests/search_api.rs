@@ -1,7 +1,9 @@
 //! The allocation-free search API ([`Position::legal_actions_into`],
 //! [`Position::legal_captures_into`], [`Position::has_legal_action`],
-//! [`Position::is_active`]) against the plain one ([`Position::legal_actions`],
-//! [`Position::play`], [`Position::active`]) on positions from seeded random
+//! [`Position::is_active`], [`Position::piece_counts`],
+//! [`Position::occupied_by`]) against the plain one
+//! ([`Position::legal_actions`], [`Position::play`], [`Position::active`],
+//! [`Position::pieces`]) on positions from seeded random
 //! playouts, and the results of playing every legal action (position strings
 //! and events, RULES §11) against digests recorded in `search_api.digest`;
 //! perft's count of the last ply against the number of legal actions.
@@ -120,7 +122,16 @@ fn search_api_agrees_with_play_and_legal_actions() {
             assert_eq!(perft(&pos, 1), legal.len() as u64, "perft 1 of {pos}");
             for p in Player::ALL {
                 assert_eq!(pos.is_active(p), pos.active().contains(&p), "{pos}");
+                let mut counts = [0u8; 16];
+                let mut cells = Vec::new();
+                for (c, x) in pos.pieces().into_iter().filter(|(_, x)| x.owner == p) {
+                    counts[x.role as usize + 8 * x.promoted as usize] += 1;
+                    cells.push(c);
+                }
+                assert_eq!(pos.piece_counts(p), counts, "{p:?} on {pos}");
+                assert!(pos.occupied_by(p).iter().eq(cells), "{p:?} on {pos}");
             }
+            assert_eq!(pos.occupied().count() as usize, pos.pieces().len(), "{pos}");
             assert_eq!(pos.active_count(), pos.active().len(), "{pos}");
             assert!(pos.active_players().eq(pos.active()), "{pos}");
 
