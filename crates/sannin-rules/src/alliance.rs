@@ -25,20 +25,19 @@ use crate::position::{AttackCache, Core, LastAction, Position};
 
 /// The attack maps of the three players on one board, each computed the
 /// first time it is asked for (a threat test often needs only some of them),
-/// or taken from the board before an action for a player the action cannot
-/// have changed (see [`unchanged`]), or updated from that board's map for
-/// the cells the action changed (see [`Board::attack_map_after`]).
+/// updated from the map of a board that differs from this one on a few cells
+/// where there is one (see [`Board::attack_map_after`]).
 pub(crate) struct Maps<'a> {
     board: &'a Board,
     maps: ByPlayer<OnceCell<AttackMap>>,
-    /// Maps of a board that differs from this one on the cells `.2` alone,
-    /// with the players `.1` unchanged.
-    base: Option<(&'a Maps<'a>, Players, Bitboard)>,
+    /// The maps of a board that differs from this one on the cells `.1`
+    /// alone (none: no such board).
+    base: Option<(&'a Maps<'a>, Bitboard)>,
     /// The maps of a position, kept with it.
     cache: Option<&'a AttackCache>,
-    /// Without `base`: the maps of the board before the action that led
-    /// to a position, and the cells that action changed.
-    seed: Option<(&'a AttackCache, Bitboard)>,
+    /// Without `base`, the last action of the position whose maps `cache`
+    /// holds (see [`AttackCache::get_after`]).
+    last: Option<&'a LastAction>,
 }
 
 impl<'a> Maps<'a> {
@@ -48,58 +47,48 @@ impl<'a> Maps<'a> {
             maps: ByPlayer::new_with(|_| OnceCell::new()),
             base: None,
             cache: None,
-            seed: None,
+            last: None,
         }
     }
-    /// The maps of a position's board, computed at most once for the position.
-    fn cached(board: &'a Board, cache: &'a AttackCache) -> Maps<'a> {
+    /// The maps of a board whose maps `cache` keeps, updated from `base`,
+    /// the maps of a board that differs from it on the cells `changed`
+    /// alone (none: no such board).
+    fn cached(
+        board: &'a Board,
+        cache: &'a AttackCache,
+        base: &'a Maps<'a>,
+        changed: Bitboard,
+    ) -> Maps<'a> {
         Maps {
             cache: Some(cache),
+            base: Some((base, changed)),
             ..Maps::of(board)
         }
     }
-    /// [`Maps::cached`] for a position, updated from the board before its
-    /// last action where they can be.
+    /// The maps of a position, kept with it.
     fn of_position(pos: &'a Position) -> Maps<'a> {
         Maps {
-            seed: pos.attacks.seed(pos.last.as_deref()),
-            ..Maps::cached(&pos.core.board, &pos.attacks)
+            cache: Some(&pos.attacks),
+            last: pos.last.as_deref(),
+            ..Maps::of(&pos.core.board)
         }
     }
-    /// The maps of `board`, reached from the board of `base` by `p`'s
-    /// `action` (the maps of the players it did not change are copied).
-    fn after(board: &'a Board, base: &'a Maps<'a>, p: Player, action: Action) -> Maps<'a> {
+    /// The maps of `board`, reached from the board of `base` by `action`.
+    fn after(board: &'a Board, base: &'a Maps<'a>, action: Action) -> Maps<'a> {
         Maps {
-            base: Some((
-                base,
-                unchanged(base.board, p, action),
-                changed_cells(action),
-            )),
+            base: Some((base, changed_cells(action))),
             ..Maps::of(board)
-        }
-    }
-    /// `p`'s map if it was computed already.
-    fn known(&self, p: Player) -> Option<&AttackMap> {
-        match self.cache {
-            Some(cache) => cache.known(p),
-            None => self.maps[p].get(),
         }
     }
     fn get(&self, p: Player) -> &AttackMap {
+        if let (Some(cache), None) = (self.cache, self.base) {
+            return cache.get_after(self.board, self.last, p);
+        }
         let make = || match self.base {
-            Some((base, same, _)) if same.contains(p) => *base.get(p),
-            Some((base, _, changed)) if changed.any() => match base.known(p) {
-                Some(m) => self.board.attack_map_after(m, p, changed),
-                None => self.board.attack_map(p),
-            },
-            Some(_) => self.board.attack_map(p),
-            None => match self
-                .seed
-                .and_then(|(pre, changed)| Some((pre.known(p)?, changed)))
-            {
-                Some((m, changed)) => self.board.attack_map_after(m, p, changed),
-                None => self.board.attack_map(p),
-            },
+            Some((base, changed)) if changed.any() => {
+                self.board.attack_map_after(base.get(p), p, changed)
+            }
+            _ => self.board.attack_map(p),
         };
         match self.cache {
             Some(cache) => cache.get_or(p, make),
@@ -116,41 +105,6 @@ pub(crate) fn changed_cells(action: Action) -> Bitboard {
         Action::Drop { to, .. } => to.bb(),
         Action::Illuminate { .. } => Bitboard::EMPTY,
     }
-}
-
-/// The players whose attack map and pieces (see [`AttackMap`]) step 1 of
-/// `p`'s `action` leaves as they are on `pre`: neither `p`, nor the owner of
-/// a captured piece, nor a player with a piece that ranges through a cell
-/// the action empties or fills (RULES §10.1: steps do not depend on other
-/// pieces; a range ends at its first occupied cell).
-pub(crate) fn unchanged(pre: &Board, p: Player, action: Action) -> Players {
-    let mut same = Players::ALL;
-    same.remove(p);
-    let cells = match action {
-        Action::Move { from, to, .. } => {
-            if let Some(victim) = pre.get(to) {
-                same.remove(victim.owner);
-            }
-            from.bb() | to.bb()
-        }
-        Action::Drop { to, .. } => to.bb(),
-        Action::Illuminate { .. } => return Players::NONE,
-    };
-    let occ = pre.occupied();
-    for c in cells.iter() {
-        for d in 0..12 {
-            if let Some(b) = first_blocker(c, d, occ) {
-                let code = pre.code(b);
-                if moves_of(code).1 & (1 << opposite(d)) != 0 {
-                    same.remove(Piece::from_code(code).owner);
-                }
-            }
-        }
-        if same.is_empty() {
-            break;
-        }
-    }
-    same
 }
 
 /// The pieces of `y` under a check, en prise or unequal-exchange threat by `x`
@@ -405,25 +359,19 @@ fn double_attack(
     let b1_pre = &last.pre;
     let related = match last.action {
         Action::Illuminate { .. } => false,
-        _ if pre_maps.seed.is_some() => true,
+        _ if pre_maps.last.is_some() && pre_maps.cache.is_some_and(AttackCache::derived) => true,
         action => {
             let mut board = b1_pre.board.clone();
             apply_board(&mut board, b1, action, Bitboard::EMPTY);
             board == pre.board
         }
     };
-    let (same, changed) = if related {
-        (
-            unchanged(&b1_pre.board, b1, last.action),
-            changed_cells(last.action),
-        )
+    let changed = if related {
+        changed_cells(last.action)
     } else {
-        (Players::NONE, Bitboard::EMPTY)
+        Bitboard::EMPTY
     };
-    let b1_pre_maps = Maps {
-        base: Some((pre_maps, same, changed)),
-        ..Maps::cached(&b1_pre.board, &last.pre_attacks)
-    };
+    let b1_pre_maps = Maps::cached(&b1_pre.board, &last.pre_attacks, pre_maps, changed);
     let p1_plain = p1_kept & !cheap_threats(&b1_pre.board, &b1_pre_maps, b1, c);
     if p1_plain.is_empty() && p2_plain.is_empty() {
         return false;
@@ -501,7 +449,7 @@ fn cannot_meet_both(
         };
         after.board.clone_from(&post.board);
         apply_board(&mut after.board, c, act, illum);
-        let maps = Maps::after(&after.board, post_maps, c, act);
+        let maps = Maps::after(&after.board, post_maps, act);
         pairs.retain(|&(p1, p2)| {
             threat_exists(&after, &maps, b1, follow(p1, act))
                 || threat_exists(&after, &maps, a, follow(p2, act))
@@ -516,22 +464,17 @@ fn cannot_meet_both(
 /// Step 3 of RULES §11: the pair forced into an alliance by `a`'s action, if
 /// exactly one pair qualifies. `pre` is the position before the action,
 /// `post` after its step 1.
-/// `post_attacks` keeps the attack maps of `post` computed here; `same` are
-/// the players the action left unchanged (`unchanged`).
+/// `post_attacks` keeps the attack maps of `post` computed here.
 pub(crate) fn forced(
     pos: &Position,
     post: &Core,
     post_attacks: &AttackCache,
-    same: Players,
     a: Player,
     action: Action,
 ) -> Option<(Players, AllianceCause)> {
     let (last, pre) = (pos.last.as_deref(), &pos.core);
     let pre_maps = Maps::of_position(pos);
-    let post_maps = Maps {
-        base: Some((&pre_maps, same, changed_cells(action))),
-        ..Maps::cached(&post.board, post_attacks)
-    };
+    let post_maps = Maps::cached(&post.board, post_attacks, &pre_maps, changed_cells(action));
     let mut pairs: Vec<(Players, AllianceCause)> = Vec::new();
     let mut defence: Option<bool> = None;
     let mut a_defended = || {

@@ -4,7 +4,7 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use crate::action::Action;
-use crate::alliance::{changed_cells, checkers, forced, unchanged};
+use crate::alliance::{changed_cells, checkers, forced};
 use crate::bitboard::Bitboard;
 use crate::board::Board;
 use crate::cell::Cell;
@@ -302,22 +302,11 @@ pub(crate) fn resolve(
     // Step 3: forced alliance. The attack maps it computes on the board
     // after step 1 stay with the resulting position if nothing changes that
     // board later (an alliance promotes a king, an elimination removes pieces).
-    // The maps of the players the action left as they were are those of
-    // the board before it.
-    let free_for_all = res.core.alliance.is_empty() && res.core.active.len() == 3;
-    let same = if free_for_all || pos.attacks.any_known() {
-        unchanged(&pre.board, a, action)
-    } else {
-        Players::NONE
-    };
-    let post_attacks = Arc::new(AttackCache::after(
-        &pos.attacks,
-        same,
-        changed_cells(action),
-    ));
+    // Its maps are updated from those of the board before the action.
+    let post_attacks = Arc::new(AttackCache::after(changed_cells(action)));
     let mut formed = false;
-    if free_for_all {
-        if let Some((pair, cause)) = forced(pos, &res.core, &post_attacks, same, a, action) {
+    if res.core.alliance.is_empty() && res.core.active.len() == 3 {
+        if let Some((pair, cause)) = forced(pos, &res.core, &post_attacks, a, action) {
             form_alliance(&mut res.core, &mut res.events, pair, cause);
             formed = true;
         }

@@ -167,39 +167,40 @@ impl AttackCache {
             None => cell.get_or_init(|| (tag, test())).1,
         }
     }
-    /// Whether any player's map is known.
-    #[inline]
-    pub(crate) fn any_known(&self) -> bool {
-        self.maps.iter().any(|m| m.get().is_some())
-    }
     /// The cache of the board after an action that changed the cells
-    /// `changed` (none for an illumination) and left the players `same` as
-    /// they were, from `pre`, the cache of the board before it: the maps
-    /// `pre` knows are kept for `same`.
-    pub(crate) fn after(pre: &AttackCache, same: Players, changed: Bitboard) -> AttackCache {
-        let cache = AttackCache {
+    /// `changed` (none for an illumination) and nothing else.
+    pub(crate) fn after(changed: Bitboard) -> AttackCache {
+        AttackCache {
             changed,
             ..AttackCache::default()
-        };
-        for q in same.iter() {
-            if let Some(m) = pre.known(q) {
-                let _ = cache.maps[q as usize].set(*m);
-            }
         }
-        cache
+    }
+    /// Whether this board is the board before the last action with that
+    /// action's changes alone (see `changed`).
+    pub(crate) fn derived(&self) -> bool {
+        self.changed.any()
     }
     /// `p`'s map, made by `make` if not known yet.
     pub(crate) fn get_or(&self, p: Player, make: impl FnOnce() -> AttackMap) -> &AttackMap {
         self.maps[p as usize].get_or_init(make)
     }
-    /// The cells changed since the board before (see `changed`), and that
-    /// board's cache, for a position whose last action is `last`.
-    pub(crate) fn seed<'a>(
+    /// For a position whose last action is `last`: `p`'s map on `board`
+    /// (this cache's), updated from the map of the board before that
+    /// action (kept with that board) when this board differs from it on
+    /// `changed` alone, else made anew.
+    pub(crate) fn get_after(
         &self,
-        last: Option<&'a LastAction>,
-    ) -> Option<(&'a AttackCache, Bitboard)> {
-        last.filter(|_| self.changed.any())
-            .map(|l| (&*l.pre_attacks, self.changed))
+        board: &Board,
+        last: Option<&LastAction>,
+        p: Player,
+    ) -> &AttackMap {
+        self.get_or(p, || match last {
+            Some(l) if self.changed.any() => {
+                let pre = l.pre_attacks.get_or(p, || l.pre.board.attack_map(p));
+                board.attack_map_after(pre, p, self.changed)
+            }
+            _ => board.attack_map(p),
+        })
     }
 }
 
@@ -207,15 +208,8 @@ impl Position {
     /// `p`'s attack map on this position's board, kept with the position;
     /// updated from the map of the board before the last action when it can.
     pub(crate) fn attack_map(&self, p: Player) -> &AttackMap {
-        let board = &self.core.board;
         self.attacks
-            .get_or(p, || match self.attacks.seed(self.last.as_deref()) {
-                Some((pre, changed)) => match pre.known(p) {
-                    Some(m) => board.attack_map_after(m, p, changed),
-                    None => board.attack_map(p),
-                },
-                None => board.attack_map(p),
-            })
+            .get_after(&self.core.board, self.last.as_deref(), p)
     }
 }
 
