@@ -74,9 +74,9 @@ pub(crate) struct Board {
     // `ByPlayer` (a branch per access) costs about 3% of perft's instructions.
     occ: [Bitboard; 3],
     kings: [Option<Cell>; 3],
-    /// How many pieces of each code stand on the board, at `code - 1`:
-    /// `owner * 16 + promoted * 8 + role` (see `Piece::code`).
-    counts: [u8; 48],
+    /// How many pieces of each kind stand on the board, by owner, at
+    /// `promoted * 8 + role` (`Piece::code` less one, less `owner * 16`).
+    counts: [[u8; 16]; 3],
     /// Counts in `Role::HAND` order.
     hands: [[u8; 7]; 3],
     /// XOR of the keys of the pieces on the board.
@@ -100,7 +100,7 @@ impl Board {
             cells: [0; NUM_CELLS],
             occ: [Bitboard::EMPTY; 3],
             kings: [None; 3],
-            counts: [0; 48],
+            counts: [[0; 16]; 3],
             hands: [[0; 7]; 3],
             piece_hash: 0,
             hand_hash: 0,
@@ -127,7 +127,7 @@ impl Board {
         let code = p.code();
         self.cells[c.index()] = code;
         self.occ[p.owner as usize].set(c);
-        self.counts[code as usize - 1] += 1;
+        self.counts[p.owner as usize][(code as usize - 1) % 16] += 1;
         if p.role == Role::King {
             self.kings[p.owner as usize] = Some(c);
         }
@@ -142,7 +142,7 @@ impl Board {
         let p = Piece::decode(code);
         self.cells[c.index()] = 0;
         self.occ[p.owner as usize].clear(c);
-        self.counts[code as usize - 1] -= 1;
+        self.counts[p.owner as usize][(code as usize - 1) % 16] -= 1;
         if p.role == Role::King && self.kings[p.owner as usize] == Some(c) {
             self.kings[p.owner as usize] = None;
         }
@@ -184,8 +184,7 @@ impl Board {
     /// How many pieces of `p` stand on the board, by kind, at `promoted * 8 + role`.
     #[inline]
     pub(crate) fn counts(&self, p: Player) -> [u8; 16] {
-        let i = p as usize * 16;
-        self.counts[i..i + 16].try_into().expect("16 kinds")
+        self.counts[p as usize]
     }
 
     pub(crate) fn hand(&self, p: Player, r: Role) -> u8 {

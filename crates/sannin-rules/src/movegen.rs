@@ -508,7 +508,46 @@ pub(crate) fn any_action(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::position::Position;
+    use crate::position::{Core, Position};
+
+    /// A seeded playout from `start`: at each of up to `plies` positions,
+    /// `visit` sees the position, the player to move, its pseudo-legal
+    /// actions (with `legal`, only those passing §10.3) and the ply; one of
+    /// them, picked by a xorshift generator, is then played (step 1 of
+    /// RULES §11 and the turn).
+    fn playout(
+        start: &Position,
+        seed: u64,
+        plies: usize,
+        legal: bool,
+        mut visit: impl FnMut(&Core, Player, &[Action], usize),
+    ) {
+        let mut core = start.core.clone();
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut actions = Vec::new();
+        for ply in 0..plies {
+            let Some(p) = core.to_move else { break };
+            actions.clear();
+            pseudo_actions(&core, p, &mut actions);
+            if legal {
+                actions.retain(|&a| is_legal_basic(&core, p, a));
+            }
+            if actions.is_empty() {
+                break;
+            }
+            visit(&core, p, &actions, ply);
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let a = actions[(x % actions.len() as u64) as usize];
+            let illum = match a {
+                Action::Illuminate { from } => illumination_targets(&core, p, from),
+                _ => Bitboard::EMPTY,
+            };
+            apply_board(&mut core.board, p, a, illum);
+            core.to_move = core.next_active(p);
+        }
+    }
 
     /// [`SafetyTest::is_legal`]'s shortcuts give [`is_legal_basic`]'s answer
     /// for every pseudo-legal action, allied or not (RULES §10.3, §12.5), on
@@ -524,63 +563,41 @@ mod tests {
             } else {
                 Position::voluntary_alliance_start()
             };
-            let mut core = start.core;
-            let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-            let mut actions = Vec::new();
-            for _ in 0..160 {
-                let Some(p) = core.to_move else { break };
-                actions.clear();
-                pseudo_actions(&core, p, &mut actions);
-                if actions.is_empty() {
-                    break;
-                }
-                let test = SafetyTest::new(&core, p);
-                for &a in &actions {
+            playout(&start, seed, 160, false, |core, p, actions, _| {
+                let test = SafetyTest::new(core, p);
+                for &a in actions {
                     assert_eq!(
-                        test.is_legal(&core, p, a),
-                        is_legal_basic(&core, p, a),
+                        test.is_legal(core, p, a),
+                        is_legal_basic(core, p, a),
                         "{p:?} {a:?} on {:?}",
                         core.board
                     );
                     checked[core.alliance.contains(p) as usize] += 1;
                 }
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                let a = actions[(x % actions.len() as u64) as usize];
-                let illum = match a {
-                    Action::Illuminate { from } => illumination_targets(&core, p, from),
-                    _ => Bitboard::EMPTY,
-                };
-                apply_board(&mut core.board, p, a, illum);
-                core.to_move = core.next_active(p);
-            }
+            });
         }
         assert!(checked[0] > 10_000 && checked[1] > 10_000, "{checked:?}");
     }
 
     /// An attack map updated for the cells a move or drop changed
     /// (`Board::attack_map_after`) is the map made from scratch, for every
-    /// player and every pseudo-legal move and drop, on every fourth position
-    /// of seeded playouts.
+    /// player and every legal move and drop, on every fourth position of
+    /// seeded playouts.
     #[test]
     fn updated_attack_maps_are_the_maps_made_anew() {
         let mut checked = 0usize;
         for seed in 0..30u64 {
-            let mut core = Position::start().core;
-            let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-            let mut actions = Vec::new();
-            for ply in 0..120 {
-                let Some(p) = core.to_move else { break };
-                actions.clear();
-                pseudo_actions(&core, p, &mut actions);
-                actions.retain(|&a| is_legal_basic(&core, p, a));
-                if actions.is_empty() {
-                    break;
-                }
-                if ply % 4 == 0 {
+            playout(
+                &Position::start(),
+                seed,
+                120,
+                true,
+                |core, p, actions, ply| {
+                    if ply % 4 != 0 {
+                        return;
+                    }
                     let pre = Player::ALL.map(|q| core.board.attack_map(q));
-                    for &a in &actions {
+                    for &a in actions {
                         let changed = crate::alliance::changed_cells(a);
                         if changed.is_empty() {
                             continue;
@@ -597,18 +614,8 @@ mod tests {
                             checked += 1;
                         }
                     }
-                }
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                let a = actions[(x % actions.len() as u64) as usize];
-                let illum = match a {
-                    Action::Illuminate { from } => illumination_targets(&core, p, from),
-                    _ => Bitboard::EMPTY,
-                };
-                apply_board(&mut core.board, p, a, illum);
-                core.to_move = core.next_active(p);
-            }
+                },
+            );
         }
         assert!(checked > 50_000, "{checked}");
     }
