@@ -353,9 +353,9 @@ fn double_attack(
         return false;
     }
     // Only now the board before b1's action. When `pre` is that board after
-    // b1's action and nothing else (no elimination, no alliance between),
-    // the players the action did not change keep their attack maps.
-    // (A position that keeps the cells its last action changed is such a board.)
+    // b1's action and nothing else (no elimination, no alliance between; a
+    // position that keeps the cells its last action changed is such a
+    // board), its maps are updated from those of `pre`.
     let b1_pre = &last.pre;
     let related = match last.action {
         Action::Illuminate { .. } => false,
