@@ -158,7 +158,13 @@ pub(crate) fn mate_threat(core: &Core, x: Player, y: Player) -> bool {
         };
         after.board.clone_from(&core.board);
         apply_board(&mut after.board, x, a, illum);
-        if after.in_check(y)
+        // Not in check before, a move or drop checks exactly when
+        // `could_check` says so.
+        let checks = match a {
+            Action::Illuminate { .. } => after.in_check(y),
+            _ => !already || after.in_check(y),
+        };
+        if checks
             && is_safe_after(&after.board, after.alliance, x)
             && !has_legal_action(&after, y)
         {
@@ -180,8 +186,11 @@ pub(crate) fn mate_threat(core: &Core, x: Player, y: Player) -> bool {
         || visit_drops(core, x, drop_cells, &mut mates).is_break()
 }
 
-/// Whether `x`'s action can put the king on `ky` in check: the moved or
-/// dropped piece attacks it afterwards, or a cell on one of its lines empties.
+/// Whether `x`'s action can put the king on `ky` (not in check before) in
+/// check; for a move or drop, whether it does: the moved or dropped piece
+/// attacks it afterwards, or the move opens a line to it from a piece of
+/// someone else that ranges along that line (RULES §10.1; a move changes no
+/// cell but the two it names, castling included, §8).
 fn could_check(board: &Board, x: Player, action: Action, ky: Cell) -> bool {
     let occ = board.occupied();
     match action {
@@ -194,7 +203,22 @@ fn could_check(board: &Board, x: Player, action: Action, ky: Cell) -> bool {
             let mut after = occ;
             after.clear(from);
             after.set(to);
-            ky.lines().contains(from) || board.attacks_of(piece.code(), to, after).contains(ky)
+            if board.attacks_of(piece.code(), to, after).contains(ky) {
+                return true;
+            }
+            if !ky.lines().contains(from) {
+                return false;
+            }
+            let Some(d) = (0..12).find(|&d| ky.ray(d).contains(from)) else {
+                return false;
+            };
+            let y = board.get(ky).expect("a king on ky").owner;
+            first_blocker(ky, d, after).is_some_and(|b| {
+                b != to
+                    && board.get(b).is_some_and(|q| {
+                        q.owner != y && moves_of(q.code()).1 & (1 << opposite(d)) != 0
+                    })
+            })
         }
         Action::Illuminate { .. } => true,
     }
@@ -209,6 +233,53 @@ fn threat_exists(core: &Core, maps: &Maps<'_>, x: Player, p: crate::cell::Cell) 
         return true;
     }
     piece.role == Role::King && mate_threat(core, x, piece.owner)
+}
+
+/// The threats of `x` on the pieces of `y` on one board ([`threat_exists`]
+/// for a piece of `y`), each kind worked out once, when first asked for.
+struct Threats<'a> {
+    core: &'a Core,
+    maps: &'a Maps<'a>,
+    x: Player,
+    y: Player,
+    cheap: OnceCell<Bitboard>,
+    mate: OnceCell<bool>,
+}
+
+impl<'a> Threats<'a> {
+    fn new(core: &'a Core, maps: &'a Maps<'a>, x: Player, y: Player) -> Threats<'a> {
+        Threats {
+            core,
+            maps,
+            x,
+            y,
+            cheap: OnceCell::new(),
+            mate: OnceCell::new(),
+        }
+    }
+    /// Whether the piece on `p` is under a check, en prise or
+    /// unequal-exchange threat by `x`.
+    fn cheap(&self, p: crate::cell::Cell) -> bool {
+        match self.core.board.get(p) {
+            Some(piece) if piece.owner == self.y => self
+                .cheap
+                .get_or_init(|| cheap_threats(&self.core.board, self.maps, self.x, self.y))
+                .contains(p),
+            _ => threat_exists(self.core, self.maps, self.x, p),
+        }
+    }
+    /// Whether the piece on `p` is `y`'s king under a mate threat by `x`.
+    fn mate(&self, p: crate::cell::Cell) -> bool {
+        match self.core.board.get(p) {
+            Some(piece) if piece.owner == self.y => {
+                piece.role == Role::King
+                    && *self
+                        .mate
+                        .get_or_init(|| mate_threat(self.core, self.x, self.y))
+            }
+            _ => threat_exists(self.core, self.maps, self.x, p),
+        }
+    }
 }
 
 /// Where a piece on `p` stands after `action` (a threat follows its piece).
@@ -450,9 +521,13 @@ fn cannot_meet_both(
         after.board.clone_from(&post.board);
         apply_board(&mut after.board, c, act, illum);
         let maps = Maps::after(&after.board, post_maps, act);
+        let b1_threats = Threats::new(&after, &maps, b1, c);
+        let a_threats = Threats::new(&after, &maps, a, c);
+        // The geometric threats of both first: a mate-threat search only
+        // where neither threat of a pair is one of those.
         pairs.retain(|&(p1, p2)| {
-            threat_exists(&after, &maps, b1, follow(p1, act))
-                || threat_exists(&after, &maps, a, follow(p2, act))
+            let (p1, p2) = (follow(p1, act), follow(p2, act));
+            b1_threats.cheap(p1) || a_threats.cheap(p2) || b1_threats.mate(p1) || a_threats.mate(p2)
         });
         if pairs.is_empty() {
             return false;

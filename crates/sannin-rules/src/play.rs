@@ -531,6 +531,36 @@ fn quiet_key_alone(pos: &Position, a: Player, action: Action, board_hash: u64) -
     core.key_with(board_hash, core.next_active(a), castling)
 }
 
+/// Whether [`quiet_key_alone`]'s key was seen. Castling rights only go
+/// away (RULES §11 step 4): when no key with any part of today's rights was seen,
+/// the rights after the action need not be worked out.
+fn quiet_key_seen(
+    pos: &Position,
+    a: Player,
+    action: Action,
+    board_hash: u64,
+    history: &dyn History,
+) -> bool {
+    let core = &pos.core;
+    let rights = core.castling.0;
+    if rights != 0 {
+        let next = core.next_active(a);
+        let mut part = rights;
+        let mut any = false;
+        loop {
+            any |= history.seen_key(core.key_with(board_hash, next, Players(part)));
+            if any || part == 0 {
+                break;
+            }
+            part = (part - 1) & rights;
+        }
+        if !any {
+            return false;
+        }
+    }
+    history.seen_key(quiet_key_alone(pos, a, action, board_hash))
+}
+
 /// The cell a move or drop ends on.
 fn action_target(action: Action) -> Cell {
     match action {
@@ -566,7 +596,7 @@ pub(crate) fn is_fully_legal(pos: &Position, action: Action, history: &dyn Histo
             if !history.seen_board(h) {
                 return true;
             }
-            if !history.seen_key(quiet_key_alone(pos, a, action, h)) {
+            if !quiet_key_seen(pos, a, action, h, history) {
                 return true;
             }
         }
