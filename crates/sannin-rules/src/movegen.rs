@@ -506,7 +506,7 @@ pub(crate) fn any_action(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::position::{Core, Position};
 
@@ -515,7 +515,7 @@ mod tests {
     /// actions (with `legal`, only those passing §10.3) and the ply; one of
     /// them, picked by a xorshift generator, is then played (step 1 of
     /// RULES §11 and the turn).
-    fn playout(
+    pub(crate) fn playout(
         start: &Position,
         seed: u64,
         plies: usize,
