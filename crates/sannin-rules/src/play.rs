@@ -531,9 +531,9 @@ fn quiet_key_alone(pos: &Position, a: Player, action: Action, board_hash: u64) -
     core.key_with(board_hash, core.next_active(a), castling)
 }
 
-/// Whether [`quiet_key_alone`]'s key was seen. Castling rights only go
-/// away (RULES §11 step 4): when no key with any part of today's rights was seen,
-/// the rights after the action need not be worked out.
+/// Whether [`quiet_key_alone`]'s key was seen. Castling rights only go away
+/// (RULES §11 step 4): when no key with any part of the rights held now was
+/// seen, the rights after the action need not be worked out.
 fn quiet_key_seen(
     pos: &Position,
     a: Player,
