@@ -531,9 +531,10 @@ fn quiet_key_alone(pos: &Position, a: Player, action: Action, board_hash: u64) -
     core.key_with(board_hash, core.next_active(a), castling)
 }
 
-/// Whether [`quiet_key_alone`]'s key was seen. Castling rights only go away
-/// (RULES §11 step 4): when no key with any part of the rights held now was
-/// seen, the rights after the action need not be worked out.
+/// Whether [`quiet_key_alone`]'s key was seen. Castling rights are lost for
+/// good (RULES §8.2): every earlier position had at least the rights held now,
+/// so one that the action repeats has them all, and the rights after the
+/// action need to be worked out only when the key with all of them was seen.
 fn quiet_key_seen(
     pos: &Position,
     a: Player,
@@ -542,21 +543,10 @@ fn quiet_key_seen(
     history: &dyn History,
 ) -> bool {
     let core = &pos.core;
-    let rights = core.castling.0;
-    if rights != 0 {
-        let next = core.next_active(a);
-        let mut part = rights;
-        let mut any = false;
-        loop {
-            any |= history.seen_key(core.key_with(board_hash, next, Players(part)));
-            if any || part == 0 {
-                break;
-            }
-            part = (part - 1) & rights;
-        }
-        if !any {
-            return false;
-        }
+    if !core.castling.is_empty()
+        && !history.seen_key(core.key_with(board_hash, core.next_active(a), core.castling))
+    {
+        return false;
     }
     history.seen_key(quiet_key_alone(pos, a, action, board_hash))
 }
