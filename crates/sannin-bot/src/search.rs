@@ -391,10 +391,10 @@ impl Searcher {
             children.extend(actions.iter().map(|&a| (0, a, None)));
         }
         self.buffers.push(actions);
-        children.sort_by_key(|c| -c.0);
 
-        for (_, a, succ) in children {
-            let succ = match succ {
+        for i in best_first(&children, |c| c.0) {
+            let (_, a, ref mut succ) = children[i];
+            let succ = match succ.take() {
                 Some(s) => s,
                 None => {
                     if !self.tick() {
@@ -466,6 +466,7 @@ impl Searcher {
         for (i, src) in sources.iter().enumerate() {
             let mut actions = self.buffers.pop().unwrap_or_default();
             src.legal_actions_into(&mut actions);
+            children.reserve(actions.len());
             for &a in &actions {
                 if depth >= 2 {
                     if !self.tick() {
@@ -490,11 +491,11 @@ impl Searcher {
             }
             self.buffers.push(actions);
         }
-        children.sort_by_key(|c| -c.0);
         let mut best = INF;
         let mut best_move = None;
-        for (_, i, a, succ) in children {
-            let succ = match succ {
+        for k in best_first(&children, |c| c.0) {
+            let (_, i, a, ref mut succ) = children[k];
+            let succ = match succ.take() {
                 Some(s) => s,
                 None => {
                     if !self.tick() {
@@ -797,4 +798,14 @@ impl Searcher {
         }
         found
     }
+}
+
+/// The indices of `children` by their score, highest first and ties in
+/// their order (what a stable sort by score gives), leaving the children
+/// where they are: a played child holds a whole position, too large to move
+/// about in a sort.
+fn best_first<T>(children: &[T], score: impl Fn(&T) -> i32) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..children.len()).collect();
+    order.sort_by_key(|&i| -score(&children[i]));
+    order
 }
