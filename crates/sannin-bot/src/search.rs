@@ -387,12 +387,13 @@ impl Searcher {
                 children.push((g, a, Some(s)));
             }
         } else {
-            actions.sort_by_cached_key(|&a| -self.order_score(pos, a, tt_move, uply));
-            children.extend(actions.iter().map(|&a| (0, a, None)));
+            for &a in &actions {
+                children.push((self.order_score(pos, a, tt_move, uply), a, None));
+            }
         }
         self.buffers.push(actions);
 
-        for i in best_first(&children, |c| c.0) {
+        for i in BestFirst::new(&children, |c| c.0) {
             let (_, a, ref mut succ) = children[i];
             let succ = match succ.take() {
                 Some(s) => s,
@@ -493,7 +494,7 @@ impl Searcher {
         }
         let mut best = INF;
         let mut best_move = None;
-        for k in best_first(&children, |c| c.0) {
+        for k in BestFirst::new(&children, |c| c.0) {
             let (_, i, a, ref mut succ) = children[k];
             let succ = match succ.take() {
                 Some(s) => s,
@@ -800,12 +801,42 @@ impl Searcher {
     }
 }
 
-/// The indices of `children` by their score, highest first and ties in
-/// their order (what a stable sort by score gives), leaving the children
-/// where they are: a played child holds a whole position, too large to move
-/// about in a sort.
-fn best_first<T>(children: &[T], score: impl Fn(&T) -> i32) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..children.len()).collect();
-    order.sort_by_key(|&i| -score(&children[i]));
-    order
+/// The indices of children by their score, highest first and ties in their
+/// order (what a stable sort by score gives), leaving the children where
+/// they are (a played child holds a whole position, too large to move about
+/// in a sort). The first few are picked one at a time, the rest sorted only
+/// if asked for: a cutoff usually comes after one or two.
+struct BestFirst {
+    /// `(-score, index)`, the picked ones first.
+    keys: Vec<(i32, u32)>,
+    picked: usize,
+}
+
+impl BestFirst {
+    /// Picks made before the rest are sorted.
+    const PICKS: usize = 3;
+
+    fn new<T>(children: &[T], score: impl Fn(&T) -> i32) -> BestFirst {
+        BestFirst {
+            keys: (0..).zip(children).map(|(i, c)| (-score(c), i)).collect(),
+            picked: 0,
+        }
+    }
+}
+
+impl Iterator for BestFirst {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        let rest = self.keys.get_mut(self.picked..)?;
+        if self.picked < Self::PICKS {
+            let (j, _) = rest.iter().enumerate().min_by_key(|(_, k)| **k)?;
+            rest.swap(0, j);
+        } else if self.picked == Self::PICKS {
+            rest.sort_unstable();
+        }
+        let (_, i) = *rest.first()?;
+        self.picked += 1;
+        Some(i as usize)
+    }
 }
