@@ -27,6 +27,10 @@ pub(crate) trait History {
     /// Whether a position with this key may have occurred before: true
     /// whenever [`History::seen`] would be for some core with this key.
     fn seen_key(&self, key: u64) -> bool;
+    /// Whether there are no earlier positions at all (nothing can repeat).
+    fn is_empty(&self) -> bool {
+        false
+    }
 }
 
 impl History for Vec<(u64, Core)> {
@@ -45,6 +49,9 @@ impl History for Vec<(u64, Core)> {
 pub(crate) struct NoHistory;
 
 impl History for NoHistory {
+    fn is_empty(&self) -> bool {
+        true
+    }
     fn seen(&self, _: u64, _: &Core) -> bool {
         false
     }
@@ -581,6 +588,9 @@ pub(crate) fn is_fully_legal(pos: &Position, action: Action, history: &dyn Histo
         _ => false,
     };
     if !pawn_check {
+        if history.is_empty() {
+            return true;
+        }
         // No earlier board equals the new one: nothing can repeat.
         if let Some(h) = pos.core.board.hash_after(a, action) {
             if !history.seen_board(h) {
