@@ -463,15 +463,23 @@ impl Searcher {
         }
         let uply = ply as usize;
         // (ordering score, source index, action, successor if already played)
-        let mut children: Vec<(i32, usize, Action, Option<Played>)> = Vec::new();
-        for (i, src) in sources.iter().enumerate() {
-            let mut actions = self.buffers.pop().unwrap_or_default();
-            src.legal_actions_into(&mut actions);
-            children.reserve(actions.len());
-            for &a in &actions {
+        // Both sources' actions first, so that the children (large once
+        // played) are never moved to a larger buffer.
+        let lists: Vec<Vec<Action>> = sources
+            .iter()
+            .map(|src| {
+                let mut actions = self.buffers.pop().unwrap_or_default();
+                src.legal_actions_into(&mut actions);
+                actions
+            })
+            .collect();
+        let mut children: Vec<(i32, usize, Action, Option<Played>)> =
+            Vec::with_capacity(lists.iter().map(Vec::len).sum());
+        for (i, (src, actions)) in sources.iter().zip(&lists).enumerate() {
+            for &a in actions {
                 if depth >= 2 {
                     if !self.tick() {
-                        self.buffers.push(actions);
+                        self.buffers.extend(lists);
                         return 0;
                     }
                     let Some(s) = self.play_to_me(src, a) else {
@@ -490,8 +498,8 @@ impl Searcher {
                     children.push((g, i, a, None));
                 }
             }
-            self.buffers.push(actions);
         }
+        self.buffers.extend(lists);
         let mut best = INF;
         let mut best_move = None;
         for k in BestFirst::new(&children, |c| c.0) {
