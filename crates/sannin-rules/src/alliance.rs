@@ -146,10 +146,52 @@ pub(crate) fn mate_threat(core: &Core, x: Player, y: Player) -> bool {
     } else {
         ky.lines()
     };
+    // Empty cells y's king can move to that no piece of another player
+    // attacks with the king gone from its cell (a range through it reaches
+    // beyond): a move or drop that does not land on such a cell, does not
+    // attack it from where it lands and leaves no cell on one of its lines
+    // (RULES §10.1) leaves it an escape, so y has a legal action. Not for an
+    // allied y, whose king's move must also leave its ally unchecked.
+    let escapes = OnceCell::new();
+    let escapes = || {
+        *escapes.get_or_init(|| {
+            if core.alliance.contains(y) {
+                return Bitboard::EMPTY;
+            }
+            let occ = core.board.occupied();
+            let others = occ & !core.board.of(y);
+            let mut open = occ;
+            open.clear(ky);
+            let mut safe = Bitboard::EMPTY;
+            for e in (core.board.attacks_from(ky) & !occ).iter() {
+                if !core.board.is_attacked_in(e, others, open) {
+                    safe.set(e);
+                }
+            }
+            safe
+        })
+    };
+    let escape_kept = |a: Action| {
+        let mut open = core.board.occupied();
+        open.clear(ky);
+        let (code, to, left) = match a {
+            Action::Move { from, to, promote } => {
+                let mut piece = core.board.get(from).expect("a piece on from");
+                piece.promoted |= promote;
+                open.clear(from);
+                (piece.code(), to, from.lines())
+            }
+            Action::Drop { role, to } => (Piece::new(x, role, false).code(), to, Bitboard::EMPTY),
+            Action::Illuminate { .. } => return false,
+        };
+        open.set(to);
+        let kept = escapes() & !to.bb() & !left;
+        kept.any() && (kept & !core.board.attacks_of(code, to, open)).any()
+    };
     // Actions are generated one at a time, stopping at the first mate.
     let mut after = core.clone();
     let mut mates = |a: Action| {
-        if !already && !could_check(&core.board, x, a, ky) {
+        if !already && !could_check(&core.board, x, a, ky) || escape_kept(a) {
             return ControlFlow::Continue(());
         }
         let illum = match a {
