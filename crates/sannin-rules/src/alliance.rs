@@ -639,8 +639,7 @@ pub(crate) fn checkers(board: &Board, p: Player) -> Players {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::movegen::tests::playout;
-    use crate::position::Position;
+    use crate::movegen::tests::{mixed_start, playout};
 
     /// RULES §12.1's mate threat tried on every pseudo-legal action of `x`:
     /// one that passes §10.3 after which `y` is in check and has no legal
@@ -673,12 +672,7 @@ mod tests {
     fn mate_threat_agrees_with_trying_every_action() {
         let mut found = [0usize; 2];
         for seed in 0..24u64 {
-            let start = if seed % 3 == 0 {
-                Position::start()
-            } else {
-                Position::voluntary_alliance_start()
-            };
-            playout(&start, seed, 150, false, |core, _, _, ply| {
+            playout(&mixed_start(seed), seed, 150, false, |core, _, _, ply| {
                 if ply % 3 != 0 {
                     return;
                 }
