@@ -521,6 +521,25 @@ pub(crate) mod tests {
         }
     }
 
+    /// [`playout`]s of pseudo-legal actions from [`mixed_start`], seeds
+    /// `0..seeds`: `visit` sees each position, the player to move and its
+    /// pseudo-legal actions.
+    pub(crate) fn mixed_playouts(
+        seeds: u64,
+        plies: usize,
+        mut visit: impl FnMut(&Core, Player, &[Action]),
+    ) {
+        for seed in 0..seeds {
+            playout(
+                &mixed_start(seed),
+                seed,
+                plies,
+                false,
+                |core, p, actions, _| visit(core, p, actions),
+            );
+        }
+    }
+
     /// A seeded playout from `start`: at each of up to `plies` positions,
     /// `visit` sees the position, the player to move, its pseudo-legal
     /// actions (with `legal`, only those passing §10.3) and the ply; one of
@@ -568,26 +587,18 @@ pub(crate) mod tests {
     #[test]
     fn safety_test_agrees_with_the_full_test() {
         let mut checked = [0usize; 2];
-        for seed in 0..60u64 {
-            playout(
-                &mixed_start(seed),
-                seed,
-                160,
-                false,
-                |core, p, actions, _| {
-                    let test = SafetyTest::new(core, p);
-                    for &a in actions {
-                        assert_eq!(
-                            test.is_legal(core, p, a),
-                            is_legal_basic(core, p, a),
-                            "{p:?} {a:?} on {:?}",
-                            core.board
-                        );
-                        checked[core.alliance.contains(p) as usize] += 1;
-                    }
-                },
-            );
-        }
+        mixed_playouts(60, 160, |core, p, actions| {
+            let test = SafetyTest::new(core, p);
+            for &a in actions {
+                assert_eq!(
+                    test.is_legal(core, p, a),
+                    is_legal_basic(core, p, a),
+                    "{p:?} {a:?} on {:?}",
+                    core.board
+                );
+                checked[core.alliance.contains(p) as usize] += 1;
+            }
+        });
         assert!(checked[0] > 10_000 && checked[1] > 10_000, "{checked:?}");
     }
 

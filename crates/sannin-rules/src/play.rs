@@ -829,7 +829,7 @@ impl Position {
 mod tests {
     use super::*;
     use crate::movegen::is_legal_basic;
-    use crate::movegen::tests::{mixed_start, playout};
+    use crate::movegen::tests::mixed_playouts;
 
     /// The resolution turns down exactly the actions that fail RULES §10.3
     /// (judged on the board after step 1), its shortcut for quiet moves and
@@ -839,30 +839,21 @@ mod tests {
     #[test]
     fn resolution_turns_down_exactly_the_unsafe_actions() {
         let mut checked = [0usize; 2];
-        for seed in 0..30u64 {
-            playout(
-                &mixed_start(seed),
-                seed,
-                120,
-                false,
-                |core, p, actions, _| {
-                    if Player::ALL.iter().any(|&q| core.board.king(q).is_none()) {
-                        return;
-                    }
-                    let pos = Position::new(core.clone(), None);
-                    for &a in actions {
-                        let unsafe_action = matches!(
-                            resolve(&pos, a, &NoHistory, false),
-                            Err(IllegalAction::LeavesKingInCheck { .. }
-                                | IllegalAction::ChecksAlly(_))
-                        );
-                        let legal = is_legal_basic(core, p, a);
-                        assert_eq!(unsafe_action, !legal, "{p:?} {a:?} on {:?}", core.board);
-                        checked[legal as usize] += 1;
-                    }
-                },
-            );
-        }
+        mixed_playouts(30, 120, |core, p, actions| {
+            if Player::ALL.iter().any(|&q| core.board.king(q).is_none()) {
+                return;
+            }
+            let pos = Position::new(core.clone(), None);
+            for &a in actions {
+                let unsafe_action = matches!(
+                    resolve(&pos, a, &NoHistory, false),
+                    Err(IllegalAction::LeavesKingInCheck { .. } | IllegalAction::ChecksAlly(_))
+                );
+                let legal = is_legal_basic(core, p, a);
+                assert_eq!(unsafe_action, !legal, "{p:?} {a:?} on {:?}", core.board);
+                checked[legal as usize] += 1;
+            }
+        });
         assert!(checked[0] >= 1_000 && checked[1] >= 10_000, "{checked:?}");
     }
 }
