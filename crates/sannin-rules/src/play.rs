@@ -245,21 +245,47 @@ fn check_safety(core: &Core, p: Player) -> Result<(), IllegalAction> {
 }
 
 /// Whether `a`'s action passes §10.3 without looking at the board after it:
-/// `a` is not allied (no ally's king to keep unattacked) and not in check, and
-/// the action is a drop or a move of another piece than the king from a cell
-/// off the king's lines. Attacks come along lines (RULES §10.1), and such an
-/// action opens none to the king.
+/// `a` is not in check, and the action is a drop or a move of another piece
+/// than the king from a cell off the king's lines; and while `a` is allied,
+/// no piece of `a` attacks its ally's king now, the action does not take that
+/// king, the moved or dropped piece does not attack it from where it lands,
+/// and a move leaves no cell on its lines (§12.5). Attacks come along lines
+/// (RULES §10.1), and such an action opens none to either king.
 fn stays_safe(pos: &Position, a: Player, action: Action) -> bool {
-    let core = &pos.core;
-    let Some(k) = core.board.king(a) else {
+    let board = &pos.core.board;
+    let Some(k) = board.king(a) else {
         return false;
     };
-    let off_lines = match action {
-        Action::Drop { .. } => true,
-        Action::Move { from, .. } => from != k && !k.lines().contains(from),
-        Action::Illuminate { .. } => false,
+    let (from, to) = match action {
+        Action::Drop { to, .. } => (None, to),
+        Action::Move { from, to, .. } => (Some(from), to),
+        Action::Illuminate { .. } => return false,
     };
-    off_lines && !core.alliance.contains(a) && !pos.in_check(a)
+    let off_lines = |king: Cell| from.is_none_or(|f| f != king && !king.lines().contains(f));
+    if !off_lines(k) || pos.in_check(a) {
+        return false;
+    }
+    let Some(kq) = pos.core.ally(a).and_then(|q| board.king(q)) else {
+        return true;
+    };
+    let code = match action {
+        Action::Move { from, promote, .. } => {
+            let mut piece = board.get(from).expect("a piece on from");
+            piece.promoted |= promote;
+            piece.code()
+        }
+        Action::Drop { role, .. } => Piece::new(a, role, false).code(),
+        Action::Illuminate { .. } => return false,
+    };
+    let mut occ = board.occupied();
+    if let Some(f) = from {
+        occ.clear(f);
+    }
+    occ.set(to);
+    to != kq
+        && off_lines(kq)
+        && !board.attacks_of(code, to, occ).contains(kq)
+        && !pos.is_attacked_by(kq, a)
 }
 
 /// Resolves a pseudo-legal `action` of the player to move (RULES §11).
@@ -839,7 +865,7 @@ mod tests {
     #[test]
     fn resolution_turns_down_exactly_the_unsafe_actions() {
         let mut checked = [0usize; 2];
-        mixed_playouts(30, 120, |core, p, actions| {
+        mixed_playouts(90, 200, |core, p, actions| {
             if Player::ALL.iter().any(|&q| core.board.king(q).is_none()) {
                 return;
             }
