@@ -84,6 +84,7 @@ use sannin_rules::{Action, Game, Player, Position};
 
 mod analyse;
 pub mod arena;
+mod best_first;
 mod eval;
 mod mcts;
 mod rng;

@@ -60,6 +60,7 @@ mod cell;
 mod error;
 mod event;
 mod game;
+mod history;
 mod movegen;
 pub mod notation;
 mod perft;
