@@ -16,7 +16,7 @@ use crate::by_player::ByPlayer;
 use crate::cell::{first_blocker, opposite, Cell};
 use crate::event::AllianceCause;
 use crate::movegen::{
-    apply_board, has_legal_action, illumination_targets, is_safe_after, pseudo_actions,
+    apply_board, has_legal_action, illumination_targets, is_safe_after, landing, pseudo_actions,
     visit_drops, visit_moves, SafetyTest,
 };
 use crate::piece::{moves_of, Piece, Role};
@@ -172,22 +172,16 @@ pub(crate) fn mate_threat(core: &Core, x: Player, y: Player) -> bool {
         })
     };
     let escape_kept = |a: Action| {
-        let mut open = core.board.occupied();
-        open.clear(ky);
-        let (code, to, left) = match a {
-            Action::Move { from, to, promote } => {
-                let mut piece = core.board.get(from).expect("a piece on from");
-                piece.promoted |= promote;
-                open.clear(from);
-                (piece.code(), to, from.lines())
-            }
-            Action::Drop { role, to } => (Piece::new(x, role, false).code(), to, Bitboard::EMPTY),
-            Action::Illuminate { .. } => return false,
+        let Some(l) = landing(&core.board, x, a) else {
+            return false;
         };
-        open.set(to);
-        let kept = escapes() & !to.bb() & !left;
-        kept.any() && (kept & !core.board.attacks_of(code, to, open)).any()
+        let mut open = l.occ;
+        open.clear(ky);
+        let left = l.from.map_or(Bitboard::EMPTY, Cell::lines);
+        let kept = escapes() & !l.to.bb() & !left;
+        kept.any() && (kept & !core.board.attacks_of(l.code, l.to, open)).any()
     };
+
     // Actions are generated one at a time, stopping at the first mate.
     let mut after = core.clone();
     let mut mates = |a: Action| {
@@ -232,36 +226,25 @@ pub(crate) fn mate_threat(core: &Core, x: Player, y: Player) -> bool {
 /// someone else that ranges along that line (RULES §10.1; a move changes no
 /// cell but the two it names, castling included, §8).
 fn could_check(board: &Board, x: Player, action: Action, ky: Cell) -> bool {
-    let occ = board.occupied();
-    match action {
-        Action::Drop { role, to } => board
-            .attacks_of(Piece::new(x, role, false).code(), to, occ | to.bb())
-            .contains(ky),
-        Action::Move { from, to, promote } => {
-            let mut piece = board.get(from).expect("a piece on from");
-            piece.promoted |= promote;
-            let mut after = occ;
-            after.clear(from);
-            after.set(to);
-            if board.attacks_of(piece.code(), to, after).contains(ky) {
-                return true;
-            }
-            if !ky.lines().contains(from) {
-                return false;
-            }
-            let Some(d) = (0..12).find(|&d| ky.ray(d).contains(from)) else {
-                return false;
-            };
-            let y = board.get(ky).expect("a king on ky").owner;
-            first_blocker(ky, d, after).is_some_and(|b| {
-                b != to
-                    && board.get(b).is_some_and(|q| {
-                        q.owner != y && moves_of(q.code()).1 & (1 << opposite(d)) != 0
-                    })
-            })
-        }
-        Action::Illuminate { .. } => true,
+    let Some(l) = landing(board, x, action) else {
+        return true;
+    };
+    if board.attacks_of(l.code, l.to, l.occ).contains(ky) {
+        return true;
     }
+    let Some(from) = l.from.filter(|&f| ky.lines().contains(f)) else {
+        return false;
+    };
+    let Some(d) = (0..12).find(|&d| ky.ray(d).contains(from)) else {
+        return false;
+    };
+    let y = board.get(ky).expect("a king on ky").owner;
+    first_blocker(ky, d, l.occ).is_some_and(|b| {
+        b != l.to
+            && board
+                .get(b)
+                .is_some_and(|q| q.owner != y && moves_of(q.code()).1 & (1 << opposite(d)) != 0)
+    })
 }
 
 /// Whether the threat `(x, p)` exists, all four kinds (RULES §12.1).

@@ -230,6 +230,39 @@ pub(crate) fn apply(core: &mut Core, p: Player, action: Action) -> Applied {
     applied
 }
 
+/// What a move or drop of `p` puts on the board (RULES §11 step 1): the
+/// piece where it lands, promoted if the move promotes.
+pub(crate) struct Landing {
+    pub code: u8,
+    /// The cell a move leaves; none for a drop.
+    pub from: Option<Cell>,
+    pub to: Cell,
+    /// The occupied cells after the action.
+    pub occ: Bitboard,
+}
+
+/// The [`Landing`] of a move or drop; `None` for an illumination.
+pub(crate) fn landing(board: &Board, p: Player, action: Action) -> Option<Landing> {
+    let mut occ = board.occupied();
+    let (code, from, to) = match action {
+        Action::Move { from, to, promote } => {
+            let mut piece = board.get(from).expect("a piece on from");
+            piece.promoted |= promote;
+            occ.clear(from);
+            (piece.code(), Some(from), to)
+        }
+        Action::Drop { role, to } => (Piece::new(p, role, false).code(), None, to),
+        Action::Illuminate { .. } => return None,
+    };
+    occ.set(to);
+    Some(Landing {
+        code,
+        from,
+        to,
+        occ,
+    })
+}
+
 /// Step 1 on a board only, for the cheap legality test.
 #[inline]
 pub(crate) fn apply_board(board: &mut Board, p: Player, action: Action, illum: Bitboard) {
@@ -415,33 +448,18 @@ impl SafetyTest {
     /// move or drop `action` (which does not capture that king).
     fn checks_ally(&self, core: &Core, p: Player, action: Action, kq: Cell) -> bool {
         let board = &core.board;
-        let own = board.of(p);
-        match action {
-            Action::Drop { role, to } => {
-                let occ = self.occ | to.bb();
-                board
-                    .attacks_of(Piece::new(p, role, false).code(), to, occ)
-                    .contains(kq)
-                    || (!self.ally_unattacked && board.is_attacked_in(kq, own, occ))
-            }
-            Action::Move { from, to, promote } => {
-                let mut occ = self.occ;
-                occ.clear(from);
-                occ.set(to);
-                let mut piece = board.get(from).expect("a piece on from");
-                piece.promoted |= promote;
-                if board.attacks_of(piece.code(), to, occ).contains(kq) {
-                    return true;
-                }
-                if self.ally_unattacked && !kq.lines().contains(from) {
-                    return false;
-                }
-                let mut rest = own;
-                rest.clear(from);
-                board.is_attacked_in(kq, rest, occ)
-            }
-            Action::Illuminate { .. } => unreachable!("illuminations take the full test"),
+        let l = landing(board, p, action).expect("illuminations take the full test");
+        if board.attacks_of(l.code, l.to, l.occ).contains(kq) {
+            return true;
         }
+        if self.ally_unattacked && l.from.is_none_or(|f| !kq.lines().contains(f)) {
+            return false;
+        }
+        let mut rest = board.of(p);
+        if let Some(f) = l.from {
+            rest.clear(f);
+        }
+        board.is_attacked_in(kq, rest, l.occ)
     }
 }
 

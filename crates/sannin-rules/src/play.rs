@@ -10,8 +10,8 @@ use crate::cell::Cell;
 use crate::error::IllegalAction;
 use crate::event::{AllianceCause, EndReason, Event, LossReason, Outcome};
 use crate::movegen::{
-    any_action, apply, has_legal_action, illumination_targets, is_safe_after, pseudo_actions,
-    visit_moves, SafetyTest,
+    any_action, apply, has_legal_action, illumination_targets, is_safe_after, landing,
+    pseudo_actions, visit_moves, SafetyTest,
 };
 use crate::piece::{Piece, Role};
 use crate::player::{Player, Players};
@@ -194,9 +194,9 @@ fn stays_safe(pos: &Position, a: Player, action: Action) -> bool {
     let Some(k) = board.king(a) else {
         return false;
     };
-    let (from, to) = match action {
-        Action::Drop { to, .. } => (None, to),
-        Action::Move { from, to, .. } => (Some(from), to),
+    let from = match action {
+        Action::Move { from, .. } => Some(from),
+        Action::Drop { .. } => None,
         Action::Illuminate { .. } => return false,
     };
     let off_lines = |king: Cell| from.is_none_or(|f| f != king && !king.lines().contains(f));
@@ -206,23 +206,10 @@ fn stays_safe(pos: &Position, a: Player, action: Action) -> bool {
     let Some(kq) = pos.core.ally(a).and_then(|q| board.king(q)) else {
         return true;
     };
-    let code = match action {
-        Action::Move { from, promote, .. } => {
-            let mut piece = board.get(from).expect("a piece on from");
-            piece.promoted |= promote;
-            piece.code()
-        }
-        Action::Drop { role, .. } => Piece::new(a, role, false).code(),
-        Action::Illuminate { .. } => return false,
-    };
-    let mut occ = board.occupied();
-    if let Some(f) = from {
-        occ.clear(f);
-    }
-    occ.set(to);
-    to != kq
+    let l = landing(board, a, action).expect("a move or drop");
+    l.to != kq
         && off_lines(kq)
-        && !board.attacks_of(code, to, occ).contains(kq)
+        && !board.attacks_of(l.code, l.to, l.occ).contains(kq)
         && !pos.is_attacked_by(kq, a)
 }
 
