@@ -281,7 +281,8 @@ pub(crate) fn resolve(
     // after step 1 stay with the resulting position if nothing changes that
     // board later (an alliance promotes a king, an elimination removes pieces).
     // Its maps are updated from those of the board before the action.
-    let post_attacks = Arc::new(AttackCache::after(changed_cells(action)));
+    let changed = changed_cells(action);
+    let post_attacks = Arc::new(AttackCache::after(changed));
     let mut formed = false;
     if res.core.alliance.is_empty() && res.core.active.len() == 3 {
         if let Some((pair, cause)) = forced(pos, &res.core, &post_attacks, a, action) {
@@ -294,19 +295,37 @@ pub(crate) fn resolve(
     // attack maps of step 3 where it made them all.
     let mut checked = Players::NONE;
     for p in Player::ALL {
+        // Not the mover: its king passed step 1's test of the same attacks,
+        // step 5 looks at the others alone, and an alliance formed since
+        // ends every castling right.
+        if p == a {
+            continue;
+        }
         let Some(k) = res.core.board.king(p) else {
             continue;
         };
-        let mut hit = Some(false);
-        for q in Player::ALL {
-            if q != p {
-                hit = match (hit, post_attacks.known(q)) {
-                    (Some(h), Some(m)) if !formed => Some(h || m.all().contains(k)),
-                    _ => None,
-                };
+        // From the maps of the board after the action when step 3 made
+        // them all; else, for a king with no changed cell on its lines (the
+        // only cells its attackers can stand on, RULES §10.1), from the maps
+        // of the board before when they are known.
+        let seen = |cache: &AttackCache| {
+            let mut hit = false;
+            for q in Player::ALL {
+                if q != p {
+                    hit |= cache.known(q)?.all().contains(k);
+                }
             }
-        }
-        let in_check = match hit {
+            Some(hit)
+        };
+        let known = if formed {
+            None
+        } else {
+            seen(&post_attacks).or_else(|| {
+                let untouched = changed.any() && (changed & (k.lines() | k.bb())).is_empty();
+                untouched.then(|| seen(&pos.attacks)).flatten()
+            })
+        };
+        let in_check = match known {
             Some(h) => h,
             None => res.core.board.is_attacked(k, res.core.others(p)),
         };
