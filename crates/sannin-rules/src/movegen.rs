@@ -485,6 +485,26 @@ fn pinned(board: &Board, p: Player, k: Cell) -> Bitboard {
     out
 }
 
+/// Whether `p`'s move from `from` to `to`, of a piece other than its king on
+/// `k`, lets a piece of another player attack that king along the line
+/// through `from` (RULES §10.1: a range opened by the cell it leaves). Steps
+/// do not depend on other pieces, and the moved piece is `p`'s own, so for a
+/// king not in check before the move this is the only attack it can meet.
+pub(crate) fn opens_line_to(board: &Board, p: Player, k: Cell, from: Cell, to: Cell) -> bool {
+    let Some(d) = (0..12).find(|&d| k.ray(d).contains(from)) else {
+        return false;
+    };
+    let mut occ = board.occupied();
+    occ.clear(from);
+    occ.set(to);
+    match first_blocker(k, d, occ) {
+        Some(b) if b != to => {
+            !board.of(p).contains(b) && moves_of(board.code(b)).1 & (1 << opposite(d)) != 0
+        }
+        _ => false,
+    }
+}
+
 /// Whether `p` has an action legal by RULES §10.4.
 pub(crate) fn has_legal_action(core: &Core, p: Player) -> bool {
     let test = SafetyTest::new(core, p);

@@ -11,7 +11,7 @@ use crate::error::IllegalAction;
 use crate::event::{AllianceCause, EndReason, Event, LossReason, Outcome};
 use crate::movegen::{
     any_action, apply, has_legal_action, illumination_targets, is_safe_after, landing,
-    pseudo_actions, visit_moves, SafetyTest,
+    opens_line_to, pseudo_actions, visit_moves, SafetyTest,
 };
 use crate::piece::{Piece, Role};
 use crate::player::{Player, Players};
@@ -184,7 +184,8 @@ fn check_safety(core: &Core, p: Player) -> Result<(), IllegalAction> {
 
 /// Whether `a`'s action passes §10.3 without looking at the board after it:
 /// `a` is not in check, and the action is a drop or a move of another piece
-/// than the king from a cell off the king's lines; and while `a` is allied,
+/// than the king that opens no line to the king (a move from a cell on one of
+/// its lines is looked at along that line alone); and while `a` is allied,
 /// no piece of `a` attacks its ally's king now, the action does not take that
 /// king, the moved or dropped piece does not attack it from where it lands,
 /// and a move leaves no cell on its lines (§12.5). Attacks come along lines
@@ -194,14 +195,19 @@ fn stays_safe(pos: &Position, a: Player, action: Action) -> bool {
     let Some(k) = board.king(a) else {
         return false;
     };
-    let from = match action {
-        Action::Move { from, .. } => Some(from),
-        Action::Drop { .. } => None,
+    let (from, to) = match action {
+        Action::Move { from, to, .. } => (Some(from), to),
+        Action::Drop { to, .. } => (None, to),
         Action::Illuminate { .. } => return false,
     };
     let off_lines = |king: Cell| from.is_none_or(|f| f != king && !king.lines().contains(f));
-    if !off_lines(k) || pos.in_check(a) {
+    if from == Some(k) || pos.in_check(a) {
         return false;
+    }
+    if let Some(f) = from.filter(|_| !off_lines(k)) {
+        if opens_line_to(board, a, k, f, to) {
+            return false;
+        }
     }
     let Some(kq) = pos.core.ally(a).and_then(|q| board.king(q)) else {
         return true;

@@ -115,12 +115,4 @@ impl Players {
     pub fn only(p: Player) -> Players {
         Players(p.bit())
     }
-    /// Letters in play order, `-` for none (RULES §13.3).
-    pub fn letters(self) -> String {
-        if self.is_empty() {
-            "-".to_string()
-        } else {
-            self.iter().map(Player::letter).collect()
-        }
-    }
 }

@@ -218,7 +218,7 @@ pub(crate) fn write_core(core: &Core, f: &mut impl fmt::Write) -> fmt::Result {
                 None => empty += 1,
                 Some(p) => {
                     if empty > 0 {
-                        write!(f, "{empty}")?;
+                        write_number(f, empty)?;
                         empty = 0;
                     }
                     f.write_char(p.owner.owner_char())?;
@@ -230,7 +230,7 @@ pub(crate) fn write_core(core: &Core, f: &mut impl fmt::Write) -> fmt::Result {
             }
         }
         if empty > 0 {
-            write!(f, "{empty}")?;
+            write_number(f, empty)?;
         }
     }
     f.write_char(' ')?;
@@ -244,7 +244,7 @@ pub(crate) fn write_core(core: &Core, f: &mut impl fmt::Write) -> fmt::Result {
         for r in Role::HAND {
             let n = b.hand(p, r);
             if n > 1 {
-                write!(f, "{n}")?;
+                write_number(f, n.into())?;
             }
             if n > 0 {
                 f.write_char(r.letter())?;
@@ -255,13 +255,26 @@ pub(crate) fn write_core(core: &Core, f: &mut impl fmt::Write) -> fmt::Result {
             f.write_char('-')?;
         }
     }
-    write!(
-        f,
-        " {} {} {}",
-        core.active.letters(),
-        core.alliance.letters(),
-        core.castling.letters()
-    )
+    // The player sets: letters in play order, `-` for none (RULES §13.3).
+    for set in [core.active, core.alliance, core.castling] {
+        f.write_char(' ')?;
+        if set.is_empty() {
+            f.write_char('-')?;
+        }
+        for p in set.iter() {
+            f.write_char(p.letter())?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes `n` in decimal, char by char: position strings are written for every
+/// state a server sends, and the formatting machinery cost more than the rest.
+fn write_number(f: &mut impl fmt::Write, n: u32) -> fmt::Result {
+    if n >= 10 {
+        write_number(f, n / 10)?;
+    }
+    f.write_char(char::from(b'0' + (n % 10) as u8))
 }
 
 const _: () = assert!(NUM_CELLS == 127);
