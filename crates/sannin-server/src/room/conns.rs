@@ -362,19 +362,17 @@ impl Room {
             return true;
         };
         let buckets = &mut self.fanout.seat_buckets;
-        if !buckets.contains_key(&seat.token_hash) {
-            // Forget the budgets of tokens that hold no seat here any more.
-            let held: Vec<&String> = self.seats.iter().flatten().map(|s| &s.token_hash).collect();
-            buckets.retain(|h, _| held.contains(&h));
-            let cfg = &self.deps.config;
-            buckets.insert(
-                seat.token_hash.clone(),
-                TokenBucket::new(cfg.rate_per_second, cfg.rate_burst),
-            );
+        if let Some(bucket) = buckets.get_mut(&seat.token_hash) {
+            return bucket.allow();
         }
-        buckets
-            .get_mut(&seat.token_hash)
-            .is_some_and(TokenBucket::allow)
+        // A new token: forget the budgets of tokens that hold no seat here any more.
+        let held: Vec<&String> = self.seats.iter().flatten().map(|s| &s.token_hash).collect();
+        buckets.retain(|h, _| held.contains(&h));
+        let cfg = &self.deps.config;
+        let mut bucket = TokenBucket::new(cfg.rate_per_second, cfg.rate_burst);
+        let allowed = bucket.allow();
+        buckets.insert(seat.token_hash.clone(), bucket);
+        allowed
     }
 
     pub(super) fn deliver(&mut self, conn: ConnId, msg: Utf8Bytes) {
