@@ -202,7 +202,7 @@ test('Analyse asks the server for the best move and each player\'s evaluation', 
   await page.getByTestId('step-prev').click();
   await page.getByTestId('analyse').click();
   await page.getByTestId('analyse-best').filter({ hasText: 'Best move for Last' }).waitFor();
-  assert.match(await page.getByTestId('analyse-evals').textContent(), /First [+-]\d+ · Middle [+-]?\d+ · Last [+-]?\d+/);
+  assert.match(await page.getByTestId('analyse-evals').textContent(), /First [+-]?\d+ · Middle [+-]?\d+ · Last [+-]?\d+/);
   await page.getByTestId('step-next').click();
   assert.equal(await page.getByTestId('analyse-result').textContent(), '');
   assert.deepEqual(v.io.errors, []);

@@ -135,6 +135,8 @@ impl Prepared {
 #[derive(Clone, Debug)]
 pub struct Game {
     start: Position,
+    /// `start`'s position string, written once: a server sends it in every `state`.
+    start_text: String,
     position: Position,
     history: Vec<(u64, Core)>,
     log: Vec<Entry>,
@@ -165,6 +167,7 @@ impl Game {
         let history = vec![(start.core.key(), start.core.clone())];
         let mut game = Game {
             position: start.clone(),
+            start_text: start.to_string(),
             start,
             history,
             log: Vec::new(),
@@ -200,6 +203,10 @@ impl Game {
 
     pub fn start_position(&self) -> &Position {
         &self.start
+    }
+    /// The position string of [`Game::start_position`] (RULES §13.3).
+    pub fn start_position_text(&self) -> &str {
+        &self.start_text
     }
     pub fn position(&self) -> &Position {
         &self.position

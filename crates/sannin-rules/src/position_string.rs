@@ -18,6 +18,35 @@ fn rank_files(r: u8) -> impl Iterator<Item = u8> {
     (lo..=hi).rev()
 }
 
+/// The cells in the order the board part of a position string lists them (rank by
+/// rank from a, each rank in [`rank_files`] order), with the number of cells in
+/// each rank.
+const STRING_ORDER: ([Cell; NUM_CELLS], [u8; 13]) = {
+    let Some(first) = Cell::from_index(0) else {
+        panic!("a board has cells")
+    };
+    let mut order = [first; NUM_CELLS];
+    let mut lens = [0u8; 13];
+    let mut i = 0;
+    let mut r = 0u8;
+    while r < 13 {
+        let lo = r.saturating_sub(6);
+        let hi = if r + 6 < 12 { r + 6 } else { 12 };
+        let mut f = hi + 1;
+        while f > lo {
+            f -= 1;
+            if let Some(c) = Cell::from_coords(r, f) {
+                order[i] = c;
+                i += 1;
+            }
+        }
+        lens[r as usize] = hi - lo + 1;
+        r += 1;
+    }
+    assert!(i == NUM_CELLS);
+    (order, lens)
+};
+
 fn parse_players(s: &str) -> Result<Players, PositionError> {
     let mut out = Players::NONE;
     if s == "-" {
@@ -201,80 +230,87 @@ impl FromStr for Position {
 
 impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_core(&self.core, f)
+        let mut out = String::with_capacity(160);
+        write_core(&self.core, &mut out);
+        f.write_str(&out)
     }
 }
 
-pub(crate) fn write_core(core: &Core, f: &mut impl fmt::Write) -> fmt::Result {
+/// Appends the position string of `core` to `out` (RULES §13.3). Written into a
+/// `String` rather than through a formatter: a server writes two of these into every
+/// `state` it sends, and a formatter's `write_char` cost more than the rest.
+pub(crate) fn write_core(core: &Core, out: &mut String) {
     let b = &core.board;
-    for r in 0..13u8 {
+    let (order, lens) = &STRING_ORDER;
+    let mut rest = &order[..];
+    for (r, &len) in lens.iter().enumerate() {
         if r > 0 {
-            f.write_char('/')?;
+            out.push('/');
         }
+        let (rank, next) = rest.split_at(len.into());
+        rest = next;
         let mut empty = 0;
-        for file in rank_files(r) {
-            let c = Cell::from_coords(r, file).expect("cell");
-            match b.get(c) {
-                None => empty += 1,
-                Some(p) => {
-                    if empty > 0 {
-                        write_number(f, empty)?;
-                        empty = 0;
-                    }
-                    f.write_char(p.owner.owner_char())?;
-                    if p.promoted {
-                        f.write_char('+')?;
-                    }
-                    f.write_char(p.role.letter())?;
-                }
+        for &c in rank {
+            let code = b.code(c);
+            if code == 0 {
+                empty += 1;
+                continue;
             }
+            if empty > 0 {
+                push_number(out, empty);
+                empty = 0;
+            }
+            let p = Piece::decode(code);
+            out.push(p.owner.owner_char());
+            if p.promoted {
+                out.push('+');
+            }
+            out.push(p.role.letter());
         }
         if empty > 0 {
-            write_number(f, empty)?;
+            push_number(out, empty);
         }
     }
-    f.write_char(' ')?;
-    f.write_char(core.to_move.map_or('-', Player::letter))?;
-    f.write_char(' ')?;
+    out.push(' ');
+    out.push(core.to_move.map_or('-', Player::letter));
+    out.push(' ');
     for (i, p) in Player::ALL.into_iter().enumerate() {
         if i > 0 {
-            f.write_char('/')?;
+            out.push('/');
         }
         let mut any = false;
         for r in Role::HAND {
             let n = b.hand(p, r);
             if n > 1 {
-                write_number(f, n.into())?;
+                push_number(out, n.into());
             }
             if n > 0 {
-                f.write_char(r.letter())?;
+                out.push(r.letter());
                 any = true;
             }
         }
         if !any {
-            f.write_char('-')?;
+            out.push('-');
         }
     }
     // The player sets: letters in play order, `-` for none (RULES §13.3).
     for set in [core.active, core.alliance, core.castling] {
-        f.write_char(' ')?;
+        out.push(' ');
         if set.is_empty() {
-            f.write_char('-')?;
+            out.push('-');
         }
         for p in set.iter() {
-            f.write_char(p.letter())?;
+            out.push(p.letter());
         }
     }
-    Ok(())
 }
 
-/// Writes `n` in decimal, char by char: position strings are written for every
-/// state a server sends, and the formatting machinery cost more than the rest.
-fn write_number(f: &mut impl fmt::Write, n: u32) -> fmt::Result {
+/// Appends `n` in decimal.
+fn push_number(out: &mut String, n: u32) {
     if n >= 10 {
-        write_number(f, n / 10)?;
+        push_number(out, n / 10);
     }
-    f.write_char(char::from(b'0' + (n % 10) as u8))
+    out.push(char::from(b'0' + (n % 10) as u8));
 }
 
 const _: () = assert!(NUM_CELLS == 127);

@@ -107,6 +107,15 @@ fn rules_13_3_setup_is_checked_like_a_position_string() {
     let pos = Position::from_setup(s).unwrap();
     assert_eq!(pos.hand(First, Role::Pawn), 3);
     assert_eq!(pos.to_string().parse::<Position>().unwrap(), pos);
+    // A hand of ten or more pawns writes its count in two digits.
+    let mut s = kings();
+    s.hands.middle.pawn = 12;
+    let pos = Position::from_setup(s).unwrap();
+    assert!(pos.to_string().contains(" -/12P/- "), "{pos}");
+    assert_eq!(pos.to_string().parse::<Position>().unwrap(), pos);
+    // A game keeps its start position's string.
+    let game = Game::from_position(pos.clone());
+    assert_eq!(game.start_position_text(), pos.to_string());
 }
 
 #[test]

@@ -55,7 +55,7 @@ impl Room {
             .collect();
         let position = self
             .custom_position
-            .then(|| self.game.start_position().to_string());
+            .then(|| self.game.start_position_text().to_string());
         let settings = RoomSettings {
             clock: self.settings.clock,
             private: self.settings.private,

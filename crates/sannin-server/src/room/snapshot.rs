@@ -129,7 +129,7 @@ impl Room {
             room: self.id_str.clone(),
             status: self.status,
             position: self.game.position().to_string(),
-            start_position: self.game.start_position().to_string(),
+            start_position: self.game.start_position_text().to_string(),
             moves: full.then(|| self.game.moves().to_vec()),
             seats: self.seats(),
             spectators: self.spectators(),
@@ -222,7 +222,7 @@ impl Room {
         RoomDetails {
             room: self.info(),
             position: self.game.position().to_string(),
-            start_position: self.game.start_position().to_string(),
+            start_position: self.game.start_position_text().to_string(),
             moves: self.game.moves().to_vec(),
             to_move: self.to_move().map(wire_seat),
         }
