@@ -87,12 +87,14 @@ impl Resolution {
 
     /// Step 9, judged against `history` plus the position just reached.
     /// `attacks`: the attack maps of the board reached, as far as known.
+    /// `checked`: who is in check on this board, when known.
     fn settle(
         &mut self,
         last: Option<&Arc<LastAction>>,
         history: &dyn History,
         actor: Player,
         attacks: Arc<AttackCache>,
+        checked: Option<Players>,
     ) {
         let position = Position {
             core: self.core.clone(),
@@ -105,11 +107,12 @@ impl Resolution {
             core: &position.core,
         };
         // The usual case first, on the position already made.
-        if self.outcome.is_none()
-            && position.core.to_move.is_some()
-            && has_fully_legal_action(&position, &with)
-        {
-            return;
+        if let (None, Some(p)) = (&self.outcome, position.core.to_move) {
+            let in_check = checked.map(|c| c.contains(p));
+            debug_assert!(in_check.is_none_or(|c| c == position.in_check(p)));
+            if legal_action_exists(&position, &with, p, in_check) {
+                return;
+            }
         }
         self.no_legal_action(last, &with, actor);
     }
@@ -408,7 +411,8 @@ pub(crate) fn resolve(
 
     // Step 9: no legal action.
     let last = last();
-    // The maps of step 3 stay valid while the board has not changed since.
+    // The maps of step 3 and who is in check (steps 4 and 5) stay valid
+    // while the board has not changed since.
     let keep = |res: &Resolution| !formed && res.eliminated.is_empty();
     if settle {
         let attacks = if keep(&res) {
@@ -416,7 +420,8 @@ pub(crate) fn resolve(
         } else {
             Arc::default()
         };
-        res.settle(Some(&last), history, a, attacks);
+        let checked = keep(&res).then_some(checked);
+        res.settle(Some(&last), history, a, attacks, checked);
     }
     let attacks = if keep(&res) {
         post_attacks
@@ -537,16 +542,26 @@ pub(crate) fn legal_actions_into(pos: &Position, history: &dyn History, out: &mu
 
 /// Whether the player to move has any legal action, repetition included.
 pub(crate) fn has_fully_legal_action(pos: &Position, history: &dyn History) -> bool {
-    let Some(p) = pos.core.to_move else {
-        return false;
-    };
+    pos.core
+        .to_move
+        .is_some_and(|p| legal_action_exists(pos, history, p, None))
+}
+
+/// [`has_fully_legal_action`] for `p`, the player to move; `in_check` tells
+/// whether `p` is in check when the caller knows it already.
+fn legal_action_exists(
+    pos: &Position,
+    history: &dyn History,
+    p: Player,
+    in_check: Option<bool>,
+) -> bool {
     let core = &pos.core;
     // The usual case first: not allied and not in check, a move of a piece
     // off the king's twelve lines opens no line to it and passes §10.3
     // without a board copy (see `SafetyTest`), and finding the pins is
     // not needed to try those pieces.
     if let Some(k) = core.board.king(p) {
-        if !core.alliance.contains(p) && !pos.in_check(p) {
+        if !core.alliance.contains(p) && !in_check.unwrap_or_else(|| pos.in_check(p)) {
             let free = core.board.of(p) & !k.lines() & !k.bb();
             let found = visit_moves(core, p, free, !Bitboard::EMPTY, &mut |a| {
                 if is_fully_legal(pos, a, history) {
@@ -586,7 +601,7 @@ pub(crate) fn lose(
         res.core.to_move = res.core.next_active(p);
     }
     let actor = res.core.to_move.unwrap_or(p);
-    res.settle(pos.last.as_ref(), history, actor, Arc::default());
+    res.settle(pos.last.as_ref(), history, actor, Arc::default(), None);
     Resolved {
         position: Position::new(res.core, pos.last.clone()),
         events: res.events,
