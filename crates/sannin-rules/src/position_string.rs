@@ -38,9 +38,9 @@ const STRING_ORDER: ([Cell; NUM_CELLS], [u8; 13]) = {
             if let Some(c) = Cell::from_coords(r, f) {
                 order[i] = c;
                 i += 1;
+                lens[r as usize] += 1;
             }
         }
-        lens[r as usize] = hi - lo + 1;
         r += 1;
     }
     assert!(i == NUM_CELLS);
@@ -237,8 +237,8 @@ impl fmt::Display for Position {
 }
 
 /// Appends the position string of `core` to `out` (RULES §13.3). Written into a
-/// `String` rather than through a formatter: a server writes two of these into every
-/// `state` it sends, and a formatter's `write_char` cost more than the rest.
+/// `String` rather than through a formatter: a server writes one into every `state`
+/// it sends, and a formatter's `write_char` cost more than the rest.
 pub(crate) fn write_core(core: &Core, out: &mut String) {
     let b = &core.board;
     let (order, lens) = &STRING_ORDER;
