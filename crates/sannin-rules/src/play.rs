@@ -317,21 +317,12 @@ pub(crate) fn resolve(
         // them all; else, for a king with no changed cell on its lines (the
         // only cells its attackers can stand on, RULES §10.1), from the maps
         // of the board before when they are known.
-        let seen = |cache: &AttackCache| {
-            let mut hit = false;
-            for q in Player::ALL {
-                if q != p {
-                    hit |= cache.known(q)?.all().contains(k);
-                }
-            }
-            Some(hit)
-        };
         let known = if formed {
             None
         } else {
-            seen(&post_attacks).or_else(|| {
+            post_attacks.others_attack(p, k).or_else(|| {
                 let untouched = changed.any() && (changed & (k.lines() | k.bb())).is_empty();
-                untouched.then(|| seen(&pos.attacks)).flatten()
+                untouched.then(|| pos.attacks.others_attack(p, k)).flatten()
             })
         };
         let in_check = match known {

@@ -149,6 +149,18 @@ impl AttackCache {
     pub(crate) fn known(&self, p: Player) -> Option<&AttackMap> {
         self.maps[p as usize].get()
     }
+    /// Whether a piece of a player other than `p` attacks `cell`, when the maps
+    /// of all those players are known.
+    #[inline]
+    pub(crate) fn others_attack(&self, p: Player, cell: Cell) -> Option<bool> {
+        let mut hit = false;
+        for q in Player::ALL {
+            if q != p {
+                hit |= self.known(q)?.all().contains(cell);
+            }
+        }
+        Some(hit)
+    }
     /// Whether `x` has a mate threat on `y` in `core` (whose board is the
     /// one of this cache), found by `test` unless known for the same
     /// castling rights and alliance.
@@ -348,16 +360,9 @@ impl Position {
             return false;
         };
         // The other players' attack maps when the position has them already.
-        let mut hit = false;
-        for q in Player::ALL {
-            if q != p {
-                match self.attacks.known(q) {
-                    Some(m) => hit |= m.all().contains(k),
-                    None => return self.core.in_check(p),
-                }
-            }
-        }
-        hit
+        self.attacks
+            .others_attack(p, k)
+            .unwrap_or_else(|| self.core.in_check(p))
     }
 
     /// The king cell of `p`.

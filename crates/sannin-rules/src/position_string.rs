@@ -12,14 +12,8 @@ use crate::player::{Player, Players};
 use crate::position::{flags, Core, Position, PositionError};
 use crate::setup::{Hand, Setup};
 
-fn rank_files(r: u8) -> impl Iterator<Item = u8> {
-    let lo = r.saturating_sub(6);
-    let hi = (r + 6).min(12);
-    (lo..=hi).rev()
-}
-
 /// The cells in the order the board part of a position string lists them (rank by
-/// rank from a, each rank in [`rank_files`] order), with the number of cells in
+/// rank from a, each rank from its highest file down), with the number of cells in
 /// each rank.
 const STRING_ORDER: ([Cell; NUM_CELLS], [u8; 13]) = {
     let Some(first) = Cell::from_index(0) else {
@@ -47,6 +41,17 @@ const STRING_ORDER: ([Cell; NUM_CELLS], [u8; 13]) = {
     (order, lens)
 };
 
+/// The cells of each rank, from a, in position-string order.
+fn string_ranks() -> impl Iterator<Item = &'static [Cell]> {
+    let (order, lens) = &STRING_ORDER;
+    let mut rest = &order[..];
+    lens.iter().map(move |&len| {
+        let (rank, next) = rest.split_at(len.into());
+        rest = next;
+        rank
+    })
+}
+
 fn parse_players(s: &str) -> Result<Players, PositionError> {
     let mut out = Players::NONE;
     if s == "-" {
@@ -71,10 +76,9 @@ fn parse_board(s: &str) -> Result<BTreeMap<Cell, Piece>, PositionError> {
         return Err(PositionError::RankCount(ranks.len()));
     }
     let mut board = BTreeMap::new();
-    for (r, text) in ranks.iter().enumerate() {
+    for ((r, text), cells) in ranks.iter().enumerate().zip(string_ranks()) {
         let rank = (b'a' + r as u8) as char;
-        let files: Vec<u8> = rank_files(r as u8).collect();
-        let expected = files.len();
+        let expected = cells.len();
         let mut pos = 0usize;
         let chars: Vec<char> = text.chars().collect();
         let mut i = 0;
@@ -113,7 +117,7 @@ fn parse_board(s: &str) -> Result<BTreeMap<Cell, Piece>, PositionError> {
                 return Err(PositionError::UnknownPiece { rank, token });
             }
             if pos < expected {
-                let cell = Cell::from_coords(r as u8, files[pos]).expect("rank cell");
+                let cell = cells[pos];
                 board.insert(cell, Piece::new(owner, role, promoted));
             }
             pos += 1;
@@ -241,14 +245,10 @@ impl fmt::Display for Position {
 /// it sends, and a formatter's `write_char` cost more than the rest.
 pub(crate) fn write_core(core: &Core, out: &mut String) {
     let b = &core.board;
-    let (order, lens) = &STRING_ORDER;
-    let mut rest = &order[..];
-    for (r, &len) in lens.iter().enumerate() {
+    for (r, rank) in string_ranks().enumerate() {
         if r > 0 {
             out.push('/');
         }
-        let (rank, next) = rest.split_at(len.into());
-        rest = next;
         let mut empty = 0;
         for &c in rank {
             let code = b.code(c);
