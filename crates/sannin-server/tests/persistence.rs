@@ -114,3 +114,153 @@ async fn waiting_room_and_tokens_survive_restart_postgres() {
     assert_eq!(st.seats.middle.as_ref().unwrap().name, "Ann");
     server.stop().await;
 }
+
+/// A database made before the rebuild of `actions` (its checks rewritten as
+/// comparisons): the upgrade keeps every row in order, the rows still go with their
+/// room, and the checks accept and refuse exactly what they did.
+async fn upgrade_keeps_actions_and_their_checks(db: TestDb) {
+    use sqlx::migrate::Migrator;
+    sqlx::any::install_default_drivers();
+    let url = match &db {
+        TestDb::Sqlite { url, .. } => {
+            let file = url.trim_start_matches("sqlite://");
+            std::fs::create_dir_all(std::path::Path::new(file).parent().unwrap()).unwrap();
+            format!("{url}?mode=rwc")
+        }
+        TestDb::Postgres { url, .. } => url.clone(),
+    };
+    let pool = sqlx::AnyPool::connect(&url).await.unwrap();
+    let all = sqlx::migrate!("../../migrations");
+    let before: Vec<_> = all
+        .migrations
+        .iter()
+        .take_while(|m| m.description != "action checks")
+        .cloned()
+        .collect();
+    assert!(
+        before.len() < all.migrations.len(),
+        "the rebuild is a migration"
+    );
+    let old = Migrator {
+        migrations: before.into(),
+        ..Migrator::DEFAULT
+    };
+    old.run(&pool).await.unwrap();
+    for room in ["r1", "r2"] {
+        sqlx::query(
+            "INSERT INTO rooms (id, status, created_at, updated_at) VALUES ($1, 'playing', 1, 1)",
+        )
+        .bind(room)
+        .execute(&pool)
+        .await
+        .unwrap();
+    }
+    let rows = [
+        ("r1", 1, "act", Some("first"), "P3c-4d", None),
+        (
+            "r1",
+            2,
+            "act",
+            Some("middle"),
+            "P10k-10j",
+            Some(r#"{"first":{}}"#),
+        ),
+        ("r1", 3, "resign", Some("last"), "resign", None),
+        ("r1", 4, "forfeit", Some("first"), "timeout", None),
+        ("r1", 5, "draw", None, "draw", None),
+        ("r2", 1, "act", Some("first"), "P3c-4c", None),
+    ];
+    let insert = "INSERT INTO actions (room_id, ply, kind, player, text, created_at, clocks) \
+                  VALUES ($1, $2, $3, $4, $5, $6, $7)";
+    for (room, ply, kind, player, text, clocks) in rows {
+        sqlx::query(insert)
+            .bind(room)
+            .bind(ply as i64)
+            .bind(kind)
+            .bind(player)
+            .bind(text)
+            .bind(100 + ply as i64)
+            .bind(clocks)
+            .execute(&pool)
+            .await
+            .unwrap();
+    }
+    type Row = (
+        String,
+        i64,
+        String,
+        Option<String>,
+        String,
+        i64,
+        Option<String>,
+    );
+    let read = "SELECT room_id, ply, kind, player, text, created_at, clocks FROM actions \
+                ORDER BY room_id, ply";
+    let stored: Vec<Row> = sqlx::query_as(read).fetch_all(&pool).await.unwrap();
+    assert_eq!(stored.len(), rows.len());
+
+    all.run(&pool).await.unwrap();
+    let upgraded: Vec<Row> = sqlx::query_as(read).fetch_all(&pool).await.unwrap();
+    assert_eq!(upgraded, stored, "every row kept as it was");
+
+    let try_insert = |ply: i64, kind: &'static str, player: Option<&'static str>| {
+        sqlx::query(insert)
+            .bind("r2")
+            .bind(ply)
+            .bind(kind)
+            .bind(player)
+            .bind("x")
+            .bind(0_i64)
+            .bind(None::<String>)
+            .execute(&pool)
+    };
+    for (ply, kind, player) in [(10, "bogus", Some("first")), (11, "act", Some("fourth"))] {
+        assert!(
+            try_insert(ply, kind, player).await.is_err(),
+            "{kind} by {player:?} refused"
+        );
+    }
+    let mut ply = 20;
+    for kind in ["act", "resign", "forfeit", "draw"] {
+        for player in [Some("first"), Some("middle"), Some("last"), None] {
+            try_insert(ply, kind, player).await.unwrap();
+            ply += 1;
+        }
+    }
+    assert!(
+        try_insert(20, "act", Some("first")).await.is_err(),
+        "a ply stored twice is refused"
+    );
+    {
+        // (sqlx turns SQLite's foreign keys on for its connections, as the server does.)
+        assert!(
+            sqlx::query(insert)
+                .bind("nowhere")
+                .bind(1_i64)
+                .bind("act")
+                .bind("first")
+                .bind("x")
+                .bind(0_i64)
+                .bind(None::<String>)
+                .execute(&pool)
+                .await
+                .is_err(),
+            "an action of no room is refused"
+        );
+        sqlx::query("DELETE FROM rooms WHERE id = 'r1'")
+            .execute(&pool)
+            .await
+            .unwrap();
+        let left: Vec<Row> = sqlx::query_as(read).fetch_all(&pool).await.unwrap();
+        assert!(
+            left.iter().all(|r| r.0 == "r2"),
+            "a room's actions go with it"
+        );
+    }
+    pool.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upgrade_keeps_actions_sqlite_and_postgres() {
+    on_both_databases(upgrade_keeps_actions_and_their_checks).await;
+}
