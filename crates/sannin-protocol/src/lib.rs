@@ -42,4 +42,4 @@ pub use state::{
     AllianceState, ClockKind, ClockSettings, Clocks, Follower, PlayerClock, RematchState,
     RoomStatus, SeatInfo, Seats, State,
 };
-pub use state_text::StateText;
+pub use state_text::{LegalText, StateText};

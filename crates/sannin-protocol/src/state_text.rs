@@ -43,8 +43,9 @@ impl StateText {
         let text = ServerMsg::state(spectators).to_text();
         // Inside a JSON string every `"` is escaped, so `"legal":` and `"you":` can
         // only be the state's own keys (no object nested in a state has them).
-        let legal_at = text.find(LEGAL).unwrap_or_default();
-        let you_at = text.find(YOU).unwrap_or_default();
+        let find = |key: &str| memchr::memmem::find(text.as_bytes(), key.as_bytes());
+        let legal_at = find(LEGAL).unwrap_or_default();
+        let you_at = find(YOU).unwrap_or_default();
         debug_assert!(legal_at > 0 && you_at > legal_at, "{text}");
         StateText {
             text,
@@ -61,12 +62,25 @@ impl StateText {
     /// The text of `you`'s seat: `legal` and `illumination` are its own (empty and
     /// `None` unless it is to move).
     pub fn seat(&self, you: Seat, legal: &[String], illumination: Option<&[String]>) -> String {
+        let mut list = LegalText::default();
+        for a in legal {
+            list.push(a);
+        }
+        self.seat_with(you, &list, illumination)
+    }
+
+    /// [`StateText::seat`] with the `legal` list already written as text.
+    pub fn seat_with(
+        &self,
+        you: Seat,
+        legal: &LegalText,
+        illumination: Option<&[String]>,
+    ) -> String {
         let t = self.text.as_bytes();
-        let extra: usize = legal.iter().map(|a| a.len() + 3).sum();
-        let mut out = Vec::with_capacity(t.len() + extra + 16);
+        let mut out = Vec::with_capacity(t.len() + legal.0.len() + 32);
         out.extend_from_slice(&t[..self.legal_at]);
         out.extend_from_slice(br#""legal":"#);
-        write_json(&mut out, &legal);
+        legal.write(&mut out);
         out.extend_from_slice(br#","illumination":"#);
         write_json(&mut out, &illumination);
         out.extend_from_slice(&t[self.legal_at + LEGAL.len()..self.you_at]);
@@ -74,6 +88,60 @@ impl StateText {
         write_json(&mut out, &you);
         out.extend_from_slice(&t[self.you_at + YOU.len()..]);
         String::from_utf8(out).unwrap_or_else(|e| unreachable!("JSON pieces are UTF-8: {e}"))
+    }
+}
+
+/// A `legal` list written as JSON text one action at a time, so that no string is
+/// kept per action (see `Game::for_each_legal_notation` of the rules crate).
+///
+/// ```
+/// use sannin_protocol::LegalText;
+///
+/// let mut legal = LegalText::default();
+/// legal.push("P3c-4c");
+/// legal.push("P*5e");
+/// assert_eq!(legal.to_string(), r#"["P3c-4c","P*5e"]"#);
+/// assert_eq!(LegalText::default().to_string(), "[]");
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LegalText(String);
+
+impl LegalText {
+    /// Appends `action` to the list.
+    pub fn push(&mut self, action: &str) {
+        self.0.push(if self.0.is_empty() { '[' } else { ',' });
+        // Canonical notation is printable ASCII without quotes or backslashes, which
+        // JSON takes as it is; anything else is escaped.
+        if action
+            .bytes()
+            .all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\')
+        {
+            self.0.push('"');
+            self.0.push_str(action);
+            self.0.push('"');
+        } else {
+            let mut quoted = Vec::with_capacity(action.len() + 8);
+            write_json(&mut quoted, action);
+            self.0
+                .push_str(std::str::from_utf8(&quoted).unwrap_or_default());
+        }
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        if self.0.is_empty() {
+            out.extend_from_slice(b"[]");
+        } else {
+            out.extend_from_slice(self.0.as_bytes());
+            out.push(b']');
+        }
+    }
+}
+
+impl std::fmt::Display for LegalText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut out = Vec::with_capacity(self.0.len() + 2);
+        self.write(&mut out);
+        f.write_str(std::str::from_utf8(&out).map_err(|_| std::fmt::Error)?)
     }
 }
 

@@ -455,10 +455,17 @@ fn seat_texts_written_into_the_spectators_text_are_the_whole_states() {
         r#"","legal":[],"illumination":null,"x":""#,
         "名人 \\ \n \u{1}",
     ];
-    let legals: [Vec<String>; 3] = [
+    let legals: [Vec<String>; 4] = [
         vec![],
         vec!["P3c-4c".into()],
         vec!["K10m-9l".into(), "P*5e".into(), "B4d-7g+".into()],
+        // Not notation, but the list is JSON whatever it holds.
+        vec![
+            "a\"b".into(),
+            "名 人".into(),
+            "x\\y\n".into(),
+            "+K7g!".into(),
+        ],
     ];
     let illuminations = [
         None,

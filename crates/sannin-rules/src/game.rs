@@ -5,7 +5,9 @@ use crate::action::Action;
 use crate::cell::Cell;
 use crate::error::IllegalAction;
 use crate::event::{EndReason, Event, LossReason, Outcome};
-use crate::notation::{canonical, diagnose, parse_written, resolve_written, NotationError};
+use crate::notation::{
+    canonical, diagnose, parse_written, resolve_written, write_canonical, NotationError,
+};
 use crate::play::{illumination, legal_actions, lose, resolve, Played, Resolved};
 use crate::player::Player;
 use crate::position::{Core, Position};
@@ -251,13 +253,24 @@ impl Game {
     /// [`Game::legal_actions`] in canonical notation (RULES §13.1), as
     /// [`crate::notation::format`] writes them.
     pub fn legal_notation(&self) -> Vec<String> {
+        let mut all = Vec::new();
+        self.for_each_legal_notation(|a| all.push(a.to_string()));
+        all
+    }
+
+    /// [`Game::legal_notation`] one action at a time, in the same order: each is
+    /// written into one reused buffer and handed to `each`, so no string is made per
+    /// action (the server writes the list straight into its message).
+    pub fn for_each_legal_notation(&self, mut each: impl FnMut(&str)) {
         let Some(p) = self.to_move() else {
-            return Vec::new();
+            return;
         };
-        self.legal_actions()
-            .into_iter()
-            .map(|a| canonical(&self.position.core, p, a))
-            .collect()
+        let mut text = String::with_capacity(16);
+        for a in self.legal_actions() {
+            text.clear();
+            write_canonical(&self.position.core, p, a, &mut text);
+            each(&text);
+        }
     }
 
     /// Cells an illumination would capture now, if it is legal.

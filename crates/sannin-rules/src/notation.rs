@@ -178,10 +178,16 @@ pub(crate) fn parse_written(text: &str) -> Result<Written, NotationError> {
 
 /// The canonical written form of a pseudo-legal `action` of `p` in `core`.
 pub(crate) fn canonical(core: &Core, p: Player, action: Action) -> String {
+    let mut out = String::with_capacity(12);
+    write_canonical(core, p, action, &mut out);
+    out
+}
+
+/// [`canonical`], appended to `out`.
+pub(crate) fn write_canonical(core: &Core, p: Player, action: Action, out: &mut String) {
     let _ = p;
     // Written piece by piece (no `format!`): the server writes every legal action of
     // the player to move after each action.
-    let mut out = String::with_capacity(12);
     match action {
         Action::Move { from, to, promote } => {
             let piece = core.board.get(from).expect("a piece on from");
@@ -189,13 +195,13 @@ pub(crate) fn canonical(core: &Core, p: Player, action: Action) -> String {
                 out.push('+');
             }
             out.push(piece.role.letter());
-            from.push_name(&mut out);
+            from.push_name(out);
             out.push(if core.board.get(to).is_some() {
                 'x'
             } else {
                 '-'
             });
-            to.push_name(&mut out);
+            to.push_name(out);
             if promote {
                 out.push('+');
             } else if may_promote(core, piece, from, to) && !piece_is_king_castling(piece, from, to)
@@ -206,15 +212,14 @@ pub(crate) fn canonical(core: &Core, p: Player, action: Action) -> String {
         Action::Drop { role, to } => {
             out.push(role.letter());
             out.push('*');
-            to.push_name(&mut out);
+            to.push_name(out);
         }
         Action::Illuminate { from } => {
             out.push_str("+K");
-            from.push_name(&mut out);
+            from.push_name(out);
             out.push('!');
         }
     }
-    out
 }
 
 /// Castling never promotes (RULES §8.3), so no `=` is written for it.

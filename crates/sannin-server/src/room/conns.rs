@@ -414,8 +414,12 @@ impl Room {
                 .get_or_insert_with(|| match seat {
                     None => Utf8Bytes::from(base.spectator()),
                     Some(p) => {
-                        let (legal, illumination) = self.own(p);
-                        Utf8Bytes::from(base.seat(wire_seat(p), &legal, illumination.as_deref()))
+                        let (legal, illumination) = self.own_text(p);
+                        Utf8Bytes::from(base.seat_with(
+                            wire_seat(p),
+                            &legal,
+                            illumination.as_deref(),
+                        ))
                     }
                 })
                 .clone();

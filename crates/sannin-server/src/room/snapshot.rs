@@ -1,7 +1,7 @@
 //! Snapshots: the `state` message (common part built once, each seat's part added),
 //! the lobby summary and the room details of the HTTP API.
 
-use sannin_protocol::{AllianceState, RematchState, SeatInfo, State};
+use sannin_protocol::{AllianceState, LegalText, RematchState, SeatInfo, State};
 
 use super::*;
 
@@ -211,11 +211,24 @@ impl Room {
         if self.to_move() != Some(p) {
             return (Vec::new(), None);
         }
-        let illumination = self
-            .game
+        (self.game.legal_notation(), self.illumination())
+    }
+
+    /// [`Room::own`] with the legal actions written straight into their JSON text.
+    pub(super) fn own_text(&self, p: Player) -> (LegalText, Option<Vec<String>>) {
+        let mut legal = LegalText::default();
+        if self.to_move() != Some(p) {
+            return (legal, None);
+        }
+        self.game.for_each_legal_notation(|a| legal.push(a));
+        (legal, self.illumination())
+    }
+
+    /// The cells an illumination by the player to move would capture, if it may.
+    fn illumination(&self) -> Option<Vec<String>> {
+        self.game
             .illumination_targets()
-            .map(|cells| cells.iter().map(|c| c.to_string()).collect());
-        (self.game.legal_notation(), illumination)
+            .map(|cells| cells.iter().map(|c| c.to_string()).collect())
     }
 
     pub(super) fn details(&self) -> RoomDetails {
