@@ -26,11 +26,29 @@ pub struct ServeArgs {
     #[arg(long, env = "SANNIN_STATIC_DIR")]
     pub static_dir: Option<PathBuf>,
 
+    /// Threads that run the connections and rooms. 0: one per CPU core less one, at
+    /// least one (bots' searches, analysis and password hashing run on threads of
+    /// their own, which get the core left over; on two cores a second thread spent
+    /// more waking the first than it took off it).
+    #[arg(long, env = "SANNIN_WORKERS", default_value_t = 0)]
+    pub workers: usize,
+
     #[command(flatten)]
     pub limits: LimitArgs,
 
     #[command(flatten)]
     pub cluster: ClusterArgs,
+}
+
+impl ServeArgs {
+    /// The number of threads `--workers` asks for, with 0 resolved against the
+    /// `cores` this machine has.
+    pub fn worker_threads(&self, cores: usize) -> usize {
+        match self.workers {
+            0 => cores.saturating_sub(1).max(1),
+            n => n,
+        }
+    }
 }
 
 /// Cluster mode: several `sannin serve` nodes with the same PostgreSQL database and
@@ -533,4 +551,26 @@ fn default_static_dir() -> PathBuf {
         return here;
     }
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../static"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    #[test]
+    fn workers_default_to_every_core_but_one() {
+        let auto = Cli::parse_from(["sannin", "--workers", "0"]).serve;
+        assert_eq!(auto.worker_threads(1), 1, "never none");
+        assert_eq!(auto.worker_threads(2), 1);
+        assert_eq!(auto.worker_threads(8), 7);
+        let three = Cli::parse_from(["sannin", "--workers", "3"]).serve;
+        assert_eq!(three.worker_threads(2), 3, "as many as asked for");
+    }
 }

@@ -64,7 +64,9 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
 /// # Errors
 /// As [`serve`].
 pub fn serve_blocking(args: ServeArgs) -> anyhow::Result<()> {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
     tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(args.worker_threads(cores))
         .enable_all()
         .build()?
         .block_on(serve(args))
