@@ -469,13 +469,15 @@ async fn room_ws(
     };
     let ws = ws.on_failed_upgrade(|e| tracing::debug!(error = %e, "WebSocket upgrade failed"));
     let cap = shared.config.hard_message_cap();
-    // A small read buffer: protocol messages are small, and at thousands of connections
-    // the 128 KiB default dominates memory. Frames written are gathered up to
-    // `WRITE_GATHER` bytes: the writer flushes after each burst (an event and the state
-    // after it), so a burst goes out in one `send` instead of one a frame; the buffer
-    // only ever holds what a burst needs.
+    // A small read buffer: protocol messages are small (an `act` is about 40 bytes), and
+    // at thousands of connections the 128 KiB default dominates memory. tungstenite
+    // also zero-fills the free part of the buffer before every read, so each KiB of it
+    // is written once per message received; a larger message takes a few reads.
+    // Frames written are gathered up to `WRITE_GATHER` bytes: the writer flushes after
+    // each burst (an event and the state after it), so a burst goes out in one `send`
+    // instead of one a frame; the buffer only ever holds what a burst needs.
     Ok(ws
-        .read_buffer_size(4 * 1024)
+        .read_buffer_size(READ_BUFFER)
         .write_buffer_size(WRITE_GATHER)
         .max_message_size(cap)
         .max_frame_size(cap)
@@ -484,6 +486,9 @@ async fn room_ws(
             drop(held);
         }))
 }
+
+/// Bytes read from a socket at a time (see `room_ws`).
+const READ_BUFFER: usize = 1024;
 
 /// The most bytes of frames gathered before they are written (see `room_ws`).
 const WRITE_GATHER: usize = 16 * 1024;
