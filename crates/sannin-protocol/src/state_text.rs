@@ -3,6 +3,7 @@
 use crate::seat::Seat;
 use crate::server::ServerMsg;
 use crate::state::State;
+use sannin_rules::Game;
 
 /// The `state` message as a spectator sees it, serialised once, from which each
 /// seat's own text is made by writing in the three fields that differ between
@@ -92,7 +93,7 @@ impl StateText {
 }
 
 /// A `legal` list written as JSON text one action at a time, so that no string is
-/// kept per action (see `Game::for_each_legal_notation` of the rules crate).
+/// kept per action ([`LegalText::of_game`] writes a game's list in one go).
 ///
 /// ```
 /// use sannin_protocol::LegalText;
@@ -107,6 +108,21 @@ impl StateText {
 pub struct LegalText(String);
 
 impl LegalText {
+    /// The legal actions of `game`'s player to move (none when the game is over).
+    pub fn of_game(game: &Game) -> LegalText {
+        let mut list = String::with_capacity(1024);
+        // Canonical notation needs no escaping in JSON (`Game::write_legal_notation`).
+        game.write_legal_notation(&mut list, ",\"", "\"", |_| {});
+        debug_assert!(
+            !list.contains(['\\', '\n']),
+            "notation JSON takes as it is: {list}"
+        );
+        if !list.is_empty() {
+            list.replace_range(..1, "[");
+        }
+        LegalText(list)
+    }
+
     /// Appends `action` to the list.
     pub fn push(&mut self, action: &str) {
         self.0.push(if self.0.is_empty() { '[' } else { ',' });

@@ -3,8 +3,8 @@
 
 use sannin_protocol::{
     AllianceState, ApiErrorBody, Channel, ChatMessage, ClockKind, ClockSettings, Clocks, ErrorCode,
-    Event, ForfeitReason, PlayerClock, RematchState, RoomDetails, RoomStatus, RoomSummary,
-    RulesEvent, Seat, SeatInfo, SeatMove, Seats, ServerMsg, State, StateText,
+    Event, ForfeitReason, LegalText, PlayerClock, RematchState, RoomDetails, RoomStatus,
+    RoomSummary, RulesEvent, Seat, SeatInfo, SeatMove, Seats, ServerMsg, State, StateText,
 };
 use sannin_rules::{AllianceCause, EndReason, Outcome, Player};
 use serde_json::{json, Value};
@@ -504,6 +504,34 @@ fn seat_texts_written_into_the_spectators_text_are_the_whole_states() {
                 }
             }
         }
+    }
+}
+
+/// A game's legal list written straight into JSON is the list serialised, move after
+/// move of a game played to its end (the mover's list keeps changing in length and in
+/// kinds of action: drops, promotions, captures).
+#[test]
+fn a_games_legal_text_is_its_legal_list_in_json() {
+    let mut game = sannin_rules::Game::new();
+    let mut ply = 0_usize;
+    while let Some(p) = game.to_move() {
+        let legal = game.legal_notation();
+        assert_eq!(
+            LegalText::of_game(&game).to_string(),
+            serde_json::to_string(&legal).unwrap(),
+            "ply {ply}"
+        );
+        // A spread of choices, the same every run.
+        let pick = legal[(ply * 7 + 3) % legal.len()].clone();
+        game.play_notation(p, &pick).unwrap();
+        ply += 1;
+        if ply == 400 {
+            break;
+        }
+    }
+    assert!(ply > 20, "a game long enough to mean something");
+    if game.to_move().is_none() {
+        assert_eq!(LegalText::of_game(&game).to_string(), "[]");
     }
 }
 

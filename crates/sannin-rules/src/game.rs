@@ -260,16 +260,37 @@ impl Game {
 
     /// [`Game::legal_notation`] one action at a time, in the same order: each is
     /// written into one reused buffer and handed to `each`, so no string is made per
-    /// action (the server writes the list straight into its message).
+    /// action.
     pub fn for_each_legal_notation(&self, mut each: impl FnMut(&str)) {
+        let mut text = String::with_capacity(16);
+        let mut at = 0;
+        self.write_legal_notation(&mut text, "", "", |text| {
+            each(&text[at..]);
+            text.clear();
+            at = 0;
+        });
+        let _ = &mut at;
+    }
+
+    /// Appends [`Game::legal_notation`] to `out`, each action written between
+    /// `before` and `after`, calling `written(out)` after each. Canonical notation
+    /// is printable ASCII without quotes or backslashes (RULES §13.1: letters, digits
+    /// and `+-x*=!`), so the server writes the list straight into a JSON array.
+    pub fn write_legal_notation(
+        &self,
+        out: &mut String,
+        before: &str,
+        after: &str,
+        mut written: impl FnMut(&mut String),
+    ) {
         let Some(p) = self.to_move() else {
             return;
         };
-        let mut text = String::with_capacity(16);
         for a in self.legal_actions() {
-            text.clear();
-            write_canonical(&self.position.core, p, a, &mut text);
-            each(&text);
+            out.push_str(before);
+            write_canonical(&self.position.core, p, a, out);
+            out.push_str(after);
+            written(out);
         }
     }
 

@@ -216,12 +216,10 @@ impl Room {
 
     /// [`Room::own`] with the legal actions written straight into their JSON text.
     pub(super) fn own_text(&self, p: Player) -> (LegalText, Option<Vec<String>>) {
-        let mut legal = LegalText::default();
         if self.to_move() != Some(p) {
-            return (legal, None);
+            return (LegalText::default(), None);
         }
-        self.game.for_each_legal_notation(|a| legal.push(a));
-        (legal, self.illumination())
+        (LegalText::of_game(&self.game), self.illumination())
     }
 
     /// The cells an illumination by the player to move would capture, if it may.
