@@ -254,22 +254,12 @@ impl Game {
     /// [`crate::notation::format`] writes them.
     pub fn legal_notation(&self) -> Vec<String> {
         let mut all = Vec::new();
-        self.for_each_legal_notation(|a| all.push(a.to_string()));
-        all
-    }
-
-    /// [`Game::legal_notation`] one action at a time, in the same order: each is
-    /// written into one reused buffer and handed to `each`, so no string is made per
-    /// action.
-    pub fn for_each_legal_notation(&self, mut each: impl FnMut(&str)) {
         let mut text = String::with_capacity(16);
-        let mut at = 0;
         self.write_legal_notation(&mut text, "", "", |text| {
-            each(&text[at..]);
+            all.push(text.clone());
             text.clear();
-            at = 0;
         });
-        let _ = &mut at;
+        all
     }
 
     /// Appends [`Game::legal_notation`] to `out`, each action written between
