@@ -131,18 +131,18 @@ async fn upgrade_keeps_actions_and_their_checks(db: TestDb) {
     };
     let pool = sqlx::AnyPool::connect(&url).await.unwrap();
     let all = sqlx::migrate!("../../migrations");
-    let before: Vec<_> = all
+    let earlier: Vec<_> = all
         .migrations
         .iter()
         .take_while(|m| m.description != "action checks")
         .cloned()
         .collect();
     assert!(
-        before.len() < all.migrations.len(),
+        earlier.len() < all.migrations.len(),
         "the rebuild is a migration"
     );
     let old = Migrator {
-        migrations: before.into(),
+        migrations: earlier.into(),
         ..Migrator::DEFAULT
     };
     old.run(&pool).await.unwrap();
@@ -199,9 +199,66 @@ async fn upgrade_keeps_actions_and_their_checks(db: TestDb) {
     let stored: Vec<Row> = sqlx::query_as(read).fetch_all(&pool).await.unwrap();
     assert_eq!(stored.len(), rows.len());
 
-    all.run(&pool).await.unwrap();
+    // A node still running the previous version keeps writing while another upgrades
+    // (a rolling restart of a cluster): a row it is committing as the upgrade starts,
+    // and one it writes while the upgrade runs, both end up in the new table.
+    use sqlx::Connection as _;
+    let mut before = sqlx::AnyConnection::connect(&url).await.unwrap();
+    let mut during = sqlx::AnyConnection::connect(&url).await.unwrap();
+    let mut tx = before.begin().await.unwrap();
+    sqlx::query(insert)
+        .bind("r2")
+        .bind(2_i64)
+        .bind("act")
+        .bind("middle")
+        .bind("P10k-10j")
+        .bind(102_i64)
+        .bind(None::<String>)
+        .execute(&mut *tx)
+        .await
+        .unwrap();
+    let upgrade = {
+        let pool = pool.clone();
+        tokio::spawn(async move { sqlx::migrate!("../../migrations").run(&pool).await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(
+        !upgrade.is_finished(),
+        "the upgrade waits for the row being written"
+    );
+    let late = tokio::spawn(async move {
+        sqlx::query(insert)
+            .bind("r2")
+            .bind(3_i64)
+            .bind("act")
+            .bind("last")
+            .bind("P11g-10g")
+            .bind(103_i64)
+            .bind(None::<String>)
+            .execute(&mut during)
+            .await
+            .map(|_| ())
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    tx.commit().await.unwrap();
+    upgrade.await.unwrap().unwrap();
+    late.await.unwrap().unwrap();
+    before.close().await.ok();
+
     let upgraded: Vec<Row> = sqlx::query_as(read).fetch_all(&pool).await.unwrap();
-    assert_eq!(upgraded, stored, "every row kept as it was");
+    let mut expected = stored.clone();
+    for (ply, player, text) in [(2, "middle", "P10k-10j"), (3, "last", "P11g-10g")] {
+        expected.push((
+            "r2".into(),
+            ply,
+            "act".into(),
+            Some(player.into()),
+            text.into(),
+            100 + ply,
+            None,
+        ));
+    }
+    assert_eq!(upgraded, expected, "every row kept as it was, none lost");
 
     let try_insert = |ply: i64, kind: &'static str, player: Option<&'static str>| {
         sqlx::query(insert)
