@@ -112,7 +112,7 @@ impl LegalText {
     pub fn of_game(game: &Game) -> LegalText {
         let mut list = String::with_capacity(1024);
         // Canonical notation needs no escaping in JSON (`Game::write_legal_notation`).
-        game.write_legal_notation(&mut list, ",\"", "\"", |_| {});
+        game.write_legal_notation(&mut list, ",\"", "\"");
         debug_assert!(
             !list.contains(['\\', '\n']),
             "notation JSON takes as it is: {list}"
@@ -123,24 +123,12 @@ impl LegalText {
         LegalText(list)
     }
 
-    /// Appends `action` to the list.
+    /// Appends `action` to the list (escaped as any JSON string).
     pub fn push(&mut self, action: &str) {
         self.0.push(if self.0.is_empty() { '[' } else { ',' });
-        // Canonical notation is printable ASCII without quotes or backslashes, which
-        // JSON takes as it is; anything else is escaped.
-        if action
-            .bytes()
-            .all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\')
-        {
-            self.0.push('"');
-            self.0.push_str(action);
-            self.0.push('"');
-        } else {
-            let mut quoted = Vec::with_capacity(action.len() + 8);
-            write_json(&mut quoted, action);
-            self.0
-                .push_str(std::str::from_utf8(&quoted).unwrap_or_default());
-        }
+        let mut quoted = Vec::with_capacity(action.len() + 2);
+        write_json(&mut quoted, action);
+        self.0.push_str(&String::from_utf8_lossy(&quoted));
     }
 
     fn write(&self, out: &mut Vec<u8>) {

@@ -253,26 +253,20 @@ impl Game {
     /// [`Game::legal_actions`] in canonical notation (RULES §13.1), as
     /// [`crate::notation::format`] writes them.
     pub fn legal_notation(&self) -> Vec<String> {
-        let mut all = Vec::new();
-        let mut text = String::with_capacity(16);
-        self.write_legal_notation(&mut text, "", "", |text| {
-            all.push(text.clone());
-            text.clear();
-        });
-        all
+        let Some(p) = self.to_move() else {
+            return Vec::new();
+        };
+        self.legal_actions()
+            .into_iter()
+            .map(|a| canonical(&self.position.core, p, a))
+            .collect()
     }
 
     /// Appends [`Game::legal_notation`] to `out`, each action written between
-    /// `before` and `after`, calling `written(out)` after each. Canonical notation
-    /// is printable ASCII without quotes or backslashes (RULES §13.1: letters, digits
-    /// and `+-x*=!`), so the server writes the list straight into a JSON array.
-    pub fn write_legal_notation(
-        &self,
-        out: &mut String,
-        before: &str,
-        after: &str,
-        mut written: impl FnMut(&mut String),
-    ) {
+    /// `before` and `after`, with no string made per action. Canonical notation is
+    /// printable ASCII without quotes or backslashes (RULES §13.1: letters, digits and
+    /// `+-x*=!`), so the server writes the list straight into a JSON array.
+    pub fn write_legal_notation(&self, out: &mut String, before: &str, after: &str) {
         let Some(p) = self.to_move() else {
             return;
         };
@@ -280,7 +274,6 @@ impl Game {
             out.push_str(before);
             write_canonical(&self.position.core, p, a, out);
             out.push_str(after);
-            written(out);
         }
     }
 

@@ -115,6 +115,29 @@ async fn waiting_room_and_tokens_survive_restart_postgres() {
     server.stop().await;
 }
 
+/// An `INSERT` of one row of `actions` (`created_at` is 100 + `ply`), to run on any
+/// connection.
+fn action_row<'q>(
+    room: &'q str,
+    ply: i64,
+    kind: &'q str,
+    player: Option<&'q str>,
+    text: &'q str,
+    clocks: Option<&'q str>,
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    sqlx::query(
+        "INSERT INTO actions (room_id, ply, kind, player, text, created_at, clocks) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+    )
+    .bind(room)
+    .bind(ply)
+    .bind(kind)
+    .bind(player)
+    .bind(text)
+    .bind(100 + ply)
+    .bind(clocks)
+}
+
 /// A database made before the rebuild of `actions` (its checks rewritten as
 /// comparisons): the upgrade keeps every row in order, the rows still go with their
 /// room, and the checks accept and refuse exactly what they did.
@@ -170,17 +193,8 @@ async fn upgrade_keeps_actions_and_their_checks(db: TestDb) {
         ("r1", 5, "draw", None, "draw", None),
         ("r2", 1, "act", Some("first"), "P3c-4c", None),
     ];
-    let insert = "INSERT INTO actions (room_id, ply, kind, player, text, created_at, clocks) \
-                  VALUES ($1, $2, $3, $4, $5, $6, $7)";
     for (room, ply, kind, player, text, clocks) in rows {
-        sqlx::query(insert)
-            .bind(room)
-            .bind(ply as i64)
-            .bind(kind)
-            .bind(player)
-            .bind(text)
-            .bind(100 + ply as i64)
-            .bind(clocks)
+        action_row(room, ply, kind, player, text, clocks)
             .execute(&pool)
             .await
             .unwrap();
@@ -206,14 +220,7 @@ async fn upgrade_keeps_actions_and_their_checks(db: TestDb) {
     let mut before = sqlx::AnyConnection::connect(&url).await.unwrap();
     let mut during = sqlx::AnyConnection::connect(&url).await.unwrap();
     let mut tx = before.begin().await.unwrap();
-    sqlx::query(insert)
-        .bind("r2")
-        .bind(2_i64)
-        .bind("act")
-        .bind("middle")
-        .bind("P10k-10j")
-        .bind(102_i64)
-        .bind(None::<String>)
+    action_row("r2", 2, "act", Some("middle"), "P10k-10j", None)
         .execute(&mut *tx)
         .await
         .unwrap();
@@ -227,14 +234,7 @@ async fn upgrade_keeps_actions_and_their_checks(db: TestDb) {
         "the upgrade waits for the row being written"
     );
     let late = tokio::spawn(async move {
-        sqlx::query(insert)
-            .bind("r2")
-            .bind(3_i64)
-            .bind("act")
-            .bind("last")
-            .bind("P11g-10g")
-            .bind(103_i64)
-            .bind(None::<String>)
+        action_row("r2", 3, "act", Some("last"), "P11g-10g", None)
             .execute(&mut during)
             .await
             .map(|_| ())
@@ -261,15 +261,7 @@ async fn upgrade_keeps_actions_and_their_checks(db: TestDb) {
     assert_eq!(upgraded, expected, "every row kept as it was, none lost");
 
     let try_insert = |ply: i64, kind: &'static str, player: Option<&'static str>| {
-        sqlx::query(insert)
-            .bind("r2")
-            .bind(ply)
-            .bind(kind)
-            .bind(player)
-            .bind("x")
-            .bind(0_i64)
-            .bind(None::<String>)
-            .execute(&pool)
+        action_row("r2", ply, kind, player, "x", None).execute(&pool)
     };
     for (ply, kind, player) in [(10, "bogus", Some("first")), (11, "act", Some("fourth"))] {
         assert!(
@@ -288,32 +280,23 @@ async fn upgrade_keeps_actions_and_their_checks(db: TestDb) {
         try_insert(20, "act", Some("first")).await.is_err(),
         "a ply stored twice is refused"
     );
-    {
-        // (sqlx turns SQLite's foreign keys on for its connections, as the server does.)
-        assert!(
-            sqlx::query(insert)
-                .bind("nowhere")
-                .bind(1_i64)
-                .bind("act")
-                .bind("first")
-                .bind("x")
-                .bind(0_i64)
-                .bind(None::<String>)
-                .execute(&pool)
-                .await
-                .is_err(),
-            "an action of no room is refused"
-        );
-        sqlx::query("DELETE FROM rooms WHERE id = 'r1'")
+    // (sqlx turns SQLite's foreign keys on for its connections, as the server does.)
+    assert!(
+        action_row("nowhere", 1, "act", Some("first"), "x", None)
             .execute(&pool)
             .await
-            .unwrap();
-        let left: Vec<Row> = sqlx::query_as(read).fetch_all(&pool).await.unwrap();
-        assert!(
-            left.iter().all(|r| r.0 == "r2"),
-            "a room's actions go with it"
-        );
-    }
+            .is_err(),
+        "an action of no room is refused"
+    );
+    sqlx::query("DELETE FROM rooms WHERE id = 'r1'")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let left: Vec<Row> = sqlx::query_as(read).fetch_all(&pool).await.unwrap();
+    assert!(
+        left.iter().all(|r| r.0 == "r2"),
+        "a room's actions go with it"
+    );
     pool.close().await;
 }
 
