@@ -111,6 +111,12 @@ impl ClientMsg {
     /// missing or mistyped field, an unknown seat name, a bot level that is not an
     /// integer from 0 to 3.
     pub fn parse(text: &str) -> Result<ClientMsg, String> {
+        // The common case, a well-formed message, read straight from the text. Whatever
+        // this refuses (a duplicate key included) is read again through a `Value`, whose
+        // steps give the error its words, and which keeps the last of duplicate keys.
+        if let Ok(msg) = serde_json::from_str(text) {
+            return Ok(msg);
+        }
         let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
         if !value.is_object() {
             return Err("a message must be a JSON object with a \"type\"".into());
@@ -361,5 +367,19 @@ mod tests {
         for (text, why) in cases {
             assert_eq!(ClientMsg::parse(text).unwrap_err(), *why, "{text}");
         }
+    }
+
+    #[test]
+    fn a_repeated_key_counts_once_its_last_value() {
+        assert_eq!(
+            ClientMsg::parse(r#"{"type":"act","action":"P5a-4a","action":"P7c-7d"}"#),
+            Ok(ClientMsg::Act {
+                action: "P7c-7d".into()
+            })
+        );
+        assert_eq!(
+            ClientMsg::parse(r#"{"type":"act","action":"P5a-4a","type":"ping"}"#),
+            Ok(ClientMsg::Ping)
+        );
     }
 }
