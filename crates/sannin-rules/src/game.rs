@@ -5,12 +5,13 @@ use crate::action::Action;
 use crate::cell::Cell;
 use crate::error::IllegalAction;
 use crate::event::{EndReason, Event, LossReason, Outcome};
+use crate::history::Positions;
 use crate::notation::{
     canonical, diagnose, parse_written, resolve_written, write_canonical, NotationError,
 };
 use crate::play::{illumination, legal_actions, lose, resolve, Played, Resolved};
 use crate::player::Player;
-use crate::position::{Core, Position};
+use crate::position::Position;
 
 /// Why an attempt to act was refused. `Display` gives a sentence fit to
 /// show the player; a server maps the variants to its own error codes.
@@ -140,7 +141,7 @@ pub struct Game {
     /// `start`'s position string, written once: a server sends it in every `state`.
     start_text: String,
     position: Position,
-    history: Vec<(u64, Core)>,
+    history: Positions,
     log: Vec<Entry>,
     outcome: Option<Outcome>,
     eliminated: Vec<Player>,
@@ -166,7 +167,8 @@ impl Game {
             last: None,
             ..start
         };
-        let history = vec![(start.core.key(), start.core.clone())];
+        let mut history = Positions::default();
+        history.push(start.core.key(), start.core.clone());
         let mut game = Game {
             position: start.clone(),
             start_text: start.to_string(),
@@ -241,7 +243,7 @@ impl Game {
     /// [`Position::repetition_key`] of every position of the game so far,
     /// oldest first (for searches that must avoid repeating one, RULES §12.7).
     pub fn repetition_keys(&self) -> Vec<u64> {
-        self.history.iter().map(|(k, _)| *k).collect()
+        self.history.keys().to_vec()
     }
 
     /// The legal actions of the player to move (empty once the game is
@@ -502,7 +504,7 @@ impl Game {
         self.position = prepared.position;
         if prepared.record_position {
             self.history
-                .push((self.position.core.key(), self.position.core.clone()));
+                .push(self.position.core.key(), self.position.core.clone());
         }
         if prepared.logged {
             self.log.push(prepared.entry);

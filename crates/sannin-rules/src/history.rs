@@ -37,6 +37,46 @@ impl History for Vec<(u64, Core)> {
     }
 }
 
+/// A game's positions, for repetition: each one's key, board hash and core, the
+/// keys and hashes in lists of their own. Every action considered is checked against
+/// every earlier position's board hash, so that check reads one compact list rather
+/// than stepping through the cores (and grows with a long game by a word a position).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Positions {
+    keys: Vec<u64>,
+    boards: Vec<u64>,
+    cores: Vec<Core>,
+}
+
+impl Positions {
+    /// Adds `core`, whose key is `key`.
+    pub(crate) fn push(&mut self, key: u64, core: Core) {
+        self.keys.push(key);
+        self.boards.push(core.board.hash());
+        self.cores.push(core);
+    }
+
+    /// The keys, oldest first.
+    pub(crate) fn keys(&self) -> &[u64] {
+        &self.keys
+    }
+}
+
+impl History for Positions {
+    fn seen(&self, key: u64, core: &Core) -> bool {
+        self.keys
+            .iter()
+            .zip(&self.cores)
+            .any(|(k, c)| *k == key && c == core)
+    }
+    fn seen_board(&self, board_hash: u64) -> bool {
+        self.boards.contains(&board_hash)
+    }
+    fn seen_key(&self, key: u64) -> bool {
+        self.keys.contains(&key)
+    }
+}
+
 /// No earlier positions: a position string's, for [`Position::legal_actions`].
 pub(crate) struct NoHistory;
 
@@ -174,5 +214,50 @@ fn action_target(action: Action) -> Cell {
     match action {
         Action::Move { to, .. } | Action::Drop { to, .. } => to,
         Action::Illuminate { from } => from,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Game;
+
+    /// The compact lists answer every question exactly as the plain list of
+    /// `(key, core)` pairs does, for positions seen and not seen.
+    #[test]
+    fn positions_answer_as_the_plain_list() {
+        let mut game = Game::new();
+        let mut plain: Vec<(u64, Core)> = Vec::new();
+        let mut compact = Positions::default();
+        let mut probes = Vec::new();
+        for ply in 0..40 {
+            let core = game.position().core.clone();
+            plain.push((core.key(), core.clone()));
+            compact.push(core.key(), core);
+            let actions = game.legal_actions();
+            if actions.is_empty() {
+                break;
+            }
+            // Every position one action away, seen or not, is asked about.
+            for a in &actions {
+                if let Ok(next) = game.position().play(*a) {
+                    probes.push(next.position.core);
+                }
+            }
+            game.play(actions[(ply * 7) % actions.len()])
+                .expect("a legal action plays");
+        }
+        assert_eq!(
+            compact.keys(),
+            &plain.iter().map(|(k, _)| *k).collect::<Vec<_>>()[..]
+        );
+        for core in probes.iter().chain(plain.iter().map(|(_, c)| c)) {
+            let (key, board) = (core.key(), core.board.hash());
+            assert_eq!(compact.seen(key, core), plain.seen(key, core));
+            assert_eq!(compact.seen_board(board), plain.seen_board(board));
+            assert_eq!(compact.seen_key(key), plain.seen_key(key));
+            assert_eq!(compact.seen_key(key ^ 1), plain.seen_key(key ^ 1));
+        }
+        assert!(plain.iter().all(|(k, c)| compact.seen(*k, c)));
     }
 }
