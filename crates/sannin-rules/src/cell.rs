@@ -368,14 +368,18 @@ impl Cell {
     /// Appends the cell's name (as [`fmt::Display`] writes it) to `out`, without the
     /// formatting machinery: notation writes every legal action's cells this way.
     pub(crate) fn push_name(self, out: &mut String) {
-        let file = self.file() + 1;
-        if file >= 10 {
-            out.push(char::from(b'0' + file / 10));
-        }
-        out.push(char::from(b'0' + file % 10));
-        out.push(char::from(b'a' + self.rank()));
+        out.push_str(&NAMES[self.0 as usize]);
     }
 }
+
+/// Every cell's name, written once: pushing a name is then one copy, not a character
+/// at a time.
+static NAMES: std::sync::LazyLock<[String; NUM_CELLS]> = std::sync::LazyLock::new(|| {
+    std::array::from_fn(|i| {
+        let c = Cell(i as u8);
+        format!("{}{}", c.file() + 1, char::from(b'a' + c.rank()))
+    })
+});
 
 impl fmt::Display for Cell {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
