@@ -17,9 +17,17 @@ pub(super) enum Snapshot {
 
 impl Room {
     pub(super) fn seat_info(&self, p: Player) -> Option<SeatInfo> {
-        let grace = self.deps.config.grace.as_millis() as i64;
         self.seats[idx(p)].as_ref().map(|s| SeatInfo {
             name: s.name.clone(),
+            ..self.unnamed_seat_info(s)
+        })
+    }
+
+    /// [`Room::seat_info`] of `s` but for the name, left empty (nothing allocated).
+    fn unnamed_seat_info(&self, s: &Seat) -> SeatInfo {
+        let grace = self.deps.config.grace.as_millis() as i64;
+        SeatInfo {
+            name: String::new(),
             // A bot is always there.
             connected: s.present(),
             ready: s.ready,
@@ -29,7 +37,7 @@ impl Room {
             },
             bot: s.bot.map(Level::number),
             taken_over: s.taken_over(),
-        })
+        }
     }
 
     fn seats(&self) -> Seats {
@@ -86,16 +94,85 @@ impl Room {
         crate::record::write(&self.game, &headers)
     }
 
+    /// Tells the lobby of a change to the room's summary, if there is one. The room
+    /// publishes after every command, and most change nothing or only the move count,
+    /// so the summary is brought up to date in place: only a name or result that
+    /// changed is copied.
     pub(super) fn publish(&self) {
-        let s = self.summary();
         self.summary_tx.send_if_modified(|old| {
-            if *old == s {
-                false
-            } else {
-                *old = s;
-                true
-            }
+            let changed = self.refresh_summary(old);
+            debug_assert_eq!(*old, self.summary(), "refresh_summary missed a change");
+            changed
         });
+    }
+
+    /// Brings `old` up to [`Room::summary`]; true if anything changed. Every field is
+    /// named, so a field added to the summary cannot be forgotten here.
+    fn refresh_summary(&self, old: &mut RoomSummary) -> bool {
+        let RoomSummary { room, moves } = old;
+        let RoomInfo {
+            id,
+            status,
+            seats,
+            spectators,
+            custom_position,
+            voluntary_alliance,
+            private,
+            clock,
+            bot_takeover,
+            rated,
+            result,
+            created_at_ms,
+            updated_at_ms,
+        } = room;
+        let Seats {
+            first,
+            middle,
+            last,
+        } = seats;
+        let outcome = self.game.outcome();
+        // `|` rather than `||`: every field is brought up to date.
+        set(moves, self.game.moves().len() as u64)
+            | (*id != self.id_str && set(id, self.id_str.clone()))
+            | set(status, self.status)
+            | self.refresh_seat(Player::First, first)
+            | self.refresh_seat(Player::Middle, middle)
+            | self.refresh_seat(Player::Last, last)
+            | set(spectators, self.spectators())
+            | set(custom_position, self.custom_position)
+            | set(voluntary_alliance, self.voluntary)
+            | set(private, self.settings.private)
+            | set(clock, self.settings.clock)
+            | set(bot_takeover, self.settings.bot_takeover)
+            | set(rated, self.settings.rated)
+            | (result.as_ref() != outcome && set(result, outcome.cloned()))
+            | set(created_at_ms, self.created_at_ms)
+            | set(updated_at_ms, self.updated_at_ms)
+    }
+
+    /// Brings `old` up to [`Room::seat_info`] of `p`; true if it changed.
+    fn refresh_seat(&self, p: Player, old: &mut Option<SeatInfo>) -> bool {
+        match (self.seats[idx(p)].as_ref(), old.as_mut()) {
+            (None, None) => false,
+            (Some(seat), Some(info)) => {
+                let SeatInfo {
+                    name,
+                    connected,
+                    ready,
+                    abandon_at_ms,
+                    bot,
+                    taken_over,
+                } = info;
+                let now = self.unnamed_seat_info(seat);
+                (*name != seat.name && set(name, seat.name.clone()))
+                    | set(connected, now.connected)
+                    | set(ready, now.ready)
+                    | set(abandon_at_ms, now.abandon_at_ms)
+                    | set(bot, now.bot)
+                    | set(taken_over, now.taken_over)
+            }
+            (_, _) => set(old, self.seat_info(p)),
+        }
     }
 
     pub(super) fn outcome_json(&self) -> Value {
@@ -238,4 +315,13 @@ impl Room {
             to_move: self.to_move().map(wire_seat),
         }
     }
+}
+
+/// Puts `value` in `slot`; true if that changed it.
+fn set<T: PartialEq>(slot: &mut T, value: T) -> bool {
+    if *slot == value {
+        return false;
+    }
+    *slot = value;
+    true
 }
