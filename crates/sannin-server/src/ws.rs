@@ -297,27 +297,41 @@ async fn run_connection(
                     reader_kill.cancel();
                 }
             };
+            // One timer for the reader's whole life, moved on only when it goes off: a
+            // fresh timeout for every frame would be a trip through the timer wheel each.
+            let mut heard = tokio::time::Instant::now();
+            let due = |heard: tokio::time::Instant, silent_until: Option<tokio::time::Instant>| {
+                silent_until.map_or(heard + idle, |t| t.min(heard + idle))
+            };
+            let timer = tokio::time::sleep_until(due(heard, silent_until));
+            tokio::pin!(timer);
             loop {
-                let wait = match silent_until {
-                    Some(t) => idle.min(t.saturating_duration_since(tokio::time::Instant::now())),
-                    None => idle,
+                let next = tokio::select! {
+                    biased;
+                    next = stream.next() => next,
+                    () = &mut timer => {
+                        let now = tokio::time::Instant::now();
+                        if silent_until.is_some_and(|t| t <= now) {
+                            debug!("silent socket: closing");
+                            reply(error_frame(
+                                ErrorCode::BadMessage,
+                                "this connection sent none of join, resume or watch: closing it",
+                            ));
+                            reply(Outbound::Close(1008, "say join, resume or watch"));
+                            break;
+                        }
+                        if heard + idle <= now {
+                            debug!("idle timeout");
+                            break;
+                        }
+                        timer.as_mut().reset(due(heard, silent_until));
+                        continue;
+                    }
                 };
-                let frame = match tokio::time::timeout(wait, stream.next()).await {
-                    Err(_) if silent_until.is_some_and(|t| t <= tokio::time::Instant::now()) => {
-                        debug!("silent socket: closing");
-                        reply(error_frame(
-                            ErrorCode::BadMessage,
-                            "this connection sent none of join, resume or watch: closing it",
-                        ));
-                        reply(Outbound::Close(1008, "say join, resume or watch"));
-                        break;
-                    }
-                    Err(_) => {
-                        debug!("idle timeout");
-                        break;
-                    }
-                    Ok(None) => break,
-                    Ok(Some(Err(e))) => {
+                heard = tokio::time::Instant::now();
+                let frame = match next {
+                    None => break,
+                    Some(Err(e)) => {
                         if let Some((code, reason)) = close_for(e) {
                             debug!(code, reason, "bad frame: closing");
                             m.bad_messages.fetch_add(1, Ordering::Relaxed);
@@ -325,7 +339,7 @@ async fn run_connection(
                         }
                         break;
                     }
-                    Ok(Some(Ok(frame))) => frame,
+                    Some(Ok(frame)) => frame,
                 };
                 let stamp = match &frame {
                     Message::Close(_) => break,

@@ -473,6 +473,33 @@ async fn names_and_chat_hide_nothing_and_humans_are_not_bots() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sockets_that_go_quiet_are_closed_and_those_that_answer_pings_stay() {
+    // Pings every 200 ms: a socket that sends nothing at all (not even the pongs
+    // its client owes) for three of them is dropped.
+    let (_db, server) = Setup::default()
+        .limits(|l| l.ping_seconds = 0.2)
+        .sqlite()
+        .await;
+    let room = server.create_room(json!({})).await;
+    let mut quiet = watcher(&server, &room).await.expect("watching");
+    let mut awake = watcher(&server, &room).await.expect("watching");
+    // `awake` reads, so its client answers every ping; `quiet` reads nothing.
+    let until = tokio::time::Instant::now() + Duration::from_millis(1500);
+    let mut pings = 0;
+    while let Ok(Some(frame)) = tokio::time::timeout_at(until, awake.ws.next()).await {
+        if matches!(frame, Ok(Message::Ping(_))) {
+            pings += 1;
+        }
+    }
+    assert!(pings >= 5, "pings kept coming ({pings})");
+    // Closed (`close_code` panics if it stays open), with or without a close frame: a
+    // client that reads nothing may never see one.
+    close_code(&mut quiet.ws).await;
+    awake.sync().await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sockets_that_never_take_part_are_closed() {
     let (_db, server) = Setup::default()
         .limits(|l| l.silent_socket_seconds = 1.0)
