@@ -133,7 +133,7 @@ impl Room {
         let outcome = self.game.outcome();
         // `|` rather than `||`: every field is brought up to date.
         set(moves, self.game.moves().len() as u64)
-            | (*id != self.id_str && set(id, self.id_str.clone()))
+            | set_cloned(id, &self.id_str)
             | set(status, self.status)
             | self.refresh_seat(Player::First, first)
             | self.refresh_seat(Player::Middle, middle)
@@ -164,7 +164,7 @@ impl Room {
                     taken_over,
                 } = info;
                 let now = self.unnamed_seat_info(seat);
-                (*name != seat.name && set(name, seat.name.clone()))
+                set_cloned(name, &seat.name)
                     | set(connected, now.connected)
                     | set(ready, now.ready)
                     | set(abandon_at_ms, now.abandon_at_ms)
@@ -324,4 +324,9 @@ fn set<T: PartialEq>(slot: &mut T, value: T) -> bool {
     }
     *slot = value;
     true
+}
+
+/// [`set`] for a value copied only if it differs.
+fn set_cloned<T: PartialEq + Clone>(slot: &mut T, value: &T) -> bool {
+    *slot != *value && set(slot, value.clone())
 }
