@@ -126,7 +126,9 @@ pub struct LimitArgs {
     #[arg(long, env = "SANNIN_SEND_QUEUE", default_value_t = 256)]
     pub send_queue: usize,
 
-    /// Seconds between server pings; a connection silent for three intervals is closed.
+    /// Seconds between server pings (skipped for a connection that both sent and was
+    /// sent a message since the last one); a connection silent for three intervals is
+    /// closed.
     #[arg(long, env = "SANNIN_PING_SECONDS", default_value_t = 20.0)]
     pub ping_seconds: f64,
 

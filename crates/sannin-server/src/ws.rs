@@ -10,7 +10,7 @@
 //! other protocol error.
 
 use std::collections::VecDeque;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant as StdInstant};
 
@@ -54,15 +54,21 @@ fn round_trip(stamp: u64, now_ms: u64) -> Option<u64> {
 /// token. Either measures the round trip if its stamp is plausible: a made-up stamp
 /// gains a client no more than a delayed answer would (the credit is capped per move,
 /// docs/protocol.md §11.3), so only the rate of pongs needs holding back.
+///
+/// It also carries word from the reader to the writer that the client sent a message
+/// of its own since the writer's last keep-alive tick ([`Pings::said`]).
 #[derive(Debug, Default)]
-struct Pings(Mutex<VecDeque<u64>>);
+struct Pings {
+    stamps: Mutex<VecDeque<u64>>,
+    said: AtomicBool,
+}
 
 impl Pings {
     /// Pings in flight remembered; older ones are forgotten (their pongs then count).
     const KEEP: usize = 4;
 
     fn sent(&self, stamp: u64) {
-        let mut q = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut q = self.stamps.lock().unwrap_or_else(PoisonError::into_inner);
         if q.len() >= Self::KEEP {
             q.pop_front();
         }
@@ -71,7 +77,7 @@ impl Pings {
 
     /// True (once) if `stamp` is that of a ping we sent.
     fn answered(&self, stamp: u64) -> bool {
-        let mut q = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut q = self.stamps.lock().unwrap_or_else(PoisonError::into_inner);
         match q.iter().position(|s| *s == stamp) {
             Some(i) => {
                 q.remove(i);
@@ -79,6 +85,18 @@ impl Pings {
             }
             None => false,
         }
+    }
+
+    /// The client sent a text or binary frame (the reader's note).
+    fn said(&self) {
+        if !self.said.load(Ordering::Relaxed) {
+            self.said.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether the client sent a text or binary frame since the last call.
+    fn take_said(&self) -> bool {
+        self.said.swap(false, Ordering::Relaxed)
     }
 }
 
@@ -171,15 +189,19 @@ async fn run_connection(
     }
     debug!("connected");
 
-    // Writer: drains the queue into the socket and pings periodically (the first ping
-    // is the room's, once it lets the connection in: one on probation gets nothing).
-    // Each ping carries the time-source ms it was sent at; its pong gives the round
-    // trip the room credits back to a player's clock (docs/protocol.md §11).
+    // Writer: drains the queue into the socket and pings every interval (the first ping
+    // is the room's, once it lets the connection in: one on probation gets nothing),
+    // unless the client sent a message and was sent one since the last tick: such a
+    // connection is alive both ways, and its reader's idle timer is reset by what it
+    // hears. Each ping carries the time-source ms it was sent at; its pong gives the
+    // round trip the room credits back to a player's clock (docs/protocol.md §11; the
+    // player to move is pinged by the room each turn).
     let ping_every = config.ping_interval;
     let writer_kill = kill.clone();
     let time = config.time.clone();
     let pings = Arc::new(Pings::default());
     let writer_pings = pings.clone();
+    let tick_pings = pings.clone();
     let stamp = move || {
         let now = time.now_ms();
         writer_pings.sent(now);
@@ -194,6 +216,8 @@ async fn run_connection(
             let killed = writer_kill.cancelled();
             tokio::pin!(killed);
             let mut linger = false;
+            // The room queued something for the client since the last tick.
+            let mut sent = false;
             let mut frame_of = |out: Outbound| match out {
                 Outbound::Text(t) => Message::Text(t),
                 Outbound::Close(code, reason) => {
@@ -213,11 +237,22 @@ async fn run_connection(
                 let first = tokio::select! {
                     biased;
                     out = rx.recv() => match out {
-                        Some(out) => frame_of(out),
+                        Some(out) => {
+                            sent = true;
+                            frame_of(out)
+                        }
                         None => break,
                     },
                     () = &mut killed => break,
-                    _ = ping.tick() => stamp(),
+                    _ = ping.tick() => {
+                        // Keep-alive: a connection that sent a message and was sent one
+                        // since the last tick is alive both ways and needs no ping.
+                        let said = tick_pings.take_said();
+                        if std::mem::take(&mut sent) && said {
+                            continue;
+                        }
+                        stamp()
+                    }
                 };
                 // Whatever else is queued goes out with it: frames are buffered and
                 // flushed once, one write to the socket for the whole batch.
@@ -341,6 +376,9 @@ async fn run_connection(
                     }
                     Some(Ok(frame)) => frame,
                 };
+                if matches!(frame, Message::Text(_) | Message::Binary(_)) {
+                    pings.said();
+                }
                 let stamp = match &frame {
                     Message::Close(_) => break,
                     Message::Pong(payload) => stamp_of(payload),

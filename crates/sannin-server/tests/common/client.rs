@@ -25,6 +25,8 @@ pub struct Client {
     pub token: Option<String>,
     /// The server closed the connection.
     pub closed: bool,
+    /// WebSocket pings read (the codec answers them).
+    pub pings: u32,
 }
 
 impl Client {
@@ -46,6 +48,7 @@ impl Client {
             seat: None,
             token: None,
             closed: false,
+            pings: 0,
         }
     }
 
@@ -131,6 +134,10 @@ impl Client {
                 Message::Close(_) => {
                     self.closed = true;
                     return None;
+                }
+                Message::Ping(_) => {
+                    self.pings += 1;
+                    continue;
                 }
                 _ => continue,
             }
