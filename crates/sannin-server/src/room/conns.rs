@@ -138,8 +138,9 @@ pub(super) struct Fanout {
     dirty: Vec<ConnId>,
     /// Connections on probation (module docs); not in `conns`, so they receive nothing.
     pending: HashMap<ConnId, Pending>,
-    /// Message budgets of the seated players, by the hash of their seat token.
-    seat_buckets: HashMap<String, TokenBucket>,
+    /// Message budgets of the seated players, by the hash of their seat token: a few
+    /// entries (only tokens that hold a seat are kept), looked up at every message.
+    seat_buckets: Vec<(String, TokenBucket)>,
     /// Reused list of the connections to send a snapshot to.
     scratch: Vec<(ConnId, Option<Player>)>,
 }
@@ -362,16 +363,16 @@ impl Room {
             return true;
         };
         let buckets = &mut self.fanout.seat_buckets;
-        if let Some(bucket) = buckets.get_mut(&seat.token_hash) {
+        if let Some((_, bucket)) = buckets.iter_mut().find(|(h, _)| *h == seat.token_hash) {
             return bucket.allow();
         }
         // A new token: forget the budgets of tokens that hold no seat here any more.
         let held: Vec<&String> = self.seats.iter().flatten().map(|s| &s.token_hash).collect();
-        buckets.retain(|h, _| held.contains(&h));
+        buckets.retain(|(h, _)| held.contains(&h));
         let cfg = &self.deps.config;
         let mut bucket = TokenBucket::new(cfg.rate_per_second, cfg.rate_burst);
         let allowed = bucket.allow();
-        buckets.insert(seat.token_hash.clone(), bucket);
+        buckets.push((seat.token_hash.clone(), bucket));
         allowed
     }
 
