@@ -77,18 +77,20 @@ impl StateText {
         legal: &LegalText,
         illumination: Option<&[String]>,
     ) -> String {
-        let t = self.text.as_bytes();
-        let mut out = Vec::with_capacity(t.len() + legal.0.len() + 32);
-        out.extend_from_slice(&t[..self.legal_at]);
-        out.extend_from_slice(br#""legal":"#);
-        legal.write(&mut out);
-        out.extend_from_slice(br#","illumination":"#);
-        write_json(&mut out, &illumination);
-        out.extend_from_slice(&t[self.legal_at + LEGAL.len()..self.you_at]);
-        out.extend_from_slice(br#""you":"#);
-        write_json(&mut out, &you);
-        out.extend_from_slice(&t[self.you_at + YOU.len()..]);
-        String::from_utf8(out).unwrap_or_else(|e| unreachable!("JSON pieces are UTF-8: {e}"))
+        // Written as a `String` from `str` pieces (cut at ASCII keys), so that the
+        // whole text, a kilobyte or more, is not checked for UTF-8 again.
+        let t = self.text.as_str();
+        let mut out = String::with_capacity(t.len() + legal.0.len() + 32);
+        out.push_str(&t[..self.legal_at]);
+        out.push_str(r#""legal":"#);
+        legal.push_to(&mut out);
+        out.push_str(r#","illumination":"#);
+        out.push_str(&json_text(&illumination));
+        out.push_str(&t[self.legal_at + LEGAL.len()..self.you_at]);
+        out.push_str(r#""you":"#);
+        out.push_str(&json_text(&you));
+        out.push_str(&t[self.you_at + YOU.len()..]);
+        out
     }
 }
 
@@ -126,29 +128,28 @@ impl LegalText {
     /// Appends `action` to the list (escaped as any JSON string).
     pub fn push(&mut self, action: &str) {
         self.0.push(if self.0.is_empty() { '[' } else { ',' });
-        let mut quoted = Vec::with_capacity(action.len() + 2);
-        write_json(&mut quoted, action);
-        self.0.push_str(&String::from_utf8_lossy(&quoted));
+        self.0.push_str(&json_text(action));
     }
 
-    fn write(&self, out: &mut Vec<u8>) {
+    fn push_to(&self, out: &mut String) {
         if self.0.is_empty() {
-            out.extend_from_slice(b"[]");
+            out.push_str("[]");
         } else {
-            out.extend_from_slice(self.0.as_bytes());
-            out.push(b']');
+            out.push_str(&self.0);
+            out.push(']');
         }
     }
 }
 
 impl std::fmt::Display for LegalText {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut out = Vec::with_capacity(self.0.len() + 2);
-        self.write(&mut out);
-        f.write_str(std::str::from_utf8(&out).map_err(|_| std::fmt::Error)?)
+        let mut out = String::with_capacity(self.0.len() + 2);
+        self.push_to(&mut out);
+        f.write_str(&out)
     }
 }
 
-fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, v: &T) {
-    serde_json::to_writer(out, v).unwrap_or_else(|e| unreachable!("protocol types serialize: {e}"));
+/// `v` as JSON text.
+fn json_text<T: serde::Serialize + ?Sized>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_else(|e| unreachable!("protocol types serialize: {e}"))
 }
