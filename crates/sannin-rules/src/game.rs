@@ -240,6 +240,25 @@ impl Game {
             .collect()
     }
 
+    /// How many actions were played: the length of [`Game::moves`], counted without
+    /// copying them.
+    ///
+    /// ```
+    /// use sannin_rules::{Game, Player};
+    ///
+    /// let mut game = Game::new();
+    /// game.play_notation(Player::First, "P3c-4d").unwrap();
+    /// game.resign(Player::Middle).unwrap();
+    /// assert_eq!(game.move_count(), 1);
+    /// assert_eq!(game.move_count(), game.moves().len());
+    /// ```
+    pub fn move_count(&self) -> usize {
+        self.log
+            .iter()
+            .filter(|e| matches!(e, Entry::Action { .. }))
+            .count()
+    }
+
     /// [`Position::repetition_key`] of every position of the game so far,
     /// oldest first (for searches that must avoid repeating one, RULES §12.7).
     pub fn repetition_keys(&self) -> Vec<u64> {

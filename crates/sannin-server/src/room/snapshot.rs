@@ -79,7 +79,7 @@ impl Room {
     pub(super) fn summary(&self) -> RoomSummary {
         RoomSummary {
             room: self.info(),
-            moves: self.game.moves().len() as u64,
+            moves: self.game.move_count() as u64,
         }
     }
 
@@ -132,7 +132,7 @@ impl Room {
         } = seats;
         let outcome = self.game.outcome();
         // `|` rather than `||`: every field is brought up to date.
-        set(moves, self.game.moves().len() as u64)
+        set(moves, self.game.move_count() as u64)
             | set_cloned(id, &self.id_str)
             | set(status, self.status)
             | self.refresh_seat(Player::First, first)
@@ -207,7 +207,7 @@ impl Room {
             status: self.status,
             position: self.game.position().to_string(),
             start_position: self.game.start_position_text().to_string(),
-            moves: full.then(|| self.game.moves().to_vec()),
+            moves: full.then(|| self.game.moves()),
             seats: self.seats(),
             spectators: self.spectators(),
             to_move: self.to_move().map(wire_seat),
@@ -311,7 +311,7 @@ impl Room {
             room: self.info(),
             position: self.game.position().to_string(),
             start_position: self.game.start_position_text().to_string(),
-            moves: self.game.moves().to_vec(),
+            moves: self.game.moves(),
             to_move: self.to_move().map(wire_seat),
         }
     }
