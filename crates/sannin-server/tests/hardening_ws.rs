@@ -501,18 +501,18 @@ async fn sockets_that_go_quiet_are_closed_and_those_that_answer_pings_stay() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn players_busy_both_ways_are_not_pinged_and_spectators_are() {
-    // Pings every 300 ms. Players who move in turn, a few times an interval, both send
+    // Pings every 600 ms. Players who move in turn, each about every 200 ms, both send
     // messages and are sent some within every interval: they need no keep-alive ping.
     // A spectator only reads, so it is pinged each interval, and its answers keep it.
     let (_db, server) = Setup::default()
-        .limits(|l| l.ping_seconds = 0.3)
+        .limits(|l| l.ping_seconds = 0.6)
         .sqlite()
         .await;
     let mut t = Table::new(&server, json!({})).await;
     for c in t.players.iter_mut().chain([&mut t.spectator]) {
         c.pings = 0;
     }
-    let until = tokio::time::Instant::now() + Duration::from_millis(1800);
+    let until = tokio::time::Instant::now() + Duration::from_millis(3000);
     let mut plies = 0;
     while tokio::time::Instant::now() < until {
         let mover = t.to_move();
@@ -524,7 +524,7 @@ async fn players_busy_both_ways_are_not_pinged_and_spectators_are() {
             "still playing after {plies} plies"
         );
         plies += 1;
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
     // The last tick before the first move may have found a player quiet.
     for p in &t.players {
