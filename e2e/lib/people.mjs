@@ -61,20 +61,31 @@ export async function joinRoom(p, server, id, name, seat) {
   await until(`${p.label} seated`, () => p.lastState()?.you === seat);
 }
 
-/** Plays a pawn push from the legal list of the page's connection, by clicking; returns
- * the action. */
+/** A plain move from `legal`, by preference a pawn push: `[piece, from, to]` of a board
+ * move with no promotion suffix (a pawn push may be missing later in a game, when the
+ * player is in check or the pawns are blocked). */
+export function plainMove(legal) {
+  const plain = legal.map((a) => /^\+?[A-Z](\d+[a-m])[-x](\d+[a-m])$/.exec(a)).filter(Boolean);
+  return plain.find((m) => /^P\d+[a-m]-/.test(m[0])) ?? plain[0] ?? null;
+}
+
+/** Plays a plain move (a pawn push where there is one) from the legal list of the page's
+ * connection, by clicking; returns the action and the ply it was played at once the page
+ * has sent it. */
 export async function pushPawn(p) {
   const s = await until(`${p.label} to move`, () => {
     const s = p.lastState();
-    return s && s.to_move === s.you && s.legal.length ? s : null;
+    return s && s.status === 'playing' && s.to_move === s.you && s.legal.length ? s : null;
   });
-  const action = s.legal.find((a) => /^P\d+[a-m]-\d+[a-m]$/.test(a));
-  const [, from, to] = /^P(\d+[a-m])-(\d+[a-m])$/.exec(action);
+  const move = plainMove(s.legal);
+  if (!move) throw new Error(`${p.label}: no plain move among ${s.legal.join(' ')}`);
+  const [action, from, to] = move;
   // The socket's frame can be seen here before the page has drawn it: wait until the
-  // page offers the pawn (a click before that would queue a premove instead).
+  // page offers the piece (a click before that would queue a premove instead).
   await p.page.waitForSelector(`[data-cell="${from}"].source`);
   await p.page.locator(`[data-cell="${from}"]`).click();
   await p.page.waitForSelector(`[data-cell="${to}"][data-target]`);
   await p.page.locator(`[data-cell="${to}"]`).click();
-  return action;
+  await until(`${action} sent`, () => p.io.sent.some((m) => m.type === 'act' && m.action === action));
+  return { action, ply: s.moves.length };
 }

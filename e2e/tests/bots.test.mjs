@@ -77,7 +77,7 @@ test('a bot added from the waiting room, removed, added again, and seen moving',
   await ann.page.getByTestId('seats').screenshot({ path: `${SHOTS}real-bots-waiting.png` });
   await ann.page.getByTestId('ready').click();
   await until('playing', () => ann.lastState()?.status === 'playing');
-  const played = await pushPawn(ann);
+  const { action: played } = await pushPawn(ann);
   await until('the bots moved', () => {
     const st = ann.lastState();
     return st.moves.length >= 3 && st.to_move === 'first';

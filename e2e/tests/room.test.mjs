@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { serverAndBrowser } from '../lib/setup.mjs';
-import { SHOTS, joinRoom, person as newPerson, until } from '../lib/people.mjs';
+import { SHOTS, joinRoom, person as newPerson, pushPawn, until } from '../lib/people.mjs';
 
 // Bots answer at once: long games are played in seconds (rooms of bots alone too).
 process.env.SANNIN_BOT_MIN_MOVE_MS = '0';
@@ -48,21 +48,6 @@ function positionPieces(page, position) {
       return [name, p ? `${p.owner[0]}${p.promoted ? '+' : ''}${p.kind}` : ''];
     }));
   }, position);
-}
-
-/** Plays a pawn push from the page's `legal`, by clicking. */
-async function pushPawn(p) {
-  const s = await until(`${p.label} to move`, () => {
-    const st = p.lastState();
-    return st && st.status === 'playing' && st.to_move === st.you && st.legal.length ? st : null;
-  });
-  const action = s.legal.find((a) => /^P\d+[a-m]-\d+[a-m]$/.test(a));
-  const [, from, to] = /^P(\d+[a-m])-(\d+[a-m])$/.exec(action);
-  await p.page.locator(`[data-cell="${from}"]`).click();
-  await p.page.waitForSelector(`[data-cell="${to}"][data-target]`);
-  await p.page.locator(`[data-cell="${to}"]`).click();
-  await until(`${action} sent`, () => p.io.sent.some((m) => m.type === 'act' && m.action === action));
-  return { action, ply: s.moves.length };
 }
 
 test('phone: the board stays where it is while moves come in, and the page does not scroll', async () => {
