@@ -26,6 +26,8 @@ async fn every_spectator_receives_every_action_and_cpu_is_counted() {
 
     let cpu = report.cpu_us_per_action.expect("CPU of this process");
     assert!(cpu > 0.0, "{report:?}");
+    // The players closed their connections after the played phase, measured apart.
+    assert!(report.cpu_us_closing.is_some(), "{report:?}");
 
     let s = report.spectators.as_ref().expect("spectators' figures");
     assert_eq!(s.watching, 6);

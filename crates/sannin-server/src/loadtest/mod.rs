@@ -4,7 +4,11 @@
 //! server's CPU and memory are measured apart from the load generator's: it reads the
 //! server's `utime + stime` (`/proc/PID/stat`) before and after the played phase and
 //! its RSS (`/proc/PID/status`), the PID given by `--server-pid` or found as the process
-//! that listens on the target port (`/proc/net/tcp*` and `/proc/*/fd`). Without
+//! that listens on the target port (`/proc/net/tcp*` and `/proc/*/fd`). The played
+//! phase runs from the moment every room is playing to the moment every player has
+//! played its last action: connecting and seating come before it, and the players
+//! close their connections only after it (the server's CPU for that is reported
+//! apart). Without
 //! `--addr` it starts a server in this process on a throwaway SQLite file (or
 //! `--database-url`); its figures then include the load generator.
 //!
@@ -424,18 +428,21 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<Report> {
     let play_deadline =
         tokio::time::Instant::now() + Duration::from_secs(args.seconds) + Duration::from_secs(120);
     let start_gate = Arc::new(tokio::sync::Barrier::new(rooms * 3 + args.spectators + 1));
+    // The played phase ends when every player has played its last action; players close
+    // their connections only after that, so that the closing is measured apart.
+    let end_gate = Arc::new(tokio::sync::Barrier::new(rooms * 3 + 1));
     let mut players = Vec::with_capacity(rooms * 3);
     for (r, id) in ids.iter().enumerate() {
         for seat in Seat::ALL {
             let to = spread[(r * 3 + seat.index()) % spread.len()];
             let url = format!("ws://{to}/api/rooms/{id}/ws");
             let sem = sem.clone();
-            let gate = start_gate.clone();
+            let gates = (start_gate.clone(), end_gate.clone());
             let plies = args.plies;
             let think = Duration::from_millis(args.think_ms);
             let seed = sannin_bot::mix_seed(r as u64 + 1, seat.as_str().len() as u64);
             players.push(tokio::spawn(async move {
-                play_seat(url, seat, sem, gate, plies, think, seed, play_deadline).await
+                play_seat(url, seat, sem, gates, plies, think, seed, play_deadline).await
             }));
         }
     }
@@ -469,6 +476,15 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<Report> {
     let mut stats = RoomStats::default();
     let mut finished_games = 0;
     let mut watched_acts = Vec::new();
+    // A player task that panicked never reaches the gate: the deadline bounds the wait.
+    let ended = tokio::time::timeout_at(play_deadline + Duration::from_secs(10), end_gate.wait())
+        .await
+        .is_ok();
+    let play = t2.elapsed();
+    let cpu_after = cpu_us(pid);
+    if !ended {
+        stats.errors.push("players never all finished".into());
+    }
     for (i, p) in players.into_iter().enumerate() {
         match p.await {
             Ok(mut s) => {
@@ -483,8 +499,7 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<Report> {
             Err(e) => stats.errors.push(format!("player task: {e}")),
         }
     }
-    let play = t2.elapsed();
-    let cpu_after = cpu_us(pid);
+    let cpu_closed = closed_cpu(addr, pid).await;
     let mut watchers = Vec::with_capacity(spectators.len());
     for s in spectators {
         match s.await {
@@ -510,7 +525,7 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<Report> {
         let per_action = a.saturating_sub(b) as f64 / stats.actions.max(1) as f64;
         report.cpu_us_per_action = Some(per_action);
         println!(
-            "{}: {:.2} s CPU over the played phase = {per_action:.0} µs per accepted action",
+            "{}: {:.2} s CPU over the played actions = {per_action:.0} µs per accepted action",
             if in_process {
                 "process CPU (server and load generator together)"
             } else {
@@ -518,6 +533,17 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<Report> {
             },
             a.saturating_sub(b) as f64 / 1e6,
         );
+        if let Some(c) = cpu_closed {
+            let closing = c.saturating_sub(a);
+            report.cpu_us_closing = Some(closing as f64);
+            println!(
+                "closing the {} player connections afterwards: {:.2} s CPU \
+                 ({:.0} µs per accepted action if counted with them)",
+                rooms * 3,
+                closing as f64 / 1e6,
+                c.saturating_sub(b) as f64 / stats.actions.max(1) as f64
+            );
+        }
     }
     if args.spectators > 0 {
         let s = spectator_report(&watched_acts, &watchers, args.spectators);
@@ -577,13 +603,25 @@ async fn finish(local: Option<LocalServer>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// One player: join `seat`, ready, then play random legal actions when to move.
+/// The server's CPU time once it has seen every player connection close (or after
+/// ten seconds): what the played phase did not include.
+async fn closed_cpu(addr: SocketAddr, pid: Option<u32>) -> Option<u64> {
+    pid?;
+    let end = Instant::now() + Duration::from_secs(10);
+    while metric(addr, "sannin_connections").await > 0.0 && Instant::now() < end {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    cpu_us(pid)
+}
+
+/// One player: join `seat`, ready, then play random legal actions when to move; wait
+/// at the `end` gate of `(start, end)` for every other player to finish, then close.
 #[allow(clippy::too_many_arguments)]
 async fn play_seat(
     url: String,
     seat: Seat,
     sem: Arc<Semaphore>,
-    gate: Arc<tokio::sync::Barrier>,
+    (gate, end): (Arc<tokio::sync::Barrier>, Arc<tokio::sync::Barrier>),
     plies: usize,
     think: Duration,
     seed: u64,
@@ -595,6 +633,7 @@ async fn play_seat(
         Err(e) => {
             stats.errors.push(format!("{e:#}"));
             gate.wait().await;
+            end.wait().await;
             return stats;
         }
     };
@@ -690,6 +729,7 @@ async fn play_seat(
     if !gated {
         gate.wait().await;
     }
+    end.wait().await;
     let _ = ws.close(None).await;
     stats
 }

@@ -73,6 +73,10 @@ pub struct Report {
     /// accepted action; `None` when its process is unknown. In-process, the load
     /// generator's CPU is included.
     pub cpu_us_per_action: Option<f64>,
+    /// CPU time of the target process, in µs, from the last action until it saw the
+    /// player connections close (they close after the played phase); `None` when its
+    /// process is unknown.
+    pub cpu_us_closing: Option<f64>,
     /// Whether the CPU and memory figures are those of this process (in-process
     /// server, load generator included).
     pub in_process: bool,
