@@ -1,6 +1,6 @@
 // What the real-server browser tests share: a browser context per person with its
 // WebSocket traffic recorded, polling until something holds, and a person's first steps
-// in a room (taking a seat, pushing a pawn by clicking).
+// in a room (taking a seat, moving a piece by clicking).
 
 /** Where these tests' screenshots go (git-ignored). */
 export const SHOTS = new URL('../screenshots/', import.meta.url).pathname;
@@ -61,9 +61,9 @@ export async function joinRoom(p, server, id, name, seat) {
   await until(`${p.label} seated`, () => p.lastState()?.you === seat);
 }
 
-/** A plain move from `legal`, by preference a pawn push: `[piece, from, to]` of a board
+/** A plain move from `legal`, by preference a pawn push: `[action, from, to]` of a board
  * move with no promotion suffix (a pawn push may be missing later in a game, when the
- * player is in check or the pawns are blocked). */
+ * player is in check or the pawns are blocked); null if there is none. */
 export function plainMove(legal) {
   const plain = legal.map((a) => /^\+?[A-Z](\d+[a-m])[-x](\d+[a-m])$/.exec(a)).filter(Boolean);
   return plain.find((m) => /^P\d+[a-m]-/.test(m[0])) ?? plain[0] ?? null;
@@ -72,7 +72,7 @@ export function plainMove(legal) {
 /** Plays a plain move (a pawn push where there is one) from the legal list of the page's
  * connection, by clicking; returns the action and the ply it was played at once the page
  * has sent it. */
-export async function pushPawn(p) {
+export async function playMove(p) {
   const s = await until(`${p.label} to move`, () => {
     const s = p.lastState();
     return s && s.status === 'playing' && s.to_move === s.you && s.legal.length ? s : null;

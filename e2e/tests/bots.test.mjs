@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverAndBrowser } from '../lib/setup.mjs';
-import { SHOTS, person as newPerson, pushPawn, until } from '../lib/people.mjs';
+import { SHOTS, person as newPerson, playMove, until } from '../lib/people.mjs';
 
 const live = serverAndBrowser({ shots: SHOTS });
 const person = (label) => newPerson(live.browser, label);
@@ -37,7 +37,7 @@ test('bots chosen when creating a room play against the human', async () => {
   await until('the creator seated as First', () => host.lastState()?.you === 'first');
   await host.page.getByTestId('ready').click();
   await until('playing', () => host.lastState()?.status === 'playing');
-  await pushPawn(host);
+  await playMove(host);
   // Both bots answer; First is to move again.
   await until('the bots moved', () => {
     const st = host.lastState();
@@ -77,7 +77,7 @@ test('a bot added from the waiting room, removed, added again, and seen moving',
   await ann.page.getByTestId('seats').screenshot({ path: `${SHOTS}real-bots-waiting.png` });
   await ann.page.getByTestId('ready').click();
   await until('playing', () => ann.lastState()?.status === 'playing');
-  const { action: played } = await pushPawn(ann);
+  const { action: played } = await playMove(ann);
   await until('the bots moved', () => {
     const st = ann.lastState();
     return st.moves.length >= 3 && st.to_move === 'first';

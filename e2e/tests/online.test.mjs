@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverAndBrowser } from '../lib/setup.mjs';
-import { SHOTS, person as newPerson, joinRoom, pushPawn, until } from '../lib/people.mjs';
+import { SHOTS, person as newPerson, joinRoom, playMove, until } from '../lib/people.mjs';
 
 const live = serverAndBrowser({ shots: SHOTS });
 const person = (label) => newPerson(live.browser, label);
@@ -65,7 +65,7 @@ test('clocks tick for the player to move; draw buttons; rematch rotates the seat
   assert.match(await clockOf(middle.page, 'first').evaluate((n) => getComputedStyle(n).backgroundColor), /rgb\(36, 97, 201\)/, 'running clock in First\'s colour');
   await middle.page.screenshot({ path: `${SHOTS}real-clocks-middle.png` });
 
-  await pushPawn(first);
+  await playMove(first);
   await until('middle clock running', async () => (await clockOf(last.page, 'middle').getAttribute('data-running')) === 'true');
   assert.equal(await clockOf(last.page, 'first').getAttribute('data-running'), 'false');
   // 5:00 − a second or two + 3 s increment.
@@ -121,7 +121,7 @@ test('a button pressed while another player moves still clicks when released', a
   await middle.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
   await middle.page.mouse.down();
   const moved = middle.io.events.length;
-  await pushPawn(first);
+  await playMove(first);
   await until('middle sees the move', () => middle.io.events.slice(moved).some((e) => e.type === 'action'));
   await middle.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   await middle.page.mouse.up();

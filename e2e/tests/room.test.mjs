@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { serverAndBrowser } from '../lib/setup.mjs';
-import { SHOTS, joinRoom, person as newPerson, pushPawn, until } from '../lib/people.mjs';
+import { SHOTS, joinRoom, person as newPerson, playMove, until } from '../lib/people.mjs';
 
 // Bots answer at once: long games are played in seconds (rooms of bots alone too).
 process.env.SANNIN_BOT_MIN_MOVE_MS = '0';
@@ -62,7 +62,7 @@ test('phone: the board stays where it is while moves come in, and the page does 
   assert.ok(box0.y < 844 / 2, `the board is near the top (y = ${box0.y})`);
   const scroll0 = await p.page.evaluate(() => window.scrollY);
   for (let round = 0; round < 3; round++) {
-    const { ply } = await pushPawn(p);
+    const { ply } = await playMove(p);
     // The two bots answer; the move table, notices and banners grow meanwhile.
     await until('the bots answered', () => {
       const st = p.lastState();
@@ -79,7 +79,7 @@ test('phone: the board stays where it is while moves come in, and the page does 
   const scrolled = await p.page.evaluate(() => window.scrollY);
   assert.ok(scrolled > 0, 'the page is taller than the phone');
   const boxScrolled = await p.page.getByTestId('board').boundingBox();
-  const { ply } = await pushPawn(p);
+  const { ply } = await playMove(p);
   await until('the bots answered', () => p.lastState().moves.length >= ply + 3);
   await p.page.waitForTimeout(350);
   assert.equal(await p.page.evaluate(() => window.scrollY), scrolled);
@@ -187,7 +187,7 @@ test('a finished game steps from its start to its end; the record downloads with
   await fan.page.goto(`${live.server.url}/rooms/${id}`);
   await until('fan watching', () => fan.lastState());
   for (const p of people) await p.page.getByTestId('ready').click();
-  for (let i = 0; i < 4; i++) await pushPawn(people[i % 3]);
+  for (let i = 0; i < 4; i++) await playMove(people[i % 3]);
   await until('four moves', () => fan.lastState()?.moves.length === 4);
   // Spectators: a "Watching" label, the count, and their own chat (where they can write) first.
   await fan.page.getByTestId('watching').waitFor();
@@ -261,7 +261,7 @@ test('a newcomer from "Play the computer": plays with the mouse, then ←/Home/E
   assert.equal(await p.page.locator('[data-testid="seat-middle"] .name').textContent(), '');
   // Two moves by clicking, the bots answering each.
   for (let i = 0; i < 2; i++) {
-    const { ply } = await pushPawn(p);
+    const { ply } = await playMove(p);
     await until('the bots answered', () => {
       const st = p.lastState();
       return st.moves.length >= ply + 3 && st.to_move === 'first' ? st : null;

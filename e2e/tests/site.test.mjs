@@ -10,7 +10,7 @@ import { launchNoCjk, noCjkFontsConf } from '../lib/nocjk.mjs';
 import { serverAndBrowser } from '../lib/setup.mjs';
 import { mockServer, ORIGIN, STATIC } from '../lib/mock.mjs';
 import { DESKTOP, PHONE, SHOTS, englishLeft, shot, until, visitor } from '../lib/site.mjs';
-import { pushPawn } from '../lib/people.mjs';
+import { playMove } from '../lib/people.mjs';
 
 const live = serverAndBrowser({ shots: SHOTS, launchBrowser: launchNoCjk });
 
@@ -128,7 +128,7 @@ test('no Content Security Policy violation while playing, on the rules or the an
   assert.match(res.headers()['content-security-policy'] ?? '', /default-src 'self'/, 'the page is served with a CSP');
   await page.getByTestId('play-computer').click();
   await page.waitForURL(/\/rooms\/[^/]+$/);
-  await pushPawn(v);
+  await playMove(v);
   await until('the bots answered', () => (v.io.events.filter((e) => e.type === 'action').length >= 3 ? true : null));
   await page.goto(`${live.server.url}/rules`);
   await page.locator('.piece').first().waitFor();
