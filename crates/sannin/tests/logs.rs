@@ -1,6 +1,7 @@
 //! Seat tokens never reach the log, even at `RUST_LOG=trace` (where the WebSocket
 //! library would log every frame, payload included): the real `sannin serve`, a player
-//! joining and resuming, and the captured output searched for the token.
+//! joining and resuming, and the captured output searched for the token. At the default
+//! level, a room's lines name the room.
 
 mod common;
 
@@ -96,5 +97,37 @@ async fn tokens_stay_out_of_the_log_at_trace_level() {
             let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
             panic!("{what} is in the log: {}", &text[line..end]);
         }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rooms_lines_name_it_at_the_default_level() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log_path = dir.path().join("server.log");
+    let log = std::fs::File::create(&log_path).expect("log file");
+    let (server, addr) = start_server(dir.path(), "info", |cmd| {
+        cmd.stdout(Stdio::from(log.try_clone().expect("log file")))
+            .stderr(Stdio::from(log));
+    });
+    let id = create_room(&addr);
+    let url = format!("ws://{addr}/api/rooms/{id}/ws");
+    seated(
+        &url,
+        ClientMsg::Join {
+            seat: None,
+            name: Some("Ann".into()),
+        },
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    drop(server);
+
+    let text = std::fs::read_to_string(&log_path).expect("the log");
+    for what in ["player joined", "player left"] {
+        let line = text
+            .lines()
+            .find(|l| l.contains(what))
+            .unwrap_or_else(|| panic!("no {what:?} line in the log:\n{text}"));
+        assert!(line.contains(&format!("room={id}")), "{line}");
     }
 }

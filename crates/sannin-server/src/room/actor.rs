@@ -19,7 +19,10 @@ impl Room {
             tx,
             summary: self.summary_tx.subscribe(),
         };
-        let span = tracing::info_span!("room", id = %self.id);
+        // At debug level, as the connections' spans: entering a span costs a lookup in
+        // the subscriber's registry at every poll of the room, which runs twice an
+        // action. The room's lines at info level and above name the room themselves.
+        let span = tracing::debug_span!("room", id = %self.id);
         let tracker = self.deps.tracker.clone();
         tracker.spawn(tracing::Instrument::instrument(self.run(rx), span));
         handle
@@ -156,7 +159,7 @@ impl Room {
             self.store_failed("deleting an expired waiting room", &e);
             return false;
         }
-        info!("waiting room expired");
+        info!(room = %self.id, "waiting room expired");
         self.deps.registry.room_closed();
         self.deps.registry.unload_room(self.id);
         true
@@ -168,7 +171,11 @@ impl Room {
             RoomStatus::Waiting => {
                 for p in Player::ALL {
                     if self.deadline_of(p).is_some_and(|d| d <= now) {
-                        info!(seat = p.lower(), "seat freed after the grace period");
+                        info!(
+                            room = %self.id,
+                            seat = p.lower(),
+                            "seat freed after the grace period"
+                        );
                         if self.free_seat(p).await.is_err() {
                             return;
                         }

@@ -129,6 +129,7 @@ impl Room {
         };
         if let Some(why) = chosen.fallback {
             warn!(
+                room = %self.id,
                 seat = p.lower(),
                 reason = why.as_str(),
                 search_ms = chosen.search_time.as_millis() as u64,
@@ -148,7 +149,12 @@ impl Room {
                 self.commit_action(p, prepared, None, credit).await
             }
             Err(e) => {
-                error!(error = %e, seat = p.lower(), "the rules refused a bot's action");
+                error!(
+                    room = %self.id,
+                    error = %e,
+                    seat = p.lower(),
+                    "the rules refused a bot's action"
+                );
                 false
             }
         };
@@ -183,6 +189,7 @@ impl Room {
             s.left_at_ms = None;
         }
         info!(
+            room = %self.id,
             seat = p.lower(),
             level = level.number(),
             "a bot takes over from a player who abandoned"

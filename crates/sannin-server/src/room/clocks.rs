@@ -74,7 +74,7 @@ impl Room {
             if self.to_move() != Some(p) || !c.flag_fell(now, self.clock_credit(p, now)) {
                 return;
             }
-            info!(seat = p.lower(), "time ran out");
+            info!(room = %self.id, seat = p.lower(), "time ran out");
             if !self.forfeit(p, LossReason::Timeout, ClockOp::Flag(p)).await {
                 return;
             }

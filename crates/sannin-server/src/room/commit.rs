@@ -84,7 +84,7 @@ impl Room {
             .metrics
             .store_failures
             .fetch_add(1, Ordering::Relaxed);
-        error!(error = %e, retry_ms = wait.as_millis() as u64, "{what} failed");
+        error!(room = %self.id, error = %e, retry_ms = wait.as_millis() as u64, "{what} failed");
     }
 
     /// A write to the store succeeded: the room changed.
@@ -135,7 +135,7 @@ impl Room {
         let prepared = match self.game.prepare_forfeit(p, reason) {
             Ok(prepared) => prepared,
             Err(e) => {
-                error!(error = %e, "forfeit refused by the rules");
+                error!(room = %self.id, error = %e, "forfeit refused by the rules");
                 return false;
             }
         };
@@ -177,7 +177,7 @@ impl Room {
                 }
                 continue;
             }
-            info!(seat = p.lower(), "player abandoned the game");
+            info!(room = %self.id, seat = p.lower(), "player abandoned the game");
             if !self.forfeit(p, LossReason::Abandoned, ClockOp::Other).await {
                 return;
             }
@@ -309,7 +309,11 @@ impl Room {
         let events = match self.game.commit(prepared) {
             Ok(events) => events,
             Err(e) => {
-                error!(error = %e, "the rules refused a prepared change after it was stored");
+                error!(
+                    room = %self.id,
+                    error = %e,
+                    "the rules refused a prepared change after it was stored"
+                );
                 Vec::new()
             }
         };
@@ -330,7 +334,7 @@ impl Room {
         if self.game.is_over() {
             self.status = RoomStatus::Finished;
             self.deps.registry.room_closed();
-            info!(result = %self.outcome_json(), "game over");
+            info!(room = %self.id, result = %self.outcome_json(), "game over");
             if self.settings.rated {
                 self.deps.registry.rated_game_over(self.id);
             }

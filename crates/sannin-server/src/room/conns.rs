@@ -286,7 +286,7 @@ impl Room {
                 if self.fanout.spectators() >= cfg.max_connections_per_room
                     && !self.displace_silent()
                 {
-                    info!(conn, "room full of spectators: watcher refused");
+                    info!(room = %self.id, conn, "room full of spectators: watcher refused");
                     return refuse(
                         &p.out,
                         "this room has as many spectators as it takes; try again later",
@@ -443,7 +443,7 @@ impl Room {
         while let Some(id) = self.fanout.next_dead() {
             any = true;
             if let Some(c) = self.fanout.conns.get(&id) {
-                warn!(conn = id, "client too slow: send queue full, dropping it");
+                warn!(room = %self.id, conn = id, "client too slow: send queue full, dropping it");
                 self.deps
                     .metrics
                     .slow_clients_dropped

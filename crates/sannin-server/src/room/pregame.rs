@@ -69,7 +69,7 @@ impl Room {
             .metrics
             .games_started
             .fetch_add(1, Ordering::Relaxed);
-        info!(voluntary = self.voluntary, "game started");
+        info!(room = %self.id, voluntary = self.voluntary, "game started");
         self.broadcast(Event::GameStarted);
         if self.voluntary {
             if let Some((a, b)) = self.game.start_position().alliance() {
@@ -136,7 +136,7 @@ impl Room {
             );
         }
         self.store_ok();
-        info!(seat = p.lower(), level = level.number(), "bot added");
+        info!(room = %self.id, seat = p.lower(), level = level.number(), "bot added");
         self.broadcast(Event::BotAdded {
             seat: wire_seat(p),
             level: level.number(),
@@ -180,7 +180,7 @@ impl Room {
         }
         self.store_ok();
         self.seats[idx(p)] = None;
-        info!(seat = p.lower(), "bot removed");
+        info!(room = %self.id, seat = p.lower(), "bot removed");
         self.broadcast(Event::BotRemoved { seat: wire_seat(p) });
         self.clear_proposal();
     }
@@ -329,7 +329,7 @@ impl Room {
         self.game = Game::from_position(start);
         self.voluntary = true;
         self.proposal = None;
-        info!(allies = ?(from, to), "voluntary alliance agreed");
+        info!(room = %self.id, allies = ?(from, to), "voluntary alliance agreed");
         self.broadcast(Event::AllianceAgreed {
             allies: [sannin_protocol::Seat::Middle, sannin_protocol::Seat::Last],
             first: sannin_protocol::Seat::First,

@@ -74,7 +74,7 @@ impl Room {
         {
             Ok(id) => id,
             Err(e) => {
-                warn!(error = %e, "creating the rematch failed");
+                warn!(room = %self.id, error = %e, "creating the rematch failed");
                 if let Err(e) = self.deps.store.set_rematch(&self.id_str, None, false).await {
                     // A restart would show the requests again; asking again works.
                     self.store_failed("clearing the rematch requests", &e);
@@ -98,10 +98,10 @@ impl Room {
         {
             // The new room exists and works; only a reload of this page after a
             // restart would not find it.
-            warn!(error = %e, "storing the rematch link failed");
+            warn!(room = %self.id, error = %e, "storing the rematch link failed");
         }
         self.settings = settings;
-        info!(rematch = %new_id, "rematch created");
+        info!(room = %self.id, rematch = %new_id, "rematch created");
         self.broadcast(rematch_event(new_id, &self.seats));
         self.broadcast_state();
     }

@@ -136,7 +136,7 @@ impl Room {
         seat.conn = None;
         seat.left_at = Some(Instant::now());
         seat.left_at_ms = Some(now_ms());
-        info!(conn, seat = p.lower(), "player left");
+        info!(room = %self.id, conn, seat = p.lower(), "player left");
         let grace = self.deps.config.grace.as_secs_f64();
         self.broadcast(Event::PlayerLeft {
             seat: wire_seat(p),
@@ -239,7 +239,7 @@ impl Room {
             c.token = Some(token.clone());
             c.watching = false;
         }
-        info!(conn, seat = p.lower(), "player joined");
+        info!(room = %self.id, conn, seat = p.lower(), "player joined");
         self.send(conn, &protocol::seated_msg(p, &token));
         self.broadcast(Event::PlayerJoined {
             seat: wire_seat(p),
@@ -293,6 +293,7 @@ impl Room {
                 s.bot = None;
             }
             info!(
+                room = %self.id,
                 conn,
                 seat = p.lower(),
                 "player takes the seat back from the bot"
@@ -315,6 +316,7 @@ impl Room {
                 let _ = c.out.tx.try_send(Outbound::Close(4000, "replaced"));
             }
             info!(
+                room = %self.id,
                 conn,
                 old,
                 seat = p.lower(),
@@ -331,7 +333,7 @@ impl Room {
             c.token = Some(token.clone());
             c.watching = false;
         }
-        info!(conn, seat = p.lower(), "player resumed");
+        info!(room = %self.id, conn, seat = p.lower(), "player resumed");
         self.send(conn, &protocol::seated_msg(p, &token));
         self.broadcast(Event::PlayerReconnected { seat: wire_seat(p) });
         self.send_state(conn);
