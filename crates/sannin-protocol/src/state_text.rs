@@ -85,10 +85,16 @@ impl StateText {
         out.push_str(r#""legal":"#);
         legal.push_to(&mut out);
         out.push_str(r#","illumination":"#);
-        out.push_str(&json_text(&illumination));
+        match illumination {
+            // Almost always: only a promoted king to move may illuminate.
+            None => out.push_str("null"),
+            Some(cells) => out.push_str(&json_text(cells)),
+        }
         out.push_str(&t[self.legal_at + LEGAL.len()..self.you_at]);
-        out.push_str(r#""you":"#);
-        out.push_str(&json_text(&you));
+        // A seat's wire name is a plain lower-case word: no escaping, no serialiser.
+        out.push_str(r#""you":""#);
+        out.push_str(you.as_str());
+        out.push('"');
         out.push_str(&t[self.you_at + YOU.len()..]);
         out
     }
