@@ -366,20 +366,33 @@ pub(crate) fn first_blocker(c: Cell, d: usize, occ: Bitboard) -> Option<Cell> {
 
 impl Cell {
     /// Appends the cell's name (as [`fmt::Display`] writes it) to `out`, without the
-    /// formatting machinery: notation writes every legal action's cells this way.
-    pub(crate) fn push_name(self, out: &mut String) {
-        out.push_str(&NAMES[self.0 as usize]);
+    /// formatting machinery: notation writes every legal action's cells this way. A
+    /// name is two or three ASCII bytes: three are copied (a copy of a known length,
+    /// no call) and the spare one cut off.
+    pub(crate) fn push_name(self, out: &mut Vec<u8>) {
+        let (bytes, len) = NAMES[self.0 as usize];
+        out.extend_from_slice(&bytes);
+        out.truncate(out.len() - (3 - len as usize));
     }
 }
 
-/// Every cell's name, written once: pushing a name is then one copy, not a character
-/// at a time.
-static NAMES: std::sync::LazyLock<[String; NUM_CELLS]> = std::sync::LazyLock::new(|| {
-    std::array::from_fn(|i| {
-        let c = Cell(i as u8);
-        format!("{}{}", c.file() + 1, char::from(b'a' + c.rank()))
-    })
-});
+/// Every cell's name as bytes, padded to three, with its length.
+static NAMES: [([u8; 3], u8); NUM_CELLS] = {
+    let mut names = [([0u8; 3], 0u8); NUM_CELLS];
+    let mut i = 0;
+    while i < NUM_CELLS {
+        let (rank, file) = COORDS[i];
+        let file = file + 1;
+        let letter = b'a' + rank;
+        names[i] = if file >= 10 {
+            ([b'1', b'0' + file - 10, letter], 3)
+        } else {
+            ([b'0' + file, letter, 0], 2)
+        };
+        i += 1;
+    }
+    names
+};
 
 impl fmt::Display for Cell {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -444,9 +457,9 @@ mod tests {
     #[test]
     fn pushed_names_are_the_displayed_names() {
         for cell in Cell::all() {
-            let mut out = String::from("x");
+            let mut out = b"x".to_vec();
             cell.push_name(&mut out);
-            assert_eq!(out, format!("x{cell}"));
+            assert_eq!(String::from_utf8(out).unwrap(), format!("x{cell}"));
         }
     }
 

@@ -291,11 +291,19 @@ impl Game {
         let Some(p) = self.to_move() else {
             return;
         };
+        // Bytes pushed one at a time (a copy of a few bytes costs more in the call
+        // than in the bytes), checked as UTF-8 once at the end.
+        let mut bytes = std::mem::take(out).into_bytes();
         for a in self.legal_actions() {
-            out.push_str(before);
-            write_canonical(&self.position.core, p, a, out);
-            out.push_str(after);
+            for &b in before.as_bytes() {
+                bytes.push(b);
+            }
+            write_canonical(&self.position.core, p, a, &mut bytes);
+            for &b in after.as_bytes() {
+                bytes.push(b);
+            }
         }
+        *out = String::from_utf8(bytes).expect("str pieces and ASCII notation");
     }
 
     /// Cells an illumination would capture now, if it is legal.

@@ -21,10 +21,13 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use std::ops::ControlFlow;
+
 use crate::action::Action;
+use crate::bitboard::Bitboard;
 use crate::cell::{ray_attacks, Cell};
 use crate::error::IllegalAction;
-use crate::movegen::{illumination_targets, may_promote, pseudo_actions};
+use crate::movegen::{illumination_targets, may_promote, pseudo_actions, visit_drops, visit_moves};
 use crate::piece::{moves_of, Piece, Role};
 use crate::player::Player;
 use crate::position::{is_dead_cell, Core, Position};
@@ -178,46 +181,46 @@ pub(crate) fn parse_written(text: &str) -> Result<Written, NotationError> {
 
 /// The canonical written form of a pseudo-legal `action` of `p` in `core`.
 pub(crate) fn canonical(core: &Core, p: Player, action: Action) -> String {
-    let mut out = String::with_capacity(12);
+    let mut out = Vec::with_capacity(12);
     write_canonical(core, p, action, &mut out);
-    out
+    String::from_utf8(out).expect("notation is ASCII")
 }
 
-/// [`canonical`], appended to `out`.
-pub(crate) fn write_canonical(core: &Core, p: Player, action: Action, out: &mut String) {
+/// [`canonical`] as ASCII bytes, appended to `out`.
+pub(crate) fn write_canonical(core: &Core, p: Player, action: Action, out: &mut Vec<u8>) {
     let _ = p;
-    // Written piece by piece (no `format!`): the server writes every legal action of
-    // the player to move after each action.
+    // Written byte by byte (no `format!`, no `char` to encode): the server writes every
+    // legal action of the player to move after each action.
     match action {
         Action::Move { from, to, promote } => {
             let piece = core.board.get(from).expect("a piece on from");
             if piece.promoted {
-                out.push('+');
+                out.push(b'+');
             }
-            out.push(piece.role.letter());
+            out.push(piece.role.letter() as u8);
             from.push_name(out);
             out.push(if core.board.get(to).is_some() {
-                'x'
+                b'x'
             } else {
-                '-'
+                b'-'
             });
             to.push_name(out);
             if promote {
-                out.push('+');
+                out.push(b'+');
             } else if may_promote(core, piece, from, to) && !piece_is_king_castling(piece, from, to)
             {
-                out.push('=');
+                out.push(b'=');
             }
         }
         Action::Drop { role, to } => {
-            out.push(role.letter());
-            out.push('*');
+            out.push(role.letter() as u8);
+            out.push(b'*');
             to.push_name(out);
         }
         Action::Illuminate { from } => {
-            out.push_str("+K");
+            out.extend_from_slice(b"+K");
             from.push_name(out);
-            out.push('!');
+            out.push(b'!');
         }
     }
 }
@@ -389,11 +392,44 @@ fn check_marks(
     Ok(())
 }
 
+/// Whether `action` is one of [`pseudo_actions`] of `p`, found among the actions of
+/// the one piece it moves (or the drops onto its one cell) rather than in the whole
+/// list: every accepted action is checked this way.
+fn is_pseudo_action(core: &Core, p: Player, action: Action) -> bool {
+    let mut this = |a: Action| {
+        if a == action {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let found = match action {
+        Action::Move { from, to, .. } => {
+            core.board.of(p).contains(from)
+                && visit_moves(core, p, from.bb(), to.bb(), &mut this).is_break()
+        }
+        // Illuminations are visited whatever the targets.
+        Action::Illuminate { from } => {
+            core.board.of(p).contains(from)
+                && visit_moves(core, p, from.bb(), Bitboard::EMPTY, &mut this).is_break()
+        }
+        Action::Drop { to, .. } => visit_drops(core, p, to.bb(), &mut this).is_break(),
+    };
+    debug_assert_eq!(
+        found,
+        {
+            let mut all = Vec::with_capacity(128);
+            pseudo_actions(core, p, &mut all);
+            all.contains(&action)
+        },
+        "{action:?}"
+    );
+    found
+}
+
 /// Why `action` is not among `p`'s actions that follow RULES §5–§9.
 pub(crate) fn diagnose(core: &Core, p: Player, action: Action) -> Option<IllegalAction> {
-    let mut all = Vec::with_capacity(128);
-    pseudo_actions(core, p, &mut all);
-    if all.contains(&action) {
+    if is_pseudo_action(core, p, action) {
         return None;
     }
     let b = &core.board;
