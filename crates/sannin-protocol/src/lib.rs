@@ -30,6 +30,7 @@ mod http;
 mod seat;
 mod server;
 mod state;
+mod state_json;
 mod state_text;
 
 pub use client::{ClientMsg, DEFAULT_BOT_LEVEL, MAX_BOT_LEVEL};

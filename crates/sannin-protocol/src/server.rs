@@ -78,9 +78,17 @@ impl ServerMsg {
         serde_json::from_str(text)
     }
 
-    /// The JSON text frame.
+    /// The JSON text frame. A `state` is written straight into text
+    /// (`state_json.rs`), the same text serde writes, in a fraction of the time.
     pub fn to_text(&self) -> String {
-        crate::client::to_text(self)
+        match self {
+            ServerMsg::State(s) => {
+                let mut out = String::with_capacity(1024);
+                crate::state_json::write_state_msg(s, &mut out);
+                out
+            }
+            _ => crate::client::to_text(self),
+        }
     }
 
     /// The `type` of the message on the wire.

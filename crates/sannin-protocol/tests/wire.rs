@@ -445,6 +445,137 @@ fn the_state_snapshot() {
     );
 }
 
+/// `to_text` writes a `state` by hand; its text must be serde's, byte for byte, for
+/// every shape a state takes: each field's variants are drawn in turn (a fixed
+/// sequence) over two thousand states, strings that need escaping included.
+#[test]
+fn a_state_written_by_hand_is_the_text_serde_writes() {
+    let texts = [
+        "",
+        "Ann",
+        "名人",
+        "quote \" and \\ backslash",
+        "back\\slash",
+        "\u{1}",
+        "\u{1f}",
+        "line\nfeed\ttab\u{1}\u{1f}",
+        "\u{7f} del, é, 🙂",
+        "3k+B/p10/…",
+        // Long enough to be looked at eight bytes at a time, each character to escape
+        // at another place in its word.
+        "eight by eight bytes, plain to the end",
+        "0123456789abcdef\"",
+        "0123456789abcde\\f",
+        "0123456789abcd\u{1f}ef",
+        "012345678\u{0}9abcdef",
+        "0123456789\u{7f}abcdef~ ÿ名人🙂, none to escape",
+        "名人名人名人名人 \n",
+    ];
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut pick = |n: usize| {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((seed >> 33) as usize) % n
+    };
+    let seats = [Seat::First, Seat::Middle, Seat::Last];
+    let outcome = Outcome {
+        winners: vec![Player::Middle],
+        reason: EndReason::PleasureGarden,
+        ranking: vec![Player::Middle, Player::First, Player::Last],
+    };
+    for i in 0..2000 {
+        let mut s = state();
+        let text = |pick: &mut dyn FnMut(usize) -> usize| texts[pick(texts.len())].to_string();
+        s.seq = [0, 1, 12, u64::MAX][pick(4)];
+        s.room = text(&mut pick);
+        s.status = [
+            RoomStatus::Waiting,
+            RoomStatus::Playing,
+            RoomStatus::Finished,
+        ][pick(3)];
+        s.position = text(&mut pick);
+        s.start_position = text(&mut pick);
+        s.moves = match pick(3) {
+            0 => None,
+            1 => Some(vec![]),
+            _ => Some(vec![text(&mut pick), "P3c-4d".into()]),
+        };
+        s.move_players = match pick(3) {
+            0 => None,
+            1 => Some(vec![]),
+            _ => Some(vec![seats[pick(3)], seats[pick(3)]]),
+        };
+        for seat in seats {
+            *s.seats.get_mut(seat) = match pick(3) {
+                0 => None,
+                _ => Some(SeatInfo {
+                    name: text(&mut pick),
+                    connected: pick(2) == 0,
+                    ready: pick(2) == 0,
+                    abandon_at_ms: [None, Some(0), Some(-5), Some(i64::MAX)][pick(4)],
+                    bot: [None, Some(0), Some(3), Some(255)][pick(4)],
+                    taken_over: pick(2) == 0,
+                }),
+            };
+        }
+        s.spectators = [0, 7, u64::MAX][pick(3)];
+        s.to_move = [None, Some(seats[pick(3)])][pick(2)];
+        s.you = [None, Some(seats[pick(3)])][pick(2)];
+        s.legal = (0..pick(4)).map(|_| text(&mut pick)).collect();
+        s.illumination =
+            [None, Some(vec![]), Some(vec!["7g".into(), text(&mut pick)])][pick(3)].clone();
+        s.result = [None, Some(outcome.clone())][pick(2)].clone();
+        s.outcome = [None, Some(outcome.clone())][pick(2)].clone();
+        s.alliance = AllianceState {
+            proposal: [
+                None,
+                Some(SeatMove {
+                    from: seats[pick(3)],
+                    to: seats[pick(3)],
+                }),
+            ][pick(2)],
+            agreed: pick(2) == 0,
+        };
+        s.draw_offers = (0..pick(4)).map(|_| seats[pick(3)]).collect();
+        s.grace_seconds = [0.0, 1.5, 60.0, 0.1, 1e-7, 1e21, 12_345.678][pick(7)];
+        s.now_ms = [0, -1, 1_735_689_600_000, i64::MIN][pick(4)];
+        s.in_check = (0..pick(3)).map(|_| seats[pick(3)]).collect();
+        s.clocks = match pick(4) {
+            0 => None,
+            k => {
+                let mut c = clocks();
+                c.settings.kind = [
+                    ClockKind::SuddenDeath,
+                    ClockKind::Fischer,
+                    ClockKind::Byoyomi,
+                ][k - 1];
+                c.settings.increment_ms = [0, 5_000][pick(2)];
+                c.running = [None, Some(seats[pick(3)])][pick(2)];
+                c.last.period_ms = [None, Some(0), Some(u64::MAX)][pick(3)];
+                c.first.periods = [0, u32::MAX][pick(2)];
+                Some(c)
+            }
+        };
+        s.private = pick(2) == 0;
+        s.bot_takeover = pick(2) == 0;
+        s.rated = pick(2) == 0;
+        s.rematch = RematchState {
+            requested: (0..pick(4)).map(|_| seats[pick(3)]).collect(),
+            room: [None, Some(text(&mut pick))][pick(2)].clone(),
+            of: [None, Some(text(&mut pick))][pick(2)].clone(),
+        };
+        let msg = ServerMsg::state(s);
+        assert_eq!(
+            msg.to_text(),
+            serde_json::to_string(&msg).expect("serde"),
+            "state {i}"
+        );
+    }
+    let msg = ServerMsg::state(state());
+    assert_eq!(msg.to_text(), serde_json::to_string(&msg).expect("serde"));
+}
+
 /// Each seat's text made from the spectators' one is exactly the text of its own
 /// state serialised whole, whatever the names hold.
 #[test]

@@ -4,7 +4,6 @@
 
 use sannin_protocol::{ErrorCode, Event, Seat, ServerMsg};
 use sannin_rules::Player;
-use serde::Serialize;
 
 pub use sannin_protocol::ClientMsg;
 
@@ -15,8 +14,8 @@ pub fn parse_client_msg(text: &str) -> Result<ClientMsg, String> {
 
 /// The wire text of any protocol message, written straight from the type (keys in
 /// the order of its fields, `type` first), with no tree of values in between.
-pub fn to_text<T: Serialize>(msg: &T) -> String {
-    serde_json::to_string(msg).unwrap_or_else(|e| unreachable!("protocol types serialize: {e}"))
+pub fn to_text(msg: &ServerMsg) -> String {
+    msg.to_text()
 }
 
 /// `{"type":"error",…}`

@@ -380,7 +380,7 @@ impl Room {
         self.fanout.deliver(conn, msg);
     }
 
-    pub(super) fn send<T: Serialize>(&mut self, conn: ConnId, v: &T) {
+    pub(super) fn send(&mut self, conn: ConnId, v: &ServerMsg) {
         let t = self.text(v);
         self.deliver(conn, t);
     }

@@ -393,7 +393,7 @@ impl Room {
         self.status != RoomStatus::Finished
     }
 
-    fn text<T: Serialize>(&self, v: &T) -> Utf8Bytes {
+    fn text(&self, v: &ServerMsg) -> Utf8Bytes {
         Utf8Bytes::from(crate::protocol::to_text(v))
     }
 }
