@@ -234,20 +234,28 @@ impl FromStr for Position {
 
 impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut out = String::with_capacity(160);
-        write_core(&self.core, &mut out);
-        f.write_str(&out)
+        f.write_str(&self.position_string())
     }
 }
 
-/// Appends the position string of `core` to `out` (RULES §13.3). Written into a
-/// `String` rather than through a formatter: a server writes one into every `state`
-/// it sends, and a formatter's `write_char` cost more than the rest.
-pub(crate) fn write_core(core: &Core, out: &mut String) {
+impl Position {
+    /// The position string (RULES §13.3), as [`fmt::Display`] writes it, made without
+    /// a formatter: a server writes one into every `state` it sends.
+    pub fn position_string(&self) -> String {
+        let mut out = Vec::with_capacity(192);
+        write_core(&self.core, &mut out);
+        String::from_utf8(out).expect("a position string is ASCII")
+    }
+}
+
+/// Appends the position string of `core` to `out` (RULES §13.3), byte by byte: a
+/// formatter's `write_char`, or a `String`'s `push` of a `char`, cost more than the
+/// rest.
+pub(crate) fn write_core(core: &Core, out: &mut Vec<u8>) {
     let b = &core.board;
     for (r, rank) in string_ranks().enumerate() {
         if r > 0 {
-            out.push('/');
+            out.push(b'/');
         }
         let mut empty = 0;
         for &c in rank {
@@ -261,22 +269,22 @@ pub(crate) fn write_core(core: &Core, out: &mut String) {
                 empty = 0;
             }
             let p = Piece::decode(code);
-            out.push(p.owner.owner_char());
+            out.push(p.owner.owner_char() as u8);
             if p.promoted {
-                out.push('+');
+                out.push(b'+');
             }
-            out.push(p.role.letter());
+            out.push(p.role.letter() as u8);
         }
         if empty > 0 {
             push_number(out, empty);
         }
     }
-    out.push(' ');
-    out.push(core.to_move.map_or('-', Player::letter));
-    out.push(' ');
+    out.push(b' ');
+    out.push(core.to_move.map_or(b'-', |p| p.letter() as u8));
+    out.push(b' ');
     for (i, p) in Player::ALL.into_iter().enumerate() {
         if i > 0 {
-            out.push('/');
+            out.push(b'/');
         }
         let mut any = false;
         for r in Role::HAND {
@@ -285,32 +293,32 @@ pub(crate) fn write_core(core: &Core, out: &mut String) {
                 push_number(out, n.into());
             }
             if n > 0 {
-                out.push(r.letter());
+                out.push(r.letter() as u8);
                 any = true;
             }
         }
         if !any {
-            out.push('-');
+            out.push(b'-');
         }
     }
     // The player sets: letters in play order, `-` for none (RULES §13.3).
     for set in [core.active, core.alliance, core.castling] {
-        out.push(' ');
+        out.push(b' ');
         if set.is_empty() {
-            out.push('-');
+            out.push(b'-');
         }
         for p in set.iter() {
-            out.push(p.letter());
+            out.push(p.letter() as u8);
         }
     }
 }
 
 /// Appends `n` in decimal.
-fn push_number(out: &mut String, n: u32) {
+fn push_number(out: &mut Vec<u8>, n: u32) {
     if n >= 10 {
         push_number(out, n / 10);
     }
-    out.push(char::from(b'0' + (n % 10) as u8));
+    out.push(b'0' + (n % 10) as u8);
 }
 
 const _: () = assert!(NUM_CELLS == 127);

@@ -197,7 +197,7 @@ impl Replay {
             player,
             action,
             events,
-            position: self.game.position().to_string(),
+            position: self.game.position().position_string(),
         });
     }
 

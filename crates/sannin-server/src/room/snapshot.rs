@@ -205,7 +205,7 @@ impl Room {
             seq: self.fanout.seq,
             room: self.id_str.clone(),
             status: self.status,
-            position: self.game.position().to_string(),
+            position: self.game.position().position_string(),
             start_position: self.game.start_position_text().to_string(),
             moves: full.then(|| self.game.moves()),
             seats: self.seats(),
@@ -309,7 +309,7 @@ impl Room {
     pub(super) fn details(&self) -> RoomDetails {
         RoomDetails {
             room: self.info(),
-            position: self.game.position().to_string(),
+            position: self.game.position().position_string(),
             start_position: self.game.start_position_text().to_string(),
             moves: self.game.moves(),
             to_move: self.to_move().map(wire_seat),
