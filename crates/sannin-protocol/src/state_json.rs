@@ -178,23 +178,21 @@ fn opt_seat(out: &mut String, seat: Option<Seat>) {
 }
 
 fn seats(out: &mut String, list: &[Seat]) {
-    out.push('[');
-    for (i, s) in list.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        opt_seat(out, Some(*s));
-    }
-    out.push(']');
+    array(out, list, |out, s| opt_seat(out, Some(*s)));
 }
 
 fn strings(out: &mut String, list: &[String]) {
+    array(out, list, |out, s| string(out, s));
+}
+
+/// `list` as a JSON array, each item written by `item`.
+fn array<T>(out: &mut String, list: &[T], item: impl Fn(&mut String, &T)) {
     out.push('[');
-    for (i, s) in list.iter().enumerate() {
+    for (i, x) in list.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        string(out, s);
+        item(out, x);
     }
     out.push(']');
 }
