@@ -5,6 +5,8 @@
 # alike. Prints each server's CPU per accepted action and its act→event p99. Loopback
 # only. Usage: bash scripts/loadtest-pair.sh BIN_A BIN_B [loadtest flags]
 # (default: --rooms 1667 --plies 20 --think-ms 1000, 5,001 connections each).
+# Each server is loaded by its own binary's `loadtest`; with LOADGEN=BIN both are
+# loaded by that one, for builds whose load generators differ too.
 set -euo pipefail
 [ $# -ge 2 ] || { echo "usage: $0 BIN_A BIN_B [loadtest flags]" >&2; exit 2; }
 A=$1 B=$2
@@ -28,9 +30,9 @@ serve "$B" 18091 b
 for port in 18090 18091; do
   for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
 done
-"$A" loadtest --addr 127.0.0.1:18090 --server-pid "${pids[0]}" "${ARGS[@]}" >"$dir/a.txt" 2>&1 &
+"${LOADGEN:-$A}" loadtest --addr 127.0.0.1:18090 --server-pid "${pids[0]}" "${ARGS[@]}" >"$dir/a.txt" 2>&1 &
 la=$!
-"$B" loadtest --addr 127.0.0.1:18091 --server-pid "${pids[1]}" "${ARGS[@]}" >"$dir/b.txt" 2>&1 &
+"${LOADGEN:-$B}" loadtest --addr 127.0.0.1:18091 --server-pid "${pids[1]}" "${ARGS[@]}" >"$dir/b.txt" 2>&1 &
 lb=$!
 wait "$la" "$lb"
 for side in a b; do
