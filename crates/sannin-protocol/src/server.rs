@@ -83,7 +83,8 @@ impl ServerMsg {
     pub fn to_text(&self) -> String {
         match self {
             ServerMsg::State(s) => {
-                let mut out = String::with_capacity(1024);
+                // A state after an action is a kilobyte and a half: room for it at once.
+                let mut out = String::with_capacity(2048);
                 crate::state_json::write_state_msg(s, &mut out);
                 out
             }

@@ -181,7 +181,7 @@ fn seats(out: &mut String, list: &[Seat]) {
     array(out, list, |out, s| opt_seat(out, Some(*s)));
 }
 
-fn strings(out: &mut String, list: &[String]) {
+pub(crate) fn strings(out: &mut String, list: &[String]) {
     array(out, list, |out, s| string(out, s));
 }
 
@@ -207,7 +207,7 @@ fn opt_string(out: &mut String, s: Option<&str>) {
 /// `s` as a JSON string. serde_json escapes the quote, the backslash and the control
 /// characters below U+0020, and writes everything else as it is; a string without
 /// any of them is copied, any other is left to serde_json.
-fn string(out: &mut String, s: &str) {
+pub(crate) fn string(out: &mut String, s: &str) {
     if is_plain(s) {
         out.push('"');
         out.push_str(s);

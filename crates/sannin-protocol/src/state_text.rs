@@ -3,6 +3,7 @@
 use crate::seat::Seat;
 use crate::server::ServerMsg;
 use crate::state::State;
+use crate::state_json::{string, strings};
 use sannin_rules::Game;
 
 /// The `state` message as a spectator sees it, serialised once, from which each
@@ -88,7 +89,7 @@ impl StateText {
         match illumination {
             // Almost always: only a promoted king to move may illuminate.
             None => out.push_str("null"),
-            Some(cells) => out.push_str(&json_text(cells)),
+            Some(cells) => strings(&mut out, cells),
         }
         out.push_str(&t[self.legal_at + LEGAL.len()..self.you_at]);
         // A seat's wire name is a plain lower-case word: no escaping, no serialiser.
@@ -134,7 +135,7 @@ impl LegalText {
     /// Appends `action` to the list (escaped as any JSON string).
     pub fn push(&mut self, action: &str) {
         self.0.push(if self.0.is_empty() { '[' } else { ',' });
-        self.0.push_str(&json_text(action));
+        string(&mut self.0, action);
     }
 
     fn push_to(&self, out: &mut String) {
@@ -153,9 +154,4 @@ impl std::fmt::Display for LegalText {
         self.push_to(&mut out);
         f.write_str(&out)
     }
-}
-
-/// `v` as JSON text.
-fn json_text<T: serde::Serialize + ?Sized>(v: &T) -> String {
-    serde_json::to_string(v).unwrap_or_else(|e| unreachable!("protocol types serialize: {e}"))
 }

@@ -12,12 +12,6 @@ pub fn parse_client_msg(text: &str) -> Result<ClientMsg, String> {
     ClientMsg::parse(text)
 }
 
-/// The wire text of any protocol message, written straight from the type (keys in
-/// the order of its fields, `type` first), with no tree of values in between.
-pub fn to_text(msg: &ServerMsg) -> String {
-    msg.to_text()
-}
-
 /// `{"type":"error",…}`
 pub fn error_msg(code: ErrorCode, message: impl Into<String>) -> ServerMsg {
     ServerMsg::error(code, message)
@@ -54,7 +48,7 @@ mod tests {
                 ready: true,
             },
         );
-        let t = to_text(&msg);
+        let t = msg.to_text();
         assert_eq!(
             t,
             r#"{"type":"event","seq":3,"event":{"type":"player_ready","seat":"last","ready":true}}"#

@@ -115,9 +115,9 @@ fn close_for(e: axum::Error) -> Option<(u16, &'static str)> {
 }
 
 fn error_frame(code: ErrorCode, message: impl Into<String>) -> Outbound {
-    Outbound::Text(Utf8Bytes::from(protocol::to_text(&protocol::error_msg(
-        code, message,
-    ))))
+    Outbound::Text(Utf8Bytes::from(
+        protocol::error_msg(code, message).to_text(),
+    ))
 }
 
 /// Runs a connection to `room` until either side closes.
@@ -176,7 +176,7 @@ async fn run_connection(
                 _ => ErrorCode::ShuttingDown,
             };
             let msg = "the room is not available; try again later";
-            let text = protocol::to_text(&protocol::error_msg(code, msg));
+            let text = protocol::error_msg(code, msg).to_text();
             let _ = sink.send(Message::Text(text.into())).await;
             let _ = sink
                 .send(Message::Close(Some(CloseFrame {

@@ -115,10 +115,13 @@ async fn run(
     // New sockets go through a fresh lookup from now on.
     cluster.forget_proxy(&me);
     rx.close();
-    let bye = Utf8Bytes::from(protocol::to_text(&protocol::error_msg(
-        ErrorCode::ShuttingDown,
-        "the room is moving to another server; resume",
-    )));
+    let bye = Utf8Bytes::from(
+        protocol::error_msg(
+            ErrorCode::ShuttingDown,
+            "the room is moving to another server; resume",
+        )
+        .to_text(),
+    );
     for out in conns.values() {
         let _ = out.tx.try_send(Outbound::Text(bye.clone()));
         let _ = out.tx.try_send(Outbound::Close(1012, "server restart"));

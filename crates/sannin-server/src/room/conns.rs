@@ -106,10 +106,7 @@ fn greeted(out: ConnHandle, cfg: &Config) -> Conn {
 /// Queues a `room_full` error and a close frame (1013, "try again later") for a
 /// connection the room will not keep.
 fn refuse(out: &ConnHandle, message: &str) {
-    let text = Utf8Bytes::from(protocol::to_text(&protocol::error_msg(
-        ErrorCode::RoomFull,
-        message,
-    )));
+    let text = Utf8Bytes::from(protocol::error_msg(ErrorCode::RoomFull, message).to_text());
     let queued = out.tx.try_send(Outbound::Text(text)).is_ok()
         && out.tx.try_send(Outbound::Close(1013, "room full")).is_ok();
     if !queued {
@@ -393,7 +390,7 @@ impl Room {
 
     /// Sends an event to every connection, with the next `seq`.
     pub(super) fn broadcast(&mut self, event: Event) {
-        let text = |seq| Utf8Bytes::from(protocol::to_text(&protocol::event_msg(seq, event)));
+        let text = |seq| Utf8Bytes::from(protocol::event_msg(seq, event).to_text());
         self.fanout.broadcast(text);
     }
 

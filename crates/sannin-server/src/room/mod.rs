@@ -394,6 +394,6 @@ impl Room {
     }
 
     fn text(&self, v: &ServerMsg) -> Utf8Bytes {
-        Utf8Bytes::from(crate::protocol::to_text(v))
+        Utf8Bytes::from(v.to_text())
     }
 }
