@@ -53,7 +53,7 @@ mod watch;
 mod wire;
 
 pub use report::{IdleReport, Latency, Report, SpectatorReport};
-use target::{cpu_us, listener_pid, raise_fd_limit, rss_kib};
+use target::{cpu_us, listener_pid, open_files_needed, raise_fd_limit, rss_kib};
 use watch::{idle_connections, spectate, spectator_report};
 
 /// Flags of `sannin loadtest`.
@@ -274,8 +274,6 @@ async fn metric(addr: SocketAddr, name: &str) -> f64 {
 /// Non-loopback address, setup failures.
 pub async fn run(args: LoadtestArgs) -> anyhow::Result<Report> {
     let rooms = args.rooms.max(1);
-    raise_fd_limit(rooms as u64 * 6 + args.spectators as u64 * 2 + 256);
-
     let mut local = None;
     let mut spread = Vec::new();
     for a in args.addr.iter().flat_map(|a| a.split(',')).map(str::trim) {
@@ -283,6 +281,8 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<Report> {
             spread.push(resolve_loopback(a).await?);
         }
     }
+    let connections = rooms * 3 + args.spectators;
+    raise_fd_limit(open_files_needed(connections, spread.is_empty()));
     let addr = match spread.first() {
         Some(a) => *a,
         None => {

@@ -65,6 +65,13 @@ pub(super) fn listener_pid(port: u16) -> Option<u32> {
     None
 }
 
+/// Files this process opens for `connections` WebSockets: one socket each, and as many
+/// again for the server's end when it runs `in_process`; a margin for the rest.
+pub(super) fn open_files_needed(connections: usize, in_process: bool) -> u64 {
+    let ends = if in_process { 2 } else { 1 };
+    connections as u64 * ends + 256
+}
+
 pub(super) fn raise_fd_limit(needed: u64) {
     match rlimit::increase_nofile_limit(u64::MAX) {
         Ok(n) if n < needed => eprintln!(
@@ -72,5 +79,17 @@ pub(super) fn raise_fd_limit(needed: u64) {
         ),
         Ok(_) => {}
         Err(e) => eprintln!("warning: cannot raise the open-file limit: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_in_process_needs_both_ends_of_every_connection() {
+        assert_eq!(open_files_needed(10_002, false), 10_258);
+        assert_eq!(open_files_needed(10_002, true), 20_260);
+        assert_eq!(open_files_needed(0, true), 256);
     }
 }
