@@ -381,10 +381,10 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<Report> {
     );
     if let (Some(b), Some(a), false) = (rss_before, rss_idle, args.idle) {
         println!(
-            "memory: RSS {:.1} MiB before, {:.1} MiB with {rooms} idle rooms → {:.1} KiB per idle room",
+            "memory: RSS {:.1} MiB before, {:.1} MiB with {rooms} idle rooms → {}",
             b as f64 / 1024.0,
             a as f64 / 1024.0,
-            (a.saturating_sub(b)) as f64 / rooms as f64
+            report::kib_each(b, a, rooms, "idle room")
         );
     }
 

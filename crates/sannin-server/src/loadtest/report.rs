@@ -48,6 +48,22 @@ pub struct SpectatorReport {
     pub latency: Latency,
 }
 
+/// "`x` KiB per `what`" from the RSS `before` and `after` adding `n` of them (KiB), or
+/// why there is no figure: an RSS that did not grow means they fit in memory the server
+/// held already (freed by its start-up work, say), not that they cost nothing.
+pub(super) fn kib_each(before: u64, after: u64, n: usize, what: &str) -> String {
+    if after <= before {
+        return format!(
+            "no figure per {what}: the RSS did not grow (they fit in memory the server \
+             held already; more of them measure it)"
+        );
+    }
+    format!(
+        "{:.1} KiB per {what}",
+        (after - before) as f64 / n.max(1) as f64
+    )
+}
+
 /// Memory of the server with idle rooms and connections (`--idle`).
 #[derive(Debug, Clone, Default)]
 pub struct IdleReport {
@@ -91,4 +107,28 @@ fn percentile(sorted: &[u32], p: f64) -> f64 {
     }
     let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
     f64::from(sorted[i]) / 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::kib_each;
+
+    #[test]
+    fn a_figure_only_where_the_rss_grew() {
+        assert_eq!(
+            kib_each(1000, 3000, 100, "idle room"),
+            "20.0 KiB per idle room"
+        );
+        assert_eq!(
+            kib_each(1000, 1001, 0, "idle room"),
+            "1.0 KiB per idle room"
+        );
+        for after in [1000, 900] {
+            let text = kib_each(1000, after, 100, "idle room");
+            assert!(
+                text.starts_with("no figure per idle room: the RSS did not grow"),
+                "{text}"
+            );
+        }
+    }
 }

@@ -66,14 +66,14 @@ pub(super) async fn idle_connections(
         };
         println!(
             "idle memory: RSS {:.1} MiB before, {:.1} MiB with {} rooms, {:.1} MiB with {} \
-             seated connections → {:.1} KiB per idle room, {:.1} KiB per idle connection",
+             seated connections → {}, {}",
             b as f64 / 1024.0,
             r as f64 / 1024.0,
             ids.len(),
             c as f64 / 1024.0,
             open.len(),
-            report.kib_per_room,
-            report.kib_per_connection
+            report::kib_each(b, r, ids.len(), "idle room"),
+            report::kib_each(r, c, open.len(), "idle connection")
         );
     } else {
         println!("idle memory: unknown (pass --server-pid)");
