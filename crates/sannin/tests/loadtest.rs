@@ -96,13 +96,14 @@ fn external_server_cpu_spectators_and_idle_memory() {
     }
     let pid = server.0.id();
 
+    // Enough actions for the server's CPU time, read in 10 ms ticks, to show.
     let out = loadtest(&[
         "--addr",
         &addr,
         "--rooms",
-        "6",
+        "20",
         "--plies",
-        "30",
+        "60",
         "--spectators",
         "5",
     ]);
@@ -115,7 +116,7 @@ fn external_server_cpu_spectators_and_idle_memory() {
     assert!(figure(&out, "CPU over the played actions =") > 0.0, "{out}");
     // The connections close after the played phase, measured apart.
     assert!(
-        out.contains("closing the 18 player connections afterwards:"),
+        out.contains("closing the 60 player connections afterwards:"),
         "{out}"
     );
     assert!(
