@@ -41,6 +41,9 @@ step "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
 
 step "cargo test"
+# PostgreSQL and NATS are up (above): a test that finds either missing fails rather
+# than skipping.
+export SANNIN_REQUIRE_SERVICES=1
 cargo test --workspace
 
 step "browser tests (Chromium + playwright-core)"

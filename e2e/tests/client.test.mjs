@@ -351,6 +351,38 @@ test('a missing room says so; a player leaving shows a countdown', async () => {
   await p2.close();
 });
 
+test('a room the server cannot read back says so plainly instead of reconnecting forever', async () => {
+  const broken = { status: 500, json: { error: { code: 'room_broken', message: 'room bad cannot be shown' } } };
+  // Its details already say so: the page says so in place of the board.
+  const page = await browser.newPage();
+  await mockServer(page, { api: (path) => (path === '/api/rooms/bad' ? broken : null) });
+  await page.goto(`${ORIGIN}/rooms/bad`);
+  await page.getByTestId('broken-room').waitFor();
+  assert.match(await page.getByTestId('broken-room').innerText(), /cannot be shown/);
+  await page.close();
+
+  // Found out later: the socket is refused before it opens, and the details that
+  // answered at first now say the room cannot be read. The page stops there.
+  let asked = 0;
+  const p2 = await browser.newPage();
+  await mockServer(p2, {
+    api: (path) => {
+      if (path !== '/api/rooms/late') return null;
+      asked += 1;
+      return asked === 1 ? null : broken;
+    },
+  });
+  await p2.goto(`${ORIGIN}/rooms/late`);
+  await p2.getByTestId('broken-room').waitFor();
+  assert.equal(await p2.getByTestId('offline').isHidden(), true, 'no reconnect notice over the message');
+  const before = asked;
+  // A wait on purpose: what is checked is that nothing happens in that time (longer
+  // than the first reconnect delay).
+  await p2.waitForTimeout(1500);
+  assert.equal(asked, before, 'no more attempts once the room is known to be gone');
+  await p2.close();
+});
+
 test('a seat resumed elsewhere stops this page instead of taking it back', async () => {
   const { page, server, sockets, sent } = await openRoom(state({ you: 'middle' }), { token: 'tok' });
   server().send(JSON.stringify({ type: 'error', code: 'replaced', message: 'Your seat was resumed on another connection.' }));

@@ -15,7 +15,8 @@ export function saveToken(roomId, token) {
 /**
  * One room connection. Callbacks:
  *  onState(state), onEvent(event, seq), onSeated(msg), onError(msg), onStatus(status),
- *  onChat(message), onChatHistory(messages)
+ *  onChat(message), onChatHistory(messages), isGone() → Promise<bool> (asked when a
+ *  socket is refused before it opens: true stops the reconnects)
  * where status is { phase: 'connecting'|'open'|'reconnecting'|'closed', attempt, delayMs }.
  * Reconnects with exponential backoff; resumes the seat with the stored token; on a
  * gap in `seq` it asks for a fresh snapshot (resume or watch again).
@@ -53,7 +54,9 @@ export class RoomConnection {
       return;
     }
     this.ws = ws;
+    let opened = false;
     ws.addEventListener('open', () => {
+      opened = true;
       this.attempt = 0;
       this.status('open');
       this.hello();
@@ -67,7 +70,11 @@ export class RoomConnection {
       // would take it back and start a tug of war between two tabs, so stop here.
       if (e.code === 4000) this.closed = true;
       if (this.closed) this.status('closed');
-      else this.scheduleReconnect();
+      else if (!opened && this.h.isGone) {
+        // Refused before it opened: a room that is gone for good (the page says so)
+        // is not retried forever.
+        this.h.isGone().then((gone) => { if (!gone && !this.closed) this.scheduleReconnect(); });
+      } else this.scheduleReconnect();
     });
     ws.addEventListener('error', () => { /* a close event follows */ });
   }

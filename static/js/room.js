@@ -83,19 +83,7 @@ class RoomView {
   async start() {
     this.title = t('room.doc_title', { id: shortId(this.roomId) });
     document.title = this.title;
-    try {
-      await api(`/api/rooms/${encodeURIComponent(this.roomId)}`);
-    } catch (e) {
-      if (e.status === 404) {
-        this.app.replaceChildren(h('section', { class: 'panel', 'data-testid': 'no-room' },
-          h('h1', {}, t('room.missing.title')),
-          h('p', {}, t('room.missing.text', { id: this.roomId })),
-          h('a', { class: 'button', href: '/' }, t('room.missing.back'))));
-        this.connStatus.textContent = '';
-        return;
-      }
-      // Anything else (server restarting…): the socket's reconnect loop takes over.
-    }
+    if (await this.isGone()) return;
     const intent = this.takeJoinIntent();
     this.conn = new RoomConnection(this.roomId, {
       onState: (s) => this.onState(s),
@@ -106,12 +94,36 @@ class RoomView {
       onChat: (m) => this.chat.add(m),
       onChatHistory: (ms) => this.chat.setHistory(ms),
       spectatorName: () => storedName(),
+      isGone: () => this.isGone(),
     });
     this.conn.connect();
     onRatings(() => this.renderSeats());
     if (intent && !savedToken(this.roomId)) this.conn.send({ type: 'join', seat: intent.seat ?? null, name: intent.name });
     setInterval(() => this.tickCountdowns(), 1000);
     setInterval(() => this.tickClocks(), 100);
+  }
+
+  /**
+   * Whether the room is gone for good — no such room, or stored but unreadable by the
+   * server — in which case the page says so in place of the board. Anything else
+   * (a server restarting…) is not: the socket's reconnect loop takes over.
+   */
+  async isGone() {
+    try {
+      await api(`/api/rooms/${encodeURIComponent(this.roomId)}`);
+      return false;
+    } catch (e) {
+      const kind = e.status === 404 ? 'missing' : e.code === 'room_broken' ? 'broken' : null;
+      if (!kind) return false;
+      this.conn?.close();
+      this.app.replaceChildren(h('section', { class: 'panel', 'data-testid': kind === 'missing' ? 'no-room' : 'broken-room' },
+        h('h1', {}, t(`room.${kind}.title`)),
+        h('p', {}, t(`room.${kind}.text`, { id: this.roomId })),
+        h('a', { class: 'button', href: '/' }, t('room.missing.back'))));
+      this.connStatus.textContent = '';
+      this.offlineBar.hidden = true;
+      return true;
+    }
   }
 
   takeJoinIntent() {

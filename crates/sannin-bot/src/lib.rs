@@ -128,6 +128,11 @@ impl Level {
         self.0
     }
 
+    /// Every level, weakest first.
+    pub fn all() -> impl Iterator<Item = Level> {
+        (0..=Level::MAX.0).map(Level)
+    }
+
     /// The name players see: Random, Beginner, Casual, Strong, Master.
     pub fn name(self) -> &'static str {
         match self.0 {
@@ -148,6 +153,26 @@ impl Level {
             4 => Some(MASTER_NODES),
             _ => None,
         }
+    }
+}
+
+/// A level is written as its number (JSON `4`), and only a number of a level reads
+/// back: a stored or sent level that no longer exists is an error, never a default.
+impl serde::Serialize for Level {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u8(self.0)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Level {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Level, D::Error> {
+        let n = u8::deserialize(d)?;
+        Level::from_number(n).ok_or_else(|| {
+            serde::de::Error::custom(format_args!(
+                "no bot level {n} (levels are 0 to {})",
+                Level::MAX.0
+            ))
+        })
     }
 }
 

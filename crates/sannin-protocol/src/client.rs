@@ -6,9 +6,6 @@ use serde_json::Value;
 
 use crate::seat::Seat;
 
-/// The highest bot level (docs/protocol.md §16: levels 0 to 3).
-pub const MAX_BOT_LEVEL: u8 = 3;
-
 /// The level `add_bot` uses when it names none.
 pub const DEFAULT_BOT_LEVEL: u8 = 2;
 
@@ -78,7 +75,8 @@ pub enum ClientMsg {
     AcceptAlliance,
     /// Decline the proposal made to this seat, or withdraw one's own.
     DeclineAlliance,
-    /// Before the start: seat a bot of `level` (0 to 3, default 2) in the free `seat`.
+    /// Before the start: seat a bot of `level` (default 2) in the free `seat`; which
+    /// numbers are levels is the server's to check.
     AddBot {
         /// The seat.
         #[serde(deserialize_with = "seat_named")]
@@ -108,8 +106,8 @@ impl ClientMsg {
     ///
     /// # Errors
     /// Not JSON, not an object, `type` missing or not a string, an unknown `type`, a
-    /// missing or mistyped field, an unknown seat name, a bot level that is not an
-    /// integer from 0 to 3.
+    /// missing or mistyped field, an unknown seat name, a bot level that is not a
+    /// small integer.
     pub fn parse(text: &str) -> Result<ClientMsg, String> {
         // The common case, a well-formed message, read straight from the text. Whatever
         // this refuses (a duplicate key included) is read again through a `Value`, whose
@@ -168,15 +166,12 @@ fn bot_level<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u8>, D::Error> {
     if v.is_null() {
         return Ok(None);
     }
+    // Which numbers are levels is the engine's to say (the server checks it): here
+    // only that it is a small integer.
     v.as_u64()
         .and_then(|n| u8::try_from(n).ok())
-        .filter(|n| *n <= MAX_BOT_LEVEL)
         .map(Some)
-        .ok_or_else(|| {
-            D::Error::custom(format!(
-                "a bot level is an integer from 0 to {MAX_BOT_LEVEL}, not {v}"
-            ))
-        })
+        .ok_or_else(|| D::Error::custom(format!("a bot level is a small integer, not {v}")))
 }
 
 #[cfg(test)]
@@ -352,16 +347,16 @@ mod tests {
             ),
             (r#"{"type":"propose_alliance"}"#, "missing field `seat`"),
             (
-                r#"{"type":"add_bot","seat":"last","level":7}"#,
-                "a bot level is an integer from 0 to 3, not 7",
+                r#"{"type":"add_bot","seat":"last","level":700}"#,
+                "a bot level is a small integer, not 700",
             ),
             (
                 r#"{"type":"add_bot","seat":"last","level":"two"}"#,
-                r#"a bot level is an integer from 0 to 3, not "two""#,
+                r#"a bot level is a small integer, not "two""#,
             ),
             (
                 r#"{"type":"add_bot","seat":"last","level":-1}"#,
-                "a bot level is an integer from 0 to 3, not -1",
+                "a bot level is a small integer, not -1",
             ),
         ];
         for (text, why) in cases {

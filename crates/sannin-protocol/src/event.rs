@@ -7,7 +7,7 @@ use crate::seat::{Seat, SeatMove};
 use crate::state::Clocks;
 
 /// Why a player lost outside play (`forfeited`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::EnumIter)]
 #[serde(rename_all = "snake_case")]
 pub enum ForfeitReason {
     /// Disconnected past the grace period while to move (§6).

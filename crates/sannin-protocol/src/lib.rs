@@ -33,7 +33,7 @@ mod state;
 mod state_json;
 mod state_text;
 
-pub use client::{ClientMsg, DEFAULT_BOT_LEVEL, MAX_BOT_LEVEL};
+pub use client::{ClientMsg, DEFAULT_BOT_LEVEL};
 pub use event::{Event, ForfeitReason};
 pub use http::{ApiErrorBody, ApiErrorDetail, Created, RoomDetails, RoomInfo, RoomSummary};
 pub use sannin_rules::{Event as RulesEvent, Outcome};

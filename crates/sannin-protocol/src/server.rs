@@ -218,13 +218,23 @@ impl fmt::Display for ErrorCode {
 }
 
 /// Which chat a message belongs to (§13).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::EnumIter)]
 #[serde(rename_all = "snake_case")]
 pub enum Channel {
     /// Seated players write; everyone reads.
     Players,
     /// Spectators write and read; players never see it.
     Spectators,
+}
+
+impl Channel {
+    /// The wire (and database) name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Channel::Players => "players",
+            Channel::Spectators => "spectators",
+        }
+    }
 }
 
 /// One chat message (a `chat` message, or an entry of `chat_history`).

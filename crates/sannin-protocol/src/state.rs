@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 use crate::seat::{Seat, SeatMove};
 
 /// A room's lifecycle.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, strum::EnumIter,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum RoomStatus {
     /// Seats being taken.
@@ -80,7 +82,7 @@ impl Seats {
 }
 
 /// The kind of a time control (§11).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::EnumIter)]
 #[serde(rename_all = "snake_case")]
 pub enum ClockKind {
     /// One main time, nothing added.

@@ -12,18 +12,20 @@ use std::sync::{Arc, Mutex};
 use sannin_rules::Position;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
-use tracing::{error, info};
+use tracing::{error, info, warn};
 use uuid::Uuid;
 
 use crate::accounts::Accounts;
 use crate::bots::Bots;
+use crate::broken::BrokenRooms;
 use crate::cluster::Cluster;
 use crate::config::Config;
 use crate::error::ApiError;
 use crate::limits::Budgets;
 use crate::metrics::Metrics;
 use crate::room::{Registry, Room, RoomDeps, RoomHandle, RoomSettings};
-use crate::store::{now_ms, Fence, Store, StoredRoom, StoredSeat, BOT_TOKEN_HASH};
+use crate::store::column::Json as _;
+use crate::store::{now_ms, Fence, LoadError, Store, StoredRoom, StoredSeat, BOT_TOKEN_HASH};
 use sannin_protocol::{RoomStatus, RoomSummary};
 
 /// Shared server state.
@@ -52,6 +54,8 @@ pub struct Shared {
     /// mutex: it is never held across an `.await` (mini-redis `db.rs` explains why
     /// that is the right lock here).
     rooms: Mutex<BTreeMap<Uuid, RoomHandle>>,
+    /// Rooms that could not be restored (`broken`).
+    pub broken: BrokenRooms,
     /// Rooms not finished, for `--max-rooms`.
     open_rooms: AtomicUsize,
     next_conn: AtomicU64,
@@ -76,6 +80,7 @@ impl Shared {
             shutdown: CancellationToken::new(),
             tracker: TaskTracker::new(),
             rooms: Mutex::new(BTreeMap::new()),
+            broken: BrokenRooms::default(),
             open_rooms: AtomicUsize::new(0),
             next_conn: AtomicU64::new(1),
         })
@@ -204,10 +209,13 @@ impl Shared {
     /// but not in memory (a finished room after a restart).
     ///
     /// # Errors
-    /// Database errors.
+    /// Database errors; `RoomBroken` for a room that cannot be restored.
     pub async fn room(self: &Arc<Self>, id: Uuid) -> Result<Option<RoomHandle>, ApiError> {
         if let Some(h) = self.rooms().get(&id) {
             return Ok(Some(h.clone()));
+        }
+        if self.broken.reason(id).is_some() {
+            return Err(ApiError::RoomBroken(id.to_string()));
         }
         if let Some(c) = &self.cluster {
             // Owned here, proxied to its owner, or taken over (`cluster`).
@@ -216,15 +224,10 @@ impl Shared {
         if self.shutdown.is_cancelled() {
             return Err(ApiError::ShuttingDown);
         }
-        let Some(stored) = self
-            .store
-            .load_room(&id.to_string())
-            .await
-            .map_err(ApiError::Internal)?
-        else {
+        let Some(stored) = self.read_room(id).await? else {
             return Ok(None);
         };
-        let room = Room::restore(self.room_deps(), stored).map_err(ApiError::Internal)?;
+        let room = self.rebuild(id, self.room_deps(), stored).await?;
         let mut rooms = self.rooms();
         if let Some(h) = rooms.get(&id) {
             // Loaded concurrently by someone else: keep theirs (ours is dropped unspawned).
@@ -238,16 +241,76 @@ impl Shared {
         Ok(Some(h))
     }
 
+    /// Room `id` as stored; None if it is not.
+    ///
+    /// # Errors
+    /// Database errors; `RoomBroken` (and the room marked so) when a stored value of
+    /// the room does not read back.
+    pub(crate) async fn read_room(&self, id: Uuid) -> Result<Option<StoredRoom>, ApiError> {
+        match self.store.load_room(&id.to_string()).await {
+            Ok(stored) => Ok(stored),
+            Err(LoadError::Db(e)) => Err(e.into()),
+            Err(LoadError::Unreadable { error, .. }) => {
+                Err(self.room_is_broken(id, &error.to_string()).await)
+            }
+        }
+    }
+
+    /// Rebuilds a stored room to run with `deps`.
+    ///
+    /// # Errors
+    /// `RoomBroken` (and the room marked so) when its actions do not replay.
+    pub(crate) async fn rebuild(
+        &self,
+        id: Uuid,
+        deps: RoomDeps,
+        stored: StoredRoom,
+    ) -> Result<Room, ApiError> {
+        let marked = stored.marked_broken;
+        match Room::restore(deps, stored) {
+            Ok(room) => {
+                if marked {
+                    // It reads again (an upgrade that knows its values): listed again.
+                    info!(room = %id, "a room marked broken is restored");
+                    if let Err(e) = self.store.mark_broken(&id.to_string(), None).await {
+                        warn!(room = %id, error = %e, "cannot clear the room's broken mark");
+                    }
+                }
+                Ok(room)
+            }
+            Err(e) => Err(self.room_is_broken(id, &format!("{e:#}")).await),
+        }
+    }
+
+    /// Records that room `id` cannot be restored (`reason`): logged with its id,
+    /// counted in `/metrics`, listed nowhere (marked in the database), answered with
+    /// `room_broken`. Returns that error.
+    pub(crate) async fn room_is_broken(&self, id: Uuid, reason: &str) -> ApiError {
+        if self.broken.insert(id, reason) {
+            error!(room = %id, reason, "the room cannot be restored: it is marked broken");
+            if let Err(e) = self.store.mark_broken(&id.to_string(), Some(reason)).await {
+                warn!(room = %id, error = %e, "cannot mark the room broken in the database");
+            }
+        }
+        ApiError::RoomBroken(id.to_string())
+    }
+
     /// Restarts every unfinished room stored in the database.
     ///
     /// # Errors
-    /// Database errors; a room that does not replay is logged and skipped.
+    /// Database errors; a room that cannot be restored is marked broken and skipped.
     pub async fn restore_all(self: &Arc<Self>) -> anyhow::Result<usize> {
         let ids = self.store.unfinished_room_ids().await?;
         let mut n = 0;
         for id in ids {
-            let Some(stored) = self.store.load_room(&id).await? else {
+            let Ok(uuid) = id.parse::<Uuid>() else {
+                error!(room = %id, "a stored room id is not a uuid; skipped");
                 continue;
+            };
+            let stored = match self.read_room(uuid).await {
+                Ok(Some(s)) => s,
+                Ok(None) | Err(ApiError::RoomBroken(_)) => continue,
+                Err(e) => return Err(anyhow::anyhow!("restoring room {id}: {e:?}")),
             };
             if expired_while_down(&stored, self.config.waiting_room_ttl) {
                 // Nobody could have started it: not brought back.
@@ -255,16 +318,13 @@ impl Shared {
                 info!(room = %id, "waiting room expired while the server was down");
                 continue;
             }
-            match Room::restore(self.room_deps(), stored) {
-                Ok(room) => {
-                    if room.is_open() {
-                        self.open_rooms.fetch_add(1, Ordering::AcqRel);
-                    }
-                    let h = room.spawn();
-                    self.rooms().insert(h.id, h);
-                    n += 1;
+            if let Ok(room) = self.rebuild(uuid, self.room_deps(), stored).await {
+                if room.is_open() {
+                    self.open_rooms.fetch_add(1, Ordering::AcqRel);
                 }
-                Err(e) => error!(room = %id, error = %e, "cannot restore room; skipped"),
+                let h = room.spawn();
+                self.rooms().insert(h.id, h);
+                n += 1;
             }
         }
         Ok(n)
@@ -351,7 +411,7 @@ fn expired_while_down(stored: &StoredRoom, ttl: Option<std::time::Duration>) -> 
     let Some(ttl) = ttl else {
         return false;
     };
-    stored.status == RoomStatus::Waiting.as_str()
+    stored.status == RoomStatus::Waiting
         && stored
             .seats
             .iter()

@@ -18,7 +18,8 @@ use std::time::Duration;
 use sannin_protocol::{Clocks, PlayerClock, Seat};
 use sannin_rules::Player;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+
+use crate::store::column::{Json, Unreadable};
 use tokio::sync::watch;
 
 /// Where rooms read the time for game clocks and lag measurement.
@@ -236,6 +237,19 @@ fn i(p: Player) -> usize {
     }
 }
 
+/// The clocks stored with an action (`actions.clocks`): each player's time left.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SavedClocks {
+    first: PlayerTime,
+    middle: PlayerTime,
+    last: PlayerTime,
+}
+
+impl Json for SavedClocks {
+    const WHAT: &'static str = "saved clocks";
+}
+
 impl GameClock {
     /// Full clocks, none running.
     pub fn new(settings: ClockSettings) -> GameClock {
@@ -251,13 +265,19 @@ impl GameClock {
     }
 
     /// Clocks as stored with an action ([`GameClock::saved`]); none running.
-    pub fn restore(settings: ClockSettings, saved: &str) -> Option<GameClock> {
-        let v: Value = serde_json::from_str(saved).ok()?;
-        let mut c = GameClock::new(settings);
-        for p in Player::ALL {
-            c.left[i(p)] = serde_json::from_value(v.get(p.lower())?.clone()).ok()?;
-        }
-        Some(c)
+    ///
+    /// # Errors
+    /// Text that is not what [`GameClock::saved`] writes.
+    pub fn restore(settings: ClockSettings, saved: &str) -> Result<GameClock, Unreadable> {
+        let SavedClocks {
+            first,
+            middle,
+            last,
+        } = SavedClocks::from_json(saved)?;
+        Ok(GameClock {
+            left: [first, middle, last],
+            ..GameClock::new(settings)
+        })
     }
 
     /// The settings.
@@ -267,11 +287,13 @@ impl GameClock {
 
     /// What is stored with each action: the time left of each player.
     pub fn saved(&self) -> String {
-        let mut m = serde_json::Map::new();
-        for p in Player::ALL {
-            m.insert(p.lower().into(), json!(self.left[i(p)]));
+        let [first, middle, last] = self.left;
+        SavedClocks {
+            first,
+            middle,
+            last,
         }
-        Value::Object(m).to_string()
+        .to_json()
     }
 
     /// Whose clock runs.
@@ -406,6 +428,7 @@ impl GameClock {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{json, Value};
 
     fn req(v: Value) -> Result<Option<ClockSettings>, String> {
         serde_json::from_value::<ClockRequest>(v)

@@ -425,7 +425,7 @@ pub struct Config {
     /// How bots run: hard limit per move, pacing, concurrent searches.
     pub bots: BotSettings,
     /// Default level of a bot taking over from a player who abandons.
-    pub bot_takeover_level: u8,
+    pub bot_takeover_level: sannin_bot::Level,
     /// Per-address budgets, trusted proxies and allowed origins.
     pub clients: crate::limits::ClientLimits,
     /// The listener's limits: total connections, header and handshake timeouts.
@@ -510,7 +510,8 @@ impl Config {
                 bot_only_min_move: Duration::from_millis(l.bot_only_min_move_ms),
                 max_bot_only_rooms: l.max_bot_only_rooms,
             },
-            bot_takeover_level: l.bot_takeover_level.min(4),
+            bot_takeover_level: sannin_bot::Level::from_number(l.bot_takeover_level)
+                .unwrap_or(sannin_bot::Level::MAX),
             clients: crate::limits::ClientLimits::from_args(l),
             listener: crate::net::ListenerLimits {
                 max_connections: l.max_connections,

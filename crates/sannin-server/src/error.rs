@@ -12,6 +12,10 @@ pub enum ApiError {
     /// No room with that id.
     #[error("no room with id {0}")]
     RoomNotFound(String),
+    /// A stored room that cannot be restored (`broken`): a value that does not read
+    /// back, an action the rules no longer accept. The server's log names the reason.
+    #[error("room {0} cannot be shown: its stored game could not be read back by this server (the server's log names the reason)")]
+    RoomBroken(String),
     /// The request body or a parameter is malformed.
     #[error("{0}")]
     BadRequest(String),
@@ -95,6 +99,7 @@ impl ApiError {
     pub fn code(&self) -> &'static str {
         match self {
             ApiError::RoomNotFound(_) => "room_not_found",
+            ApiError::RoomBroken(_) => "room_broken",
             ApiError::BadRequest(_) => "bad_request",
             ApiError::BadPosition(_) => "bad_position",
             ApiError::BadClock(_) => "bad_clock",
@@ -139,7 +144,7 @@ impl ApiError {
             ApiError::ForbiddenOrigin(_) => StatusCode::FORBIDDEN,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Http { status, .. } | ApiError::Coded { status, .. } => *status,
-            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Internal(_) | ApiError::RoomBroken(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 

@@ -8,6 +8,9 @@
 use sannin_rules::{Entry, Event, Game, LossReason, PlayError, Player, Position, Record};
 use serde::Serialize;
 
+use sannin_protocol::ForfeitReason;
+
+use crate::store::column::Named as _;
 use crate::store::{ActionKind, StoredAction};
 
 /// A game from its start position, one entry per action.
@@ -50,12 +53,11 @@ pub struct ReplayError {
     pub reason: String,
 }
 
-/// How a stored loss reason is written in `actions.text`.
-pub fn loss_reason(text: &str) -> LossReason {
-    match text {
-        "timeout" => LossReason::Timeout,
-        "resigned" => LossReason::Resigned,
-        _ => LossReason::Abandoned,
+/// The rules' loss of a forfeit (stored with the reason as the action's text).
+pub fn forfeit_loss(reason: ForfeitReason) -> LossReason {
+    match reason {
+        ForfeitReason::Abandoned => LossReason::Abandoned,
+        ForfeitReason::Timeout => LossReason::Timeout,
     }
 }
 
@@ -68,7 +70,9 @@ pub fn apply_stored(game: &mut Game, a: &StoredAction) -> anyhow::Result<(String
     let prepared = match (a.kind, a.player) {
         (ActionKind::Act, Some(p)) => game.prepare_notation(p, &a.text),
         (ActionKind::Resign, Some(p)) => game.prepare_forfeit(p, LossReason::Resigned),
-        (ActionKind::Forfeit, Some(p)) => game.prepare_forfeit(p, loss_reason(&a.text)),
+        (ActionKind::Forfeit, Some(p)) => {
+            game.prepare_forfeit(p, forfeit_loss(ForfeitReason::from_column(&a.text)?))
+        }
         (ActionKind::Draw, _) => game.prepare_draw(),
         (_, None) => anyhow::bail!("action {} has no player", a.ply),
     };

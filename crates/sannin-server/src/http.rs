@@ -230,7 +230,7 @@ fn bot_seats(v: Option<&Value>) -> Result<Vec<StoredSeat>, ApiError> {
             seat,
             token_hash: BOT_TOKEN_HASH.into(),
             name: bots::bot_name(level),
-            bot: Some(level.number()),
+            bot: Some(level),
         });
     }
     Ok(seats)
@@ -259,8 +259,7 @@ async fn create_room(
     let takeover_level = match req.bot_takeover_level.as_ref().filter(|v| !v.is_null()) {
         None => shared.config.bot_takeover_level,
         Some(v) => bots::parse_level(v)
-            .map_err(|e| ApiError::BadBots(format!("bot_takeover_level: {e}")))?
-            .number(),
+            .map_err(|e| ApiError::BadBots(format!("bot_takeover_level: {e}")))?,
     };
     let settings = RoomSettings {
         clock,
@@ -392,15 +391,17 @@ async fn room_history(
     Path(id): Path<String>,
 ) -> Result<Json<History>, ApiError> {
     let uuid = parse_id(&id)?;
+    if shared.broken.reason(uuid).is_some() {
+        return Err(ApiError::RoomBroken(id));
+    }
     let stored = shared
-        .store
-        .load_room(&uuid.to_string())
-        .await
-        .map_err(ApiError::Internal)?
+        .read_room(uuid)
+        .await?
         .ok_or_else(|| ApiError::RoomNotFound(id.clone()))?;
-    let history = history::of_stored(stored.start_position.as_deref(), &stored.actions)
-        .map_err(ApiError::Internal)?;
-    Ok(Json(history))
+    match history::of_stored(stored.start_position.as_deref(), &stored.actions) {
+        Ok(history) => Ok(Json(history)),
+        Err(e) => Err(shared.room_is_broken(uuid, &format!("{e:#}")).await),
+    }
 }
 
 /// Body of `POST /api/replay`.
@@ -512,6 +513,12 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
         "# HELP sannin_analyses_running Searches of POST /api/analyse running.\n\
          # TYPE sannin_analyses_running gauge\nsannin_analyses_running {}\n",
         shared.budgets.analyses_running()
+    ));
+    body.push_str(&format!(
+        "# HELP sannin_rooms_broken Stored rooms this node could not restore (logged with \
+         their id and reason; listed nowhere).\n\
+         # TYPE sannin_rooms_broken gauge\nsannin_rooms_broken {}\n",
+        shared.broken.len()
     ));
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body).into_response()
 }

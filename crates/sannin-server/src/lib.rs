@@ -16,6 +16,7 @@ pub mod accounts;
 pub mod analyse;
 mod app;
 pub mod bots;
+mod broken;
 pub mod clock;
 mod cluster;
 mod config;
@@ -32,6 +33,8 @@ mod rate;
 mod record;
 mod room;
 mod store;
+#[cfg(test)]
+mod testing;
 mod ws;
 
 pub use bots::BotSettings;

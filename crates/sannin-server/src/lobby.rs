@@ -16,7 +16,10 @@ use serde::Deserialize;
 use crate::app::Shared;
 use crate::error::ApiError;
 use crate::room::{start_kind, RoomSettings};
+use crate::store::column::{Json as _, Unreadable};
 use crate::store::FinishedRoom;
+use sannin_bot::Level;
+use sannin_rules::Outcome;
 
 /// Rooms per page when `limit` is not given.
 pub const DEFAULT_LIMIT: usize = 100;
@@ -116,27 +119,40 @@ async fn list_finished(shared: &Shared, q: &ListQuery, limit: usize) -> Result<R
         let last = &rows[limit - 1];
         q.next_link(limit, &format!("{}_{}", last.updated_at, last.id))
     });
-    let rooms: Vec<RoomSummary> = rows.into_iter().map(finished_summary).collect();
+    let mut rooms = Vec::with_capacity(rows.len());
+    for r in rows {
+        let id = r.id.clone();
+        match finished_summary(r) {
+            Ok(s) => rooms.push(s),
+            // Listed nowhere from now on; its page says why.
+            Err(e) => {
+                if let Ok(uuid) = id.parse() {
+                    shared.room_is_broken(uuid, &e.to_string()).await;
+                }
+            }
+        }
+    }
     Ok(with_next(Json(rooms).into_response(), next))
 }
 
 /// A finished room read from the database, as a loaded room would list it: nobody
 /// connected, nobody ready.
-fn finished_summary(r: FinishedRoom) -> RoomSummary {
+fn finished_summary(r: FinishedRoom) -> Result<RoomSummary, Unreadable> {
     let mut seats = Seats::default();
-    for (seat, name, bot) in r.seats {
+    for (seat, name, bot) in r.seats? {
         *seats.get_mut(seat.into()) = Some(SeatInfo {
             name,
             connected: false,
             ready: false,
             abandon_at_ms: None,
-            bot,
+            bot: bot.map(Level::number),
             taken_over: false,
         });
     }
     let (custom_position, voluntary_alliance) = start_kind(r.start_position.as_deref());
-    let settings = RoomSettings::from_stored(r.settings.as_deref());
-    RoomSummary {
+    let settings = RoomSettings::from_stored(r.settings.as_deref())?;
+    let result = r.result.as_deref().map(Outcome::from_json).transpose()?;
+    Ok(RoomSummary {
         room: RoomInfo {
             id: r.id,
             status: RoomStatus::Finished,
@@ -148,12 +164,12 @@ fn finished_summary(r: FinishedRoom) -> RoomSummary {
             clock: settings.clock,
             bot_takeover: settings.bot_takeover,
             rated: settings.rated,
-            result: r.result.and_then(|s| serde_json::from_str(&s).ok()),
+            result,
             created_at_ms: r.created_at,
             updated_at_ms: r.updated_at,
         },
         moves: u64::try_from(r.plies).unwrap_or(0),
-    }
+    })
 }
 
 fn with_next(mut res: Response, next: Option<String>) -> Response {

@@ -7,6 +7,8 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::Context as _;
+use sannin_bot::Level;
+use sannin_protocol::RoomStatus;
 use sannin_rules::Player;
 use sqlx::any::{AnyArguments, AnyConnectOptions, AnyPoolOptions};
 use sqlx::query::Query;
@@ -19,10 +21,12 @@ pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations"
 /// An `actions` row: ply, kind, player, text, clocks.
 type ActionRow = (i64, String, Option<String>, String, Option<String>);
 
+pub mod column;
 mod fenced;
 mod rows;
 mod writer;
 
+use column::{level_column, level_from_column, read_opt, Named as _, Unreadable};
 pub use rows::{ActionKind, StoredAction, StoredChat, StoredRoom, StoredSeat, BOT_TOKEN_HASH};
 
 /// Handle to the database (cheap to clone).
@@ -319,12 +323,12 @@ impl Store {
     pub async fn set_status(
         &self,
         id: &str,
-        status: &str,
+        status: RoomStatus,
         result: Option<&str>,
     ) -> sqlx::Result<()> {
         self.write(
             sqlx::query("UPDATE rooms SET status = $1, result = $2, updated_at = $3 WHERE id = $4")
-                .bind(status)
+                .bind(status.to_column())
                 .bind(result)
                 .bind(now_ms())
                 .bind(id),
@@ -345,10 +349,15 @@ impl Store {
     }
 
     /// Sets (a bot took over) or clears (its player took it back) the bot of a seat.
-    pub async fn set_seat_bot(&self, id: &str, seat: Player, bot: Option<u8>) -> sqlx::Result<()> {
+    pub async fn set_seat_bot(
+        &self,
+        id: &str,
+        seat: Player,
+        bot: Option<Level>,
+    ) -> sqlx::Result<()> {
         self.write(
             sqlx::query("UPDATE seats SET bot = $1 WHERE room_id = $2 AND seat = $3")
-                .bind(bot.map(i64::from))
+                .bind(bot.map(level_column))
                 .bind(id)
                 .bind(seat.lower()),
         )
@@ -393,8 +402,8 @@ impl Store {
             )
             .bind(id)
             .bind(m.id)
-            .bind(&m.channel)
-            .bind(m.seat.map(|p| p.lower()))
+            .bind(m.channel.to_column())
+            .bind(m.seat.map(Player::to_column))
             .bind(&m.name)
             .bind(&m.text)
             .bind(m.at_ms),
@@ -525,74 +534,46 @@ impl Store {
             .await
     }
 
-    /// Loads one room with its seats and actions.
-    pub async fn load_room(&self, id: &str) -> anyhow::Result<Option<StoredRoom>> {
-        type RoomRow = (String, String, Option<String>, Option<String>, i64, i64);
+    /// Loads one room with its seats, actions and chat. Every column is read back by
+    /// the conversion that wrote it (`column`).
+    ///
+    /// # Errors
+    /// [`LoadError::Db`] when the database fails; [`LoadError::Unreadable`] when a
+    /// stored value of the room does not read back.
+    pub async fn load_room(&self, id: &str) -> Result<Option<StoredRoom>, LoadError> {
+        type RoomRow = (
+            String,
+            String,
+            Option<String>,
+            Option<String>,
+            i64,
+            i64,
+            Option<String>,
+        );
         let row: Option<RoomRow> = sqlx::query_as(
-            "SELECT id, status, start_position, settings, created_at, updated_at \
+            "SELECT id, status, start_position, settings, created_at, updated_at, broken \
              FROM rooms WHERE id = $1",
         )
         .bind(id)
         .fetch_optional(&self.pool)
         .await?;
-        let Some((id, status, start_position, settings, created_at_ms, updated_at_ms)) = row else {
+        let Some((id, status, start_position, settings, created_at_ms, updated_at_ms, broken)) =
+            row
+        else {
             return Ok(None);
         };
-        let seat_rows: Vec<(String, String, String, Option<i64>, i64)> = sqlx::query_as(
-            "SELECT seat, token_hash, name, bot, rematch FROM seats WHERE room_id = $1",
+        let seat_rows: Vec<SeatRow> = sqlx::query_as(
+            "SELECT seat, token_hash, name, bot, rematch FROM seats WHERE room_id = $1 ORDER BY seat",
         )
         .bind(&id)
         .fetch_all(&self.pool)
         .await?;
-        let mut seats = Vec::with_capacity(seat_rows.len());
-        let mut rematch = Vec::new();
-        for (seat, token_hash, name, bot, asked) in seat_rows {
-            let seat = Player::from_lower(&seat)
-                .with_context(|| format!("room {id}: bad seat {seat:?} in database"))?;
-            if asked != 0 {
-                rematch.push(seat);
-            }
-            let bot = match bot {
-                None => None,
-                Some(b) => Some(
-                    u8::try_from(b)
-                        .ok()
-                        .filter(|b| *b <= 3)
-                        .with_context(|| format!("room {id}: bad bot level {b} in database"))?,
-                ),
-            };
-            seats.push(StoredSeat {
-                seat,
-                token_hash,
-                name,
-                bot,
-            });
-        }
         let action_rows: Vec<ActionRow> = sqlx::query_as(
             "SELECT ply, kind, player, text, clocks FROM actions WHERE room_id = $1 ORDER BY ply",
         )
         .bind(&id)
         .fetch_all(&self.pool)
         .await?;
-        let mut actions = Vec::with_capacity(action_rows.len());
-        for (ply, kind, player, text, clocks) in action_rows {
-            let kind = ActionKind::parse(&kind)
-                .with_context(|| format!("room {id}: bad action kind {kind:?}"))?;
-            let player = match player {
-                None => None,
-                Some(p) => Some(
-                    Player::from_lower(&p)
-                        .with_context(|| format!("room {id}: bad player {p:?}"))?,
-                ),
-            };
-            actions.push(StoredAction {
-                ply,
-                kind,
-                player,
-                text,
-                clocks,
-            });
-        }
         let chat_rows: Vec<ChatRow> = sqlx::query_as(
             "SELECT id, channel, seat, name, text, at_ms FROM chat_messages \
              WHERE room_id = $1 ORDER BY id",
@@ -600,24 +581,30 @@ impl Store {
         .bind(&id)
         .fetch_all(&self.pool)
         .await?;
-        let mut chat = Vec::with_capacity(chat_rows.len());
-        for (mid, channel, seat, name, text, at_ms) in chat_rows {
-            let seat = match seat {
-                None => None,
-                Some(p) => Some(
-                    Player::from_lower(&p)
-                        .with_context(|| format!("room {id}: bad chat seat {p:?}"))?,
-                ),
-            };
-            chat.push(StoredChat {
-                id: mid,
-                channel,
-                seat,
-                name,
-                text,
-                at_ms,
-            });
+        let unreadable = |e: Unreadable| LoadError::Unreadable {
+            room: id.clone(),
+            error: e,
+        };
+        let status = RoomStatus::from_column(&status).map_err(unreadable)?;
+        let mut seats = Vec::with_capacity(seat_rows.len());
+        let mut rematch = Vec::new();
+        for row in seat_rows {
+            let (seat, asked) = read_seat(row).map_err(unreadable)?;
+            if asked {
+                rematch.push(seat.seat);
+            }
+            seats.push(seat);
         }
+        let actions = action_rows
+            .into_iter()
+            .map(read_action)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(unreadable)?;
+        let chat = chat_rows
+            .into_iter()
+            .map(read_chat)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(unreadable)?;
         Ok(Some(StoredRoom {
             id,
             status,
@@ -629,8 +616,76 @@ impl Store {
             chat,
             created_at_ms,
             updated_at_ms,
+            marked_broken: broken.is_some(),
         }))
     }
+
+    /// Marks a room that cannot be restored (`reason`), so that the lobby's lists
+    /// and the cluster's sweep pass it over; `None` clears the mark (it was read
+    /// again). A room is marked whatever its lease: the mark changes no play.
+    pub async fn mark_broken(&self, id: &str, reason: Option<&str>) -> sqlx::Result<()> {
+        sqlx::query("UPDATE rooms SET broken = $1 WHERE id = $2")
+            .bind(reason)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+}
+
+/// Why a stored room could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The database failed (unreachable, a query error): nothing is known of the room.
+    #[error(transparent)]
+    Db(#[from] sqlx::Error),
+    /// A value stored for the room does not read back.
+    #[error("room {room}: {error}")]
+    Unreadable {
+        /// The room's id.
+        room: String,
+        /// What does not read.
+        error: Unreadable,
+    },
+}
+
+/// A `seats` row: seat, token hash, name, bot level, rematch asked.
+type SeatRow = (String, String, String, Option<i64>, i64);
+
+/// A seat as stored, and whether its player asked for a rematch.
+fn read_seat(
+    (seat, token_hash, name, bot, asked): SeatRow,
+) -> Result<(StoredSeat, bool), Unreadable> {
+    Ok((
+        StoredSeat {
+            seat: Player::from_column(&seat)?,
+            token_hash,
+            name,
+            bot: bot.map(level_from_column).transpose()?,
+        },
+        asked != 0,
+    ))
+}
+
+fn read_action((ply, kind, player, text, clocks): ActionRow) -> Result<StoredAction, Unreadable> {
+    Ok(StoredAction {
+        ply,
+        kind: ActionKind::from_column(&kind)?,
+        player: read_opt(player.as_deref())?,
+        text,
+        clocks,
+    })
+}
+
+fn read_chat((id, channel, seat, name, text, at_ms): ChatRow) -> Result<StoredChat, Unreadable> {
+    Ok(StoredChat {
+        id,
+        channel: sannin_protocol::Channel::from_column(&channel)?,
+        seat: read_opt(seat.as_deref())?,
+        name,
+        text,
+        at_ms,
+    })
 }
 
 /// The write condition of a room owned through a lease (cluster mode): the node and
@@ -664,8 +719,8 @@ pub struct FinishedRoom {
     pub updated_at: i64,
     /// Moves played (resignations and other endings not counted).
     pub plies: i64,
-    /// Seats: seat, name, bot level.
-    pub seats: Vec<(Player, String, Option<u8>)>,
+    /// Seats: seat, name, bot level; an error when a seat row does not read back.
+    pub seats: Result<Vec<(Player, String, Option<Level>)>, Unreadable>,
     /// The start position; `None` for the standard start.
     pub start_position: Option<String>,
     /// The room's settings (JSON), as stored.
@@ -674,7 +729,8 @@ pub struct FinishedRoom {
 
 impl Store {
     /// Public finished rooms, the most recently ended first, `limit` of them after the
-    /// cursor `(updated_at, id)` of the last room of the page before.
+    /// cursor `(updated_at, id)` of the last room of the page before. Rooms marked
+    /// broken ([`Store::mark_broken`]) are left out.
     pub async fn finished_rooms(
         &self,
         limit: usize,
@@ -695,7 +751,7 @@ impl Store {
                     (SELECT COUNT(*) FROM actions a WHERE a.room_id = r.id AND a.kind = 'act'), \
                     r.start_position, r.settings \
              FROM rooms r \
-             WHERE r.status = 'finished' \
+             WHERE r.status = 'finished' AND r.broken IS NULL \
                AND (r.settings IS NULL OR r.settings NOT LIKE '%\"private\":true%') \
                AND (r.updated_at < $1 OR (r.updated_at = $1 AND r.id < $2)) \
              ORDER BY r.updated_at DESC, r.id DESC LIMIT $3",
@@ -714,9 +770,12 @@ impl Store {
                     .await?;
             let seats = seat_rows
                 .into_iter()
-                .filter_map(|(seat, name, bot)| {
-                    let seat = Player::from_lower(&seat)?;
-                    Some((seat, name, bot.and_then(|b| u8::try_from(b).ok())))
+                .map(|(seat, name, bot)| {
+                    Ok((
+                        Player::from_column(&seat)?,
+                        name,
+                        bot.map(level_from_column).transpose()?,
+                    ))
                 })
                 .collect();
             out.push(FinishedRoom {
@@ -748,7 +807,7 @@ async fn insert_seat(
     .bind(&seat.token_hash)
     .bind(&seat.name)
     .bind(now_ms())
-    .bind(seat.bot.map(i64::from))
+    .bind(seat.bot.map(level_column))
     .execute(&mut **tx)
     .await?;
     Ok(())

@@ -265,7 +265,7 @@ async fn bots_are_added_and_removed_in_a_waiting_room() {
             ErrorCode::SeatTaken,
         ),
         (
-            json!({"type": "add_bot", "seat": "last", "level": 4}),
+            json!({"type": "add_bot", "seat": "last", "level": 5}),
             ErrorCode::BadMessage,
         ),
         (

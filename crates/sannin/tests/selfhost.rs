@@ -1,10 +1,11 @@
 //! Keeps the self-hosting files honest without Docker: `Dockerfile`, `.dockerignore`,
-//! `docker-compose.yml`, `.env.example` and the README's settings table are checked
-//! against what the real binary says it reads (`sannin serve --help`, whose
+//! `docker-compose.yml`, `.env.example` and the settings table of
+//! `docs/self-hosting.md` are checked against what the real binary says it reads
+//! (`sannin serve --help`, whose
 //! `[env: NAME=]` markers clap prints from the same attributes that read the
 //! environment) and against the repository's layout.
 //!
-//! After changing a setting of the server, refresh the README table with
+//! After changing a setting of the server, refresh that table with
 //! `SANNIN_BLESS=1 cargo test -p sannin --test selfhost`, then update `.env.example`
 //! and `docker-compose.yml` until this test passes.
 
@@ -36,7 +37,8 @@ struct OtherVar {
 
 /// Port PostgreSQL listens on inside its container.
 const POSTGRES_PORT: u16 = 5432;
-/// The port `docker compose up` must publish by default (README: http://localhost:8080).
+/// The port `docker compose up` must publish by default (docs/self-hosting.md:
+/// http://localhost:8080).
 const PUBLISHED_PORT: u16 = 8080;
 
 // ---------------------------------------------------------------------------------------
@@ -1174,13 +1176,15 @@ fn env_example_documents_exactly_what_the_server_reads() {
 }
 
 // ---------------------------------------------------------------------------------------
-// README
+// docs/self-hosting.md
 
 const TABLE_BEGIN: &str =
     "<!-- settings:begin (generated: SANNIN_BLESS=1 cargo test -p sannin --test selfhost) -->";
 const TABLE_END: &str = "<!-- settings:end -->";
+/// The page that holds the generated settings table.
+const SETTINGS_DOC: &str = "docs/self-hosting.md";
 
-/// The README's settings table, from `sannin serve --help`.
+/// The settings table of `docs/self-hosting.md`, from `sannin serve --help`.
 fn settings_table() -> String {
     let cell = |s: &str| s.replace('|', "\\|");
     let mut t = String::from(
@@ -1211,27 +1215,27 @@ fn settings_table() -> String {
 
 #[test]
 fn readme_settings_table_is_generated_from_the_help() {
-    let readme = read("README.md");
+    let readme = read(SETTINGS_DOC);
     let table = settings_table();
     let begin = readme
         .find(TABLE_BEGIN)
-        .unwrap_or_else(|| panic!("README.md lacks {TABLE_BEGIN}"))
+        .unwrap_or_else(|| panic!("{SETTINGS_DOC} lacks {TABLE_BEGIN}"))
         + TABLE_BEGIN.len();
     let end = begin
         + readme[begin..]
             .find(TABLE_END)
-            .unwrap_or_else(|| panic!("README.md lacks {TABLE_END}"));
+            .unwrap_or_else(|| panic!("{SETTINGS_DOC} lacks {TABLE_END}"));
     let current = readme[begin..end].trim();
     if current == table.trim() {
         return;
     }
     if std::env::var_os("SANNIN_BLESS").is_some() {
         let updated = format!("{}\n{}{}", &readme[..begin], table, &readme[end..]);
-        std::fs::write(root().join("README.md"), updated).unwrap();
+        std::fs::write(root().join(SETTINGS_DOC), updated).unwrap();
         return;
     }
     panic!(
-        "README.md's settings table is out of date; run \
+        "{SETTINGS_DOC}'s settings table is out of date; run \
          `SANNIN_BLESS=1 cargo test -p sannin --test selfhost` or paste:\n{table}"
     );
 }

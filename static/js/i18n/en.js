@@ -283,6 +283,8 @@ export default {
   'room.missing.title': 'No such room',
   'room.missing.text': 'There is no room “{id}” on this server. It may have been mistyped.',
   'room.missing.back': 'Back to the lobby',
+  'room.broken.title': 'This game cannot be shown',
+  'room.broken.text': 'The server has the game “{id}” stored but cannot read it back, so it cannot be played or replayed here. The site’s operators can find the reason in the server’s log. Other games are not affected.',
   'room.conn.connecting': 'Connecting…',
   'room.conn.open': 'Connected',
   'room.conn.closed': 'Disconnected',

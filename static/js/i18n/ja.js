@@ -282,6 +282,8 @@ export default {
   'room.missing.title': 'ルームが見つかりません',
   'room.missing.text': 'このサーバーに「{id}」というルームはありません。入力を確かめてください。',
   'room.missing.back': 'ロビーに戻る',
+  'room.broken.title': 'この対局は表示できません',
+  'room.broken.text': '対局「{id}」はサーバーに保存されていますが、読み戻せないため、ここで対局・再生できません。原因はサーバーのログに記録されています。ほかの対局には影響ありません。',
   'room.conn.connecting': '接続中…',
   'room.conn.open': '接続済み',
   'room.conn.closed': '切断',

@@ -4,7 +4,11 @@
 use serde::Serialize;
 use sqlx::AnyPool;
 
-use super::rating::{display, PROVISIONAL_GAMES};
+use sannin_protocol::Seat;
+use sannin_rules::Player;
+
+use super::rating::{display, Result3, PROVISIONAL_GAMES};
+use crate::store::column::{Named as _, Unreadable};
 use crate::store::{now_ms, Store};
 
 /// An account with its rating.
@@ -251,30 +255,34 @@ impl Db {
         .bind(account_id)
         .fetch_all(&self.pool)
         .await?;
-        Ok(rows
-            .into_iter()
-            .map(
-                |(room, seat, place, result, mb, sb, ma, sa, at)| GameEntry {
-                    opponents: others
-                        .iter()
-                        .filter(|o| o.0 == room)
-                        .map(|o| Opponent {
+        let decode = |e: Unreadable| sqlx::Error::Decode(Box::new(e));
+        rows.into_iter()
+            .map(|(room, seat, place, result, mb, sb, ma, sa, at)| {
+                let opponents = others
+                    .iter()
+                    .filter(|o| o.0 == room)
+                    .map(|o| {
+                        Ok(Opponent {
                             name: o.1.clone(),
-                            seat: o.2.clone(),
+                            seat: Player::from_column(&o.2)?.into(),
                             place: o.3,
-                            result: o.4.clone(),
+                            result: Result3::from_column(&o.4)?,
                         })
-                        .collect(),
+                    })
+                    .collect::<Result<_, Unreadable>>()
+                    .map_err(decode)?;
+                Ok(GameEntry {
+                    opponents,
                     room_id: room,
-                    seat,
+                    seat: Player::from_column(&seat).map_err(decode)?.into(),
                     place,
-                    result,
+                    result: Result3::from_column(&result).map_err(decode)?,
                     rating_before: display(mb, sb),
                     rating_after: display(ma, sa),
                     rated_at_ms: at,
-                },
-            )
-            .collect())
+                })
+            })
+            .collect()
     }
 }
 
@@ -284,11 +292,11 @@ pub struct GameEntry {
     /// The room (its replay is at `/rooms/{id}`).
     pub room_id: String,
     /// The player's seat.
-    pub seat: String,
+    pub seat: Seat,
     /// 1 best; equal places are ties.
     pub place: i64,
     /// `win`, `loss` or `draw`.
-    pub result: String,
+    pub result: Result3,
     /// Display rating before the game.
     pub rating_before: i64,
     /// Display rating after it.
@@ -305,9 +313,9 @@ pub struct Opponent {
     /// Account name.
     pub name: String,
     /// Seat.
-    pub seat: String,
+    pub seat: Seat,
     /// Place.
     pub place: i64,
     /// `win`, `loss` or `draw`.
-    pub result: String,
+    pub result: Result3,
 }

@@ -10,10 +10,12 @@ use sannin_rules::{Game, Player, Position};
 use tracing::{info, warn};
 
 use super::db::{Account, Db};
-use super::rating::{self, Tracker};
+use super::rating::{self, Result3, Tracker};
 use crate::history::apply_stored;
 use crate::room::RoomSettings;
+use crate::store::column::Named as _;
 use crate::store::{now_ms, Store};
+use sannin_protocol::RoomStatus;
 
 /// What rating a room did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +38,9 @@ pub async fn rate_room(store: &Store, db: &Db, id: &str) -> anyhow::Result<Rated
     let Some(room) = store.load_room(id).await? else {
         return Ok(Rated::NotRated);
     };
-    if room.status != "finished" || !RoomSettings::from_stored(room.settings.as_deref()).rated {
+    if room.status != RoomStatus::Finished
+        || !RoomSettings::from_stored(room.settings.as_deref())?.rated
+    {
         return Ok(Rated::NotRated);
     }
     if already(db, id).await? {
@@ -136,7 +140,7 @@ async fn write(
         sqlx::query("INSERT INTO rated_games (room_id, rated_at, kind) VALUES ($1, $2, $3)")
             .bind(id)
             .bind(now)
-            .bind(teams.kind.as_str())
+            .bind(teams.kind.to_column())
             .execute(&mut *tx)
             .await;
     match claimed {
@@ -146,7 +150,7 @@ async fn write(
     }
     for (i, ((seat, _), a)) in names.iter().zip(accounts).enumerate() {
         let placing = teams.placings.iter().find(|p| p.player == *seat);
-        let (place, result) = placing.map_or((3, "loss"), |p| (p.place as i64, p.result.as_str()));
+        let (place, result) = placing.map_or((3, Result3::Loss), |p| (p.place as i64, p.result));
         let updated = sqlx::query(
             "UPDATE accounts SET mu = $1, sigma = $2, games = games + 1 WHERE id = $3 AND games = $4",
         )
@@ -167,9 +171,9 @@ async fn write(
         )
         .bind(id)
         .bind(&a.id)
-        .bind(seat.lower())
+        .bind(seat.to_column())
         .bind(place)
-        .bind(result)
+        .bind(result.to_column())
         .bind(a.mu)
         .bind(a.sigma)
         .bind(after[i].0)

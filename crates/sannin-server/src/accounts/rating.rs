@@ -7,8 +7,12 @@
 //! default): a well-kept crate with the published model, no numerics of our own.
 
 use sannin_rules::{EndReason, Event, Outcome, Player};
+use serde::Serialize;
 use skillratings::weng_lin::{weng_lin_multi_team, WengLinConfig, WengLinRating};
 use skillratings::MultiTeamOutcome;
+use strum::IntoEnumIterator as _;
+
+use crate::store::column::named;
 
 /// Rated games before a rating stops being provisional.
 pub const PROVISIONAL_GAMES: i64 = 10;
@@ -27,7 +31,7 @@ pub fn initial() -> (f64, f64) {
 }
 
 /// How a game is rated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumIter)]
 pub enum Kind {
     /// Three one-player teams.
     FreeForAll,
@@ -46,7 +50,8 @@ impl Kind {
 }
 
 /// What a player got from a game.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::EnumIter)]
+#[serde(rename_all = "snake_case")]
 pub enum Result3 {
     /// Among the winners.
     Win,
@@ -66,6 +71,9 @@ impl Result3 {
         }
     }
 }
+
+named!(Kind, "rating kind", Kind::iter(), Kind::as_str);
+named!(Result3, "rating result", Result3::iter(), Result3::as_str);
 
 /// A finished game as rating needs it.
 #[derive(Debug, Clone)]

@@ -125,7 +125,8 @@ pub async fn release_all(pool: &AnyPool, node: &str) -> sqlx::Result<u64> {
 pub async fn orphans(pool: &AnyPool, limit: i64) -> sqlx::Result<Vec<String>> {
     sqlx::query_scalar(&format!(
         "SELECT r.id FROM rooms r LEFT JOIN room_leases l ON l.room_id = r.id \
-         WHERE r.status <> 'finished' AND (l.room_id IS NULL OR l.expires_at <= {NOW_MS}) \
+         WHERE r.status <> 'finished' AND r.broken IS NULL \
+           AND (l.room_id IS NULL OR l.expires_at <= {NOW_MS}) \
          ORDER BY r.created_at, r.id LIMIT $1"
     ))
     .bind(limit)

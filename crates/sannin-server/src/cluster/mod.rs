@@ -42,7 +42,7 @@ use crate::app::Shared;
 use crate::config::ClusterArgs;
 use crate::error::ApiError;
 use crate::limits::ClientAddr;
-use crate::room::{Room, RoomDeps, RoomHandle};
+use crate::room::{RoomDeps, RoomHandle};
 use crate::store::{Fence, Store};
 
 mod bridge;
@@ -421,7 +421,7 @@ impl Cluster {
         let give_back = || async {
             let _ = lease::release(pool, id, &self.node, epoch).await;
         };
-        let stored = match shared.store.load_room(&id.to_string()).await {
+        let stored = match shared.read_room(id).await {
             Ok(Some(s)) => s,
             Ok(None) => {
                 give_back().await;
@@ -429,15 +429,15 @@ impl Cluster {
             }
             Err(e) => {
                 give_back().await;
-                return Err(ApiError::Internal(e));
+                return Err(e);
             }
         };
         let (deps, cancel) = self.deps(shared, id, epoch);
-        let room = match Room::restore(deps, stored) {
+        let room = match shared.rebuild(id, deps, stored).await {
             Ok(r) => r,
             Err(e) => {
                 give_back().await;
-                return Err(ApiError::Internal(e));
+                return Err(e);
             }
         };
         let h = shared.adopt_room(room);

@@ -1,47 +1,17 @@
 //! Leases and fencing against the PostgreSQL on 127.0.0.1:5432 (a throwaway database
-//! per test; `SANNIN_TEST_POSTGRES` names another server's admin URL).
+//! per test, `testing::TestPg`).
 
 use std::time::Duration;
 
 use sannin_rules::Player;
-use sqlx::{Connection, Executor};
 use uuid::Uuid;
 
 use super::lease;
+use sannin_protocol::RoomStatus;
 use tokio_util::sync::CancellationToken;
 
 use crate::store::{is_fenced, Fence, Store, StoredAction, StoredChat, StoredSeat};
-
-/// A database `sannin_lease_<uuid>`, dropped at the end.
-struct Db {
-    admin: String,
-    name: String,
-    url: String,
-}
-
-impl Db {
-    async fn new() -> Db {
-        sqlx::any::install_default_drivers();
-        let admin = std::env::var("SANNIN_TEST_POSTGRES")
-            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
-        let name = format!("sannin_lease_{}", Uuid::new_v4().simple());
-        let mut c = sqlx::AnyConnection::connect(&admin)
-            .await
-            .unwrap_or_else(|e| panic!("PostgreSQL is required at {admin}: {e}"));
-        c.execute(format!("CREATE DATABASE {name}").as_str())
-            .await
-            .unwrap();
-        let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
-        let url = format!("{base}/{name}");
-        Db { admin, name, url }
-    }
-
-    async fn drop_it(self) {
-        let mut c = sqlx::AnyConnection::connect(&self.admin).await.unwrap();
-        let sql = format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name);
-        c.execute(sql.as_str()).await.unwrap();
-    }
-}
+use crate::testing::TestPg;
 
 fn action(ply: i64, text: &str) -> StoredAction {
     StoredAction::first_moves(ply, text)
@@ -49,7 +19,9 @@ fn action(ply: i64, text: &str) -> StoredAction {
 
 #[tokio::test]
 async fn a_node_that_lost_the_lease_cannot_write_an_action() {
-    let db = Db::new().await;
+    let Some(db) = TestPg::new(module_path!()).await else {
+        return;
+    };
     let store = Store::connect(&db.url, 4).await.unwrap();
     let pool = store.pool();
     let id = Uuid::new_v4();
@@ -105,7 +77,7 @@ async fn a_node_that_lost_the_lease_cannot_write_an_action() {
         1,
         "nothing of the old owner's after the takeover"
     );
-    assert_eq!(stored.status, "waiting");
+    assert_eq!(stored.status, RoomStatus::Waiting);
 
     let fence_b = Fence {
         node: "node-b".into(),
@@ -153,7 +125,7 @@ fn seat(p: Player, name: &str) -> StoredSeat {
 fn chat(id: i64, text: &str) -> StoredChat {
     StoredChat {
         id,
-        channel: "players".into(),
+        channel: sannin_protocol::Channel::Players,
         seat: Some(Player::First),
         name: "alice".into(),
         text: text.into(),
@@ -172,7 +144,7 @@ async fn rows(store: &Store, id: &str) -> String {
     seats.sort();
     format!(
         "status={} start={:?} settings={:?} seats={seats:?} actions={} rematch={:?} chat={:?}",
-        r.status,
+        r.status.as_str(),
         r.start_position,
         r.settings,
         r.actions.len(),
@@ -183,7 +155,9 @@ async fn rows(store: &Store, id: &str) -> String {
 
 #[tokio::test]
 async fn a_node_that_lost_the_lease_cannot_write_anything() {
-    let db = Db::new().await;
+    let Some(db) = TestPg::new(module_path!()).await else {
+        return;
+    };
     let store = Store::connect(&db.url, 4).await.unwrap();
     let pool = store.pool();
     let room = Uuid::new_v4();
@@ -226,7 +200,8 @@ async fn a_node_that_lost_the_lease_cannot_write_anything() {
         ),
         (
             "set_seat_bot",
-            a.set_seat_bot(&id, Player::First, Some(2)).await,
+            a.set_seat_bot(&id, Player::First, Some(sannin_bot::Level::SEARCH_SMALL))
+                .await,
         ),
         ("delete_seat", a.delete_seat(&id, Player::Middle).await),
         ("free_seat", a.free_seat(&id, Player::First, true).await),
@@ -240,7 +215,10 @@ async fn a_node_that_lost_the_lease_cannot_write_anything() {
             "set_settings",
             a.set_settings(&id, r#"{"private":true}"#).await,
         ),
-        ("set_status", a.set_status(&id, "playing", None).await),
+        (
+            "set_status",
+            a.set_status(&id, RoomStatus::Playing, None).await,
+        ),
         (
             "set_start_position",
             a.set_start_position(&id, Some("x")).await,
@@ -286,14 +264,14 @@ async fn a_node_that_lost_the_lease_cannot_write_anything() {
     b.put_seat(&id, &seat(Player::Last, "carol")).await.unwrap();
     b.append_chat(&id, &chat(2, "from b")).await.unwrap();
     b.set_settings(&id, r#"{"private":true}"#).await.unwrap();
-    b.set_status(&id, "playing", None).await.unwrap();
+    b.set_status(&id, RoomStatus::Playing, None).await.unwrap();
     b.append_action(&id, &action(1, "P3c-4d"), None, None)
         .await
         .unwrap();
     b.create_room(&rematch, None, "{}", &[]).await.unwrap();
     assert!(!lost_b.is_cancelled());
     let after = store.load_room(&id).await.unwrap().unwrap();
-    assert_eq!(after.status, "playing");
+    assert_eq!(after.status, RoomStatus::Playing);
     assert_eq!(after.settings.as_deref(), Some(r#"{"private":true}"#));
     assert_eq!(after.seats.len(), 3);
     assert_eq!(after.chat.len(), 2);
@@ -305,7 +283,9 @@ async fn a_node_that_lost_the_lease_cannot_write_anything() {
 
 #[tokio::test]
 async fn fenced_actions_written_together_are_answered_row_by_row() {
-    let db = Db::new().await;
+    let Some(db) = TestPg::new(module_path!()).await else {
+        return;
+    };
     let store = Store::connect(&db.url, 4).await.unwrap();
     let pool = store.pool();
     let ttl = Duration::from_secs(30);

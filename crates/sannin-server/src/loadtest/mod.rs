@@ -396,7 +396,7 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<Report> {
 
     // Bot rooms: they start at once (bots are always ready) and play on their own.
     if args.bot_rooms > 0 {
-        let level = args.bot_level.min(3);
+        let level = args.bot_level.min(sannin_bot::Level::MAX.number());
         let body = format!(r#"{{"bots":{{"first":{level},"middle":{level},"last":{level}}}}}"#);
         for _ in 0..args.bot_rooms {
             create_room(addr, &body).await?;

@@ -168,15 +168,14 @@ impl Room {
     /// A player who abandoned is replaced by a bot (room setting `bot_takeover`).
     /// Returns false (nothing changed) if the database refused the write.
     pub(super) async fn take_over(&mut self, p: Player) -> bool {
-        let n = self
+        let level = self
             .settings
             .bot_takeover_level
             .unwrap_or(self.deps.config.bot_takeover_level);
-        let level = Level::from_number(n).unwrap_or(Level::SEARCH_SMALL);
         if let Err(e) = self
             .deps
             .store
-            .set_seat_bot(&self.id_str, p, Some(level.number()))
+            .set_seat_bot(&self.id_str, p, Some(level))
             .await
         {
             self.store_failed("storing a bot takeover", &e);

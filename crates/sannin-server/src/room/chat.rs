@@ -20,23 +20,14 @@ use std::collections::VecDeque;
 
 use sannin_protocol::ServerMsg;
 use sannin_rules::Player;
-use serde::Serialize;
 
 use super::seats::{hidden_char_message, is_hidden_char};
 use super::{idx, ConnId, Room};
 use crate::error::ErrorCode;
 use crate::rate::TokenBucket;
+use crate::store::column::Unreadable;
 use crate::store::{now_ms, StoredChat};
-
-/// Which chat a message belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Channel {
-    /// Seated players write; everyone reads.
-    Players,
-    /// Spectators write and read; players never see it.
-    Spectators,
-}
+pub use sannin_protocol::Channel;
 
 /// One chat message.
 #[derive(Debug, Clone)]
@@ -60,24 +51,11 @@ impl ChatMessage {
     pub fn to_wire(&self) -> sannin_protocol::ChatMessage {
         sannin_protocol::ChatMessage {
             id: self.id,
-            channel: match self.channel {
-                Channel::Players => sannin_protocol::Channel::Players,
-                Channel::Spectators => sannin_protocol::Channel::Spectators,
-            },
+            channel: self.channel,
             seat: self.seat.map(Into::into),
             name: self.name.clone(),
             text: self.text.clone(),
             at_ms: self.at_ms,
-        }
-    }
-}
-
-impl Channel {
-    /// Wire and database name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Channel::Players => "players",
-            Channel::Spectators => "spectators",
         }
     }
 }
@@ -87,7 +65,7 @@ impl ChatMessage {
     pub fn to_stored(&self) -> StoredChat {
         StoredChat {
             id: self.id as i64,
-            channel: self.channel.as_str().into(),
+            channel: self.channel,
             seat: self.seat,
             name: self.name.clone(),
             text: self.text.clone(),
@@ -95,16 +73,18 @@ impl ChatMessage {
         }
     }
 
-    /// Read back from the store; None for an unknown channel.
-    pub fn from_stored(s: StoredChat) -> Option<ChatMessage> {
-        let channel = match s.channel.as_str() {
-            "players" => Channel::Players,
-            "spectators" => Channel::Spectators,
-            _ => return None,
-        };
-        Some(ChatMessage {
-            id: u64::try_from(s.id).ok()?,
-            channel,
+    /// Read back from the store.
+    ///
+    /// # Errors
+    /// A negative id.
+    pub fn from_stored(s: StoredChat) -> Result<ChatMessage, Unreadable> {
+        Ok(ChatMessage {
+            id: u64::try_from(s.id).map_err(|_| Unreadable {
+                what: "chat message id",
+                value: s.id.to_string(),
+                reason: "ids count from 1".into(),
+            })?,
+            channel: s.channel,
             seat: s.seat,
             name: s.name,
             text: s.text,
@@ -443,7 +423,9 @@ mod tests {
         let b = c.push(c.prepare(Channel::Spectators, None, "Zed".into(), "yo".into(), 6));
         let mut back = Chat::new(10);
         for m in [&a, &b] {
-            back.adopt(ChatMessage::from_stored(m.to_stored()).expect("a known channel"));
+            back.adopt(
+                ChatMessage::from_stored(m.to_stored()).expect("a stored message reads back"),
+            );
         }
         assert_eq!(back.history(true), c.history(true));
         // Numbering goes on after the restored messages.

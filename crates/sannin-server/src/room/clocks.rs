@@ -1,7 +1,6 @@
 //! Game clocks in the room: flag fall (RULES §12.10) and the credit of the mover: lag
 //! for a person (docs/protocol.md §11.3), the time its clock stood for a bot (§16).
 
-use sannin_rules::LossReason;
 use tracing::info;
 
 use super::commit::ClockOp;
@@ -75,7 +74,10 @@ impl Room {
                 return;
             }
             info!(room = %self.id, seat = p.lower(), "time ran out");
-            if !self.forfeit(p, LossReason::Timeout, ClockOp::Flag(p)).await {
+            if !self
+                .forfeit(p, ForfeitReason::Timeout, ClockOp::Flag(p))
+                .await
+            {
                 return;
             }
         }

@@ -124,15 +124,13 @@ impl Room {
     pub(super) async fn forfeit(
         &mut self,
         p: Player,
-        reason: LossReason,
+        reason: ForfeitReason,
         clock_op: ClockOp,
     ) -> bool {
-        let text = if reason == LossReason::Timeout {
-            "timeout"
-        } else {
-            "abandoned"
-        };
-        let prepared = match self.game.prepare_forfeit(p, reason) {
+        let prepared = match self
+            .game
+            .prepare_forfeit(p, crate::history::forfeit_loss(reason))
+        {
             Ok(prepared) => prepared,
             Err(e) => {
                 error!(room = %self.id, error = %e, "forfeit refused by the rules");
@@ -141,18 +139,14 @@ impl Room {
         };
         let lead = Event::Forfeited {
             player: wire_seat(p),
-            reason: if reason == LossReason::Timeout {
-                ForfeitReason::Timeout
-            } else {
-                ForfeitReason::Abandoned
-            },
+            reason,
             clocks: None,
         };
         self.commit(
             prepared,
             ActionKind::Forfeit,
             Some(p),
-            text.into(),
+            crate::store::column::Named::to_column(reason).into(),
             lead,
             None,
             clock_op,
@@ -178,7 +172,10 @@ impl Room {
                 continue;
             }
             info!(room = %self.id, seat = p.lower(), "player abandoned the game");
-            if !self.forfeit(p, LossReason::Abandoned, ClockOp::Other).await {
+            if !self
+                .forfeit(p, ForfeitReason::Abandoned, ClockOp::Other)
+                .await
+            {
                 return;
             }
         }

@@ -51,6 +51,7 @@ use crate::config::Config;
 use crate::error::{ApiError, ErrorCode};
 use crate::metrics::Metrics;
 use crate::protocol::{wire_seat, ClientMsg};
+use crate::store::column::{Json, Unreadable};
 use crate::store::{now_ms, Store, StoredSeat};
 use sannin_protocol::{
     Event, ForfeitReason, RoomDetails, RoomInfo, RoomStatus, RoomSummary, SeatMove, Seats,
@@ -171,21 +172,23 @@ pub struct RoomSettings {
     /// A player who abandons is replaced by a bot instead of losing (docs/protocol.md §16).
     pub bot_takeover: bool,
     /// The level of that bot (set at creation when `bot_takeover` is).
-    pub bot_takeover_level: Option<u8>,
+    pub bot_takeover_level: Option<Level>,
     /// Seats only for logged-in players; the result moves their ratings.
     pub rated: bool,
 }
 
-impl RoomSettings {
-    /// As stored.
-    pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(|_| "{}".into())
-    }
+impl Json for RoomSettings {
+    const WHAT: &'static str = "room settings";
+}
 
-    /// As stored; the defaults (no clock, public) when missing or unreadable.
-    pub fn from_stored(json: Option<&str>) -> RoomSettings {
-        json.and_then(|s| serde_json::from_str(s).ok())
-            .unwrap_or_default()
+impl RoomSettings {
+    /// As stored; the defaults (no clock, public) for a room made before settings
+    /// were stored (`NULL`).
+    ///
+    /// # Errors
+    /// Settings that do not read back.
+    pub fn from_stored(json: Option<&str>) -> Result<RoomSettings, Unreadable> {
+        json.map_or(Ok(RoomSettings::default()), RoomSettings::from_json)
     }
 }
 
@@ -316,7 +319,7 @@ impl Room {
         let (now, now_epoch) = (Instant::now(), now_ms());
         for s in seats {
             // Bots (chosen at creation, or carried over to a rematch) are there at once.
-            let bot = s.bot.and_then(Level::from_number);
+            let bot = s.bot;
             room.seats[idx(s.seat)] = Some(Seat {
                 name: s.name,
                 token_hash: s.token_hash,

@@ -56,7 +56,7 @@ impl Room {
         if let Err(e) = self
             .deps
             .store
-            .set_status(&self.id_str, RoomStatus::Playing.as_str(), None)
+            .set_status(&self.id_str, RoomStatus::Playing, None)
             .await
         {
             self.store_failed("storing the start", &e);
@@ -110,10 +110,19 @@ impl Room {
             return self.send_error(conn, ErrorCode::BadBot, "a rated room seats no bots");
         }
         let p = seat.player();
-        // The level was checked when the message was read (0 to 4).
-        let level = level
-            .and_then(Level::from_number)
-            .unwrap_or(Level::SEARCH_SMALL);
+        let level = match level {
+            None => Level::SEARCH_SMALL,
+            Some(n) => match Level::from_number(n) {
+                Some(l) => l,
+                None => {
+                    return self.send_error(
+                        conn,
+                        ErrorCode::BadMessage,
+                        format!("no bot level {n}: levels are 0 to {}", Level::MAX.number()),
+                    )
+                }
+            },
+        };
         if self.seats[idx(p)].is_some() {
             return self.send_error(
                 conn,
@@ -125,7 +134,7 @@ impl Room {
             seat: p,
             token_hash: BOT_TOKEN_HASH.into(),
             name: bots::bot_name(level),
-            bot: Some(level.number()),
+            bot: Some(level),
         };
         if let Err(e) = self.deps.store.put_seat(&self.id_str, &stored).await {
             self.store_failed("storing a bot seat", &e);
@@ -292,7 +301,7 @@ impl Room {
                     seat: p,
                     token_hash: s.token_hash.clone(),
                     name: s.name.clone(),
-                    bot: s.bot.map(Level::number),
+                    bot: s.bot,
                 })
             })
             .collect();

@@ -49,7 +49,7 @@ impl Room {
                     seat: p.next(),
                     token_hash: s.token_hash.clone(),
                     name: s.name.clone(),
-                    bot: s.bot.filter(|_| s.is_pure_bot()).map(Level::number),
+                    bot: s.bot.filter(|_| s.is_pure_bot()),
                 })
             })
             .collect();

@@ -32,21 +32,18 @@ impl Room {
             ),
         };
         let (custom, voluntary) = start_kind(stored.start_position.as_deref());
-        let status = match stored.status.as_str() {
-            "waiting" => RoomStatus::Waiting,
-            "playing" => RoomStatus::Playing,
-            _ => RoomStatus::Finished,
-        };
-        let settings = RoomSettings::from_stored(stored.settings.as_deref());
+        let status = stored.status;
+        let settings = RoomSettings::from_stored(stored.settings.as_deref())?;
         let mut room = Room::build(deps, id, game, status, custom, voluntary, settings);
         for a in &stored.actions {
             crate::history::apply_stored(&mut room.game, a)?;
             room.plies = a.ply;
             if let (Some(c), Some(saved)) = (room.settings.clock, a.clocks.as_deref()) {
                 // The clocks as they were once this action was played.
-                if let Some(restored) = GameClock::restore(c, saved) {
-                    room.clock = Some(restored);
-                }
+                room.clock = Some(
+                    GameClock::restore(c, saved)
+                        .map_err(|e| anyhow::anyhow!("action {}: {e}", a.ply))?,
+                );
             }
         }
         if room.game.is_over() {
@@ -65,12 +62,10 @@ impl Room {
             room.rematch_votes[idx(*p)] = true;
         }
         for m in stored.chat {
-            if let Some(m) = ChatMessage::from_stored(m) {
-                room.chat.adopt(m);
-            }
+            room.chat.adopt(ChatMessage::from_stored(m)?);
         }
         for s in stored.seats {
-            let bot = s.bot.and_then(Level::from_number);
+            let bot = s.bot;
             room.seats[idx(s.seat)] = Some(Seat {
                 name: s.name,
                 token_hash: s.token_hash,

@@ -1,9 +1,11 @@
 //! What the store reads and writes: the rows of a room, its seats, actions and chat.
 
+use sannin_bot::Level;
+use sannin_protocol::{Channel, RoomStatus};
 use sannin_rules::Player;
 
 /// What an action row records.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::EnumIter)]
 pub enum ActionKind {
     /// A move, drop or illumination in notation.
     Act,
@@ -16,7 +18,8 @@ pub enum ActionKind {
 }
 
 impl ActionKind {
-    pub(super) fn as_str(self) -> &'static str {
+    /// The stored name (`column::Named` reads it back).
+    pub fn as_str(self) -> &'static str {
         match self {
             ActionKind::Act => "act",
             ActionKind::Resign => "resign",
@@ -24,20 +27,10 @@ impl ActionKind {
             ActionKind::Draw => "draw",
         }
     }
-
-    pub(super) fn parse(s: &str) -> Option<ActionKind> {
-        Some(match s {
-            "act" => ActionKind::Act,
-            "resign" => ActionKind::Resign,
-            "forfeit" => ActionKind::Forfeit,
-            "draw" => ActionKind::Draw,
-            _ => return None,
-        })
-    }
 }
 
 /// One stored action.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct StoredAction {
     /// 1-based index in the room.
     pub ply: i64,
@@ -84,7 +77,7 @@ impl StoredAction {
 }
 
 /// One stored seat.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct StoredSeat {
     /// The seat.
     pub seat: Player,
@@ -94,7 +87,7 @@ pub struct StoredSeat {
     pub name: String,
     /// The level of the bot playing the seat (a bot seat, or a bot that took over
     /// from a player who abandoned); None for a human.
-    pub bot: Option<u8>,
+    pub bot: Option<Level>,
 }
 
 /// The `token_hash` of a seat added as a bot: not a SHA-256 hex digest, so no token
@@ -102,12 +95,12 @@ pub struct StoredSeat {
 pub const BOT_TOKEN_HASH: &str = "bot";
 
 /// A room as stored.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct StoredRoom {
     /// Room id (uuid).
     pub id: String,
-    /// `waiting`, `playing` or `finished`.
-    pub status: String,
+    /// Waiting, playing or finished.
+    pub status: RoomStatus,
     /// Start position string, None for the standard start.
     pub start_position: Option<String>,
     /// Settings JSON (clock, private, rematch links); None for rooms made before them.
@@ -124,6 +117,10 @@ pub struct StoredRoom {
     pub created_at_ms: i64,
     /// Unix ms of the last change.
     pub updated_at_ms: i64,
+    /// Marked broken by an earlier load that failed ([`Store::mark_broken`]).
+    ///
+    /// [`Store::mark_broken`]: super::Store::mark_broken
+    pub marked_broken: bool,
 }
 
 /// One stored chat message.
@@ -131,8 +128,8 @@ pub struct StoredRoom {
 pub struct StoredChat {
     /// Rising per room, both channels.
     pub id: i64,
-    /// `players` or `spectators`.
-    pub channel: String,
+    /// Which chat.
+    pub channel: Channel,
     /// The writer's seat; None for a spectator.
     pub seat: Option<Player>,
     /// The writer's name.

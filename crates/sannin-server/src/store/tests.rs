@@ -73,6 +73,325 @@ async fn sqlite_actions_are_written_directly_or_wait_for_a_busy_database() {
     let room = store.load_room("r").await.unwrap().unwrap();
     let texts: Vec<&str> = room.actions.iter().map(|a| a.text.as_str()).collect();
     assert_eq!(texts, ["P3c-4c", "P10k-10j", "P11g-10g"]);
-    assert_eq!(room.status, "finished");
+    assert_eq!(room.status, sannin_protocol::RoomStatus::Finished);
+    store.close().await;
+}
+
+/// Every value the server stores reads back as it was written: each variant of each
+/// stored enum walked through the real store, on SQLite and on PostgreSQL. The
+/// variants come from the types themselves (`Level::all`, the enums' iterators), so
+/// a level or a clock kind added later is walked too, and fails here until it is
+/// stored and read back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_stored_value_reads_back_on_sqlite_and_postgres() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}/values.db", dir.path().display());
+    let sqlite = Store::connect(&url, 4).await.unwrap();
+    every_value_reads_back(&sqlite).await;
+    sqlite.close().await;
+    let Some(pg) = crate::testing::TestPg::new("every_stored_value_reads_back").await else {
+        return;
+    };
+    let store = Store::connect(&pg.url, 4).await.unwrap();
+    every_value_reads_back(&store).await;
+    store.close().await;
+    pg.drop_it().await;
+}
+
+async fn every_value_reads_back(store: &Store) {
+    use crate::accounts::db::Db;
+    use crate::accounts::rating::{Kind, Result3};
+    use crate::clock::GameClock;
+    use crate::room::RoomSettings;
+    use column::Json as _;
+    use sannin_protocol::{Channel, ClockKind, ClockSettings, ForfeitReason};
+    use strum::IntoEnumIterator as _;
+
+    let human = |seat: Player, name: &str| StoredSeat {
+        seat,
+        token_hash: "ab".repeat(32),
+        name: name.into(),
+        bot: None,
+    };
+    let sorted = |mut seats: Vec<StoredSeat>| {
+        seats.sort_by_key(|s| s.seat.index());
+        seats
+    };
+
+    // Every bot level: as a bot's seat, as a bot that took over a player's seat, and
+    // as the level of a room's takeovers.
+    for level in Level::all() {
+        let id = format!("level-{}", level.number());
+        let settings = RoomSettings {
+            bot_takeover: true,
+            bot_takeover_level: Some(level),
+            ..RoomSettings::default()
+        };
+        let bot = StoredSeat {
+            seat: Player::First,
+            token_hash: BOT_TOKEN_HASH.into(),
+            name: format!("Bot ({})", level.name()),
+            bot: Some(level),
+        };
+        store
+            .create_room(
+                &id,
+                None,
+                &settings.to_json(),
+                &[bot.clone(), human(Player::Middle, "Ann")],
+            )
+            .await
+            .unwrap();
+        store
+            .set_seat_bot(&id, Player::Middle, Some(level))
+            .await
+            .unwrap();
+        let back = store.load_room(&id).await.unwrap().unwrap();
+        assert_eq!(
+            RoomSettings::from_stored(back.settings.as_deref()),
+            Ok(settings)
+        );
+        let taken_over = StoredSeat {
+            bot: Some(level),
+            ..human(Player::Middle, "Ann")
+        };
+        assert_eq!(sorted(back.seats), [bot, taken_over], "level {level}");
+    }
+
+    // Every clock kind: the room's settings, and the clocks stored with an action.
+    for kind in ClockKind::iter() {
+        let clock = match kind {
+            ClockKind::SuddenDeath => ClockSettings {
+                kind,
+                main_ms: 300_000,
+                increment_ms: 0,
+                byoyomi_ms: 0,
+                periods: 0,
+            },
+            ClockKind::Fischer => ClockSettings {
+                kind,
+                main_ms: 180_000,
+                increment_ms: 2_000,
+                byoyomi_ms: 0,
+                periods: 0,
+            },
+            ClockKind::Byoyomi => ClockSettings {
+                kind,
+                main_ms: 60_000,
+                increment_ms: 0,
+                byoyomi_ms: 10_000,
+                periods: 3,
+            },
+        };
+        let id = format!("clock-{}", kind.as_str());
+        let settings = RoomSettings {
+            clock: Some(clock),
+            private: true,
+            rated: true,
+            rematch_of: Some(uuid::Uuid::new_v4()),
+            rematch: Some(uuid::Uuid::new_v4()),
+            ..RoomSettings::default()
+        };
+        store
+            .create_room(&id, None, &settings.to_json(), &[])
+            .await
+            .unwrap();
+        let mut clocks = GameClock::new(clock);
+        clocks.start(Player::First, 1_000);
+        clocks.stop(71_500, 0, true);
+        let action = StoredAction {
+            clocks: Some(clocks.saved()),
+            ..act(1, "P3c-4c")
+        };
+        store.append_action(&id, &action, None, None).await.unwrap();
+        let back = store.load_room(&id).await.unwrap().unwrap();
+        let read = RoomSettings::from_stored(back.settings.as_deref()).unwrap();
+        assert_eq!(read, settings, "{kind:?}");
+        let saved = back.actions[0].clocks.as_deref().expect("clocks stored");
+        assert_eq!(GameClock::restore(clock, saved), Ok(clocks), "{kind:?}");
+    }
+
+    // Every room status; a finished room's result with every way a game ends.
+    for status in RoomStatus::iter() {
+        let id = format!("status-{}", status.as_str());
+        store.create_room(&id, None, "{}", &[]).await.unwrap();
+        store.set_status(&id, status, None).await.unwrap();
+        let back = store.load_room(&id).await.unwrap().unwrap();
+        assert_eq!(back.status, status);
+    }
+    for reason in every_end_reason() {
+        let id = format!("end-{reason:?}");
+        let outcome = sannin_rules::Outcome {
+            winners: vec![Player::Middle],
+            reason,
+            ranking: vec![Player::Middle, Player::Last, Player::First],
+        };
+        store.create_room(&id, None, "{}", &[]).await.unwrap();
+        store
+            .set_status(&id, RoomStatus::Finished, Some(&outcome.to_json()))
+            .await
+            .unwrap();
+        let listed = store.finished_rooms(200, None).await.unwrap();
+        let row = listed.iter().find(|r| r.id == id).expect("listed");
+        let result = row.result.as_deref().expect("a result");
+        assert_eq!(sannin_rules::Outcome::from_json(result), Ok(outcome));
+    }
+
+    // Every action kind by every player (a draw by nobody), every forfeit reason.
+    let id = "actions";
+    store.create_room(id, None, "{}", &[]).await.unwrap();
+    let mut written = Vec::new();
+    for kind in ActionKind::iter() {
+        let rows: Vec<(Option<Player>, String)> = match kind {
+            ActionKind::Act => Player::ALL.map(|p| (Some(p), "P3c-4c".into())).to_vec(),
+            ActionKind::Resign => Player::ALL.map(|p| (Some(p), "resign".into())).to_vec(),
+            ActionKind::Forfeit => ForfeitReason::iter()
+                .flat_map(|r| Player::ALL.map(|p| (Some(p), r.to_column().to_string())))
+                .collect(),
+            ActionKind::Draw => vec![(None, "draw".into())],
+        };
+        for (player, text) in rows {
+            let a = StoredAction {
+                ply: written.len() as i64 + 1,
+                kind,
+                player,
+                text,
+                clocks: None,
+            };
+            store.append_action(id, &a, None, None).await.unwrap();
+            written.push(a);
+        }
+    }
+    let back = store.load_room(id).await.unwrap().unwrap();
+    assert_eq!(back.actions, written);
+    for a in back
+        .actions
+        .iter()
+        .filter(|a| a.kind == ActionKind::Forfeit)
+    {
+        ForfeitReason::from_column(&a.text).expect("a forfeit's reason reads back");
+    }
+
+    // Every chat channel, from every seat and from a spectator.
+    let id = "chat";
+    store.create_room(id, None, "{}", &[]).await.unwrap();
+    let mut said = Vec::new();
+    for channel in Channel::iter() {
+        for seat in Player::ALL.map(Some).into_iter().chain([None]) {
+            let m = StoredChat {
+                id: said.len() as i64 + 1,
+                channel,
+                seat,
+                name: "Zed".into(),
+                text: "good luck".into(),
+                at_ms: 1_700_000_000_000 + said.len() as i64,
+            };
+            store.append_chat(id, &m).await.unwrap();
+            said.push(m);
+        }
+    }
+    assert_eq!(store.load_room(id).await.unwrap().unwrap().chat, said);
+
+    // Rating rows: every way a game is rated, every result of a player.
+    let db = Db::new(store);
+    for (i, kind) in Kind::iter().enumerate() {
+        let room = format!("rated-{i}");
+        store.create_room(&room, None, "{}", &[]).await.unwrap();
+        sqlx::query("INSERT INTO rated_games (room_id, rated_at, kind) VALUES ($1, 0, $2)")
+            .bind(&room)
+            .bind(kind.to_column())
+            .execute(store.pool())
+            .await
+            .unwrap();
+        let stored: String = sqlx::query_scalar("SELECT kind FROM rated_games WHERE room_id = $1")
+            .bind(&room)
+            .fetch_one(store.pool())
+            .await
+            .unwrap();
+        assert_eq!(Kind::from_column(&stored), Ok(kind));
+    }
+    let names = ["Ann", "Bob", "Cy"];
+    for name in names {
+        assert!(db.create(name, "hash", (25.0, 8.3)).await.unwrap());
+    }
+    let accounts: Vec<_> = futures_util::future::join_all(names.map(|n| db.by_name(n)))
+        .await
+        .into_iter()
+        .map(|a| a.unwrap().unwrap())
+        .collect();
+    for (i, result) in Result3::iter().enumerate() {
+        let room = format!("history-{i}");
+        store.create_room(&room, None, "{}", &[]).await.unwrap();
+        for (seat, a) in Player::ALL.into_iter().zip(&accounts) {
+            sqlx::query(
+                "INSERT INTO rating_history (room_id, account_id, seat, place, result, \
+                 mu_before, sigma_before, mu_after, sigma_after, rated_at) \
+                 VALUES ($1, $2, $3, 1, $4, 25, 8, 26, 7, $5)",
+            )
+            .bind(&room)
+            .bind(&a.id)
+            .bind(seat.to_column())
+            .bind(result.to_column())
+            .bind(i as i64)
+            .execute(store.pool())
+            .await
+            .unwrap();
+        }
+    }
+    let history = db.history(&accounts[0].id, 10).await.unwrap();
+    let results: Vec<Result3> = history.iter().rev().map(|g| g.result).collect();
+    assert_eq!(results, Result3::iter().collect::<Vec<_>>());
+    for g in &history {
+        assert_eq!(g.seat, sannin_protocol::Seat::First);
+        let seats: Vec<_> = g.opponents.iter().map(|o| (o.seat, o.result)).collect();
+        assert_eq!(seats.len(), 2);
+        assert!(seats.iter().all(|(_, r)| *r == g.result));
+    }
+}
+
+/// Every way a game ends. The match below stops compiling when a reason is added,
+/// until it is listed here too.
+fn every_end_reason() -> Vec<sannin_rules::EndReason> {
+    use sannin_rules::EndReason;
+    let all = [
+        EndReason::PleasureGarden,
+        EndReason::LastPlayer,
+        EndReason::AllianceDefeated,
+        EndReason::DrawAgreed,
+    ];
+    for r in all {
+        match r {
+            EndReason::PleasureGarden
+            | EndReason::LastPlayer
+            | EndReason::AllianceDefeated
+            | EndReason::DrawAgreed => {}
+        }
+    }
+    all.to_vec()
+}
+
+/// A room whose stored rows do not read back is an error that names the room and
+/// the value; the database itself is fine.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreadable_value_names_the_room_and_the_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}/bad.db", dir.path().display());
+    let store = Store::connect(&url, 4).await.unwrap();
+    store.create_room("r", None, "{}", &[]).await.unwrap();
+    sqlx::query(
+        "INSERT INTO seats (room_id, seat, token_hash, name, created_at, bot) \
+         VALUES ('r', 'first', 'bot', 'Bot', 0, 9)",
+    )
+    .execute(store.pool())
+    .await
+    .unwrap();
+    match store.load_room("r").await {
+        Err(LoadError::Unreadable { room, error }) => {
+            assert_eq!(room, "r");
+            assert_eq!(error.what, "bot level");
+            assert_eq!(error.value, "9");
+        }
+        other => panic!("expected an unreadable bot level, got {other:?}"),
+    }
     store.close().await;
 }

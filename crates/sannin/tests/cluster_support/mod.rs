@@ -49,6 +49,20 @@ impl Pg {
         psql_on(&self.name, "-Atc", sql)
     }
 
+    /// A database, or None (after one line on stderr) when PostgreSQL is unreachable
+    /// and `SANNIN_REQUIRE_SERVICES` is not set.
+    pub fn try_new() -> Option<Pg> {
+        let up = Command::new("pg_isready")
+            .args(["-q", "-h", "127.0.0.1", "-p", "5432"])
+            .status()
+            .is_ok_and(|s| s.success());
+        if !up && !crate::common::services_required() {
+            eprintln!("skipped: PostgreSQL is unreachable on 127.0.0.1:5432; set SANNIN_REQUIRE_SERVICES=1 to fail instead");
+            return None;
+        }
+        Some(Pg::new())
+    }
+
     pub fn new() -> Pg {
         let name = format!("sannin_cluster_{}", unique());
         psql(&format!("CREATE DATABASE {name}"));
@@ -243,7 +257,7 @@ pub struct Client {
 
 impl Client {
     /// A client over an open socket that has read nothing yet.
-    fn over(ws: WebSocketStream<MaybeTlsStream<TcpStream>>) -> Client {
+    pub fn over(ws: WebSocketStream<MaybeTlsStream<TcpStream>>) -> Client {
         Client {
             ws,
             follow: Follower::default(),
@@ -307,6 +321,18 @@ impl Client {
             let left = end.saturating_duration_since(tokio::time::Instant::now());
             match self.recv(left).await {
                 Some(ServerMsg::State(s)) if pred(&s) => return *s,
+                Some(_) => {}
+                None => panic!("no {what}: closed={}", self.closed),
+            }
+        }
+    }
+
+    pub async fn until_event(&mut self, what: &str, pred: impl Fn(&Event) -> bool) -> Event {
+        let end = tokio::time::Instant::now() + TIMEOUT;
+        loop {
+            let left = end.saturating_duration_since(tokio::time::Instant::now());
+            match self.recv(left).await {
+                Some(ServerMsg::Event { event, .. }) if pred(&event) => return event,
                 Some(_) => {}
                 None => panic!("no {what}: closed={}", self.closed),
             }

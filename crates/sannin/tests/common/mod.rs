@@ -12,6 +12,12 @@ use std::time::{Duration, Instant};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_sannin");
 
+/// Whether tests must fail rather than skip when PostgreSQL or NATS is missing
+/// (`SANNIN_REQUIRE_SERVICES=1`, as `scripts/test-all.sh` sets it).
+pub fn services_required() -> bool {
+    std::env::var("SANNIN_REQUIRE_SERVICES").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
 /// Runs `sannin args…` to its end with `stdin` as its input; its output.
 pub fn sannin(args: &[&str], stdin: Option<&str>) -> Output {
     let mut child = Command::new(BIN)
@@ -87,23 +93,56 @@ pub fn create_room(addr: &str) -> String {
 
 /// A bare HTTP/1.1 request; the status and the body.
 pub fn http(addr: &str, method: &str, path: &str, body: &str) -> std::io::Result<(u16, String)> {
+    http_with(addr, method, path, body, &[]).map(|r| (r.status, r.body))
+}
+
+/// An answer of [`http_with`].
+pub struct Answer {
+    pub status: u16,
+    /// The header lines, as sent.
+    pub headers: Vec<String>,
+    pub body: String,
+}
+
+impl Answer {
+    /// The `name=value` of the cookie the answer sets (the part before `;`).
+    pub fn cookie(&self) -> Option<String> {
+        self.headers.iter().find_map(|h| {
+            let (k, v) = h.split_once(':')?;
+            k.eq_ignore_ascii_case("set-cookie")
+                .then(|| v.trim().split(';').next().unwrap_or("").to_string())
+        })
+    }
+}
+
+/// A bare HTTP/1.1 request with extra header lines (`"Cookie: a=b"`).
+pub fn http_with(
+    addr: &str,
+    method: &str,
+    path: &str,
+    body: &str,
+    headers: &[&str],
+) -> std::io::Result<Answer> {
     let mut s = TcpStream::connect(addr)?;
     s.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let extra: String = headers.iter().map(|h| format!("{h}\r\n")).collect();
     write!(
         s,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{extra}Connection: close\r\n\r\n{body}",
         body.len()
     )?;
     let mut buf = String::new();
     s.read_to_string(&mut buf)?;
-    let status = buf
-        .split_whitespace()
-        .nth(1)
+    let (head, body) = buf.split_once("\r\n\r\n").unwrap_or((&buf, ""));
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|c| c.parse().ok())
         .unwrap_or(0);
-    let body = buf
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    Ok((status, body))
+    Ok(Answer {
+        status,
+        headers: lines.map(str::to_string).collect(),
+        body: body.to_string(),
+    })
 }
