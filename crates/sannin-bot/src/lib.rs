@@ -100,13 +100,18 @@ pub use search::Found;
 pub struct Level(u8);
 
 impl Level {
+    /// 0: a random legal action.
     pub const RANDOM: Level = Level(0);
-    pub const GREEDY: Level = Level(1);
-    pub const SEARCH_SMALL: Level = Level(2);
-    pub const SEARCH_LARGE: Level = Level(3);
-    pub const BEST_REPLY: Level = Level(4);
+    /// 1: greedy, one ply.
+    pub const BEGINNER: Level = Level(1);
+    /// 2: paranoid search, small budget.
+    pub const CASUAL: Level = Level(2);
+    /// 3: paranoid search, larger budget.
+    pub const STRONG: Level = Level(3);
+    /// 4: best-reply search.
+    pub const MASTER: Level = Level(4);
     /// The highest level.
-    pub const MAX: Level = Level(4);
+    pub const MAX: Level = Level::MASTER;
 
     /// Level `n` (0..=4).
     pub fn from_number(n: u8) -> Option<Level> {

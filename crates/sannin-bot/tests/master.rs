@@ -153,7 +153,7 @@ fn does_not_walk_into_a_mate_in_one() {
                     notation::format(&pos, a)
                 );
             }
-            let a = choose(&game, Level::GREEDY, seed, Limits::default()).expect("an action");
+            let a = choose(&game, Level::BEGINNER, seed, Limits::default()).expect("an action");
             if game.play(a).is_err() {
                 continue 'games;
             }
@@ -169,7 +169,7 @@ fn answers_fast_with_little_time_left() {
     // short of its node budget, which it spends in full without a clock.
     let mut game = Game::new();
     for seed in 0..12 {
-        let a = choose(&game, Level::GREEDY, seed, Limits::default()).expect("an action");
+        let a = choose(&game, Level::BEGINNER, seed, Limits::default()).expect("an action");
         game.play(a).expect("legal");
     }
     let budget = master().nodes().expect("a budget");

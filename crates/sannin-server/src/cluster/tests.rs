@@ -200,7 +200,7 @@ async fn a_node_that_lost_the_lease_cannot_write_anything() {
         ),
         (
             "set_seat_bot",
-            a.set_seat_bot(&id, Player::First, Some(sannin_bot::Level::SEARCH_SMALL))
+            a.set_seat_bot(&id, Player::First, Some(sannin_bot::Level::CASUAL))
                 .await,
         ),
         ("delete_seat", a.delete_seat(&id, Player::Middle).await),

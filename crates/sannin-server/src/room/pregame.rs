@@ -111,7 +111,7 @@ impl Room {
         }
         let p = seat.player();
         let level = match level {
-            None => Level::SEARCH_SMALL,
+            None => Level::CASUAL,
             Some(n) => match Level::from_number(n) {
                 Some(l) => l,
                 None => {
