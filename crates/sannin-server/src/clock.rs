@@ -1,18 +1,15 @@
-//! Game clocks (server-authoritative) and the time source the rooms read them from.
+//! Game clocks (server-authoritative): the time controls a room may be created with,
+//! and the time left of each player.
 //!
 //! A room with a clock holds one [`GameClock`]: the time left of each player and which
-//! clock runs since when. Times are milliseconds of a [`TimeSource`], a monotonic clock
-//! the server can be given at start: the real one ([`SystemTime`]) in production, a
-//! [`ManualTime`] that tests advance by hand (no sleeps, no flaky timing).
+//! clock runs since when. Times are milliseconds of the server's time source
+//! (`crate::time`): the real one in production, one that tests advance by hand.
 //!
 //! Lag fairness (`docs/protocol.md` §11): a move is charged the time since its turn
 //! started minus a credit for the round trip of the mover's connection, capped; the
 //! room computes the credit and hands it in.
 
 use std::fmt::Debug;
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::Arc;
 use std::time::Duration;
 
 use sannin_protocol::{Clocks, PlayerClock, Seat};
@@ -20,84 +17,6 @@ use sannin_rules::Player;
 use serde::{Deserialize, Serialize};
 
 use crate::store::column::{Json, Unreadable};
-use tokio::sync::watch;
-
-/// Where rooms read the time for game clocks and lag measurement.
-pub trait TimeSource: Send + Sync + Debug {
-    /// Monotonic milliseconds since an arbitrary origin.
-    fn now_ms(&self) -> u64;
-    /// Completes once `now_ms() >= deadline_ms`.
-    fn sleep_until(&self, deadline_ms: u64) -> Pin<Box<dyn Future<Output = ()> + Send>>;
-}
-
-/// The real clock (tokio's, so it also follows `tokio::time::pause`).
-#[derive(Debug, Clone)]
-pub struct SystemTime {
-    origin: tokio::time::Instant,
-}
-
-impl SystemTime {
-    /// A clock whose origin is now.
-    pub fn new() -> SystemTime {
-        SystemTime {
-            origin: tokio::time::Instant::now(),
-        }
-    }
-}
-
-impl Default for SystemTime {
-    fn default() -> Self {
-        SystemTime::new()
-    }
-}
-
-impl TimeSource for SystemTime {
-    fn now_ms(&self) -> u64 {
-        self.origin.elapsed().as_millis() as u64
-    }
-    fn sleep_until(&self, deadline_ms: u64) -> Pin<Box<dyn Future<Output = ()> + Send>> {
-        let at = self.origin + Duration::from_millis(deadline_ms);
-        Box::pin(tokio::time::sleep_until(at))
-    }
-}
-
-/// A clock that only moves when told to: tests inject it and call [`ManualTime::advance`].
-#[derive(Debug, Clone)]
-pub struct ManualTime {
-    now: Arc<watch::Sender<u64>>,
-}
-
-impl ManualTime {
-    /// Starts at `start_ms`.
-    pub fn new(start_ms: u64) -> ManualTime {
-        ManualTime {
-            now: Arc::new(watch::channel(start_ms).0),
-        }
-    }
-    /// Moves the time forward; sleepers whose deadline passed wake up.
-    pub fn advance(&self, d: Duration) {
-        self.now.send_modify(|t| *t += d.as_millis() as u64);
-    }
-}
-
-impl TimeSource for ManualTime {
-    fn now_ms(&self) -> u64 {
-        *self.now.borrow()
-    }
-    fn sleep_until(&self, deadline_ms: u64) -> Pin<Box<dyn Future<Output = ()> + Send>> {
-        let mut rx = self.now.subscribe();
-        Box::pin(async move {
-            loop {
-                if *rx.borrow_and_update() >= deadline_ms {
-                    return;
-                }
-                if rx.changed().await.is_err() {
-                    std::future::pending::<()>().await;
-                }
-            }
-        })
-    }
-}
 
 pub use sannin_protocol::{ClockKind, ClockSettings};
 
@@ -229,14 +148,6 @@ pub struct GameClock {
     running: Option<(Player, u64)>,
 }
 
-fn i(p: Player) -> usize {
-    match p {
-        Player::First => 0,
-        Player::Middle => 1,
-        Player::Last => 2,
-    }
-}
-
 /// The clocks stored with an action (`actions.clocks`): each player's time left.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -309,7 +220,7 @@ impl GameClock {
     /// `p`'s clock as a bot's time management reads it: main time left, the
     /// Fischer increment, and a byoyomi period when `p` has one left.
     pub fn bot_view(&self, p: Player) -> sannin_bot::ClockTime {
-        let t = self.left[i(p)];
+        let t = self.left[p.index()];
         let s = self.settings;
         sannin_bot::ClockTime {
             remaining: Duration::from_millis(t.main_ms),
@@ -327,7 +238,7 @@ impl GameClock {
 
     /// Time `p` may still use on a turn that starts now (main time and all periods).
     pub fn budget_ms(&self, p: Player) -> u64 {
-        let t = self.left[i(p)];
+        let t = self.left[p.index()];
         t.main_ms + u64::from(t.periods) * self.settings.byoyomi_ms
     }
 
@@ -358,7 +269,7 @@ impl GameClock {
         };
         self.running = None;
         let s = self.settings;
-        let t = &mut self.left[i(p)];
+        let t = &mut self.left[p.index()];
         if used <= t.main_ms {
             t.main_ms -= used;
         } else {
@@ -380,7 +291,7 @@ impl GameClock {
         if self.running() == Some(p) {
             self.running = None;
         }
-        self.left[i(p)] = PlayerTime {
+        self.left[p.index()] = PlayerTime {
             main_ms: 0,
             periods: 0,
         };
@@ -390,7 +301,7 @@ impl GameClock {
     pub fn snapshot(&self, now: u64) -> Clocks {
         let s = self.settings;
         let player = |p: Player| {
-            let t = self.left[i(p)];
+            let t = self.left[p.index()];
             let used = match self.running {
                 Some((q, since)) if q == p => now.saturating_sub(since),
                 _ => 0,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::bots::BotSettings;
-use crate::clock::{SystemTime, TimeSource};
+use crate::time::{SystemTime, TimeSource};
 
 /// Flags of `sannin serve`. Every flag can also be given by the environment variable
 /// named next to it.

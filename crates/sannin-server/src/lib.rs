@@ -28,20 +28,21 @@ pub mod loadtest;
 mod lobby;
 mod metrics;
 mod net;
-mod protocol;
 mod rate;
 mod record;
 mod room;
 mod store;
 #[cfg(test)]
 mod testing;
+pub mod time;
+mod token;
 mod ws;
 
 pub use bots::BotSettings;
-pub use clock::{ManualTime, SystemTime, TimeSource};
 pub use config::{ClusterArgs, Config, LimitArgs, ServeArgs, DEFAULT_SQLITE_URL};
 pub use error::{ApiError, ErrorCode};
 pub use store::Store;
+pub use time::{ManualTime, SystemTime, TimeSource};
 
 /// `sannin serve`: logging, config, listener, and [`run`] until SIGTERM or ctrl-c.
 ///

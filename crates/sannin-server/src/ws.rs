@@ -22,9 +22,9 @@ use tracing::{debug, Instrument};
 
 use crate::app::Shared;
 use crate::error::ErrorCode;
-use crate::protocol::{self, parse_client_msg, ClientMsg};
 use crate::rate::TokenBucket;
 use crate::room::{Cmd, ConnHandle, Outbound, RoomHandle};
+use sannin_protocol::{ClientMsg, ServerMsg};
 
 /// Frames refused in a row (over the rate limit, none accepted in between) after which
 /// the connection is closed with 1008: a client past this is flooding, not bursting.
@@ -115,9 +115,7 @@ fn close_for(e: axum::Error) -> Option<(u16, &'static str)> {
 }
 
 fn error_frame(code: ErrorCode, message: impl Into<String>) -> Outbound {
-    Outbound::Text(Utf8Bytes::from(
-        protocol::error_msg(code, message).to_text(),
-    ))
+    Outbound::Text(Utf8Bytes::from(ServerMsg::error(code, message).to_text()))
 }
 
 /// Runs a connection to `room` until either side closes.
@@ -176,7 +174,7 @@ async fn run_connection(
                 _ => ErrorCode::ShuttingDown,
             };
             let msg = "the room is not available; try again later";
-            let text = protocol::error_msg(code, msg).to_text();
+            let text = ServerMsg::error(code, msg).to_text();
             let _ = sink.send(Message::Text(text.into())).await;
             let _ = sink
                 .send(Message::Close(Some(CloseFrame {
@@ -441,7 +439,7 @@ async fn run_connection(
                     ));
                     continue;
                 }
-                match parse_client_msg(text.as_str()) {
+                match ClientMsg::parse(text.as_str()) {
                     Ok(msg) => {
                         if matches!(
                             msg,

@@ -8,8 +8,7 @@
 //! | `routes.rs`   | the HTTP API: register, log in and out, password, players     |
 //! | `db.rs`       | queries: accounts, sessions, leaderboard, rating history      |
 //! | `password.rs` | argon2id hashing and verification (a dummy hash for unknowns) |
-//! | `rating.rs`   | teams and places of a finished game, the Weng–Lin update      |
-//! | `rater.rs`    | rating a finished game exactly once; the sweep at start       |
+//! | `rating/`     | the rating model, and rating a finished game exactly once     |
 
 use std::net::{IpAddr, SocketAddr};
 use std::num::NonZeroU32;
@@ -24,33 +23,15 @@ use tracing::{error, info};
 
 use crate::error::ApiError;
 use crate::store::Store;
+use crate::token::hash_token;
 
 pub mod db;
 mod password;
-pub mod rater;
 pub mod rating;
 mod routes;
 
 pub use db::{Account, Db};
 pub use routes::routes;
-
-/// sha256 of a session token, hex: only this is stored.
-pub fn hash_token(token: &str) -> String {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(token.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
-/// A fresh session token: 244 random bits from two v4 uuids, as 64 hex digits.
-pub fn new_token() -> String {
-    format!(
-        "{}{}",
-        uuid::Uuid::new_v4().simple(),
-        uuid::Uuid::new_v4().simple()
-    )
-}
 
 /// The session cookie's name.
 pub const COOKIE: &str = "sannin_session";
@@ -240,7 +221,7 @@ impl Accounts {
     pub fn game_over(self: &Arc<Self>, tracker: &tokio_util::task::TaskTracker, id: String) {
         let me = self.clone();
         tracker.spawn(async move {
-            if let Err(e) = rater::rate_room(&me.store, &me.db, &id).await {
+            if let Err(e) = rating::rate_room(&me.store, &me.db, &id).await {
                 error!(room = %id, error = %e, "rating a finished game failed; retried at the next start");
             }
         });
@@ -249,7 +230,7 @@ impl Accounts {
     /// Rates the finished rated games not rated yet.
     pub async fn sweep(&self) {
         password::warm_up();
-        match rater::sweep(&self.store, &self.db).await {
+        match rating::sweep(&self.store, &self.db).await {
             Ok(0) => {}
             Ok(n) => info!(games = n, "rated finished games left unrated"),
             Err(e) => error!(error = %e, "rating finished games failed"),

@@ -19,12 +19,13 @@ use serde::{Deserialize, Serialize};
 use tracing::info;
 
 use super::db::{name_key, GameEntry, Rating};
-use super::{check_name, check_password, hash_token, new_token, password, rating, SESSION_DAYS};
+use super::{check_name, check_password, password, rating, SESSION_DAYS};
 use crate::app::Shared;
 use crate::error::ApiError;
 use crate::http::json_object;
 use crate::limits::ClientAddr;
 use crate::store::now_ms;
+use crate::token::{hash_token, new_token};
 
 /// The routes of the accounts' API.
 pub fn routes() -> Router<Arc<Shared>> {

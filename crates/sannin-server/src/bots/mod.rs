@@ -74,9 +74,9 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::app::Shared;
-use crate::clock::TimeSource;
 use crate::error::ApiError;
 use crate::store::StoredSeat;
+use crate::time::TimeSource;
 
 /// How bots run on this server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

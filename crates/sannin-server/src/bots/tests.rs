@@ -2,7 +2,7 @@
 //! pacing and the cap on rooms of bots alone.
 
 use super::*;
-use crate::clock::{ManualTime, SystemTime};
+use crate::time::{ManualTime, SystemTime};
 
 fn settings(limit_ms: u64, concurrency: usize) -> BotSettings {
     BotSettings {

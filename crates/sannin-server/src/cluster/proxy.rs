@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use axum::extract::ws::Utf8Bytes;
 use futures_util::StreamExt as _;
-use sannin_protocol::{ErrorCode, RoomInfo, RoomStatus, RoomSummary, Seats};
+use sannin_protocol::{ErrorCode, RoomInfo, RoomStatus, RoomSummary, Seats, ServerMsg};
 use tokio::sync::{mpsc, watch};
 use tracing::{debug, info};
 use uuid::Uuid;
@@ -22,7 +22,6 @@ use uuid::Uuid;
 use super::wire::{decode_out, NodeCmd, Out};
 use super::Cluster;
 use crate::app::Shared;
-use crate::protocol;
 use crate::room::{Cmd, ConnHandle, Outbound, RoomHandle, ROOM_QUEUE};
 
 /// How long a proxy with no socket stays, for the next one.
@@ -116,7 +115,7 @@ async fn run(
     cluster.forget_proxy(&me);
     rx.close();
     let bye = Utf8Bytes::from(
-        protocol::error_msg(
+        ServerMsg::error(
             ErrorCode::ShuttingDown,
             "the room is moving to another server; resume",
         )

@@ -9,7 +9,7 @@
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
-use crate::protocol::ClientMsg;
+use sannin_protocol::ClientMsg;
 
 /// A command to a room's owner from another node.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -7,7 +7,6 @@ use tracing::{debug, info};
 
 use super::bot_turns::bot_turn;
 use super::*;
-use crate::protocol;
 use crate::store::BOT_TOKEN_HASH;
 
 impl Room {
@@ -105,7 +104,7 @@ impl Room {
         // Shutting down: whatever write was in flight has finished (a command is
         // always handled to its end). Tell the clients and let the writers flush.
         self.fanout.flush();
-        let bye = self.text(&protocol::error_msg(
+        let bye = self.text(&ServerMsg::error(
             ErrorCode::ShuttingDown,
             "the server is shutting down; resume when it is back",
         ));

@@ -31,7 +31,7 @@ impl BotTurn {
 impl Room {
     /// The bot playing `p`'s seat, if any.
     pub(super) fn bot_of(&self, p: Player) -> Option<Level> {
-        self.seats[idx(p)].as_ref().and_then(|s| s.bot)
+        self.seats[p.index()].as_ref().and_then(|s| s.bot)
     }
 
     /// Who sits at this table, for the bots' queue and pacing: every seat a bot (one
@@ -182,7 +182,7 @@ impl Room {
             return false;
         }
         self.store_ok();
-        if let Some(s) = self.seats[idx(p)].as_mut() {
+        if let Some(s) = self.seats[p.index()].as_mut() {
             s.bot = Some(level);
             s.left_at = None;
             s.left_at_ms = None;
@@ -194,7 +194,7 @@ impl Room {
             "a bot takes over from a player who abandoned"
         );
         self.broadcast(Event::BotTookOver {
-            seat: wire_seat(p),
+            seat: Seat::from(p),
             level: level.number(),
         });
         self.broadcast_state();

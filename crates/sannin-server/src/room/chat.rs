@@ -22,7 +22,7 @@ use sannin_protocol::ServerMsg;
 use sannin_rules::Player;
 
 use super::seats::{hidden_char_message, is_hidden_char};
-use super::{idx, ConnId, Room};
+use super::{ConnId, Room};
 use crate::error::ErrorCode;
 use crate::rate::TokenBucket;
 use crate::store::column::Unreadable;
@@ -305,7 +305,7 @@ impl Room {
         let (channel, name) = match seat {
             Some(p) => (
                 Channel::Players,
-                self.seats[idx(p)]
+                self.seats[p.index()]
                     .as_ref()
                     .map(|s| s.name.clone())
                     .unwrap_or_default(),

@@ -101,7 +101,7 @@ impl Room {
         match self.game.prepare_forfeit(p, LossReason::Resigned) {
             Ok(prepared) => {
                 let lead = Event::Resigned {
-                    player: wire_seat(p),
+                    player: Seat::from(p),
                     clocks: None,
                 };
                 self.commit(
@@ -138,7 +138,7 @@ impl Room {
             }
         };
         let lead = Event::Forfeited {
-            player: wire_seat(p),
+            player: Seat::from(p),
             reason,
             clocks: None,
         };
@@ -217,7 +217,7 @@ impl Room {
     ) -> bool {
         let text = prepared.entry().notation().unwrap_or_default().to_string();
         let lead = Event::Action {
-            player: wire_seat(p),
+            player: Seat::from(p),
             action: text.clone(),
             clocks: None,
         };

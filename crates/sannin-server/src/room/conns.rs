@@ -18,7 +18,6 @@ use std::sync::atomic::Ordering;
 use tracing::{debug, info, warn};
 
 use super::*;
-use crate::protocol;
 use crate::rate::TokenBucket;
 use sannin_protocol::StateText;
 
@@ -106,7 +105,7 @@ fn greeted(out: ConnHandle, cfg: &Config) -> Conn {
 /// Queues a `room_full` error and a close frame (1013, "try again later") for a
 /// connection the room will not keep.
 fn refuse(out: &ConnHandle, message: &str) {
-    let text = Utf8Bytes::from(protocol::error_msg(ErrorCode::RoomFull, message).to_text());
+    let text = Utf8Bytes::from(ServerMsg::error(ErrorCode::RoomFull, message).to_text());
     let queued = out.tx.try_send(Outbound::Text(text)).is_ok()
         && out.tx.try_send(Outbound::Close(1013, "room full")).is_ok();
     if !queued {
@@ -294,7 +293,7 @@ impl Room {
                 self.on_msg(conn, msg, received).await;
             }
             _ => {
-                let text = self.text(&protocol::error_msg(
+                let text = self.text(&ServerMsg::error(
                     ErrorCode::RoomFull,
                     "this room is full of spectators: only resume (or join a free seat) is possible now",
                 ));
@@ -356,7 +355,7 @@ impl Room {
         let Some(p) = self.seat_of(conn) else {
             return true;
         };
-        let Some(seat) = self.seats[idx(p)].as_ref() else {
+        let Some(seat) = self.seats[p.index()].as_ref() else {
             return true;
         };
         let buckets = &mut self.fanout.seat_buckets;
@@ -385,12 +384,12 @@ impl Room {
     pub(super) fn send_error(&mut self, conn: ConnId, code: ErrorCode, message: impl Into<String>) {
         let message = message.into();
         debug!(conn, code = code.as_str(), %message, "rejected");
-        self.send(conn, &protocol::error_msg(code, message));
+        self.send(conn, &ServerMsg::error(code, message));
     }
 
     /// Sends an event to every connection, with the next `seq`.
     pub(super) fn broadcast(&mut self, event: Event) {
-        let text = |seq| Utf8Bytes::from(protocol::event_msg(seq, event).to_text());
+        let text = |seq| Utf8Bytes::from(ServerMsg::Event { seq, event }.to_text());
         self.fanout.broadcast(text);
     }
 
@@ -407,14 +406,14 @@ impl Room {
         let mut out = std::mem::take(&mut self.fanout.scratch);
         out.extend(self.fanout.conns.iter().map(|(id, c)| (*id, c.seat)));
         for (id, seat) in out.drain(..) {
-            let slot = seat.map_or(3, idx);
+            let slot = seat.map_or(3, Player::index);
             let t = texts[slot]
                 .get_or_insert_with(|| match seat {
                     None => Utf8Bytes::from(base.spectator()),
                     Some(p) => {
                         let (legal, illumination) = self.own_text(p);
                         Utf8Bytes::from(base.seat_with(
-                            wire_seat(p),
+                            Seat::from(p),
                             &legal,
                             illumination.as_deref(),
                         ))

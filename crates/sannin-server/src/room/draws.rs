@@ -11,17 +11,17 @@ pub(super) struct DrawOffers([bool; 3]);
 impl DrawOffers {
     /// Whether `p` offered.
     pub(super) fn has(&self, p: Player) -> bool {
-        self.0[idx(p)]
+        self.0[p.index()]
     }
 
     /// Records `p`'s offer; true if it is new.
     pub(super) fn offer(&mut self, p: Player) -> bool {
-        !std::mem::replace(&mut self.0[idx(p)], true)
+        !std::mem::replace(&mut self.0[p.index()], true)
     }
 
     /// Takes back `p`'s offer; true if there was one.
     pub(super) fn withdraw(&mut self, p: Player) -> bool {
-        std::mem::replace(&mut self.0[idx(p)], false)
+        std::mem::replace(&mut self.0[p.index()], false)
     }
 
     /// Every offer lapses; true if there was any.
@@ -52,7 +52,9 @@ impl Room {
             return;
         };
         if self.draw_offers.offer(p) {
-            self.broadcast(Event::DrawOffered { seat: wire_seat(p) });
+            self.broadcast(Event::DrawOffered {
+                seat: Seat::from(p),
+            });
         }
         self.try_draw(conn, received).await;
     }
@@ -77,7 +79,9 @@ impl Room {
             return self.send_error(conn, ErrorCode::NoDrawOffer, "nobody offered a draw");
         }
         self.draw_offers.clear();
-        self.broadcast(Event::DrawDeclined { seat: wire_seat(p) });
+        self.broadcast(Event::DrawDeclined {
+            seat: Seat::from(p),
+        });
     }
 
     /// `withdraw_draw`: take back one's own offer.
@@ -88,7 +92,9 @@ impl Room {
         if !self.draw_offers.withdraw(p) {
             return self.send_error(conn, ErrorCode::NoDrawOffer, "you have not offered a draw");
         }
-        self.broadcast(Event::DrawWithdrawn { seat: wire_seat(p) });
+        self.broadcast(Event::DrawWithdrawn {
+            seat: Seat::from(p),
+        });
     }
 
     pub(super) fn others_offered(&self, p: Player) -> bool {

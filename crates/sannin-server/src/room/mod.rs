@@ -20,7 +20,7 @@
 //! | `bot_turns.rs` | bots playing their turns, bot takeover of abandoned seats      |
 //! | `draws.rs`     | `offer_draw`, `accept_draw`, `decline_draw`, `withdraw_draw`   |
 //! | `rematch.rs`   | `rematch`, `cancel_rematch`                                    |
-//! | `clocks.rs`    | game clocks: flag fall, lag credit                             |
+//! | `flags.rs`     | game clocks in the room: flag fall, lag credit                 |
 //! | `chat.rs`      | `watch`, `chat`, chat history                                  |
 //! | `restore.rs`   | rebuilding a stored room after a restart                       |
 //!
@@ -50,9 +50,9 @@ use crate::clock::{ClockSettings, GameClock};
 use crate::config::Config;
 use crate::error::{ApiError, ErrorCode};
 use crate::metrics::Metrics;
-use crate::protocol::{wire_seat, ClientMsg};
 use crate::store::column::{Json, Unreadable};
 use crate::store::{now_ms, Store, StoredSeat};
+use sannin_protocol::{ClientMsg, Seat};
 use sannin_protocol::{
     Event, ForfeitReason, RoomDetails, RoomInfo, RoomStatus, RoomSummary, SeatMove, Seats,
     ServerMsg,
@@ -61,12 +61,11 @@ use sannin_protocol::{
 mod actor;
 mod bot_turns;
 mod chat;
-mod clocks;
 mod commit;
 mod conns;
 mod draws;
+mod flags;
 mod pregame;
-mod rated;
 mod rematch;
 mod restore;
 mod seats;
@@ -77,7 +76,7 @@ use chat::Chat;
 use commit::Retry;
 use conns::{Conn, Fanout};
 use draws::DrawOffers;
-use seats::Seat;
+use seats::Occupant;
 use snapshot::Snapshot;
 
 pub use restore::start_kind;
@@ -242,14 +241,6 @@ pub struct RoomDeps {
     pub fence: Option<crate::store::Fence>,
 }
 
-fn idx(p: Player) -> usize {
-    match p {
-        Player::First => 0,
-        Player::Middle => 1,
-        Player::Last => 2,
-    }
-}
-
 /// The actor's state.
 pub struct Room {
     id: Uuid,
@@ -259,7 +250,7 @@ pub struct Room {
     status: RoomStatus,
     custom_position: bool,
     voluntary: bool,
-    seats: [Option<Seat>; 3],
+    seats: [Option<Occupant>; 3],
     /// The connections, the `seq` of the last event, slow clients to drop.
     fanout: Fanout,
     /// Stored actions so far (the `ply` of the next one is this + 1).
@@ -320,7 +311,7 @@ impl Room {
         for s in seats {
             // Bots (chosen at creation, or carried over to a rematch) are there at once.
             let bot = s.bot;
-            room.seats[idx(s.seat)] = Some(Seat {
+            room.seats[s.seat.index()] = Some(Occupant {
                 name: s.name,
                 token_hash: s.token_hash,
                 ready: true,

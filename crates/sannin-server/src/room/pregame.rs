@@ -7,7 +7,6 @@ use tracing::info;
 
 use super::*;
 use crate::bots;
-use crate::protocol;
 use crate::store::BOT_TOKEN_HASH;
 
 impl Room {
@@ -24,12 +23,12 @@ impl Room {
         let Some(p) = self.require_waiting_seat(conn) else {
             return;
         };
-        let changed = self.seats[idx(p)]
+        let changed = self.seats[p.index()]
             .as_mut()
             .is_some_and(|s| std::mem::replace(&mut s.ready, ready) != ready);
         if changed {
             self.broadcast(Event::PlayerReady {
-                seat: wire_seat(p),
+                seat: Seat::from(p),
                 ready,
             });
         }
@@ -123,7 +122,7 @@ impl Room {
                 }
             },
         };
-        if self.seats[idx(p)].is_some() {
+        if self.seats[p.index()].is_some() {
             return self.send_error(
                 conn,
                 ErrorCode::SeatTaken,
@@ -147,11 +146,11 @@ impl Room {
         self.store_ok();
         info!(room = %self.id, seat = p.lower(), level = level.number(), "bot added");
         self.broadcast(Event::BotAdded {
-            seat: wire_seat(p),
+            seat: Seat::from(p),
             level: level.number(),
             name: stored.name.clone(),
         });
-        self.seats[idx(p)] = Some(Seat {
+        self.seats[p.index()] = Some(Occupant {
             name: stored.name,
             token_hash: stored.token_hash,
             ready: true,
@@ -188,9 +187,11 @@ impl Room {
             );
         }
         self.store_ok();
-        self.seats[idx(p)] = None;
+        self.seats[p.index()] = None;
         info!(room = %self.id, seat = p.lower(), "bot removed");
-        self.broadcast(Event::BotRemoved { seat: wire_seat(p) });
+        self.broadcast(Event::BotRemoved {
+            seat: Seat::from(p),
+        });
         self.clear_proposal();
     }
 
@@ -209,14 +210,14 @@ impl Room {
                 "you cannot ally with yourself",
             );
         }
-        if self.seats[idx(to)].is_none() {
+        if self.seats[to.index()].is_none() {
             return self.send_error(
                 conn,
                 ErrorCode::BadAlliance,
                 format!("nobody sits in the {} seat", to.lower()),
             );
         }
-        if self.seats[idx(to)]
+        if self.seats[to.index()]
             .as_ref()
             .is_some_and(|s| s.bot.is_some())
         {
@@ -228,8 +229,8 @@ impl Room {
         }
         self.proposal = Some((from, to));
         self.broadcast(Event::AllianceProposed {
-            from: wire_seat(from),
-            to: wire_seat(to),
+            from: Seat::from(from),
+            to: Seat::from(to),
         });
     }
 
@@ -251,7 +252,7 @@ impl Room {
             Some((from, to)) if me == from || me == to => {
                 self.proposal = None;
                 self.broadcast(Event::AllianceDeclined {
-                    by: Some(wire_seat(me)),
+                    by: Some(Seat::from(me)),
                 });
             }
             _ => self.send_error(
@@ -283,21 +284,21 @@ impl Room {
         // The allies take Middle and Last at random; the third player becomes First.
         let coin = Uuid::new_v4().as_bytes()[0] & 1 == 1;
         let (to_middle, to_last) = if coin { (from, to) } else { (to, from) };
-        let mut old: [Option<Seat>; 3] = std::mem::take(&mut self.seats);
-        let mut new: [Option<Seat>; 3] = [None, None, None];
+        let mut old: [Option<Occupant>; 3] = std::mem::take(&mut self.seats);
+        let mut new: [Option<Occupant>; 3] = [None, None, None];
         let moves = [
             (third, Player::First),
             (to_middle, Player::Middle),
             (to_last, Player::Last),
         ];
         for (src, dst) in moves {
-            new[idx(dst)] = old[idx(src)].take();
+            new[dst.index()] = old[src.index()].take();
         }
         let start = Position::voluntary_alliance_start();
         let stored: Vec<StoredSeat> = Player::ALL
             .into_iter()
             .filter_map(|p| {
-                new[idx(p)].as_ref().map(|s| StoredSeat {
+                new[p.index()].as_ref().map(|s| StoredSeat {
                     seat: p,
                     token_hash: s.token_hash.clone(),
                     name: s.name.clone(),
@@ -314,7 +315,7 @@ impl Room {
             self.store_failed("storing the alliance", &e);
             // Put the seats back as they were.
             for (src, dst) in moves {
-                old[idx(src)] = new[idx(dst)].take();
+                old[src.index()] = new[dst.index()].take();
             }
             self.seats = old;
             return self.send_error(
@@ -345,8 +346,8 @@ impl Room {
             moved: moves
                 .iter()
                 .map(|(s, d)| SeatMove {
-                    from: wire_seat(*s),
-                    to: wire_seat(*d),
+                    from: Seat::from(*s),
+                    to: Seat::from(*d),
                 })
                 .collect(),
         });
@@ -358,7 +359,13 @@ impl Room {
             .filter_map(|(id, c)| Some((*id, c.seat?, c.token.clone()?)))
             .collect();
         for (id, p, token) in seated {
-            self.send(id, &protocol::seated_msg(p, &token));
+            self.send(
+                id,
+                &ServerMsg::Seated {
+                    seat: p.into(),
+                    token: token.clone(),
+                },
+            );
         }
         self.broadcast_state();
     }

@@ -28,16 +28,21 @@ impl Room {
         if self.seats.iter().any(Option::is_none) {
             return self.send_error(conn, ErrorCode::BadRematch, "a seat is empty: no rematch");
         }
-        if !self.rematch_votes[idx(p)] {
+        if !self.rematch_votes[p.index()] {
             if !self.store_vote(conn, p, true).await {
                 return;
             }
-            self.broadcast(Event::RematchRequested { seat: wire_seat(p) });
+            self.broadcast(Event::RematchRequested {
+                seat: Seat::from(p),
+            });
         }
         // Bot seats always agree (a bot standing in for a player who left does not:
         // that player must come back and ask).
         let agreed = Player::ALL.into_iter().all(|p| {
-            self.rematch_votes[idx(p)] || self.seats[idx(p)].as_ref().is_some_and(Seat::is_pure_bot)
+            self.rematch_votes[p.index()]
+                || self.seats[p.index()]
+                    .as_ref()
+                    .is_some_and(Occupant::is_pure_bot)
         });
         if !agreed {
             return;
@@ -45,7 +50,7 @@ impl Room {
         let seats: Vec<StoredSeat> = Player::ALL
             .into_iter()
             .filter_map(|p| {
-                self.seats[idx(p)].as_ref().map(|s| StoredSeat {
+                self.seats[p.index()].as_ref().map(|s| StoredSeat {
                     seat: p.next(),
                     token_hash: s.token_hash.clone(),
                     name: s.name.clone(),
@@ -126,7 +131,7 @@ impl Room {
             self.send_error(conn, ErrorCode::Internal, message);
             return false;
         }
-        self.rematch_votes[idx(p)] = on;
+        self.rematch_votes[p.index()] = on;
         true
     }
 
@@ -134,7 +139,7 @@ impl Room {
         let Some(p) = self.require_seat(conn) else {
             return;
         };
-        if self.settings.rematch.is_some() || !self.rematch_votes[idx(p)] {
+        if self.settings.rematch.is_some() || !self.rematch_votes[p.index()] {
             return self.send_error(
                 conn,
                 ErrorCode::BadRematch,
@@ -145,21 +150,21 @@ impl Room {
             return;
         }
         self.broadcast(Event::RematchCancelled {
-            seat: Some(wire_seat(p)),
+            seat: Some(Seat::from(p)),
         });
     }
 }
 
 /// `rematch_started`: the new room, and where each seat of this room sits in it.
-fn rematch_event(room: Uuid, seats: &[Option<Seat>; 3]) -> Event {
+fn rematch_event(room: Uuid, seats: &[Option<Occupant>; 3]) -> Event {
     Event::RematchStarted {
         room: room.to_string(),
         moved: Player::ALL
             .into_iter()
-            .filter(|p| seats[idx(*p)].is_some())
+            .filter(|p| seats[p.index()].is_some())
             .map(|p| SeatMove {
-                from: wire_seat(p),
-                to: wire_seat(p.next()),
+                from: Seat::from(p),
+                to: Seat::from(p.next()),
             })
             .collect(),
     }

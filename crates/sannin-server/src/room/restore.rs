@@ -59,14 +59,14 @@ impl Room {
                 .unwrap_or(now),
         );
         for p in &stored.rematch {
-            room.rematch_votes[idx(*p)] = true;
+            room.rematch_votes[p.index()] = true;
         }
         for m in stored.chat {
             room.chat.adopt(ChatMessage::from_stored(m)?);
         }
         for s in stored.seats {
             let bot = s.bot;
-            room.seats[idx(s.seat)] = Some(Seat {
+            room.seats[s.seat.index()] = Some(Occupant {
                 name: s.name,
                 token_hash: s.token_hash,
                 // Bots are always ready and never away.

@@ -2,30 +2,15 @@
 //! period), disconnects. A seat's token is secret: only its sha256 is stored.
 
 use sannin_rules::Game;
-use sha2::{Digest, Sha256};
 use tracing::info;
 
 use super::*;
-use crate::protocol;
 use crate::store::BOT_TOKEN_HASH;
+use crate::token::{hash_token, new_token};
 
-/// A fresh secret token: 244 random bits from two v4 uuids, as 64 hex digits.
-pub(super) fn new_token() -> String {
-    format!("{}{}", Uuid::new_v4().simple(), Uuid::new_v4().simple())
-}
-
-/// sha256 of a token, hex. Only this is stored.
-pub fn hash_token(token: &str) -> String {
-    let digest = Sha256::digest(token.as_bytes());
-    let mut s = String::with_capacity(64);
-    for b in digest {
-        s.push_str(&format!("{b:02x}"));
-    }
-    s
-}
-
+/// Who holds a taken seat: a person (by its token), or a bot.
 #[derive(Debug)]
-pub(super) struct Seat {
+pub(super) struct Occupant {
     pub(super) name: String,
     pub(super) token_hash: String,
     pub(super) ready: bool,
@@ -40,7 +25,7 @@ pub(super) struct Seat {
     pub(super) bot: Option<Level>,
 }
 
-impl Seat {
+impl Occupant {
     /// A bot seat with no player behind it.
     pub(super) fn is_pure_bot(&self) -> bool {
         self.bot.is_some() && self.token_hash == BOT_TOKEN_HASH
@@ -113,7 +98,7 @@ pub(super) fn checked_name(name: &str, max: usize) -> Result<Option<String>, Str
 
 impl Room {
     pub(super) fn deadline_of(&self, p: Player) -> Option<Instant> {
-        let s = self.seats[idx(p)].as_ref()?;
+        let s = self.seats[p.index()].as_ref()?;
         if s.present() {
             return None;
         }
@@ -127,7 +112,7 @@ impl Room {
         let Some(p) = c.seat else {
             return;
         };
-        let Some(seat) = self.seats[idx(p)].as_mut() else {
+        let Some(seat) = self.seats[p.index()].as_mut() else {
             return;
         };
         if seat.conn != Some(conn) {
@@ -139,7 +124,7 @@ impl Room {
         info!(room = %self.id, conn, seat = p.lower(), "player left");
         let grace = self.deps.config.grace.as_secs_f64();
         self.broadcast(Event::PlayerLeft {
-            seat: wire_seat(p),
+            seat: Seat::from(p),
             grace_seconds: grace,
         });
     }
@@ -180,13 +165,13 @@ impl Room {
             Some(s) => s.player(),
             None => match Player::ALL
                 .into_iter()
-                .find(|p| self.seats[idx(*p)].is_none())
+                .find(|p| self.seats[p.index()].is_none())
             {
                 Some(p) => p,
                 None => return self.send_error(conn, ErrorCode::SeatTaken, "no seat is free"),
             },
         };
-        if self.seats[idx(p)].is_some() {
+        if self.seats[p.index()].is_some() {
             return self.send_error(
                 conn,
                 ErrorCode::SeatTaken,
@@ -225,7 +210,7 @@ impl Room {
             );
         }
         self.store_ok();
-        self.seats[idx(p)] = Some(Seat {
+        self.seats[p.index()] = Some(Occupant {
             name: name.clone(),
             token_hash,
             ready: false,
@@ -240,9 +225,15 @@ impl Room {
             c.watching = false;
         }
         info!(room = %self.id, conn, seat = p.lower(), "player joined");
-        self.send(conn, &protocol::seated_msg(p, &token));
+        self.send(
+            conn,
+            &ServerMsg::Seated {
+                seat: p.into(),
+                token: token.clone(),
+            },
+        );
         self.broadcast(Event::PlayerJoined {
-            seat: wire_seat(p),
+            seat: Seat::from(p),
             name: name.clone(),
         });
         self.clear_proposal();
@@ -253,7 +244,7 @@ impl Room {
     pub(super) async fn resume(&mut self, conn: ConnId, token: String) {
         let hash = hash_token(&token);
         let Some(p) = Player::ALL.into_iter().find(|p| {
-            self.seats[idx(*p)]
+            self.seats[p.index()]
                 .as_ref()
                 .is_some_and(|s| s.token_hash == hash)
         }) else {
@@ -265,7 +256,13 @@ impl Room {
         };
         match self.seat_of(conn) {
             Some(q) if q == p => {
-                self.send(conn, &protocol::seated_msg(p, &token));
+                self.send(
+                    conn,
+                    &ServerMsg::Seated {
+                        seat: p.into(),
+                        token: token.clone(),
+                    },
+                );
                 self.send_state(conn);
                 return self.send_chat_history(conn);
             }
@@ -278,7 +275,10 @@ impl Room {
             }
             None => {}
         }
-        if self.seats[idx(p)].as_ref().is_some_and(Seat::taken_over) {
+        if self.seats[p.index()]
+            .as_ref()
+            .is_some_and(Occupant::taken_over)
+        {
             // A bot took over from this player (§16): the player takes the seat back.
             if let Err(e) = self.deps.store.set_seat_bot(&self.id_str, p, None).await {
                 self.store_failed("storing the end of a bot takeover", &e);
@@ -289,7 +289,7 @@ impl Room {
                 );
             }
             self.store_ok();
-            if let Some(s) = self.seats[idx(p)].as_mut() {
+            if let Some(s) = self.seats[p.index()].as_mut() {
                 s.bot = None;
             }
             info!(
@@ -298,9 +298,11 @@ impl Room {
                 seat = p.lower(),
                 "player takes the seat back from the bot"
             );
-            self.broadcast(Event::BotReleased { seat: wire_seat(p) });
+            self.broadcast(Event::BotReleased {
+                seat: Seat::from(p),
+            });
         }
-        let old = self.seats[idx(p)].as_ref().and_then(|s| s.conn);
+        let old = self.seats[p.index()].as_ref().and_then(|s| s.conn);
         if let Some(old) = old {
             // A second connection resuming the seat replaces the first.
             if let Some(c) = self.fanout.conns.get_mut(&old) {
@@ -323,7 +325,7 @@ impl Room {
                 "seat taken over by a new connection"
             );
         }
-        if let Some(s) = self.seats[idx(p)].as_mut() {
+        if let Some(s) = self.seats[p.index()].as_mut() {
             s.conn = Some(conn);
             s.left_at = None;
             s.left_at_ms = None;
@@ -334,8 +336,16 @@ impl Room {
             c.watching = false;
         }
         info!(room = %self.id, conn, seat = p.lower(), "player resumed");
-        self.send(conn, &protocol::seated_msg(p, &token));
-        self.broadcast(Event::PlayerReconnected { seat: wire_seat(p) });
+        self.send(
+            conn,
+            &ServerMsg::Seated {
+                seat: p.into(),
+                token: token.clone(),
+            },
+        );
+        self.broadcast(Event::PlayerReconnected {
+            seat: Seat::from(p),
+        });
         self.send_state(conn);
         self.send_chat_history(conn);
         // A rematch room starts once its three (ready) players are all back.
@@ -381,7 +391,7 @@ impl Room {
             return Err(());
         }
         self.store_ok();
-        if let Some(s) = self.seats[idx(p)].take() {
+        if let Some(s) = self.seats[p.index()].take() {
             if let Some(conn) = s.conn {
                 if let Some(c) = self.fanout.conns.get_mut(&conn) {
                     c.seat = None;
@@ -389,7 +399,9 @@ impl Room {
                 }
             }
         }
-        self.broadcast(Event::SeatFreed { seat: wire_seat(p) });
+        self.broadcast(Event::SeatFreed {
+            seat: Seat::from(p),
+        });
         self.clear_proposal();
         if cancel_alliance {
             self.voluntary = false;
@@ -397,6 +409,37 @@ impl Room {
             self.broadcast(Event::AllianceCancelled);
         }
         Ok(())
+    }
+}
+
+/// Rated rooms (docs/accounts.md): a seat goes only to a connection logged in to an
+/// account, under the account's name, one seat per account. The rating itself is done
+/// outside the room, once the finished game is stored (`Registry::rated_game_over`).
+impl Room {
+    /// The name `conn` sits under: `Ok(None)` in a casual room (the name it gives),
+    /// its account's name in a rated room, or the error refusing the seat.
+    pub(super) fn rated_name(&self, conn: ConnId) -> Result<Option<String>, (ErrorCode, String)> {
+        if !self.settings.rated {
+            return Ok(None);
+        }
+        let account = self
+            .fanout
+            .conns
+            .get(&conn)
+            .and_then(|c| c.out.account.clone());
+        let Some(account) = account else {
+            return Err((
+                ErrorCode::LoginRequired,
+                "this room is rated: log in to an account to take a seat".into(),
+            ));
+        };
+        if self.seats.iter().flatten().any(|s| *s.name == *account) {
+            return Err((
+                ErrorCode::AlreadySeated,
+                "your account already holds a seat in this room".into(),
+            ));
+        }
+        Ok(Some(account.to_string()))
     }
 }
 
@@ -435,22 +478,5 @@ mod tests {
         ] {
             assert!(checked_name(fine, 32).is_ok(), "{fine:?}");
         }
-    }
-
-    #[test]
-    fn tokens_are_random_and_stored_as_sha256() {
-        let a = new_token();
-        let b = new_token();
-        assert_eq!(a.len(), 64);
-        assert_ne!(a, b);
-        let h = hash_token(&a);
-        assert_eq!(h.len(), 64);
-        assert_ne!(h, a);
-        assert_eq!(h, hash_token(&a));
-        // sha256("abc")
-        assert_eq!(
-            hash_token("abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
     }
 }

@@ -17,14 +17,14 @@ pub(super) enum Snapshot {
 
 impl Room {
     pub(super) fn seat_info(&self, p: Player) -> Option<SeatInfo> {
-        self.seats[idx(p)].as_ref().map(|s| SeatInfo {
+        self.seats[p.index()].as_ref().map(|s| SeatInfo {
             name: s.name.clone(),
             ..self.unnamed_seat_info(s)
         })
     }
 
     /// [`Room::seat_info`] of `s` but for the name, left empty (nothing allocated).
-    fn unnamed_seat_info(&self, s: &Seat) -> SeatInfo {
+    fn unnamed_seat_info(&self, s: &Occupant) -> SeatInfo {
         let grace = self.deps.config.grace.as_millis() as i64;
         SeatInfo {
             name: String::new(),
@@ -88,7 +88,7 @@ impl Room {
         let headers = crate::record::RecordHeaders {
             site,
             started_at_ms: self.created_at_ms,
-            names: Player::ALL.map(|p| self.seats[idx(p)].as_ref().map(|s| s.name.clone())),
+            names: Player::ALL.map(|p| self.seats[p.index()].as_ref().map(|s| s.name.clone())),
             clock: self.settings.clock,
         };
         crate::record::write(&self.game, &headers)
@@ -152,7 +152,7 @@ impl Room {
 
     /// Brings `old` up to [`Room::seat_info`] of `p`; true if it changed.
     fn refresh_seat(&self, p: Player, old: &mut Option<SeatInfo>) -> bool {
-        match (self.seats[idx(p)].as_ref(), old.as_mut()) {
+        match (self.seats[p.index()].as_ref(), old.as_mut()) {
             (None, None) => false,
             (Some(seat), Some(info)) => {
                 let SeatInfo {
@@ -210,7 +210,7 @@ impl Room {
             moves: full.then(|| self.game.moves()),
             seats: self.seats(),
             spectators: self.spectators(),
-            to_move: self.to_move().map(wire_seat),
+            to_move: self.to_move().map(Seat::from),
             legal: Vec::new(),
             illumination: None,
             result: outcome.clone(),
@@ -218,12 +218,12 @@ impl Room {
             you: None,
             alliance: AllianceState {
                 proposal: self.proposal.map(|(f, t)| SeatMove {
-                    from: wire_seat(f),
-                    to: wire_seat(t),
+                    from: Seat::from(f),
+                    to: Seat::from(t),
                 }),
                 agreed: self.voluntary,
             },
-            draw_offers: self.draw_offers.players().map(wire_seat).collect(),
+            draw_offers: self.draw_offers.players().map(Seat::from).collect(),
             grace_seconds: self.deps.config.grace.as_secs_f64(),
             now_ms: now_ms(),
             move_players: full.then(|| self.move_players()),
@@ -238,8 +238,8 @@ impl Room {
             rematch: RematchState {
                 requested: Player::ALL
                     .into_iter()
-                    .filter(|p| self.rematch_votes[idx(*p)])
-                    .map(wire_seat)
+                    .filter(|p| self.rematch_votes[p.index()])
+                    .map(Seat::from)
                     .collect(),
                 room: self.settings.rematch.map(|u| u.to_string()),
                 of: self.settings.rematch_of.map(|u| u.to_string()),
@@ -253,7 +253,7 @@ impl Room {
             .log()
             .iter()
             .filter_map(|e| match e {
-                sannin_rules::Entry::Action { player, .. } => Some(wire_seat(*player)),
+                sannin_rules::Entry::Action { player, .. } => Some(Seat::from(*player)),
                 _ => None,
             })
             .collect()
@@ -268,7 +268,7 @@ impl Room {
         Player::ALL
             .into_iter()
             .filter(|p| pos.in_check(*p))
-            .map(wire_seat)
+            .map(Seat::from)
             .collect()
     }
 
@@ -278,7 +278,7 @@ impl Room {
         let Some(p) = you else {
             return;
         };
-        v.you = Some(wire_seat(p));
+        v.you = Some(Seat::from(p));
         (v.legal, v.illumination) = self.own(p);
     }
 
@@ -312,7 +312,7 @@ impl Room {
             position: self.game.position().position_string(),
             start_position: self.game.start_position_text().to_string(),
             moves: self.game.moves(),
-            to_move: self.to_move().map(wire_seat),
+            to_move: self.to_move().map(Seat::from),
         }
     }
 }

@@ -86,14 +86,6 @@ pub struct Finished {
     pub eliminated_at: [Option<usize>; 3],
 }
 
-fn idx(p: Player) -> usize {
-    match p {
-        Player::First => 0,
-        Player::Middle => 1,
-        Player::Last => 2,
-    }
-}
-
 /// Follows a game's plies: which alliance stands and when each player was eliminated.
 #[derive(Debug, Default)]
 pub struct Tracker {
@@ -119,7 +111,7 @@ impl Tracker {
                 }
                 Event::AllianceDissolved { .. } => self.alliance = None,
                 Event::Eliminated { player, .. } => {
-                    self.eliminated_at[idx(*player)].get_or_insert(ply);
+                    self.eliminated_at[player.index()].get_or_insert(ply);
                 }
                 _ => {}
             }
@@ -200,7 +192,7 @@ pub fn teams(game: &Finished) -> Teams {
         if o.winners.contains(&p) {
             u64::MAX
         } else {
-            match game.eliminated_at[idx(p)] {
+            match game.eliminated_at[p.index()] {
                 None => u64::MAX - 1,
                 Some(ply) => ply as u64,
             }
@@ -225,7 +217,7 @@ pub fn teams(game: &Finished) -> Teams {
 /// Last); the answer is in the same order.
 pub fn update(teams: &Teams, before: [(f64, f64); 3]) -> [(f64, f64); 3] {
     let rating = |p: Player| {
-        let (mu, sigma) = before[idx(p)];
+        let (mu, sigma) = before[p.index()];
         WengLinRating {
             rating: mu,
             uncertainty: sigma,
@@ -245,7 +237,7 @@ pub fn update(teams: &Teams, before: [(f64, f64); 3]) -> [(f64, f64); 3] {
     let mut after = before;
     for ((players, _), new) in teams.teams.iter().zip(out) {
         for (p, r) in players.iter().zip(new) {
-            after[idx(*p)] = (r.rating, r.uncertainty);
+            after[p.index()] = (r.rating, r.uncertainty);
         }
     }
     after

@@ -9,8 +9,8 @@ use anyhow::Context as _;
 use sannin_rules::{Game, Player, Position};
 use tracing::{info, warn};
 
-use super::db::{Account, Db};
-use super::rating::{self, Result3, Tracker};
+use super::model::{self as rating, Result3, Tracker};
+use crate::accounts::db::{Account, Db};
 use crate::history::apply_stored;
 use crate::room::RoomSettings;
 use crate::store::column::Named as _;

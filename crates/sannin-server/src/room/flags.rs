@@ -14,7 +14,7 @@ impl Room {
     /// Lag credit of `p`'s next move: its connection's last measured round trip, capped
     /// (docs/protocol.md §11). Nothing measured, or disconnected: no credit.
     pub(super) fn lag_credit(&self, p: Player) -> u64 {
-        let rtt = self.seats[idx(p)]
+        let rtt = self.seats[p.index()]
             .as_ref()
             .and_then(|s| s.conn)
             .and_then(|c| self.fanout.conns.get(&c))
@@ -91,7 +91,7 @@ impl Room {
         if self.clock.is_none() {
             return;
         }
-        if let Some(conn) = self.seats[idx(p)].as_ref().and_then(|s| s.conn) {
+        if let Some(conn) = self.seats[p.index()].as_ref().and_then(|s| s.conn) {
             self.fanout.ping(conn);
         }
     }
