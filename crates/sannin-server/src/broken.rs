@@ -35,9 +35,4 @@ impl BrokenRooms {
     pub fn len(&self) -> usize {
         self.rooms().len()
     }
-
-    /// Whether none is.
-    pub fn is_empty(&self) -> bool {
-        self.rooms().is_empty()
-    }
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::bots::BotSettings;
+use crate::limits::{self, ClientLimits};
 use crate::time::{SystemTime, TimeSource};
 
 /// Flags of `sannin serve`. Every flag can also be given by the environment variable
@@ -431,7 +432,7 @@ pub struct Config {
     /// The listener's limits: total connections, header and handshake timeouts.
     pub listener: crate::net::ListenerLimits,
     /// How `POST /api/analyse` is bounded.
-    pub analysis: crate::analyse::AnalysisSettings,
+    pub analysis: crate::bots::AnalysisSettings,
     /// Log-in limits and the session cookie.
     pub accounts: crate::accounts::AccountSettings,
     /// Cluster mode (`--nats-url`); None: a single node.
@@ -512,14 +513,14 @@ impl Config {
             },
             bot_takeover_level: sannin_bot::Level::from_number(l.bot_takeover_level)
                 .unwrap_or(sannin_bot::Level::MAX),
-            clients: crate::limits::ClientLimits::from_args(l),
+            clients: client_limits(l),
             listener: crate::net::ListenerLimits {
                 max_connections: l.max_connections,
                 header_timeout: secs(l.header_timeout_seconds).max(Duration::from_millis(100)),
                 ws_handshake_timeout: secs(l.ws_handshake_timeout_seconds)
                     .max(Duration::from_millis(100)),
             },
-            analysis: crate::analyse::AnalysisSettings {
+            analysis: crate::bots::AnalysisSettings {
                 max_time: Duration::from_millis(l.analyse_max_ms),
                 concurrency: l.analyse_concurrency,
             },
@@ -534,6 +535,29 @@ impl Config {
     /// The hard cap handed to the WebSocket codec: larger messages close the socket.
     pub fn hard_message_cap(&self) -> usize {
         (self.max_message_bytes * 4).max(64 * 1024)
+    }
+}
+
+/// The per-client limits of the flags. A bad proxy entry (only possible when the
+/// config is built in code: clap checks the flag) is left out.
+fn client_limits(l: &LimitArgs) -> ClientLimits {
+    ClientLimits {
+        trusted_proxies: limits::split_list(l.trusted_proxies.as_deref().unwrap_or(""))
+            .filter_map(|s| limits::parse_net(s).ok())
+            .collect(),
+        allowed_origins: limits::split_list(l.allowed_origins.as_deref().unwrap_or(""))
+            .map(|s| s.trim_end_matches('/').to_ascii_lowercase())
+            .collect(),
+        rooms: limits::quota(l.rooms_per_minute, l.rooms_burst),
+        bot_rooms: limits::quota(l.bot_rooms_per_minute, l.bot_rooms_burst),
+        max_ws_per_address: l.max_ws_per_address,
+        max_bot_only_rooms_per_address: l.max_bot_only_rooms_per_address,
+        // A minute's worth may come at once.
+        analyses: limits::quota(
+            l.analyse_per_minute,
+            l.analyse_per_minute.ceil().clamp(1.0, f64::from(u32::MAX)) as u32,
+        ),
+        analysis_concurrency: l.analyse_concurrency,
     }
 }
 

@@ -1,9 +1,8 @@
-//! Errors of the HTTP API (JSON `{"error":{"code","message"}}`) and the error codes of
-//! the WebSocket protocol.
+//! Errors of the API (a code, a status and a message for people; `http/error.rs` turns
+//! them into JSON `{"error":{"code","message"}}` answers) and the error codes of the
+//! WebSocket protocol.
 
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use axum::Json;
 
 /// An HTTP API error. The `Display` text is the client-facing message; internal
 /// details (database errors…) are logged, never sent.
@@ -149,7 +148,7 @@ impl ApiError {
     }
 
     /// Seconds to put in `Retry-After`, for the errors that pass.
-    fn retry_after(&self) -> Option<u64> {
+    pub fn retry_after(&self) -> Option<u64> {
         match self {
             ApiError::RateLimited { retry_after, .. } => Some(retry_secs(*retry_after)),
             ApiError::TooManyConnections(_) | ApiError::TooManyRooms(_) => Some(5),
@@ -187,27 +186,6 @@ pub fn http_code(status: StatusCode) -> &'static str {
 impl From<sqlx::Error> for ApiError {
     fn from(e: sqlx::Error) -> Self {
         ApiError::Internal(e.into())
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        if let ApiError::Internal(e) = &self {
-            tracing::error!(error = ?e, "internal error");
-        }
-        let mut body = serde_json::json!({
-            "error": { "code": self.code(), "message": self.to_string() }
-        });
-        if let ApiError::Replay(e) = &self {
-            body["ply"] = e.ply.into();
-            body["token"] = e.token.clone().into();
-        }
-        let mut res = (self.status(), Json(body)).into_response();
-        if let Some(secs) = self.retry_after() {
-            res.headers_mut()
-                .insert(axum::http::header::RETRY_AFTER, secs.into());
-        }
-        res
     }
 }
 

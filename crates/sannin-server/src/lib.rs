@@ -13,7 +13,6 @@ use tokio::net::TcpListener;
 use tracing::{info, warn};
 
 pub mod accounts;
-pub mod analyse;
 mod app;
 pub mod bots;
 mod broken;
@@ -25,7 +24,6 @@ pub mod history;
 mod http;
 mod limits;
 pub mod loadtest;
-mod lobby;
 mod metrics;
 mod net;
 mod rate;
@@ -36,7 +34,6 @@ mod store;
 mod testing;
 pub mod time;
 mod token;
-mod ws;
 
 pub use bots::BotSettings;
 pub use config::{ClusterArgs, Config, LimitArgs, ServeArgs, DEFAULT_SQLITE_URL};

@@ -18,16 +18,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use uuid::Uuid;
 
-use axum::extract::{ConnectInfo, FromRequestParts};
-use axum::http::request::Parts;
 use axum::http::HeaderMap;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use ipnet::IpNet;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::app::Shared;
-use crate::config::LimitArgs;
 use crate::error::ApiError;
 
 /// The resolved per-client settings.
@@ -51,37 +47,13 @@ pub struct ClientLimits {
     pub analysis_concurrency: usize,
 }
 
-impl ClientLimits {
-    /// From the flags. A bad proxy entry (only possible when the config is built in
-    /// code: clap checks the flag) is left out.
-    pub fn from_args(l: &LimitArgs) -> ClientLimits {
-        ClientLimits {
-            trusted_proxies: split_list(l.trusted_proxies.as_deref().unwrap_or(""))
-                .filter_map(|s| parse_net(s).ok())
-                .collect(),
-            allowed_origins: split_list(l.allowed_origins.as_deref().unwrap_or(""))
-                .map(|s| s.trim_end_matches('/').to_ascii_lowercase())
-                .collect(),
-            rooms: quota(l.rooms_per_minute, l.rooms_burst),
-            bot_rooms: quota(l.bot_rooms_per_minute, l.bot_rooms_burst),
-            max_ws_per_address: l.max_ws_per_address,
-            max_bot_only_rooms_per_address: l.max_bot_only_rooms_per_address,
-            // A minute's worth may come at once.
-            analyses: quota(
-                l.analyse_per_minute,
-                l.analyse_per_minute.ceil().clamp(1.0, f64::from(u32::MAX)) as u32,
-            ),
-            analysis_concurrency: l.analyse_concurrency,
-        }
-    }
-}
-
-fn split_list(s: &str) -> impl Iterator<Item = &str> {
+/// The entries of a list flag: separated by commas or spaces.
+pub fn split_list(s: &str) -> impl Iterator<Item = &str> {
     s.split([',', ' ']).map(str::trim).filter(|s| !s.is_empty())
 }
 
 /// `per_minute` on average with bursts of `burst`; `None` when `per_minute` is 0.
-fn quota(per_minute: f64, burst: u32) -> Option<Quota> {
+pub fn quota(per_minute: f64, burst: u32) -> Option<Quota> {
     if !(per_minute.is_finite() && per_minute > 0.0) {
         return None;
     }
@@ -90,7 +62,7 @@ fn quota(per_minute: f64, burst: u32) -> Option<Quota> {
 }
 
 /// An IP (`10.0.0.1`, a single address) or a network (`10.0.0.0/8`).
-fn parse_net(s: &str) -> Result<IpNet, String> {
+pub fn parse_net(s: &str) -> Result<IpNet, String> {
     s.parse::<IpNet>()
         .or_else(|_| s.parse::<IpAddr>().map(IpNet::from))
         .map_err(|_| format!("{s:?} is neither an IP address nor a CIDR network"))
@@ -178,26 +150,6 @@ pub fn client_ip(peer: IpAddr, headers: &HeaderMap, trusted: &[IpNet]) -> IpAddr
         }
     }
     client
-}
-
-/// The client address of a request, as an extractor.
-impl FromRequestParts<Arc<Shared>> for ClientAddr {
-    type Rejection = std::convert::Infallible;
-
-    async fn from_request_parts(
-        parts: &mut Parts,
-        shared: &Arc<Shared>,
-    ) -> Result<Self, Self::Rejection> {
-        let peer = parts
-            .extensions
-            .get::<ConnectInfo<SocketAddr>>()
-            .map_or(IpAddr::from([0, 0, 0, 0]), |c| c.0.ip());
-        Ok(ClientAddr::resolve(
-            peer,
-            &parts.headers,
-            &shared.config.clients.trusted_proxies,
-        ))
-    }
 }
 
 /// The budgets of every client.

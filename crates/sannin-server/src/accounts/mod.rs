@@ -26,12 +26,10 @@ use crate::store::Store;
 use crate::token::hash_token;
 
 pub mod db;
-mod password;
+pub mod password;
 pub mod rating;
-mod routes;
 
 pub use db::{Account, Db};
-pub use routes::routes;
 
 /// The session cookie's name.
 pub const COOKIE: &str = "sannin_session";
@@ -188,7 +186,7 @@ impl Accounts {
     }
 
     /// Whether the cookie set on this request's answer is `Secure`.
-    fn secure(&self, headers: &HeaderMap, peer: Option<&ConnectInfo<SocketAddr>>) -> bool {
+    pub fn secure(&self, headers: &HeaderMap, peer: Option<&ConnectInfo<SocketAddr>>) -> bool {
         match self.settings.cookie_secure {
             CookieSecure::Always => true,
             CookieSecure::Never => false,
@@ -205,7 +203,7 @@ impl Accounts {
     }
 
     /// The `Set-Cookie` value of a new session (or, with None, of logging out).
-    fn cookie(&self, token: Option<&str>, secure: bool) -> String {
+    pub fn cookie(&self, token: Option<&str>, secure: bool) -> String {
         let secure = if secure { "; Secure" } else { "" };
         match token {
             Some(t) => format!(

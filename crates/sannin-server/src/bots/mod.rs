@@ -592,6 +592,15 @@ impl Drop for Gauge<'_> {
     }
 }
 
+/// How analysis is bounded (`--analyse-max-ms`, `--analyse-concurrency`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AnalysisSettings {
+    /// Longest search; a request asking more gets this.
+    pub max_time: Duration,
+    /// Most searches at once (0: analysis is off, every request is busy).
+    pub concurrency: usize,
+}
+
 /// The seed of a bot's choice at `ply` (the ply its action will have) in `room`:
 /// the same room and ply always give the same seed, so a restored room's bots
 /// replay their choices.

@@ -18,11 +18,11 @@ use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use tracing::info;
 
-use super::db::{name_key, GameEntry, Rating};
-use super::{check_name, check_password, password, rating, SESSION_DAYS};
+use super::extract::json_object;
+use crate::accounts::db::{name_key, GameEntry, Rating};
+use crate::accounts::{check_name, check_password, password, rating, Accounts, SESSION_DAYS};
 use crate::app::Shared;
 use crate::error::ApiError;
-use crate::http::json_object;
 use crate::limits::ClientAddr;
 use crate::store::now_ms;
 use crate::token::{hash_token, new_token};
@@ -199,7 +199,7 @@ async fn logout(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let a = &shared.accounts;
-    if let Some(token) = super::Accounts::token(&headers) {
+    if let Some(token) = Accounts::token(&headers) {
         a.db.delete_session(&hash_token(&token)).await?;
     }
     let cookie = a.cookie(None, a.secure(&headers, peer.as_ref().map(|e| &e.0)));

@@ -7,6 +7,9 @@
 //! finished rooms are unloaded once idle, so `status=finished` reads them from the
 //! database, the most recent first.
 
+use std::sync::Arc;
+
+use axum::extract::{Query, State};
 use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -77,11 +80,14 @@ impl ListQuery {
 ///
 /// # Errors
 /// A bad `status`, `limit` or `cursor`; a database failure.
-pub async fn list(shared: &Shared, q: ListQuery) -> Result<Response, ApiError> {
+pub async fn list(
+    State(shared): State<Arc<Shared>>,
+    Query(q): Query<ListQuery>,
+) -> Result<Response, ApiError> {
     let status = q.status()?;
     let limit = q.limit()?;
     if status == Some(RoomStatus::Finished) {
-        return list_finished(shared, &q, limit).await;
+        return list_finished(&shared, &q, limit).await;
     }
     let after = match q.cursor.as_deref().filter(|c| !c.is_empty()) {
         None => None,

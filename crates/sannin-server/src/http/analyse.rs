@@ -25,15 +25,6 @@ use crate::error::ApiError;
 use crate::history::{self, ReplayError};
 use crate::limits::ClientAddr;
 
-/// How analysis is bounded (`--analyse-max-ms`, `--analyse-concurrency`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AnalysisSettings {
-    /// Longest search; a request asking more gets this.
-    pub max_time: Duration,
-    /// Most searches at once (0: analysis is off, every request is busy).
-    pub concurrency: usize,
-}
-
 /// Search time when the request names none: a second, or the cap if lower.
 const DEFAULT_TIME: Duration = Duration::from_secs(1);
 
@@ -93,7 +84,7 @@ pub async fn analyse(
     client: ClientAddr,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    let req: AnalyseRequest = crate::http::json_object(
+    let req: AnalyseRequest = super::extract::json_object(
         &body,
         r#"{"position": "...", "moves": [...], "movetime_ms": 1000}"#,
     )?;

@@ -20,8 +20,17 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, Instrument};
 
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::{Extension, Path, State};
+use axum::http::HeaderMap;
+use axum::response::Response;
+
+use super::ClientAddr;
 use crate::app::Shared;
+use crate::error::ApiError;
 use crate::error::ErrorCode;
+use crate::net::ConnSlot;
 use crate::rate::TokenBucket;
 use crate::room::{Cmd, ConnHandle, Outbound, RoomHandle};
 use sannin_protocol::{ClientMsg, ServerMsg};
@@ -117,6 +126,75 @@ fn close_for(e: axum::Error) -> Option<(u16, &'static str)> {
 fn error_frame(code: ErrorCode, message: impl Into<String>) -> Outbound {
     Outbound::Text(Utf8Bytes::from(ServerMsg::error(code, message).to_text()))
 }
+
+/// `GET /api/rooms/{id}/ws`. The socket holds its client's slot of
+/// `--max-ws-per-address` and its slot of the connection cap as long as it is open.
+pub(super) async fn upgrade(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+    client: ClientAddr,
+    slot: Option<Extension<ConnSlot>>,
+    headers: HeaderMap,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Result<Response, ApiError> {
+    let ws = ws.map_err(|e| ApiError::Http {
+        status: e.status(),
+        message: e.body_text(),
+    })?;
+    if shared.shutdown.is_cancelled() {
+        return Err(ApiError::ShuttingDown);
+    }
+    let limit = shared.config.listener.ws_handshake_timeout;
+    let room = tokio::time::timeout(limit, async {
+        let mut room = super::rooms::find(&shared, &id).await?;
+        if room.tx.is_closed() {
+            // Unloaded (idle and finished) just now: load it again.
+            shared.unload_room(room.id);
+            room = super::rooms::find(&shared, &id).await?;
+        }
+        Ok::<_, ApiError>(room)
+    })
+    .await
+    .map_err(|_| ApiError::HandshakeTimeout)??;
+    // The account of the session cookie, for the seats of rated rooms.
+    let account = match crate::accounts::Accounts::token(&headers) {
+        None => None,
+        Some(_) => shared
+            .accounts
+            .account_of(&headers)
+            .await
+            .map(|(a, _)| Arc::<str>::from(a.name)),
+    };
+    let held = match &shared.cluster {
+        // A cluster counts the sockets of every node.
+        Some(c) => (None, Some(c.open_ws(client).await?), slot),
+        None => (Some(shared.budgets.open_ws(client)?), None, slot),
+    };
+    let ws = ws.on_failed_upgrade(|e| tracing::debug!(error = %e, "WebSocket upgrade failed"));
+    let cap = shared.config.hard_message_cap();
+    // A small read buffer: protocol messages are small (an `act` is about 40 bytes), and
+    // at thousands of connections the 128 KiB default dominates memory. tungstenite
+    // also zero-fills the free part of the buffer before every read, so each KiB of it
+    // is written once per message received; a larger message takes a few reads.
+    // Frames written are gathered up to `WRITE_GATHER` bytes: the writer flushes after
+    // each burst (an event and the state after it), so a burst goes out in one `send`
+    // instead of one a frame; the buffer only ever holds what a burst needs.
+    Ok(ws
+        .read_buffer_size(READ_BUFFER)
+        .write_buffer_size(WRITE_GATHER)
+        .max_message_size(cap)
+        .max_frame_size(cap)
+        .on_upgrade(move |socket| async move {
+            connection(socket, room, shared, account).await;
+            drop(held);
+        }))
+}
+
+/// Bytes read from a socket at a time (see `room_ws`).
+const READ_BUFFER: usize = 1024;
+
+/// The most bytes of frames gathered before they are written (see `room_ws`).
+const WRITE_GATHER: usize = 16 * 1024;
 
 /// Runs a connection to `room` until either side closes.
 pub async fn connection(

@@ -1,0 +1,199 @@
+//! The web layer: HTTP routes (`docs/protocol.md`, "HTTP") and the WebSocket upgrade
+//! ("WebSocket"), on top of the application (`crate::app`).
+//!
+//! | file          | handles                                                          |
+//! |---------------|------------------------------------------------------------------|
+//! | `mod.rs`      | the router, the checks every request passes, `/metrics`          |
+//! | `rooms.rs`    | creating a room, its details, record and history; `POST /api/replay` |
+//! | `lobby.rs`    | `GET /api/rooms`: the lobby's lists                              |
+//! | `ws/`         | a room's WebSocket: the upgrade, a reader and a writer task      |
+//! | `accounts.rs` | accounts: register, log in and out, password, players            |
+//! | `analyse.rs`  | `POST /api/analyse`                                              |
+//! | `extract.rs`  | what handlers read from a request: the client's address, a JSON body |
+//! | `error.rs`    | API errors as HTTP answers                                       |
+
+use std::sync::Arc;
+
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get, post};
+use axum::Router;
+use tower_http::services::{ServeDir, ServeFile};
+use tower_http::set_header::SetResponseHeaderLayer;
+
+use crate::app::Shared;
+use crate::error::ApiError;
+use crate::limits::origin_allowed;
+
+mod accounts;
+mod analyse;
+mod error;
+mod extract;
+mod lobby;
+mod rooms;
+mod ws;
+
+pub(crate) use extract::ClientAddr;
+
+/// The Content Security Policy of every response: everything from the site itself, no
+/// inline script or style, no framing. `connect-src 'self'` covers the site's own
+/// `ws:`/`wss:` (CSP Level 3); `data:` images are the empty favicon of `index.html`.
+const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; \
+img-src 'self' data:; font-src 'self'; media-src 'self'; connect-src 'self'; \
+object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/// The whole application.
+pub fn router(shared: Arc<Shared>) -> Router {
+    let static_dir = shared.config.static_dir.clone();
+    let index = ServeFile::new(static_dir.join("index.html"));
+    let header = |name: HeaderName, value: &'static str| {
+        SetResponseHeaderLayer::overriding(name, HeaderValue::from_static(value))
+    };
+    Router::new()
+        .route("/api/rooms", get(lobby::list).post(rooms::create))
+        .route("/api/rooms/{id}", get(rooms::details))
+        .route("/api/rooms/{id}/record", get(rooms::record))
+        .route("/api/rooms/{id}/history", get(rooms::history))
+        .route("/api/replay", post(rooms::replay))
+        .route("/api/analyse", post(analyse::analyse))
+        .route("/api/rooms/{id}/ws", get(ws::upgrade))
+        .merge(accounts::routes())
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/metrics", get(metrics))
+        .route_service("/rooms/{id}", index.clone())
+        .route_service("/rules", index.clone())
+        .route_service("/players/{name}", index.clone())
+        .route_service("/leaderboard", index.clone())
+        .route_service("/account", index.clone())
+        .route_service("/analysis", index)
+        .route("/api/{*rest}", any(api_not_found))
+        .fallback_service(ServeDir::new(static_dir))
+        .layer(DefaultBodyLimit::max(64 * 1024))
+        .layer(middleware::from_fn_with_state(shared.clone(), guard))
+        .layer(header(header::CONTENT_SECURITY_POLICY, CSP))
+        .layer(header(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .layer(header(header::X_FRAME_OPTIONS, "DENY"))
+        .layer(header(header::REFERRER_POLICY, "same-origin"))
+        .with_state(shared)
+}
+
+/// Checks every request before its handler, and every `/api/` answer after it:
+///
+/// - a WebSocket upgrade or a state-changing request (POST…) that carries an
+///   `Origin` must come from the site itself (its `Host`) or an `--allowed-origins`
+///   entry, so that no other site's page can act with a visitor's browser;
+///   programs send no `Origin` and pass;
+/// - a POST to `/api/` with a body must declare it `application/json`;
+/// - an `/api/` error that the HTTP layer answered by itself (unknown path, wrong
+///   method, body too large, not a WebSocket upgrade…) gets the JSON error body.
+async fn guard(State(shared): State<Arc<Shared>>, req: Request, next: Next) -> Response {
+    let api = req.uri().path().starts_with("/api/");
+    let changes = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
+    if changes || req.headers().contains_key(header::UPGRADE) {
+        if let Some(origin) = req.headers().get(header::ORIGIN) {
+            let host = req
+                .headers()
+                .get(header::HOST)
+                .and_then(|h| h.to_str().ok());
+            let origin = String::from_utf8_lossy(origin.as_bytes()).into_owned();
+            if !origin_allowed(&origin, host, &shared.config.clients.allowed_origins) {
+                tracing::info!(%origin, path = %req.uri().path(), "cross-site request refused");
+                return ApiError::ForbiddenOrigin(origin).into_response();
+            }
+        }
+    }
+    if api && req.method() == Method::POST && !json_or_empty(req.headers()) {
+        return ApiError::UnsupportedMediaType.into_response();
+    }
+    let res = next.run(req).await;
+    if api {
+        json_error_body(res).await
+    } else {
+        res
+    }
+}
+
+/// A body declared `application/json`, or no body and no `Content-Type` at all.
+fn json_or_empty(h: &HeaderMap) -> bool {
+    match h.get(header::CONTENT_TYPE) {
+        Some(ct) => ct
+            .to_str()
+            .ok()
+            .and_then(|ct| ct.split(';').next())
+            .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json")),
+        None => {
+            let length = h
+                .get(header::CONTENT_LENGTH)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<u64>().ok());
+            length.unwrap_or(0) == 0 && !h.contains_key(header::TRANSFER_ENCODING)
+        }
+    }
+}
+
+/// An error answer that is not JSON, rewritten as `{"error":{"code","message"}}` with
+/// its status and other headers (`Allow`…) kept.
+async fn json_error_body(res: Response) -> Response {
+    let status = res.status();
+    let is_json = res
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return res;
+    }
+    let (mut parts, body) = res.into_parts();
+    let text = axum::body::to_bytes(body, 4096).await.unwrap_or_default();
+    let text = String::from_utf8_lossy(&text).trim().to_string();
+    let message = if text.is_empty() {
+        status.canonical_reason().unwrap_or("error").to_lowercase()
+    } else {
+        text
+    };
+    let json = ApiError::Http { status, message }.into_response();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    parts.headers.remove(header::CONTENT_TYPE);
+    let (jparts, jbody) = json.into_parts();
+    parts.headers.extend(jparts.headers);
+    Response::from_parts(parts, jbody)
+}
+
+/// Any other `/api/` path.
+async fn api_not_found(req: Request) -> ApiError {
+    ApiError::Http {
+        status: StatusCode::NOT_FOUND,
+        message: format!("no API endpoint {}", req.uri().path()),
+    }
+}
+
+async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
+    let mut body = shared.metrics.render(shared.room_counts());
+    shared.bots.render_metrics(&mut body);
+    let (commits, rows) = shared.store.action_commits();
+    body.push_str(&format!(
+        "# HELP sannin_action_commits Commits of action rows by the group commit.\n\
+         # TYPE sannin_action_commits counter\nsannin_action_commits {commits}\n\
+         # HELP sannin_action_rows Action rows stored by the group commit.\n\
+         # TYPE sannin_action_rows counter\nsannin_action_rows {rows}\n"
+    ));
+    body.push_str(&format!(
+        "# HELP sannin_client_budgets Client addresses with a partly spent rate budget.\n\
+         # TYPE sannin_client_budgets gauge\nsannin_client_budgets {}\n",
+        shared.budgets.tracked()
+    ));
+    body.push_str(&format!(
+        "# HELP sannin_analyses_running Searches of POST /api/analyse running.\n\
+         # TYPE sannin_analyses_running gauge\nsannin_analyses_running {}\n",
+        shared.budgets.analyses_running()
+    ));
+    body.push_str(&format!(
+        "# HELP sannin_rooms_broken Stored rooms this node could not restore (logged with \
+         their id and reason; listed nowhere).\n\
+         # TYPE sannin_rooms_broken gauge\nsannin_rooms_broken {}\n",
+        shared.broken.len()
+    ));
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body).into_response()
+}

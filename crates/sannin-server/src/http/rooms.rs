@@ -1,0 +1,265 @@
+//! A room over HTTP: creating one (`POST /api/rooms`), its details, record and
+//! history, and a pasted record played out (`POST /api/replay`).
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use sannin_protocol::{Created, RoomDetails};
+use sannin_rules::Player;
+use serde::Deserialize;
+use serde_json::Value;
+use uuid::Uuid;
+
+use super::extract::{json_object, ClientAddr};
+use crate::app::Shared;
+use crate::bots;
+use crate::clock::ClockRequest;
+use crate::error::ApiError;
+use crate::history::{self, History};
+use crate::room::{Cmd, RoomHandle, RoomSettings};
+use crate::store::{StoredSeat, BOT_TOKEN_HASH};
+use std::time::Duration;
+use tokio::sync::oneshot;
+
+/// Body of `POST /api/rooms`; every field optional.
+#[derive(Debug, Default, Deserialize)]
+struct CreateRoom {
+    /// Start from this position string (RULES §13.3) instead of the standard start.
+    #[serde(default)]
+    position: Option<String>,
+    /// Time control; absent or `{"kind":"none"}`: no clock.
+    #[serde(default)]
+    clock: Option<ClockRequest>,
+    /// Not listed in `GET /api/rooms`; joinable by link only.
+    #[serde(default)]
+    private: bool,
+    /// Bot seats: `{"middle": 2, "last": 3}` (seat → level 0..3, null: no bot).
+    #[serde(default)]
+    bots: Option<Value>,
+    /// A player who abandons is replaced by a bot instead of losing.
+    #[serde(default)]
+    bot_takeover: bool,
+    /// Level of that bot (default `--bot-takeover-level`).
+    #[serde(default)]
+    bot_takeover_level: Option<Value>,
+    /// Seats only for logged-in players; the result moves their ratings.
+    #[serde(default)]
+    rated: bool,
+}
+
+/// The bot seats of `POST /api/rooms`'s `bots`.
+fn bot_seats(v: Option<&Value>) -> Result<Vec<StoredSeat>, ApiError> {
+    let Some(v) = v.filter(|v| !v.is_null()) else {
+        return Ok(Vec::new());
+    };
+    let Value::Object(m) = v else {
+        return Err(ApiError::BadBots(format!(
+            "`bots` must be an object of seat → level, e.g. {{\"middle\": 2}}, not {v}"
+        )));
+    };
+    let mut seats = Vec::new();
+    for (k, level) in m {
+        let seat = Player::from_lower(k).ok_or_else(|| {
+            ApiError::BadBots(format!(
+                "unknown seat {k:?} in `bots`: want first, middle or last"
+            ))
+        })?;
+        if level.is_null() {
+            continue;
+        }
+        let level = bots::parse_level(level).map_err(|e| ApiError::BadBots(format!("{k}: {e}")))?;
+        seats.push(StoredSeat {
+            seat,
+            token_hash: BOT_TOKEN_HASH.into(),
+            name: bots::bot_name(level),
+            bot: Some(level),
+        });
+    }
+    Ok(seats)
+}
+
+pub(super) async fn create(
+    State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let req: CreateRoom = if body.iter().all(u8::is_ascii_whitespace) {
+        CreateRoom::default()
+    } else {
+        json_object(&body, "of room settings, e.g. {\"private\": true}")?
+    };
+    let clock = match &req.clock {
+        None => None,
+        Some(c) => c.validate().map_err(ApiError::BadClock)?,
+    };
+    let seats = bot_seats(req.bots.as_ref())?;
+    if req.rated && (!seats.is_empty() || req.bot_takeover) {
+        return Err(ApiError::BadBots(
+            "a rated room seats no bots (no `bots`, no `bot_takeover`)".into(),
+        ));
+    }
+    let takeover_level = match req.bot_takeover_level.as_ref().filter(|v| !v.is_null()) {
+        None => shared.config.bot_takeover_level,
+        Some(v) => bots::parse_level(v)
+            .map_err(|e| ApiError::BadBots(format!("bot_takeover_level: {e}")))?,
+    };
+    let settings = RoomSettings {
+        clock,
+        private: req.private,
+        bot_takeover: req.bot_takeover,
+        bot_takeover_level: req.bot_takeover.then_some(takeover_level),
+        rated: req.rated,
+        ..RoomSettings::default()
+    };
+    match &shared.cluster {
+        // A cluster keeps these budgets in the database, for every node at once.
+        Some(c) => c.take_room(&shared, client, !seats.is_empty()).await?,
+        None => shared.budgets.take_room(client, !seats.is_empty())?,
+    }
+    let bot_only_place = shared.reserve_bot_only_room(&seats)?;
+    let mut site_place = None;
+    if bot_only_place.is_some() {
+        match &shared.cluster {
+            Some(c) => site_place = c.reserve_bot_only(&shared, client).await?,
+            None => shared
+                .budgets
+                .check_bot_only_room(client, |id| shared.is_bot_only_room_running(id))?,
+        }
+    }
+    let created = shared.create_room(req.position, settings, seats).await;
+    if let (Some(c), Some(place)) = (&shared.cluster, &site_place) {
+        match &created {
+            Ok(id) => c.bot_only_created(&shared, place, *id).await,
+            Err(_) => c.bot_only_failed(&shared, place).await,
+        }
+    }
+    let id = created?;
+    if bot_only_place.is_some() && shared.cluster.is_none() {
+        shared.budgets.add_bot_only_room(client, id);
+    }
+    Ok((StatusCode::CREATED, Json(Created { id: id.to_string() })).into_response())
+}
+
+fn parse_id(id: &str) -> Result<Uuid, ApiError> {
+    id.parse()
+        .map_err(|_| ApiError::RoomNotFound(id.to_string()))
+}
+
+pub(super) async fn find(shared: &Arc<Shared>, id: &str) -> Result<RoomHandle, ApiError> {
+    let uuid = parse_id(id)?;
+    shared
+        .room(uuid)
+        .await?
+        .ok_or_else(|| ApiError::RoomNotFound(id.to_string()))
+}
+
+/// Asks the room actor something, with a timeout so a wedged room cannot hang HTTP.
+/// A room that unloaded itself meanwhile (idle and finished) is loaded again once.
+async fn ask<T>(
+    shared: &Arc<Shared>,
+    id: &str,
+    make: impl Fn(oneshot::Sender<T>) -> Cmd,
+) -> Result<T, ApiError> {
+    for _ in 0..2 {
+        let room = find(shared, id).await?;
+        let (tx, rx) = oneshot::channel();
+        if room.tx.send(make(tx)).await.is_err() {
+            shared.unload_room(room.id);
+            continue;
+        }
+        match tokio::time::timeout(Duration::from_secs(10), rx).await {
+            Ok(Ok(v)) => return Ok(v),
+            Ok(Err(_)) => shared.unload_room(room.id),
+            Err(_) => {
+                return Err(ApiError::Internal(anyhow::anyhow!(
+                    "room {} did not answer",
+                    room.id
+                )))
+            }
+        }
+    }
+    Err(ApiError::ShuttingDown)
+}
+
+pub(super) async fn details(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+) -> Result<Json<RoomDetails>, ApiError> {
+    Ok(Json(
+        ask(&shared, &id, |reply| Cmd::Details { reply }).await?,
+    ))
+}
+
+pub(super) async fn record(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    // The link as the reader reached it (behind a proxy: its forwarded scheme).
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("localhost");
+    let scheme = headers
+        .get("x-forwarded-proto")
+        .and_then(|h| h.to_str().ok())
+        .filter(|s| *s == "https")
+        .unwrap_or("http");
+    let site = format!("{scheme}://{host}/rooms/{id}");
+    let record = ask(&shared, &id, |reply| Cmd::Record {
+        site: site.clone(),
+        reply,
+    })
+    .await?;
+    Ok((
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        record,
+    )
+        .into_response())
+}
+
+/// `GET /api/rooms/{id}/history`: every stored action with the position after it, read
+/// from the database (what is stored is what happened: nothing is broadcast before it
+/// is stored).
+pub(super) async fn history(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+) -> Result<Json<History>, ApiError> {
+    let uuid = parse_id(&id)?;
+    if shared.broken.reason(uuid).is_some() {
+        return Err(ApiError::RoomBroken(id));
+    }
+    let stored = shared
+        .read_room(uuid)
+        .await?
+        .ok_or_else(|| ApiError::RoomNotFound(id.clone()))?;
+    match history::of_stored(stored.start_position.as_deref(), &stored.actions) {
+        Ok(history) => Ok(Json(history)),
+        Err(e) => Err(shared.room_is_broken(uuid, &format!("{e:#}")).await),
+    }
+}
+
+/// Body of `POST /api/replay`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReplayRequest {
+    /// A game record (RULES §13.2); may hold only headers, or nothing.
+    #[serde(default)]
+    record: String,
+    /// Start from this position string instead of the record's `Position` header.
+    #[serde(default)]
+    position: Option<String>,
+}
+
+/// `POST /api/replay`: a pasted record (or a position alone) played out ply by ply, for
+/// the analysis board and the position editor.
+pub(super) async fn replay(body: Bytes) -> Result<Json<History>, ApiError> {
+    let req: ReplayRequest = json_object(&body, r#"{"record": "...", "position": "..."}"#)?;
+    history::of_record(&req.record, req.position.as_deref())
+        .map(Json)
+        .map_err(ApiError::Replay)
+}
