@@ -5,11 +5,12 @@ import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** The start position, the client's own (static/js/position.js runs in node too). */
+export { START_POSITION as START } from '../../static/js/position.js';
+
 export const STATIC = fileURLToPath(new URL('../../static/', import.meta.url));
 export const ORIGIN = 'http://sannin.test';
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.wav': 'audio/wav' };
-
-export const START = 'lL1lP1fP1fL/lSlBlP2fPfRfS/lG1lP3fP1fG/lK1lP4fP1fK/lG1lN5fN1fG/lS1lP6fP1fS/lLlRlP7fPfBfL/1lP8fP1/lP9fP/10/mPmPmPmPmNmPmPmPmP/1mB4mR1/mLmSmGmKmGmSmL F -/-/- FML - FML';
 
 /** Serves static files for every non-API request; `api(path, method, body)` answers /api. */
 export async function mockServer(page, { api = () => null, ws } = {}) {

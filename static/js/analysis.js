@@ -5,7 +5,7 @@
 // asks the server's search (`POST /api/analyse`) for the best move of the position shown.
 import { h } from './dom.js';
 import { SEATS } from './geometry.js';
-import { HAND_ORDER, parseAction, parsePosition } from './position.js';
+import { HAND_ORDER, START_POSITION, parseAction, parsePosition } from './position.js';
 import { Board, boardHasArrows } from './board.js';
 import { onLangChange, t } from './i18n.js';
 import { onPrefChange } from './prefs.js';
@@ -13,7 +13,6 @@ import { pieceSvg } from './pieces.js';
 import { announce } from './site.js';
 import { describeAction, seatOf } from './say.js';
 import { PositionEditor, writePosition } from './editor.js';
-import { START_POSITION } from './lobby.js';
 
 /** POST /api/replay. Resolves to { start, plies } or rejects with an Error carrying
  * the server's `code`, `ply` and `token`. */

@@ -5,6 +5,9 @@ const OWNER = { f: 'first', m: 'middle', l: 'last' };
 const LETTER = { F: 'first', M: 'middle', L: 'last' };
 export const HAND_ORDER = ['R', 'B', 'G', 'S', 'N', 'L', 'P'];
 
+/** The start position of RULES.md §4, written as §13.3 writes positions. */
+export const START_POSITION = 'lL1lP1fP1fL/lSlBlP2fPfRfS/lG1lP3fP1fG/lK1lP4fP1fK/lG1lN5fN1fG/lS1lP6fP1fS/lLlRlP7fPfBfL/1lP8fP1/lP9fP/10/mPmPmPmPmNmPmPmPmP/1mB4mR1/mLmSmGmKmGmSmL F -/-/- FML - FML';
+
 /**
  * Parses a position string. Returns
  * { board: Map<cell, {owner, kind, promoted}>, toMove: seat|null,

@@ -6,7 +6,7 @@
 // controls.js, pregame.js, notices.js (views), input.js (clicks and keys), sound.js.
 import { h, redraw } from './dom.js';
 import { SEATS } from './geometry.js';
-import { indexLegal } from './position.js';
+import { START_POSITION, indexLegal } from './position.js';
 import { Board } from './board.js';
 import { RoomConnection, api, savedToken } from './protocol.js';
 import { describeClock } from './clocks.js';
@@ -34,7 +34,6 @@ import { Sounds, notifications } from './room/sound.js';
 
 const VIEW_KEY = 'sannin.view';
 const NOTIFY_KEY = 'sannin.notify';
-const START_POSITION = 'lL1lP1fP1fL/lSlBlP2fPfRfS/lG1lP3fP1fG/lK1lP4fP1fK/lG1lN5fN1fG/lS1lP6fP1fS/lLlRlP7fPfBfL/1lP8fP1/lP9fP/10/mPmPmPmPmNmPmPmPmP/1mB4mR1/mLmSmGmKmGmSmL F -/-/- FML - FML';
 
 export function showRoom(app, roomId) {
   const ui = new RoomView(app, roomId);

@@ -6,9 +6,8 @@ import { layout } from './geometry.js';
 import { onLangChange, t } from './i18n.js';
 import { onPrefChange } from './prefs.js';
 import { pieceSvg } from './pieces.js';
-import { parsePosition } from './position.js';
+import { START_POSITION, parsePosition } from './position.js';
 import { hexPoints, miniBoard, svgEl } from './miniboard.js';
-import { START_POSITION } from './lobby.js';
 
 /** RULES §3: Middle's step (Δr, Δf) for each clock hour (12 = straight forward). */
 export const MIDDLE_STEPS = {
