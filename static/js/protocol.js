@@ -1,4 +1,5 @@
-// The room WebSocket of CONTRACT §3: join/resume/watch, seq tracking, reconnects.
+// The room WebSocket (docs/protocol.md, 'WebSocket'): join/resume/watch, seq tracking,
+// reconnects.
 
 const TOKEN_KEY = (roomId) => `sannin.token.${roomId}`;
 

@@ -6,7 +6,8 @@
 import { SEATS } from '../geometry.js';
 import { parseAction, parsePosition } from '../position.js';
 
-/** Actions of a history that are not moves on the board (history plies, CONTRACT §2). */
+/** Actions of a history that are not moves on the board (history plies: docs/protocol.md,
+ * 'HTTP', `GET /api/rooms/{id}/history`). */
 export const ENDINGS = new Set(['resign', 'timeout', 'abandon', 'draw']);
 
 /** Rules events name players "First"; seat events and `to_move` use "first". */
@@ -24,8 +25,8 @@ export function createModel() {
     illuminated: null, // cells taken by the last illumination (live)
     leaving: new Map(), // seat -> deadline (ms since epoch) of an abandonment countdown
     proposal: null, // { from, to } pre-game alliance proposal
-    // The game ply by ply (CONTRACT §2 history shape), kept up to date from the event
-    // stream once loaded from `GET /api/rooms/{id}/history`.
+    // The game ply by ply (the history's shape: docs/protocol.md, 'HTTP'), kept up to
+    // date from the event stream once loaded from `GET /api/rooms/{id}/history`.
     history: null, // { start, plies: [{ ply, player, action, events, position }] }
     historyStale: true, // the page should (re)load the history
     // Plies received while the history is missing or stale, each with `after`: the
