@@ -246,8 +246,7 @@ test('events: alliance banner, check on the king, result; names are text', async
 test('a gap in seq asks for a fresh state; a dropped socket reconnects and resumes', async () => {
   const { page, sent, server, sockets } = await openRoom((n) => state({ seq: n === 1 ? 3 : 9, you: 'middle' }), { token: 'tok' });
   server().send(JSON.stringify({ type: 'event', seq: 6, event: { type: 'player_ready', seat: 'first', ready: true } }));
-  await page.waitForFunction(() => true);
-  await new Promise((r) => setTimeout(r, 200));
+  await until('the page asks for a fresh state', () => sent.some((m) => m.type === 'sync'));
   assert.deepEqual(sent.at(-1), { type: 'sync' });
   server().close();
   await page.waitForSelector('[data-testid="conn-status"][data-phase="reconnecting"]');
@@ -390,6 +389,7 @@ test('a seat resumed elsewhere stops this page instead of taking it back', async
   await page.waitForSelector('[data-testid="conn-status"][data-phase="closed"]');
   await page.getByTestId('offline').waitFor();
   assert.match(await page.getByTestId('offline').textContent(), /another window/);
+  // A wait on purpose: nothing may reconnect in that time (longer than the first reconnect delay).
   await page.waitForTimeout(1500);
   assert.equal(sockets.length, 1, 'no automatic reconnect');
   await page.getByTestId('retry').click();
@@ -421,8 +421,7 @@ test('premove: queued while others move, shown, cancelled by Escape or a click, 
   await page.screenshot({ path: `${SHOTS}mock-premove.png` });
   assert.equal(sent.filter((m) => m.type === 'act').length, 0, 'nothing sent while it is not our turn');
   ws.send(JSON.stringify(state({ seq: 5, you: 'middle', to_move: 'middle', moves: ['P3c-4c'], move_players: ['first'], legal: ['P10k-10j', 'P9k-9j'] })));
-  await page.waitForFunction(() => true);
-  await new Promise((r) => setTimeout(r, 200));
+  await until('the premove sent', () => sent.some((m) => m.type === 'act'));
   assert.deepEqual(sent.filter((m) => m.type === 'act'), [{ type: 'act', action: 'P10k-10j' }]);
   assert.equal(await page.locator('.cell.premove').count(), 0);
   // A premove that is no longer legal is dropped, and the page says so.
@@ -465,7 +464,10 @@ test('check: a red glow on the king that wins over the other highlights; "You ar
   // The same check after the next move is not told again; the log has it once.
   ev({ type: 'action', player: 'middle', action: 'P10k-10j' });
   ev({ type: 'check', player: 'Middle', by: ['First'] });
-  await page.waitForTimeout(200);
+  // Both taken in: the move announced, and the king glowing again (the move cleared the
+  // check; the check event after it sets it back).
+  await page.waitForFunction(() => /^Middle\b.*10j/.test(document.querySelector('[data-testid="announcer"]').textContent)
+    && document.querySelector('[data-cell="10m"]').classList.contains('check'));
   const checks = await page.$$eval('[data-testid="log"] li', (ns) => ns.map((n) => n.textContent).filter((t) => /in check/.test(t)));
   assert.deepEqual(checks, ['You are in check from Akira (First).']);
   await page.close();

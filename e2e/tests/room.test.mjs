@@ -50,6 +50,14 @@ function positionPieces(page, position) {
   }, position);
 }
 
+/** Waits until `p`'s page has drawn every move of the last state it received, and a frame
+ * after that: the layout the moves brought, and any scrolling it would cause, are done. */
+async function drawn(p) {
+  const n = p.lastState().moves.length;
+  await p.page.waitForFunction((count) => document.querySelectorAll('[data-testid="moves"] [data-ply]').length >= count, n);
+  await p.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+}
+
 test('phone: the board stays where it is while moves come in, and the page does not scroll', async () => {
   const id = await createRoom({ bots: { middle: 0, last: 0 } });
   const p = await person('phone', { width: 390, height: 844 });
@@ -69,7 +77,7 @@ test('phone: the board stays where it is while moves come in, and the page does 
       return st.moves.length >= ply + 3 && st.to_move === 'first' ? st : null;
     });
     await p.page.waitForSelector('[data-testid="turn"].mine');
-    await p.page.waitForTimeout(350);
+    await drawn(p);
     assert.equal(await p.page.evaluate(() => window.scrollY), scroll0, 'the page did not scroll by itself');
     assert.deepEqual(await p.page.getByTestId('board').boundingBox(), box0, 'the board did not move');
   }
@@ -81,7 +89,7 @@ test('phone: the board stays where it is while moves come in, and the page does 
   const boxScrolled = await p.page.getByTestId('board').boundingBox();
   const { ply } = await playMove(p);
   await until('the bots answered', () => p.lastState().moves.length >= ply + 3);
-  await p.page.waitForTimeout(350);
+  await drawn(p);
   assert.equal(await p.page.evaluate(() => window.scrollY), scrolled);
   assert.deepEqual(await p.page.getByTestId('board').boundingBox(), boxScrolled);
   assert.deepEqual(p.io.errors, []);
