@@ -1,34 +1,35 @@
-//! State shared by the HTTP handlers and the connections: the registry of running
-//! rooms, the store, the config and the metrics. Rooms see only the parts they need
-//! ([`RoomDeps`]), with this registry behind the [`Registry`] trait.
+//! The application: the rooms of this node (`rooms`) with the features plugged in —
+//! accounts and ratings, per-client budgets, and in a cluster the node's membership.
+//! The web layer (`http`) serves it; the rooms see only what they need ([`RoomDeps`])
+//! and ask the application for the rest through the [`Registry`] trait.
+//!
+//! [`RoomDeps`]: crate::room::RoomDeps
 
-use std::collections::BTreeMap;
 use std::future::Future;
-use std::ops::Bound;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
+use sannin_protocol::RoomSummary;
 use sannin_rules::Position;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
-use tracing::{error, info, warn};
+use tracing::info;
 use uuid::Uuid;
 
 use crate::accounts::Accounts;
-use crate::bots::Bots;
-use crate::broken::BrokenRooms;
+use crate::bots::{is_bot_only_room, BotOnlyPlace, Bots};
 use crate::cluster::Cluster;
 use crate::config::Config;
 use crate::error::ApiError;
 use crate::limits::Budgets;
 use crate::metrics::Metrics;
-use crate::room::{Registry, Room, RoomDeps, RoomHandle, RoomSettings};
+use crate::room::{Registry, Room, RoomHandle, RoomSettings};
+use crate::rooms::{Rooms, RoomsParts};
 use crate::store::column::Json as _;
-use crate::store::{now_ms, Fence, LoadError, Store, StoredRoom, StoredSeat, BOT_TOKEN_HASH};
-use sannin_protocol::{RoomStatus, RoomSummary};
+use crate::store::{Store, StoredSeat};
 
-/// Shared server state.
+/// The application's state, shared by the web handlers and the rooms.
 #[derive(Debug)]
 pub struct Shared {
     /// Configuration.
@@ -39,7 +40,10 @@ pub struct Shared {
     pub metrics: Arc<Metrics>,
     /// Runs the bots' searches of every room (bounded concurrency).
     pub bots: Arc<Bots>,
-    /// Cancelled on shutdown; rooms then close their connections and stop.
+    /// The rooms of this node.
+    pub rooms: Arc<Rooms>,
+    /// Cancelled on shutdown (the rooms' token); rooms then close their connections
+    /// and stop.
     pub shutdown: CancellationToken,
     /// Tracks room tasks so shutdown can wait for them.
     pub tracker: TaskTracker,
@@ -49,82 +53,43 @@ pub struct Shared {
     pub accounts: Arc<Accounts>,
     /// Cluster mode: this node's membership (`cluster`); None for a single node.
     pub cluster: Option<Arc<Cluster>>,
-    /// Running rooms, in id order: the lobby pages through them from a cursor
-    /// without sorting (a hyphenated lowercase UUID sorts as its bytes do). A `std`
-    /// mutex: it is never held across an `.await` (mini-redis `db.rs` explains why
-    /// that is the right lock here).
-    rooms: Mutex<BTreeMap<Uuid, RoomHandle>>,
-    /// Rooms that could not be restored (`broken`).
-    pub broken: BrokenRooms,
-    /// Rooms not finished, for `--max-rooms`.
-    open_rooms: AtomicUsize,
-    next_conn: AtomicU64,
 }
 
 impl Shared {
     /// New state; no rooms yet.
     pub fn new(config: Config, store: Store, cluster: Option<Arc<Cluster>>) -> Arc<Shared> {
-        Arc::new(Shared {
-            bots: Arc::new(Bots::new(config.bots)),
-            budgets: Arc::new(Budgets::new(&config.clients)),
-            accounts: Arc::new(Accounts::new(
-                &store,
-                config.accounts.clone(),
-                config.clients.trusted_proxies.clone(),
-                cluster.is_some(),
-            )),
-            cluster,
-            config: Arc::new(config),
-            store,
-            metrics: Arc::new(Metrics::default()),
-            shutdown: CancellationToken::new(),
-            tracker: TaskTracker::new(),
-            rooms: Mutex::new(BTreeMap::new()),
-            broken: BrokenRooms::default(),
-            open_rooms: AtomicUsize::new(0),
-            next_conn: AtomicU64::new(1),
+        let metrics = Arc::new(Metrics::default());
+        let bots = Arc::new(Bots::new(config.bots));
+        Arc::new_cyclic(|me: &std::sync::Weak<Shared>| {
+            let registry: std::sync::Weak<dyn Registry> = me.clone();
+            let rooms = Arc::new(Rooms::new(
+                RoomsParts {
+                    config: Arc::new(config.room_config()),
+                    store: store.clone(),
+                    metrics: metrics.clone(),
+                    bots: bots.clone(),
+                    max_open: config.max_rooms,
+                },
+                registry,
+            ));
+            Shared {
+                budgets: Arc::new(Budgets::new(&config.clients)),
+                accounts: Arc::new(Accounts::new(
+                    &store,
+                    config.accounts.clone(),
+                    config.clients.trusted_proxies.clone(),
+                    cluster.is_some(),
+                )),
+                shutdown: rooms.shutdown.clone(),
+                tracker: rooms.tracker.clone(),
+                rooms,
+                cluster,
+                config: Arc::new(config),
+                store,
+                metrics,
+                bots,
+            }
         })
-    }
-
-    /// A fresh connection id.
-    pub fn next_conn_id(&self) -> u64 {
-        self.next_conn.fetch_add(1, Ordering::Relaxed)
-    }
-
-    /// What a room gets to run with.
-    fn room_deps(self: &Arc<Self>) -> RoomDeps {
-        self.room_deps_with(self.shutdown.clone(), None)
-    }
-
-    /// What a room gets to run with, stopped by `shutdown` and its action writes
-    /// fenced by `fence` (cluster mode).
-    pub(crate) fn room_deps_with(
-        self: &Arc<Self>,
-        shutdown: CancellationToken,
-        fence: Option<Fence>,
-    ) -> RoomDeps {
-        RoomDeps {
-            fence,
-            config: self.config.clone(),
-            store: self.store.clone(),
-            metrics: self.metrics.clone(),
-            bots: self.bots.clone(),
-            registry: self.clone(),
-            shutdown,
-            tracker: self.tracker.clone(),
-        }
-    }
-
-    fn rooms(&self) -> std::sync::MutexGuard<'_, BTreeMap<Uuid, RoomHandle>> {
-        // A poisoned registry only means a panic elsewhere; the map itself is intact.
-        self.rooms.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// A room finished: it no longer counts against `--max-rooms`.
-    pub fn room_closed(&self) {
-        let _ = self
-            .open_rooms
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
     }
 
     /// Creates and starts a room (from a position string, if given) with `settings`
@@ -141,43 +106,29 @@ impl Shared {
         if self.shutdown.is_cancelled() {
             return Err(ApiError::ShuttingDown);
         }
-        let start = match position.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-            None => None,
-            Some(s) => {
-                let p: Position = s
-                    .parse()
-                    .map_err(|e| ApiError::BadPosition(format!("{e}")))?;
-                if p.to_move().is_none() {
-                    return Err(ApiError::BadPosition(
-                        "the game is already over in that position".into(),
-                    ));
-                }
-                Some(p)
-            }
-        };
+        let start = start_position(position.as_deref())?;
         // Cluster mode: a rematch is written only while its room still holds its lease.
         let store = match (&self.cluster, settings.rematch_of) {
-            (Some(c), Some(parent)) => c.store_for_child_of(self, parent)?,
+            (Some(c), Some(parent)) => c.store_for_child_of(parent)?,
             _ => self.store.clone(),
         };
-        let max = self.config.max_rooms;
-        self.open_rooms
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < max).then_some(n + 1)
-            })
-            .map_err(|_| ApiError::TooManyRooms(max))?;
+        self.rooms.claim_open()?;
         let id = Uuid::new_v4();
         let start_text = start.as_ref().map(|p| p.to_string());
         // Cluster mode: the lease first, so that no other node takes the new room.
-        let (deps, lease) = match &self.cluster {
-            None => (self.room_deps(), None),
-            Some(c) => match c.claim_new(self, id).await {
-                Ok((deps, epoch, cancel)) => (deps, Some((c, epoch, cancel))),
-                Err(e) => {
-                    self.room_closed();
-                    return Err(e);
-                }
-            },
+        let claimed = match &self.cluster {
+            None => self.rooms.local_deps().map(|d| (d, None)),
+            Some(c) => c
+                .claim_new(&self.rooms, id)
+                .await
+                .map(|(deps, epoch, cancel)| (deps, Some((c, epoch, cancel)))),
+        };
+        let (deps, lease) = match claimed {
+            Ok(c) => c,
+            Err(e) => {
+                self.rooms.room_closed();
+                return Err(e);
+            }
         };
         if let Err(e) = store
             .create_room(
@@ -188,244 +139,122 @@ impl Shared {
             )
             .await
         {
-            self.room_closed();
+            self.rooms.room_closed();
             if let Some((c, epoch, _)) = lease {
-                c.unclaim(self, id, epoch).await;
+                c.unclaim(id, epoch).await;
             }
             return Err(e.into());
         }
         let private = settings.private;
-        let handle = Room::new(deps, id, start, settings, seats).spawn();
-        self.rooms().insert(id, handle.clone());
+        let handle = self
+            .rooms
+            .start_claimed(Room::new(deps, id, start, settings, seats));
         if let Some((c, epoch, cancel)) = lease {
-            c.adopt(self, handle, epoch, cancel);
+            c.adopt(&self.rooms, handle, epoch, cancel);
         }
         self.metrics.rooms_created.fetch_add(1, Ordering::Relaxed);
         info!(room = %id, custom = start_text.is_some(), private, "room created");
         Ok(id)
     }
 
-    /// The running room with this id, loading it from the database if it is stored
-    /// but not in memory (a finished room after a restart).
+    /// The room with this id, wherever it runs: in memory here, loaded from the
+    /// database (a finished room after a restart), or in a cluster on another node.
     ///
     /// # Errors
     /// Database errors; `RoomBroken` for a room that cannot be restored.
     pub async fn room(self: &Arc<Self>, id: Uuid) -> Result<Option<RoomHandle>, ApiError> {
-        if let Some(h) = self.rooms().get(&id) {
-            return Ok(Some(h.clone()));
+        if let Some(h) = self.rooms.local(id) {
+            return Ok(Some(h));
         }
-        if self.broken.reason(id).is_some() {
+        if self.rooms.broken.reason(id).is_some() {
             return Err(ApiError::RoomBroken(id.to_string()));
         }
-        if let Some(c) = &self.cluster {
+        match &self.cluster {
             // Owned here, proxied to its owner, or taken over (`cluster`).
-            return c.room(self, id).await;
-        }
-        if self.shutdown.is_cancelled() {
-            return Err(ApiError::ShuttingDown);
-        }
-        let Some(stored) = self.read_room(id).await? else {
-            return Ok(None);
-        };
-        let room = self.rebuild(id, self.room_deps(), stored).await?;
-        let mut rooms = self.rooms();
-        if let Some(h) = rooms.get(&id) {
-            // Loaded concurrently by someone else: keep theirs (ours is dropped unspawned).
-            return Ok(Some(h.clone()));
-        }
-        if room.is_open() {
-            self.open_rooms.fetch_add(1, Ordering::AcqRel);
-        }
-        let h = room.spawn();
-        rooms.insert(id, h.clone());
-        Ok(Some(h))
-    }
-
-    /// Room `id` as stored; None if it is not.
-    ///
-    /// # Errors
-    /// Database errors; `RoomBroken` (and the room marked so) when a stored value of
-    /// the room does not read back.
-    pub(crate) async fn read_room(&self, id: Uuid) -> Result<Option<StoredRoom>, ApiError> {
-        match self.store.load_room(&id.to_string()).await {
-            Ok(stored) => Ok(stored),
-            Err(LoadError::Db(e)) => Err(e.into()),
-            Err(LoadError::Unreadable { error, .. }) => {
-                Err(self.room_is_broken(id, &error.to_string()).await)
-            }
+            Some(c) => c.room(&self.rooms, id).await,
+            None => self.rooms.load(id).await,
         }
     }
 
-    /// Rebuilds a stored room to run with `deps`.
-    ///
-    /// # Errors
-    /// `RoomBroken` (and the room marked so) when its actions do not replay.
-    pub(crate) async fn rebuild(
-        &self,
-        id: Uuid,
-        deps: RoomDeps,
-        stored: StoredRoom,
-    ) -> Result<Room, ApiError> {
-        let marked = stored.marked_broken;
-        match Room::restore(deps, stored) {
-            Ok(room) => {
-                if marked {
-                    // It reads again (an upgrade that knows its values): listed again.
-                    info!(room = %id, "a room marked broken is restored");
-                    if let Err(e) = self.store.mark_broken(&id.to_string(), None).await {
-                        warn!(room = %id, error = %e, "cannot clear the room's broken mark");
-                    }
-                }
-                Ok(room)
-            }
-            Err(e) => Err(self.room_is_broken(id, &format!("{e:#}")).await),
-        }
-    }
-
-    /// Records that room `id` cannot be restored (`reason`): logged with its id,
-    /// counted in `/metrics`, listed nowhere (marked in the database), answered with
-    /// `room_broken`. Returns that error.
-    pub(crate) async fn room_is_broken(&self, id: Uuid, reason: &str) -> ApiError {
-        if self.broken.insert(id, reason) {
-            error!(room = %id, reason, "the room cannot be restored: it is marked broken");
-            if let Err(e) = self.store.mark_broken(&id.to_string(), Some(reason)).await {
-                warn!(room = %id, error = %e, "cannot mark the room broken in the database");
-            }
-        }
-        ApiError::RoomBroken(id.to_string())
-    }
-
-    /// Restarts every unfinished room stored in the database.
-    ///
-    /// # Errors
-    /// Database errors; a room that cannot be restored is marked broken and skipped.
-    pub async fn restore_all(self: &Arc<Self>) -> anyhow::Result<usize> {
-        let ids = self.store.unfinished_room_ids().await?;
-        let mut n = 0;
-        for id in ids {
-            let Ok(uuid) = id.parse::<Uuid>() else {
-                error!(room = %id, "a stored room id is not a uuid; skipped");
-                continue;
-            };
-            let stored = match self.read_room(uuid).await {
-                Ok(Some(s)) => s,
-                Ok(None) | Err(ApiError::RoomBroken(_)) => continue,
-                Err(e) => return Err(anyhow::anyhow!("restoring room {id}: {e:?}")),
-            };
-            if expired_while_down(&stored, self.config.waiting_room_ttl) {
-                // Nobody could have started it: not brought back.
-                self.store.delete_room(&id).await?;
-                info!(room = %id, "waiting room expired while the server was down");
-                continue;
-            }
-            if let Ok(room) = self.rebuild(uuid, self.room_deps(), stored).await {
-                if room.is_open() {
-                    self.open_rooms.fetch_add(1, Ordering::AcqRel);
-                }
-                let h = room.spawn();
-                self.rooms().insert(h.id, h);
-                n += 1;
-            }
-        }
-        Ok(n)
-    }
-
-    /// Forgets a room whose actor stopped (an idle finished room).
-    pub fn unload_room(&self, id: Uuid) {
-        self.rooms().remove(&id);
-    }
-
-    /// Forgets the room of handle `h` if it is still the one registered.
-    pub fn unload_room_if(&self, h: &RoomHandle) {
-        let mut rooms = self.rooms();
-        if rooms.get(&h.id).is_some_and(|r| r.tx.same_channel(&h.tx)) {
-            rooms.remove(&h.id);
-        }
-    }
-
-    /// The room if it runs on this node.
-    pub fn local_room(&self, id: Uuid) -> Option<RoomHandle> {
-        self.rooms().get(&id).cloned()
-    }
-
-    /// Starts a restored room on this node and registers it.
-    pub fn adopt_room(&self, room: Room) -> RoomHandle {
-        if room.is_open() {
-            self.open_rooms.fetch_add(1, Ordering::AcqRel);
-        }
-        let h = room.spawn();
-        self.rooms().insert(h.id, h.clone());
-        h
-    }
-
-    /// Handles of every room in memory.
-    pub fn handles(&self) -> Vec<RoomHandle> {
-        self.rooms().values().cloned().collect()
-    }
-
-    /// Up to `n` summaries of rooms in memory that `keep` accepts, in id order from
-    /// the first id after `after`. Each room publishes its summary as it changes, so
-    /// a page costs the rooms it walks over (a read of each one's latest summary) and
-    /// the clones of those it returns: nothing is collected or sorted per request.
+    /// Up to `n` summaries of rooms (the site's in a cluster) that `keep` accepts, in
+    /// id order from the first id after `after`.
     pub fn summaries_after(
         &self,
         after: Option<Uuid>,
         n: usize,
         keep: impl Fn(&RoomSummary) -> bool,
     ) -> Vec<RoomSummary> {
-        if let Some(c) = &self.cluster {
-            return c.summaries_after(after, n, keep);
+        match &self.cluster {
+            Some(c) => c.summaries_after(after, n, keep),
+            None => self.rooms.summaries_after(after, n, keep),
         }
-        let from = after.map_or(Bound::Unbounded, Bound::Excluded);
-        let rooms = self.rooms();
-        let mut page = Vec::with_capacity(n.min(256));
-        for h in rooms.range((from, Bound::Unbounded)).map(|(_, h)| h) {
-            if page.len() >= n {
-                break;
-            }
-            let s = h.summary.borrow();
-            if keep(&s) {
-                page.push(s.clone());
-            }
-        }
-        page
     }
 
-    /// Rooms by status, for the metrics.
-    pub fn room_counts(&self) -> [(&'static str, usize); 3] {
-        let mut c = [0usize; 3];
-        for h in self.rooms().values() {
-            let i = match h.summary.borrow().room.status {
-                RoomStatus::Waiting => 0,
-                RoomStatus::Playing => 1,
-                RoomStatus::Finished => 2,
-            };
-            c[i] += 1;
+    /// Whether the room `id` is in memory, not finished, and played by bots alone.
+    pub fn is_bot_only_room_running(&self, id: Uuid) -> bool {
+        self.rooms
+            .local(id)
+            .is_some_and(|h| is_bot_only_room(&h.summary.borrow()))
+    }
+
+    /// Asked before creating a room with the seats `seats` (`POST /api/rooms`): when
+    /// all three are bots, a place under `--max-bot-only-rooms`, to keep until the
+    /// room is created; `None` for any other room.
+    ///
+    /// # Errors
+    /// `TooManyBotOnlyRooms` (429) when as many rooms of bots alone as allowed are
+    /// running or being created.
+    pub fn reserve_bot_only_room(
+        &self,
+        seats: &[StoredSeat],
+    ) -> Result<Option<BotOnlyPlace>, ApiError> {
+        let bots_only = seats.len() == 3 && seats.iter().all(|s| s.bot.is_some());
+        if !bots_only {
+            return Ok(None);
         }
-        [("waiting", c[0]), ("playing", c[1]), ("finished", c[2])]
+        let running = || {
+            self.rooms
+                .handles()
+                .iter()
+                .filter(|h| is_bot_only_room(&h.summary.borrow()))
+                .count()
+        };
+        match self.bots.reserve_bot_only(running) {
+            Some(place) => Ok(Some(place)),
+            None => Err(ApiError::TooManyBotOnlyRooms(
+                self.bots.settings().max_bot_only_rooms,
+            )),
+        }
     }
 }
 
-/// A waiting room with no human seated whose time to live ran out.
-fn expired_while_down(stored: &StoredRoom, ttl: Option<std::time::Duration>) -> bool {
-    let Some(ttl) = ttl else {
-        return false;
+/// The start position of a new room: `written` (a position string) or the standard
+/// start (None).
+///
+/// # Errors
+/// `BadPosition`: not a position, or one where the game is already over.
+fn start_position(written: Option<&str>) -> Result<Option<Position>, ApiError> {
+    let Some(s) = written.map(str::trim).filter(|s| !s.is_empty()) else {
+        return Ok(None);
     };
-    stored.status == RoomStatus::Waiting
-        && stored
-            .seats
-            .iter()
-            .all(|s| s.bot.is_some() && s.token_hash == BOT_TOKEN_HASH)
-        && now_ms() - stored.updated_at_ms >= ttl.as_millis() as i64
+    let p: Position = s
+        .parse()
+        .map_err(|e| ApiError::BadPosition(format!("{e}")))?;
+    if p.to_move().is_none() {
+        return Err(ApiError::BadPosition(
+            "the game is already over in that position".into(),
+        ));
+    }
+    Ok(Some(p))
 }
 
 impl Registry for Shared {
     fn room_closed(&self) {
-        Shared::room_closed(self);
+        self.rooms.room_closed();
     }
 
     fn unload_room(&self, id: Uuid) {
-        Shared::unload_room(self, id);
+        self.rooms.unload(id);
     }
 
     fn create_room(

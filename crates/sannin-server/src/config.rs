@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::bots::BotSettings;
+use crate::cluster::ClusterSettings;
 use crate::limits::{self, ClientLimits};
 use crate::time::{SystemTime, TimeSource};
 
@@ -470,7 +471,7 @@ impl Config {
             .filter(|u| !u.trim().is_empty())
             .unwrap_or_else(|| DEFAULT_SQLITE_URL.to_string());
         let mut config = Config::from_parts(url, args.static_dir.clone(), &args.limits);
-        config.cluster = crate::cluster::ClusterSettings::from_args(&args.cluster);
+        config.cluster = cluster_settings(&args.cluster);
         config
     }
 
@@ -532,10 +533,53 @@ impl Config {
         }
     }
 
+    /// What every room runs with.
+    pub fn room_config(&self) -> crate::room::RoomConfig {
+        crate::room::RoomConfig {
+            grace: self.grace,
+            hello: self.hello,
+            max_connections_per_room: self.max_connections_per_room,
+            max_name_chars: self.max_name_chars,
+            finished_idle: self.finished_idle,
+            waiting_room_ttl: self.waiting_room_ttl,
+            lag_credit_max_ms: self.lag_credit_max_ms,
+            rate_per_second: self.rate_per_second,
+            rate_burst: self.rate_burst,
+            chat_max_chars: self.chat_max_chars,
+            chat_per_minute: self.chat_per_minute,
+            chat_burst: self.chat_burst,
+            chat_history: self.chat_history,
+            spectator_chat_per_minute: self.spectator_chat_per_minute,
+            spectator_chat_burst: self.spectator_chat_burst,
+            chat_mute: self.chat_mute,
+            bot_takeover_level: self.bot_takeover_level,
+            time: self.time.clone(),
+        }
+    }
+
     /// The hard cap handed to the WebSocket codec: larger messages close the socket.
     pub fn hard_message_cap(&self) -> usize {
         (self.max_message_bytes * 4).max(64 * 1024)
     }
+}
+
+/// The cluster settings of the flags; None without a NATS URL (a single node).
+fn cluster_settings(a: &ClusterArgs) -> Option<ClusterSettings> {
+    let url = a
+        .nats_url
+        .as_deref()
+        .map(str::trim)
+        .filter(|u| !u.is_empty())?;
+    let lease = if a.lease_seconds.is_finite() && a.lease_seconds > 0.0 {
+        Duration::from_secs_f64(a.lease_seconds)
+    } else {
+        Duration::ZERO
+    };
+    Some(ClusterSettings {
+        nats_url: url.to_string(),
+        prefix: a.nats_prefix.trim().to_string(),
+        lease,
+    })
 }
 
 /// The per-client limits of the flags. A bad proxy entry (only possible when the

@@ -29,6 +29,7 @@ mod net;
 mod rate;
 mod record;
 mod room;
+mod rooms;
 mod store;
 #[cfg(test)]
 mod testing;
@@ -130,15 +131,15 @@ pub async fn run(
     let cluster = match &config.cluster {
         None => None,
         Some(c) => {
-            Some(cluster::Cluster::connect(c, &store, config.clients.max_ws_per_address).await?)
+            Some(cluster::Cluster::connect(c, &store, &config.clients, config.send_queue).await?)
         }
     };
     let shared = app::Shared::new(config, store.clone(), cluster.clone());
     if let Some(c) = &cluster {
         // Rooms are taken over by the lease sweep, not all restored here.
-        c.start(&shared).await?;
+        c.start(&shared.rooms).await?;
     } else {
-        let restored = shared.restore_all().await?;
+        let restored = shared.rooms.restore_all().await?;
         if restored > 0 {
             info!(rooms = restored, "restored unfinished rooms");
         }
@@ -179,7 +180,7 @@ pub async fn run(
     }
     if let Some(c) = &cluster {
         // Drain: the rooms have stopped; their leases go to the other nodes now.
-        c.release_all(&shared).await;
+        c.release_all().await;
     }
     // Give connection writers a moment to flush their close frames.
     tokio::time::sleep(Duration::from_millis(50)).await;

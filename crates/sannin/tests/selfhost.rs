@@ -415,10 +415,10 @@ fn sannin_bins() -> (String, BTreeSet<String>) {
 
 /// The migrations directory the server embeds (`sqlx::migrate!("…")`), from the root.
 fn migrations_dir() -> String {
-    let store = read("crates/sannin-server/src/store.rs");
+    let store = read("crates/sannin-server/src/store/mod.rs");
     let start = store
         .find("sqlx::migrate!(\"")
-        .expect("store.rs embeds its migrations with sqlx::migrate!(\"…\")")
+        .expect("store/mod.rs embeds its migrations with sqlx::migrate!(\"…\")")
         + "sqlx::migrate!(\"".len();
     let rel = &store[start..start + store[start..].find('"').unwrap()];
     let dir = root().join("crates/sannin-server").join(rel);

@@ -137,7 +137,7 @@ impl Accounts {
             let n = self.settings.logins_per_minute.max(1);
             let every = std::time::Duration::from_secs(60) / n;
             let key = format!("log-in:{key}");
-            return crate::cluster::take_site_budget(
+            return crate::limits::site::take_budget(
                 &self.store,
                 "log-in attempts",
                 &key,

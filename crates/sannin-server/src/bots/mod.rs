@@ -73,10 +73,10 @@ use tokio::sync::Semaphore;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use crate::app::Shared;
-use crate::error::ApiError;
-use crate::store::StoredSeat;
 use crate::time::TimeSource;
+
+mod analysis;
+pub use analysis::{analysis_json, game_of, AnalysisSettings};
 
 /// How bots run on this server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -501,7 +501,7 @@ impl Bots {
     /// `running()`, how many such rooms run now (counted after the place is taken,
     /// so that two rooms created at once cannot both slip under the cap: at worst one
     /// is refused early). `None`: the cap is reached.
-    fn reserve_bot_only(&self, running: impl FnOnce() -> usize) -> Option<BotOnlyPlace> {
+    pub fn reserve_bot_only(&self, running: impl FnOnce() -> usize) -> Option<BotOnlyPlace> {
         self.creating_bot_only.fetch_add(1, Ordering::AcqRel);
         let place = BotOnlyPlace(self.creating_bot_only.clone());
         let taken = running() + self.creating_bot_only.load(Ordering::Acquire);
@@ -537,44 +537,6 @@ pub fn is_bot_only_room(s: &RoomSummary) -> bool {
             .all(|seat| seat.as_ref().is_some_and(|i| i.bot.is_some()))
 }
 
-impl Shared {
-    /// Whether the room `id` is in memory, not finished, and played by bots alone.
-    pub fn is_bot_only_room_running(&self, id: Uuid) -> bool {
-        self.handles()
-            .iter()
-            .any(|h| h.id == id && is_bot_only_room(&h.summary.borrow()))
-    }
-
-    /// Asked before creating a room with the seats `seats` (`POST /api/rooms`): when
-    /// all three are bots, a place under `--max-bot-only-rooms`, to keep until the
-    /// room is created; `None` for any other room.
-    ///
-    /// # Errors
-    /// `TooManyBotOnlyRooms` (429) when as many rooms of bots alone as allowed are
-    /// running or being created.
-    pub fn reserve_bot_only_room(
-        &self,
-        seats: &[StoredSeat],
-    ) -> Result<Option<BotOnlyPlace>, ApiError> {
-        let bots_only = seats.len() == 3 && seats.iter().all(|s| s.bot.is_some());
-        if !bots_only {
-            return Ok(None);
-        }
-        let running = || {
-            self.handles()
-                .iter()
-                .filter(|h| is_bot_only_room(&h.summary.borrow()))
-                .count()
-        };
-        match self.bots.reserve_bot_only(running) {
-            Some(place) => Ok(Some(place)),
-            None => Err(ApiError::TooManyBotOnlyRooms(
-                self.bots.settings().max_bot_only_rooms,
-            )),
-        }
-    }
-}
-
 /// A gauge counted up while this lives (also when a search panics or a waiting
 /// request is dropped).
 struct Gauge<'a>(&'a AtomicI64);
@@ -590,15 +552,6 @@ impl Drop for Gauge<'_> {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::Relaxed);
     }
-}
-
-/// How analysis is bounded (`--analyse-max-ms`, `--analyse-concurrency`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AnalysisSettings {
-    /// Longest search; a request asking more gets this.
-    pub max_time: Duration,
-    /// Most searches at once (0: analysis is off, every request is busy).
-    pub concurrency: usize,
 }
 
 /// The seed of a bot's choice at `ply` (the ply its action will have) in `room`:

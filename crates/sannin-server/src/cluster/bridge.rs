@@ -12,14 +12,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt as _;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
 use super::wire::{encode_out, NodeCmd, Out};
 use super::Cluster;
-use crate::app::Shared;
-use crate::room::{Cmd, ConnHandle, ConnId, Outbound, RoomHandle};
+use crate::room::{ConnHandle, ConnId, Outbound, RoomHandle};
+use crate::rooms::Rooms;
 use sannin_protocol::RoomStatus;
 
 /// How often an owner repeats its rooms' lobby entries (they expire unrefreshed).
@@ -28,7 +28,7 @@ pub const LOBBY_REFRESH: Duration = Duration::from_secs(3);
 /// Runs the bridge of an owned room until the room stops.
 pub async fn run(
     cluster: Arc<Cluster>,
-    shared: Arc<Shared>,
+    rooms: Arc<Rooms>,
     room: RoomHandle,
     epoch: i64,
     cancel: CancellationToken,
@@ -48,14 +48,14 @@ pub async fn run(
     let mut refresh = tokio::time::interval(LOBBY_REFRESH);
     loop {
         tokio::select! {
-            () = room.tx.closed() => break,
+            () = room.closed() => break,
             m = async { sub.as_mut()?.next().await } => {
                 let Some(m) = m else { break };
                 let Some(cmd) = NodeCmd::decode(&m.payload) else {
                     debug!(room = %id, "unreadable cluster command dropped");
                     continue;
                 };
-                let answer = on_cmd(&cluster, &shared, &room, &mut remote, cmd).await;
+                let answer = on_cmd(&cluster, &rooms, &room, &mut remote, cmd).await;
                 if let (Some(reply), Some(body)) = (m.reply, answer) {
                     let _ = nats.publish(reply, body.into()).await;
                 }
@@ -81,12 +81,12 @@ pub async fn run(
     let finished = summary.borrow().room.status == RoomStatus::Finished;
     if cancel.is_cancelled() && !finished {
         // Stopped by a lost lease or the drain, not by the end of its game.
-        shared.room_closed();
+        rooms.room_closed();
     }
-    shared.unload_room_if(&room);
+    rooms.unload_if(&room);
     cluster.disown(id, epoch);
     cluster.lobby_del(id).await;
-    if let Err(e) = super::lease::release(shared.store.pool(), id, &cluster.node, epoch).await {
+    if let Err(e) = super::lease::release(rooms.store().pool(), id, &cluster.node, epoch).await {
         warn!(room = %id, error = %e, "cannot release the room's lease; it expires by itself");
     }
     info!(room = %id, epoch, "room released by this node");
@@ -95,7 +95,7 @@ pub async fn run(
 /// Handles one command; returns the reply for a request.
 async fn on_cmd(
     cluster: &Arc<Cluster>,
-    shared: &Arc<Shared>,
+    rooms: &Arc<Rooms>,
     room: &RoomHandle,
     remote: &mut HashMap<(String, u64), ConnId>,
     cmd: NodeCmd,
@@ -107,53 +107,35 @@ async fn on_cmd(
             conn,
             account,
         } => {
-            let local = shared.next_conn_id();
-            let (tx, rx) = mpsc::channel(shared.config.send_queue);
+            let local = rooms.next_conn_id();
+            let (tx, rx) = mpsc::channel(cluster.send_queue);
             let kill = CancellationToken::new();
             let subject = cluster.subject(room.id, &format!("to.{node}"));
             tokio::spawn(pump(cluster.clone(), subject, conn, rx, kill.clone()));
-            let (reply, answer) = oneshot::channel();
             let out = ConnHandle {
                 tx,
                 kill,
                 account: account.map(Arc::from),
             };
-            let sent = room
-                .tx
-                .send(Cmd::Connect {
-                    conn: local,
-                    out,
-                    reply,
-                })
-                .await;
-            let answer = match (sent, answer.await) {
-                (Ok(()), Ok(Ok(()))) => {
+            let answer = match room.connect(local, out).await {
+                Ok(()) => {
                     remote.insert((node, conn), local);
                     "ok".to_string()
                 }
-                (_, Ok(Err(code))) => code.as_str().to_string(),
-                _ => "shutting_down".to_string(),
+                Err(code) => code.as_str().to_string(),
             };
             Some(answer)
         }
         NodeCmd::Disconnect { node, conn } => {
             if let Some(local) = remote.remove(&(node, conn)) {
-                let _ = room.tx.send(Cmd::Disconnect { conn: local }).await;
+                room.disconnect(local).await;
             }
             None
         }
         NodeCmd::Msg { node, conn, msg } => {
             match remote.get(&(node.clone(), conn)) {
                 Some(&local) => {
-                    let received = Instant::now();
-                    let _ = room
-                        .tx
-                        .send(Cmd::Msg {
-                            conn: local,
-                            msg,
-                            received,
-                        })
-                        .await;
+                    let _ = room.message(local, msg, Instant::now()).await;
                 }
                 None => {
                     // A socket connected to an earlier owner: it must reconnect here.
@@ -168,27 +150,15 @@ async fn on_cmd(
         }
         NodeCmd::Rtt { node, conn, rtt_ms } => {
             if let Some(&local) = remote.get(&(node, conn)) {
-                let _ = room
-                    .tx
-                    .send(Cmd::Rtt {
-                        conn: local,
-                        rtt_ms,
-                    })
-                    .await;
+                let _ = room.rtt(local, rtt_ms).await;
             }
             None
         }
         NodeCmd::Details => {
-            let (reply, answer) = oneshot::channel();
-            room.tx.send(Cmd::Details { reply }).await.ok()?;
-            let details = answer.await.ok()?;
+            let details = room.details().await.ok()?;
             serde_json::to_string(&details).ok()
         }
-        NodeCmd::Record { site } => {
-            let (reply, answer) = oneshot::channel();
-            room.tx.send(Cmd::Record { site, reply }).await.ok()?;
-            answer.await.ok()
-        }
+        NodeCmd::Record { site } => room.record(site).await.ok(),
     }
 }
 

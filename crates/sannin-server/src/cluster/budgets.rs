@@ -7,10 +7,7 @@
 //! need a second store with its own expiry for the same guarantees.
 //!
 //! - **Rates** (`--rooms-per-minute`, `--bot-rooms-per-minute`, `--analyse-per-minute`,
-//!   `--logins-per-minute`): one row per budget and key (`client_budgets`) holding the
-//!   theoretical arrival time of the next request, updated by one statement that also
-//!   decides (the GCRA of the single node's limiter: `burst` at once, then one per
-//!   replenish interval). Rows whose budget is full again are deleted by the sweep.
+//!   `--logins-per-minute`): `limits::site`, one row per budget and key.
 //! - **Open WebSockets** (`--max-ws-per-address`): one row per address and node
 //!   (`client_sockets`) with that node's count; an address's total is the sum over
 //!   the nodes whose heartbeat (`cluster_nodes`) is live, so a killed node's sockets
@@ -32,51 +29,11 @@ use std::time::Duration;
 use sqlx::{Any, AnyPool, Transaction};
 use tracing::warn;
 
-use super::lease::NOW_MS;
 use crate::limits::ClientAddr;
+use crate::store::PG_NOW_MS as NOW_MS;
 
 /// How long a reservation of a room of bots alone counts before its room exists.
 const RESERVATION_MS: i64 = 60_000;
-
-/// Takes one request from budget `key` (one per `interval`, `burst` at once). None if
-/// allowed, else how long until the budget allows one again.
-pub async fn take(
-    pool: &AnyPool,
-    key: &str,
-    interval: Duration,
-    burst: u32,
-) -> sqlx::Result<Option<Duration>> {
-    let t = i64::try_from(interval.as_millis())
-        .unwrap_or(i64::MAX)
-        .max(1);
-    let tolerance = t.saturating_mul(i64::from(burst.max(1)));
-    let allowed: Option<i64> = sqlx::query_scalar(&format!(
-        "INSERT INTO client_budgets (budget, tat) VALUES ($1, {NOW_MS} + $2) \
-         ON CONFLICT (budget) DO UPDATE \
-             SET tat = GREATEST(client_budgets.tat, {NOW_MS}) + $2 \
-         WHERE GREATEST(client_budgets.tat, {NOW_MS}) + $2 - {NOW_MS} <= $3 \
-         RETURNING tat"
-    ))
-    .bind(key)
-    .bind(t)
-    .bind(tolerance)
-    .fetch_optional(pool)
-    .await?;
-    if allowed.is_some() {
-        return Ok(None);
-    }
-    let wait: i64 = sqlx::query_scalar(&format!(
-        "SELECT COALESCE(MAX(tat), 0) + $2 - $3 - {NOW_MS} FROM client_budgets WHERE budget = $1"
-    ))
-    .bind(key)
-    .bind(t)
-    .bind(tolerance)
-    .fetch_one(pool)
-    .await?;
-    Ok(Some(Duration::from_millis(
-        u64::try_from(wait).unwrap_or(0).max(1),
-    )))
-}
 
 /// A transaction holding the advisory lock of `key` until it ends.
 async fn locked(pool: &AnyPool, key: &str) -> sqlx::Result<Transaction<'static, Any>> {

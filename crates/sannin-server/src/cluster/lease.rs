@@ -10,8 +10,7 @@ use std::time::Duration;
 use sqlx::AnyPool;
 use uuid::Uuid;
 
-/// The database's clock, unix ms.
-pub const NOW_MS: &str = "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT";
+use crate::store::PG_NOW_MS as NOW_MS;
 
 /// A room's lease as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]

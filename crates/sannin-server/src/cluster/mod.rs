@@ -38,11 +38,11 @@ use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 use uuid::Uuid;
 
-use crate::app::Shared;
-use crate::config::ClusterArgs;
 use crate::error::ApiError;
 use crate::limits::ClientAddr;
+use crate::limits::ClientLimits;
 use crate::room::{RoomDeps, RoomHandle};
+use crate::rooms::Rooms;
 use crate::store::{Fence, Store};
 
 mod bridge;
@@ -68,25 +68,6 @@ pub struct ClusterSettings {
 }
 
 impl ClusterSettings {
-    /// None without a NATS URL (a single node).
-    pub fn from_args(a: &ClusterArgs) -> Option<ClusterSettings> {
-        let url = a
-            .nats_url
-            .as_deref()
-            .map(str::trim)
-            .filter(|u| !u.is_empty())?;
-        let lease = if a.lease_seconds.is_finite() && a.lease_seconds > 0.0 {
-            Duration::from_secs_f64(a.lease_seconds)
-        } else {
-            Duration::ZERO
-        };
-        Some(ClusterSettings {
-            nats_url: url.to_string(),
-            prefix: a.nats_prefix.trim().to_string(),
-            lease,
-        })
-    }
-
     /// Checks the settings against the database URL.
     ///
     /// # Errors
@@ -133,19 +114,28 @@ pub struct Cluster {
     lobby: lobby::Lobby,
     /// This node's WebSockets per address, counted site-wide.
     sockets: Arc<budgets::Sockets>,
+    /// The database every node shares.
+    store: Store,
+    /// The per-address budgets, kept site-wide in the database.
+    clients: ClientLimits,
+    /// The send queue of a socket of another node, in frames (`--send-queue`).
+    send_queue: usize,
 }
 
 impl Cluster {
-    /// Connects to NATS; `store` is the database shared by every node, `max_ws` the
-    /// site-wide cap of WebSockets per address (`--max-ws-per-address`).
+    /// Connects to NATS; `store` is the database shared by every node, `clients` the
+    /// per-address limits this node keeps site-wide (`--max-ws-per-address`, the
+    /// rates).
     ///
     /// # Errors
     /// Unreachable NATS.
     pub async fn connect(
         settings: &ClusterSettings,
         store: &Store,
-        max_ws: usize,
+        clients: &ClientLimits,
+        send_queue: usize,
     ) -> anyhow::Result<Arc<Cluster>> {
+        let max_ws = clients.max_ws_per_address;
         let node = Uuid::new_v4().simple().to_string()[..12].to_string();
         let nats = async_nats::ConnectOptions::new()
             .name(format!("sannin-{node}"))
@@ -163,6 +153,9 @@ impl Cluster {
             lobby: lobby::Lobby::default(),
             sockets: budgets::Sockets::new(store.pool().clone(), node.clone(), max_ws),
             node,
+            store: store.clone(),
+            clients: clients.clone(),
+            send_queue,
         }))
     }
 
@@ -221,9 +214,9 @@ impl Cluster {
     ///
     /// # Errors
     /// The lobby subscription failed.
-    pub async fn start(self: &Arc<Self>, shared: &Arc<Shared>) -> anyhow::Result<()> {
+    pub async fn start(self: &Arc<Self>, rooms: &Arc<Rooms>) -> anyhow::Result<()> {
         // This node's sockets count site-wide from its first heartbeat on.
-        budgets::heartbeat(shared.store.pool(), &self.node, self.lease)
+        budgets::heartbeat(self.store.pool(), &self.node, self.lease)
             .await
             .context("joining the cluster's heartbeats")?;
         let mut lobby = self
@@ -232,7 +225,7 @@ impl Cluster {
             .await
             .context("subscribing to the lobby")?;
         let me = self.clone();
-        let stop = shared.shutdown.clone();
+        let stop = rooms.shutdown.clone();
         tokio::spawn(async move {
             loop {
                 let m = tokio::select! {
@@ -252,22 +245,22 @@ impl Cluster {
             }
         });
         let me = self.clone();
-        let shared = shared.clone();
-        tokio::spawn(async move { me.keep_leases(shared).await });
+        let rooms = rooms.clone();
+        tokio::spawn(async move { me.keep_leases(rooms).await });
         Ok(())
     }
 
     /// Renews this node's leases, stops the rooms whose lease was lost, and takes over
     /// rooms nobody owns, every quarter lease until shutdown.
-    async fn keep_leases(self: Arc<Self>, shared: Arc<Shared>) {
-        let pool = shared.store.pool().clone();
+    async fn keep_leases(self: Arc<Self>, rooms: Arc<Rooms>) {
+        let pool = self.store.pool().clone();
         let mut last_ok = tokio::time::Instant::now();
         let mut tick = tokio::time::interval(self.lease / 4);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut last_prune = tokio::time::Instant::now();
         loop {
             tokio::select! {
-                () = shared.shutdown.cancelled() => return,
+                () = rooms.shutdown.cancelled() => return,
                 _ = tick.tick() => {}
             }
             if last_prune.elapsed() >= Duration::from_secs(60) {
@@ -300,13 +293,13 @@ impl Cluster {
                     }
                 }
             }
-            if shared.shutdown.is_cancelled() {
+            if rooms.shutdown.is_cancelled() {
                 return;
             }
             match lease::orphans(&pool, 16).await {
                 Ok(ids) => {
                     for id in ids.iter().filter_map(|s| s.parse().ok()) {
-                        if let Err(e) = self.take(&shared, id).await {
+                        if let Err(e) = self.take(&rooms, id).await {
                             warn!(room = %id, error = %e, "cannot take over the room");
                         }
                     }
@@ -324,22 +317,22 @@ impl Cluster {
     /// Database errors; no node answers for the room within two lease times.
     pub async fn room(
         self: &Arc<Self>,
-        shared: &Arc<Shared>,
+        rooms: &Arc<Rooms>,
         id: Uuid,
     ) -> Result<Option<RoomHandle>, ApiError> {
         let give_up = tokio::time::Instant::now() + self.lease * 2 + Duration::from_secs(1);
-        let pool = shared.store.pool();
+        let pool = self.store.pool();
         loop {
-            if let Some(h) = shared.local_room(id) {
+            if let Some(h) = rooms.local(id) {
                 return Ok(Some(h));
             }
-            if shared.shutdown.is_cancelled() {
+            if rooms.shutdown.is_cancelled() {
                 return Err(ApiError::ShuttingDown);
             }
             let held = lease::holder(pool, id).await.map_err(internal)?;
             match held {
                 Some(l) if l.live && l.node != self.node => {
-                    if let Some(h) = self.proxy_if_alive(shared, id).await {
+                    if let Some(h) = self.proxy_if_alive(rooms, id).await {
                         return Ok(Some(h));
                     }
                     // The owner does not answer: wait for its lease to run out.
@@ -350,7 +343,7 @@ impl Cluster {
                     if other.is_none() && !lease::room_exists(pool, id).await.map_err(internal)? {
                         return Ok(None);
                     }
-                    if let Some(h) = self.take(shared, id).await? {
+                    if let Some(h) = self.take(rooms, id).await? {
                         return Ok(Some(h));
                     }
                     if !lease::room_exists(pool, id).await.map_err(internal)? {
@@ -368,26 +361,18 @@ impl Cluster {
     }
 
     /// The proxy of a room owned elsewhere, if its owner answers.
-    async fn proxy_if_alive(
-        self: &Arc<Self>,
-        shared: &Arc<Shared>,
-        id: Uuid,
-    ) -> Option<RoomHandle> {
-        let cached = self
-            .proxies()
-            .get(&id)
-            .filter(|h| !h.tx.is_closed())
-            .cloned();
+    async fn proxy_if_alive(self: &Arc<Self>, rooms: &Arc<Rooms>, id: Uuid) -> Option<RoomHandle> {
+        let cached = self.proxies().get(&id).filter(|h| !h.is_closed()).cloned();
         if let Some(h) = cached {
             return Some(h);
         }
         self.request(&self.subject(id, "cmd"), wire::NodeCmd::Probe)
             .await?;
         let mut proxies = self.proxies();
-        if let Some(h) = proxies.get(&id).filter(|h| !h.tx.is_closed()) {
+        if let Some(h) = proxies.get(&id).filter(|h| !h.is_closed()) {
             return Some(h.clone());
         }
-        let h = proxy::spawn(self.clone(), shared.clone(), id);
+        let h = proxy::spawn(self.clone(), rooms.clone(), id);
         proxies.insert(id, h.clone());
         Some(h)
     }
@@ -395,7 +380,7 @@ impl Cluster {
     /// A proxy stopped: new sockets look the room up afresh.
     fn forget_proxy(&self, h: &RoomHandle) {
         let mut proxies = self.proxies();
-        if proxies.get(&h.id).is_some_and(|p| p.tx.same_channel(&h.tx)) {
+        if proxies.get(&h.id).is_some_and(|p| p.same_room(h)) {
             proxies.remove(&h.id);
         }
     }
@@ -405,13 +390,13 @@ impl Cluster {
     /// room is not stored.
     async fn take(
         self: &Arc<Self>,
-        shared: &Arc<Shared>,
+        rooms: &Arc<Rooms>,
         id: Uuid,
     ) -> Result<Option<RoomHandle>, ApiError> {
-        if shared.shutdown.is_cancelled() {
+        if rooms.shutdown.is_cancelled() {
             return Err(ApiError::ShuttingDown);
         }
-        let pool = shared.store.pool();
+        let pool = self.store.pool();
         let Some(epoch) = lease::acquire(pool, id, &self.node, self.lease)
             .await
             .map_err(internal)?
@@ -421,7 +406,7 @@ impl Cluster {
         let give_back = || async {
             let _ = lease::release(pool, id, &self.node, epoch).await;
         };
-        let stored = match shared.read_room(id).await {
+        let stored = match rooms.read(id).await {
             Ok(Some(s)) => s,
             Ok(None) => {
                 give_back().await;
@@ -432,16 +417,16 @@ impl Cluster {
                 return Err(e);
             }
         };
-        let (deps, cancel) = self.deps(shared, id, epoch);
-        let room = match shared.rebuild(id, deps, stored).await {
+        let (deps, cancel) = self.deps(rooms, id, epoch)?;
+        let room = match rooms.rebuild(id, deps, stored).await {
             Ok(r) => r,
             Err(e) => {
                 give_back().await;
                 return Err(e);
             }
         };
-        let h = shared.adopt_room(room);
-        self.adopt(shared, h.clone(), epoch, cancel);
+        let h = rooms.start_restored(room);
+        self.adopt(rooms, h.clone(), epoch, cancel);
         info!(room = %id, epoch, "took over the room");
         Ok(Some(h))
     }
@@ -453,30 +438,35 @@ impl Cluster {
     /// Database errors; the id is leased already (never, for a fresh id).
     pub async fn claim_new(
         &self,
-        shared: &Arc<Shared>,
+        rooms: &Arc<Rooms>,
         id: Uuid,
     ) -> Result<(RoomDeps, i64, CancellationToken), ApiError> {
-        let epoch = lease::acquire(shared.store.pool(), id, &self.node, self.lease)
+        let epoch = lease::acquire(self.store.pool(), id, &self.node, self.lease)
             .await
             .map_err(internal)?
             .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("room {id} is leased already")))?;
-        let (deps, cancel) = self.deps(shared, id, epoch);
+        let (deps, cancel) = self.deps(rooms, id, epoch)?;
         Ok((deps, epoch, cancel))
     }
 
     /// Gives back the lease of a room whose creation failed.
-    pub async fn unclaim(&self, shared: &Shared, id: Uuid, epoch: i64) {
-        let _ = lease::release(shared.store.pool(), id, &self.node, epoch).await;
+    pub async fn unclaim(&self, id: Uuid, epoch: i64) {
+        let _ = lease::release(self.store.pool(), id, &self.node, epoch).await;
     }
 
     /// What room `id` runs with under lease `epoch`: its own shutdown token, and a
     /// store whose every write is fenced by the lease (`Store::fenced`).
-    fn deps(&self, shared: &Arc<Shared>, id: Uuid, epoch: i64) -> (RoomDeps, CancellationToken) {
-        let cancel = shared.shutdown.child_token();
+    fn deps(
+        &self,
+        rooms: &Rooms,
+        id: Uuid,
+        epoch: i64,
+    ) -> Result<(RoomDeps, CancellationToken), ApiError> {
+        let cancel = rooms.shutdown.child_token();
         let fence = self.fence(epoch);
-        let mut deps = shared.room_deps_with(cancel.clone(), Some(fence.clone()));
+        let mut deps = rooms.deps(cancel.clone(), Some(fence.clone()))?;
         deps.store = deps.store.fenced(&id.to_string(), fence, cancel.clone());
-        (deps, cancel)
+        Ok((deps, cancel))
     }
 
     fn fence(&self, epoch: i64) -> Fence {
@@ -491,7 +481,7 @@ impl Cluster {
     ///
     /// # Errors
     /// `parent` does not run here (any more).
-    pub fn store_for_child_of(&self, shared: &Shared, parent: Uuid) -> Result<Store, ApiError> {
+    pub fn store_for_child_of(&self, parent: Uuid) -> Result<Store, ApiError> {
         let owned = self
             .owned()
             .get(&parent)
@@ -501,7 +491,7 @@ impl Cluster {
                 "room {parent} is not owned by this node"
             )));
         };
-        Ok(shared
+        Ok(self
             .store
             .fenced(&parent.to_string(), self.fence(epoch), cancel))
     }
@@ -509,7 +499,7 @@ impl Cluster {
     /// A room now running here under lease `epoch`: its bridge starts.
     pub fn adopt(
         self: &Arc<Self>,
-        shared: &Arc<Shared>,
+        rooms: &Arc<Rooms>,
         h: RoomHandle,
         epoch: i64,
         cancel: CancellationToken,
@@ -521,7 +511,7 @@ impl Cluster {
                 cancel: cancel.clone(),
             },
         );
-        tokio::spawn(bridge::run(self.clone(), shared.clone(), h, epoch, cancel));
+        tokio::spawn(bridge::run(self.clone(), rooms.clone(), h, epoch, cancel));
     }
 
     /// The room under lease `epoch` stopped here.
@@ -534,12 +524,12 @@ impl Cluster {
 
     /// Gives back every lease of this node (after its rooms stopped), so that other
     /// nodes take the rooms over at once instead of after the lease time.
-    pub async fn release_all(&self, shared: &Shared) {
-        match lease::release_all(shared.store.pool(), &self.node).await {
+    pub async fn release_all(&self) {
+        match lease::release_all(self.store.pool(), &self.node).await {
             Ok(n) => info!(leases = n, "leases handed over"),
             Err(e) => warn!(error = %e, "cannot release the leases; they expire by themselves"),
         }
-        if let Err(e) = budgets::leave(shared.store.pool(), &self.node).await {
+        if let Err(e) = budgets::leave(self.store.pool(), &self.node).await {
             warn!(error = %e, "cannot clear this node's socket counts; they expire by themselves");
         }
         let _ = self.nats.flush().await;
@@ -552,13 +542,8 @@ impl Cluster {
     ///
     /// # Errors
     /// `RateLimited`, with the time until the budget allows one again; database errors.
-    pub async fn take_room(
-        &self,
-        shared: &Shared,
-        addr: ClientAddr,
-        bots: bool,
-    ) -> Result<(), ApiError> {
-        let l = &shared.config.clients;
+    pub async fn take_room(&self, addr: ClientAddr, bots: bool) -> Result<(), ApiError> {
+        let l = &self.clients;
         let budgets = [
             (l.rooms.as_ref(), "rooms"),
             (l.bot_rooms.as_ref().filter(|_| bots), "rooms with bots"),
@@ -566,8 +551,8 @@ impl Cluster {
         for (quota, what) in budgets {
             if let Some(q) = quota {
                 let key = format!("{what}:{addr}");
-                take_site_budget(
-                    &shared.store,
+                crate::limits::site::take_budget(
+                    &self.store,
                     what,
                     &key,
                     q.replenish_interval(),
@@ -584,13 +569,13 @@ impl Cluster {
     ///
     /// # Errors
     /// `RateLimited`; database errors.
-    pub async fn take_analysis(&self, shared: &Shared, addr: ClientAddr) -> Result<(), ApiError> {
-        let Some(q) = &shared.config.clients.analyses else {
+    pub async fn take_analysis(&self, addr: ClientAddr) -> Result<(), ApiError> {
+        let Some(q) = &self.clients.analyses else {
             return Ok(());
         };
         let key = format!("analyses:{addr}");
-        take_site_budget(
-            &shared.store,
+        crate::limits::site::take_budget(
+            &self.store,
             "analyses",
             &key,
             q.replenish_interval(),
@@ -622,16 +607,12 @@ impl Cluster {
     ///
     /// # Errors
     /// `TooManyBotOnlyRoomsHere` (429); database errors.
-    pub async fn reserve_bot_only(
-        &self,
-        shared: &Shared,
-        addr: ClientAddr,
-    ) -> Result<Option<String>, ApiError> {
-        let max = shared.config.clients.max_bot_only_rooms_per_address;
+    pub async fn reserve_bot_only(&self, addr: ClientAddr) -> Result<Option<String>, ApiError> {
+        let max = self.clients.max_bot_only_rooms_per_address;
         if max == 0 {
             return Ok(None);
         }
-        match budgets::reserve_bot_only(shared.store.pool(), addr, max)
+        match budgets::reserve_bot_only(self.store.pool(), addr, max)
             .await
             .map_err(internal)?
         {
@@ -644,42 +625,17 @@ impl Cluster {
     }
 
     /// The reserved room of bots alone was created as `id`.
-    pub async fn bot_only_created(&self, shared: &Shared, reservation: &str, id: Uuid) {
+    pub async fn bot_only_created(&self, reservation: &str, id: Uuid) {
         let room = id.to_string();
-        if let Err(e) = budgets::bot_only_created(shared.store.pool(), reservation, &room).await {
+        if let Err(e) = budgets::bot_only_created(self.store.pool(), reservation, &room).await {
             warn!(room = %id, error = %e, "cannot count the room of bots alone");
         }
     }
 
     /// The reserved room of bots alone was not created.
-    pub async fn bot_only_failed(&self, shared: &Shared, reservation: &str) {
-        if let Err(e) = budgets::bot_only_failed(shared.store.pool(), reservation).await {
+    pub async fn bot_only_failed(&self, reservation: &str) {
+        if let Err(e) = budgets::bot_only_failed(self.store.pool(), reservation).await {
             warn!(error = %e, "cannot give back a reserved room of bots alone");
-        }
-    }
-}
-
-/// Takes one request from the site-wide rate budget `key` (one per `interval`, `burst`
-/// at once), kept in the database shared by every node (`budgets.rs`).
-///
-/// # Errors
-/// `RateLimited { what, .. }` with the time until the budget allows one again;
-/// database errors.
-pub(crate) async fn take_site_budget(
-    store: &Store,
-    what: &'static str,
-    key: &str,
-    interval: Duration,
-    burst: u32,
-) -> Result<(), ApiError> {
-    let refused = budgets::take(store.pool(), key, interval, burst)
-        .await
-        .map_err(internal)?;
-    match refused {
-        None => Ok(()),
-        Some(retry_after) => {
-            info!(key, what, "rate limited (site-wide)");
-            Err(ApiError::RateLimited { what, retry_after })
         }
     }
 }

@@ -1,6 +1,6 @@
-//! A room owned by another node, as this node's sockets see it: a [`RoomHandle`] whose
-//! queue is drained by a proxy task that forwards each command to the owner over NATS
-//! and hands the owner's frames for this node to the right local socket.
+//! A room owned by another node, as this node's sockets see it: a [`RoomHandle`] on a
+//! [`RemoteRoom`] whose requests a proxy task forwards to the owner over NATS, handing
+//! the owner's frames for this node to the right local socket.
 //!
 //! One proxy per room per node, shared by all the room's sockets here. While it has
 //! sockets it checks every second that the owner still answers; when the owner is
@@ -15,14 +15,97 @@ use std::time::Duration;
 use axum::extract::ws::Utf8Bytes;
 use futures_util::StreamExt as _;
 use sannin_protocol::{ErrorCode, RoomInfo, RoomStatus, RoomSummary, Seats, ServerMsg};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 use tracing::{debug, info};
 use uuid::Uuid;
 
 use super::wire::{decode_out, NodeCmd, Out};
 use super::Cluster;
-use crate::app::Shared;
-use crate::room::{Cmd, ConnHandle, Outbound, RoomHandle, ROOM_QUEUE};
+use crate::room::{BoxFuture, ConnHandle, ConnId, Gone, Outbound, RemoteRoom, RoomHandle};
+use crate::rooms::Rooms;
+use sannin_protocol::{ClientMsg, RoomDetails};
+
+/// Requests queued to a proxy task (one per room per node).
+#[derive(Debug)]
+enum ProxyCmd {
+    Connect {
+        conn: ConnId,
+        out: ConnHandle,
+        reply: oneshot::Sender<Result<(), ErrorCode>>,
+    },
+    Disconnect {
+        conn: ConnId,
+    },
+    Msg {
+        conn: ConnId,
+        msg: ClientMsg,
+    },
+    Rtt {
+        conn: ConnId,
+        rtt_ms: u64,
+    },
+    Details {
+        reply: oneshot::Sender<RoomDetails>,
+    },
+    Record {
+        site: String,
+        reply: oneshot::Sender<String>,
+    },
+}
+
+/// Requests a proxy queues at once.
+const PROXY_QUEUE: usize = 256;
+
+/// The [`RemoteRoom`] of a proxy: its requests go to the proxy's task.
+#[derive(Debug)]
+struct Proxy {
+    tx: mpsc::Sender<ProxyCmd>,
+}
+
+impl Proxy {
+    async fn send(&self, cmd: ProxyCmd) -> Result<(), Gone> {
+        self.tx.send(cmd).await.map_err(|_| Gone)
+    }
+
+    async fn ask<T>(&self, make: impl FnOnce(oneshot::Sender<T>) -> ProxyCmd) -> Result<T, Gone> {
+        let (reply, answer) = oneshot::channel();
+        self.send(make(reply)).await?;
+        answer.await.map_err(|_| Gone)
+    }
+}
+
+impl RemoteRoom for Proxy {
+    fn connect(&self, conn: ConnId, out: ConnHandle) -> BoxFuture<'_, Result<(), ErrorCode>> {
+        Box::pin(async move {
+            self.ask(|reply| ProxyCmd::Connect { conn, out, reply })
+                .await
+                .unwrap_or(Err(ErrorCode::ShuttingDown))
+        })
+    }
+    fn message(&self, conn: ConnId, msg: ClientMsg) -> BoxFuture<'_, Result<(), Gone>> {
+        Box::pin(self.send(ProxyCmd::Msg { conn, msg }))
+    }
+    fn rtt(&self, conn: ConnId, rtt_ms: u64) -> BoxFuture<'_, Result<(), Gone>> {
+        Box::pin(self.send(ProxyCmd::Rtt { conn, rtt_ms }))
+    }
+    fn disconnect(&self, conn: ConnId) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let _ = self.send(ProxyCmd::Disconnect { conn }).await;
+        })
+    }
+    fn details(&self) -> BoxFuture<'_, Result<RoomDetails, Gone>> {
+        Box::pin(self.ask(|reply| ProxyCmd::Details { reply }))
+    }
+    fn record(&self, site: String) -> BoxFuture<'_, Result<String, Gone>> {
+        Box::pin(self.ask(|reply| ProxyCmd::Record { site, reply }))
+    }
+    fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+    fn closed(&self) -> BoxFuture<'_, ()> {
+        Box::pin(self.tx.closed())
+    }
+}
 
 /// How long a proxy with no socket stays, for the next one.
 const IDLE: Duration = Duration::from_secs(30);
@@ -30,14 +113,14 @@ const IDLE: Duration = Duration::from_secs(30);
 const PROBES_LOST: u32 = 2;
 
 /// Starts the proxy of room `id`; returns its handle.
-pub fn spawn(cluster: Arc<Cluster>, shared: Arc<Shared>, id: Uuid) -> RoomHandle {
-    let (tx, rx) = mpsc::channel(ROOM_QUEUE);
+pub fn spawn(cluster: Arc<Cluster>, rooms: Arc<Rooms>, id: Uuid) -> RoomHandle {
+    let (tx, rx) = mpsc::channel(PROXY_QUEUE);
     // The lobby reads summaries from the site-wide list, never from a proxy.
     let (_, summary) = watch::channel(placeholder(id));
-    let handle = RoomHandle { id, tx, summary };
+    let handle = RoomHandle::remote(id, summary, Arc::new(Proxy { tx }));
     let span = tracing::info_span!("proxy", room = %id);
     tokio::spawn(tracing::Instrument::instrument(
-        run(cluster, shared, handle.clone(), rx),
+        run(cluster, rooms, handle.clone(), rx),
         span,
     ));
     handle
@@ -67,9 +150,9 @@ pub(super) fn placeholder(id: Uuid) -> RoomSummary {
 
 async fn run(
     cluster: Arc<Cluster>,
-    shared: Arc<Shared>,
+    rooms: Arc<Rooms>,
     me: RoomHandle,
-    mut rx: mpsc::Receiver<Cmd>,
+    mut rx: mpsc::Receiver<ProxyCmd>,
 ) {
     let id = me.id;
     let node = cluster.node.clone();
@@ -89,7 +172,7 @@ async fn run(
     loop {
         let idle_end = idle_since.map(|t| t + IDLE);
         tokio::select! {
-            () = shared.shutdown.cancelled() => break,
+            () = rooms.shutdown.cancelled() => break,
             _ = gone_rx.recv() => {
                 info!(sockets = conns.len(), "the room's owner is gone: its sockets here resume elsewhere");
                 break;
@@ -133,11 +216,11 @@ async fn on_cmd(
     cluster: &Arc<Cluster>,
     subject: &str,
     conns: &mut HashMap<u64, ConnHandle>,
-    cmd: Cmd,
+    cmd: ProxyCmd,
 ) {
     let node = cluster.node.clone();
     match cmd {
-        Cmd::Connect { conn, out, reply } => {
+        ProxyCmd::Connect { conn, out, reply } => {
             let account = out.account.as_deref().map(str::to_string);
             let answer = cluster
                 .request(
@@ -162,7 +245,7 @@ async fn on_cmd(
             };
             let _ = reply.send(result);
         }
-        Cmd::Disconnect { conn } => {
+        ProxyCmd::Disconnect { conn } => {
             // Told even when the socket was already dropped here (its queue was full):
             // the owner still counts it until then.
             conns.remove(&conn);
@@ -170,23 +253,23 @@ async fn on_cmd(
                 .publish(subject, NodeCmd::Disconnect { node, conn })
                 .await;
         }
-        Cmd::Msg { conn, msg, .. } => {
+        ProxyCmd::Msg { conn, msg } => {
             cluster
                 .publish(subject, NodeCmd::Msg { node, conn, msg })
                 .await;
         }
-        Cmd::Rtt { conn, rtt_ms } => {
+        ProxyCmd::Rtt { conn, rtt_ms } => {
             cluster
                 .publish(subject, NodeCmd::Rtt { node, conn, rtt_ms })
                 .await;
         }
-        Cmd::Details { reply } => {
+        ProxyCmd::Details { reply } => {
             let answer = cluster.request(subject, NodeCmd::Details).await;
             if let Some(d) = answer.and_then(|a| serde_json::from_str(&a).ok()) {
                 let _ = reply.send(d);
             }
         }
-        Cmd::Record { site, reply } => {
+        ProxyCmd::Record { site, reply } => {
             if let Some(r) = cluster.request(subject, NodeCmd::Record { site }).await {
                 let _ = reply.send(r);
             }

@@ -15,52 +15,17 @@ use std::time::Duration;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::Json;
-use sannin_bot::{AnalyseLimits, Analysis};
-use sannin_rules::{Game, Position};
+use sannin_bot::AnalyseLimits;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::app::Shared;
+use crate::bots::{analysis_json, game_of};
 use crate::error::ApiError;
-use crate::history::{self, ReplayError};
 use crate::limits::ClientAddr;
 
 /// Search time when the request names none: a second, or the cap if lower.
 const DEFAULT_TIME: Duration = Duration::from_secs(1);
-
-/// The JSON object of an analysis, as both `POST /api/analyse` and
-/// `sannin analyse --json` give it.
-pub fn analysis_json(position: &Position, a: &Analysis) -> Value {
-    let evaluations: serde_json::Map<String, Value> = a
-        .evaluations
-        .iter()
-        .map(|e| (format!("{:?}", e.player), e.score.into()))
-        .collect();
-    json!({
-        "position": position.to_string(),
-        "player": a.player,
-        "best": a.best,
-        "line": a.line,
-        "score": a.score,
-        "mate": a.mate,
-        "evaluations": evaluations,
-        "depth": a.depth,
-        "nodes": a.nodes,
-        "ms": u64::try_from(a.elapsed.as_millis()).unwrap_or(u64::MAX),
-    })
-}
-
-/// The game to analyse: `position` (else the start), then `moves` played in order.
-///
-/// # Errors
-/// `bad_position` (ply 0) or `illegal_action` naming the 1-based ply and the token.
-pub fn game_of(position: Option<&str>, moves: &[String]) -> Result<Game, ReplayError> {
-    let mut game = Game::from_position(history::start_position(position)?);
-    for (i, token) in moves.iter().enumerate() {
-        history::play_token(&mut game, i + 1, token)?;
-    }
-    Ok(game)
-}
 
 /// Body of `POST /api/analyse`.
 #[derive(Debug, Deserialize)]
@@ -101,7 +66,7 @@ pub async fn analyse(
     let permit = shared.budgets.analysis_slot()?;
     match &shared.cluster {
         // A cluster keeps this budget in the database, for every node at once.
-        Some(c) => c.take_analysis(&shared, client).await?,
+        Some(c) => c.take_analysis(client).await?,
         None => shared.budgets.take_analysis(client)?,
     }
     let position = game.position().clone();

@@ -133,7 +133,7 @@ async fn list_finished(shared: &Shared, q: &ListQuery, limit: usize) -> Result<R
             // Listed nowhere from now on; its page says why.
             Err(e) => {
                 if let Ok(uuid) = id.parse() {
-                    shared.room_is_broken(uuid, &e.to_string()).await;
+                    shared.rooms.is_broken(uuid, &e.to_string()).await;
                 }
             }
         }

@@ -170,7 +170,7 @@ async fn api_not_found(req: Request) -> ApiError {
 }
 
 async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
-    let mut body = shared.metrics.render(shared.room_counts());
+    let mut body = shared.metrics.render(shared.rooms.counts());
     shared.bots.render_metrics(&mut body);
     let (commits, rows) = shared.store.action_commits();
     body.push_str(&format!(
@@ -193,7 +193,7 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
         "# HELP sannin_rooms_broken Stored rooms this node could not restore (logged with \
          their id and reason; listed nowhere).\n\
          # TYPE sannin_rooms_broken gauge\nsannin_rooms_broken {}\n",
-        shared.broken.len()
+        shared.rooms.broken.len()
     ));
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body).into_response()
 }

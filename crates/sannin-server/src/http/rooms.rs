@@ -20,10 +20,9 @@ use crate::bots;
 use crate::clock::ClockRequest;
 use crate::error::ApiError;
 use crate::history::{self, History};
-use crate::room::{Cmd, RoomHandle, RoomSettings};
+use crate::room::{Gone, RoomHandle, RoomSettings};
 use crate::store::{StoredSeat, BOT_TOKEN_HASH};
 use std::time::Duration;
-use tokio::sync::oneshot;
 
 /// Body of `POST /api/rooms`; every field optional.
 #[derive(Debug, Default, Deserialize)]
@@ -117,14 +116,14 @@ pub(super) async fn create(
     };
     match &shared.cluster {
         // A cluster keeps these budgets in the database, for every node at once.
-        Some(c) => c.take_room(&shared, client, !seats.is_empty()).await?,
+        Some(c) => c.take_room(client, !seats.is_empty()).await?,
         None => shared.budgets.take_room(client, !seats.is_empty())?,
     }
     let bot_only_place = shared.reserve_bot_only_room(&seats)?;
     let mut site_place = None;
     if bot_only_place.is_some() {
         match &shared.cluster {
-            Some(c) => site_place = c.reserve_bot_only(&shared, client).await?,
+            Some(c) => site_place = c.reserve_bot_only(client).await?,
             None => shared
                 .budgets
                 .check_bot_only_room(client, |id| shared.is_bot_only_room_running(id))?,
@@ -133,8 +132,8 @@ pub(super) async fn create(
     let created = shared.create_room(req.position, settings, seats).await;
     if let (Some(c), Some(place)) = (&shared.cluster, &site_place) {
         match &created {
-            Ok(id) => c.bot_only_created(&shared, place, *id).await,
-            Err(_) => c.bot_only_failed(&shared, place).await,
+            Ok(id) => c.bot_only_created(place, *id).await,
+            Err(_) => c.bot_only_failed(place).await,
         }
     }
     let id = created?;
@@ -157,23 +156,22 @@ pub(super) async fn find(shared: &Arc<Shared>, id: &str) -> Result<RoomHandle, A
         .ok_or_else(|| ApiError::RoomNotFound(id.to_string()))
 }
 
-/// Asks the room actor something, with a timeout so a wedged room cannot hang HTTP.
-/// A room that unloaded itself meanwhile (idle and finished) is loaded again once.
-async fn ask<T>(
+/// Asks the room something (`ask`: a method of its handle), with a timeout so that a
+/// wedged room cannot hang HTTP. A room that unloaded itself meanwhile (idle and
+/// finished) is loaded again once.
+async fn ask<T, F>(
     shared: &Arc<Shared>,
     id: &str,
-    make: impl Fn(oneshot::Sender<T>) -> Cmd,
-) -> Result<T, ApiError> {
+    ask: impl Fn(RoomHandle) -> F,
+) -> Result<T, ApiError>
+where
+    F: std::future::Future<Output = Result<T, Gone>>,
+{
     for _ in 0..2 {
         let room = find(shared, id).await?;
-        let (tx, rx) = oneshot::channel();
-        if room.tx.send(make(tx)).await.is_err() {
-            shared.unload_room(room.id);
-            continue;
-        }
-        match tokio::time::timeout(Duration::from_secs(10), rx).await {
+        match tokio::time::timeout(Duration::from_secs(10), ask(room.clone())).await {
             Ok(Ok(v)) => return Ok(v),
-            Ok(Err(_)) => shared.unload_room(room.id),
+            Ok(Err(Gone)) => shared.rooms.unload_if(&room),
             Err(_) => {
                 return Err(ApiError::Internal(anyhow::anyhow!(
                     "room {} did not answer",
@@ -190,7 +188,7 @@ pub(super) async fn details(
     Path(id): Path<String>,
 ) -> Result<Json<RoomDetails>, ApiError> {
     Ok(Json(
-        ask(&shared, &id, |reply| Cmd::Details { reply }).await?,
+        ask(&shared, &id, |room| async move { room.details().await }).await?,
     ))
 }
 
@@ -210,9 +208,9 @@ pub(super) async fn record(
         .filter(|s| *s == "https")
         .unwrap_or("http");
     let site = format!("{scheme}://{host}/rooms/{id}");
-    let record = ask(&shared, &id, |reply| Cmd::Record {
-        site: site.clone(),
-        reply,
+    let record = ask(&shared, &id, |room| {
+        let site = site.clone();
+        async move { room.record(site).await }
     })
     .await?;
     Ok((
@@ -230,16 +228,17 @@ pub(super) async fn history(
     Path(id): Path<String>,
 ) -> Result<Json<History>, ApiError> {
     let uuid = parse_id(&id)?;
-    if shared.broken.reason(uuid).is_some() {
+    if shared.rooms.broken.reason(uuid).is_some() {
         return Err(ApiError::RoomBroken(id));
     }
     let stored = shared
-        .read_room(uuid)
+        .rooms
+        .read(uuid)
         .await?
         .ok_or_else(|| ApiError::RoomNotFound(id.clone()))?;
     match history::of_stored(stored.start_position.as_deref(), &stored.actions) {
         Ok(history) => Ok(Json(history)),
-        Err(e) => Err(shared.room_is_broken(uuid, &format!("{e:#}")).await),
+        Err(e) => Err(shared.rooms.is_broken(uuid, &format!("{e:#}")).await),
     }
 }
 

@@ -13,11 +13,7 @@ impl Room {
     /// Spawns the actor; returns its handle.
     pub fn spawn(self) -> RoomHandle {
         let (tx, rx) = mpsc::channel(ROOM_QUEUE);
-        let handle = RoomHandle {
-            id: self.id,
-            tx,
-            summary: self.summary_tx.subscribe(),
-        };
+        let handle = RoomHandle::local(self.id, tx, self.summary_tx.subscribe());
         // At debug level, as the connections' spans: entering a span costs a lookup in
         // the subscriber's registry at every poll of the room, which runs twice an
         // action. The room's lines at info level and above name the room themselves.

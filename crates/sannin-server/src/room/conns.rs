@@ -96,7 +96,7 @@ fn send_staged(c: &mut Conn, id: ConnId, dead: &mut Vec<ConnId>) {
 }
 
 /// A connection let in off probation: it has said `join`, `resume` or `watch`.
-fn greeted(out: ConnHandle, cfg: &Config) -> Conn {
+fn greeted(out: ConnHandle, cfg: &RoomConfig) -> Conn {
     let mut c = Conn::new(out, cfg.chat_per_minute, cfg.chat_burst);
     c.greeted = true;
     c

@@ -47,7 +47,6 @@ use uuid::Uuid;
 
 use crate::bots::Bots;
 use crate::clock::{ClockSettings, GameClock};
-use crate::config::Config;
 use crate::error::{ApiError, ErrorCode};
 use crate::metrics::Metrics;
 use crate::store::column::{Json, Unreadable};
@@ -62,9 +61,11 @@ mod actor;
 mod bot_turns;
 mod chat;
 mod commit;
+mod config;
 mod conns;
 mod draws;
 mod flags;
+mod handle;
 mod pregame;
 mod rematch;
 mod restore;
@@ -79,13 +80,15 @@ use draws::DrawOffers;
 use seats::Occupant;
 use snapshot::Snapshot;
 
+pub use config::RoomConfig;
+pub use handle::{BoxFuture, Gone, RemoteRoom, RoomHandle};
 pub use restore::start_kind;
 
 /// Connection id, unique in the process.
 pub type ConnId = u64;
 
 /// Commands a room's queue holds.
-pub const ROOM_QUEUE: usize = 256;
+const ROOM_QUEUE: usize = 256;
 
 /// What the room actor sends to a connection's writer.
 #[derive(Debug)]
@@ -109,9 +112,9 @@ pub struct ConnHandle {
     pub account: Option<Arc<str>>,
 }
 
-/// Commands to a room.
+/// Commands to a room: private to the room, built by [`RoomHandle`]'s methods.
 #[derive(Debug)]
-pub enum Cmd {
+pub(super) enum Cmd {
     /// A WebSocket connected; answered with a `state` or `room_full`.
     Connect {
         /// Id.
@@ -191,17 +194,6 @@ impl RoomSettings {
     }
 }
 
-/// Handle to a running room.
-#[derive(Debug, Clone)]
-pub struct RoomHandle {
-    /// Room id.
-    pub id: Uuid,
-    /// Command queue.
-    pub tx: mpsc::Sender<Cmd>,
-    /// Latest summary.
-    pub summary: watch::Receiver<RoomSummary>,
-}
-
 /// What a room asks of the registry of rooms it runs in.
 pub trait Registry: Send + Sync + std::fmt::Debug {
     /// The room's game finished: it no longer counts against `--max-rooms`.
@@ -222,8 +214,8 @@ pub trait Registry: Send + Sync + std::fmt::Debug {
 /// Everything a room needs from outside.
 #[derive(Debug, Clone)]
 pub struct RoomDeps {
-    /// Configuration.
-    pub config: Arc<Config>,
+    /// The rooms' settings.
+    pub config: Arc<RoomConfig>,
     /// Database.
     pub store: Store,
     /// Counters.
@@ -380,6 +372,11 @@ impl Room {
             updated_at_ms: now_ms(),
             summary_tx,
         }
+    }
+
+    /// The room's id.
+    pub fn id(&self) -> Uuid {
+        self.id
     }
 
     /// Whether the room counts against `--max-rooms`.

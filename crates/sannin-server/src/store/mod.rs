@@ -56,6 +56,11 @@ struct HeldLease {
 /// A `chat_messages` row.
 type ChatRow = (i64, String, Option<String>, String, String, i64);
 
+/// The database's own clock in unix ms, as a PostgreSQL expression: what leases,
+/// heartbeats and site-wide budgets are timed by, so that nodes whose clocks differ
+/// agree.
+pub const PG_NOW_MS: &str = "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT";
+
 /// Unix time in milliseconds.
 pub fn now_ms() -> i64 {
     SystemTime::now()

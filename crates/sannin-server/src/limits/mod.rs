@@ -24,6 +24,8 @@ use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use ipnet::IpNet;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+pub mod site;
+
 use crate::error::ApiError;
 
 /// The resolved per-client settings.

@@ -1,0 +1,266 @@
+//! A connection's reader: parses frames, applies the socket's limits, and hands each
+//! message to the room.
+//!
+//! Limits of the socket (docs/protocol.md, "Limits"): every frame the client sends —
+//! text, binary, ping, and pongs other than the answers to our own pings — takes a
+//! token of the connection's bucket (`--rate-per-second`, `--rate-burst`); what is
+//! beyond is dropped (text gets `rate_limited`), and a client that goes on sending
+//! [`FLOOD_CLOSE`] frames in a row that way is closed with 1008. Frames the codec
+//! refuses close with their RFC 6455 code: 1009 too big, 1007 invalid UTF-8, 1002 any
+//! other protocol error. Until it says `join`, `resume` or `watch`, a socket has
+//! `--silent-socket-seconds`; a socket silent for three ping intervals is idle.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant as StdInstant};
+
+use axum::extract::ws::{Message, Utf8Bytes, WebSocket};
+use futures_util::stream::SplitStream;
+use futures_util::StreamExt;
+use sannin_protocol::{ClientMsg, ServerMsg};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+use tracing::debug;
+
+use super::Pings;
+use crate::error::ErrorCode;
+use crate::metrics::Metrics;
+use crate::rate::TokenBucket;
+use crate::room::{ConnId, Outbound, RoomHandle};
+use crate::time::TimeSource;
+
+/// Frames refused in a row (over the rate limit, none accepted in between) after which
+/// the connection is closed with 1008: a client past this is flooding, not bursting.
+const FLOOD_CLOSE: u32 = 200;
+
+/// The ms stamp a pong carries back: our pings carry 8 big-endian bytes.
+fn stamp_of(payload: &[u8]) -> Option<u64> {
+    Some(u64::from_be_bytes(payload.try_into().ok()?))
+}
+
+/// The round trip of a pong carrying `stamp`; None from the future or over a minute old.
+fn round_trip(stamp: u64, now_ms: u64) -> Option<u64> {
+    let rtt = now_ms.checked_sub(stamp)?;
+    (rtt <= 60_000).then_some(rtt)
+}
+
+/// The close frame for a frame the WebSocket codec refused (RFC 6455 §7.4.1), if it
+/// deserves one: 1009 for a message over the hard cap, 1007 for a text message that
+/// is not UTF-8, 1002 for other protocol errors. I/O errors (the peer is gone) get none.
+fn close_for(e: axum::Error) -> Option<(u16, &'static str)> {
+    use tokio_tungstenite::tungstenite::Error;
+    let e = e.into_inner();
+    match e.downcast_ref::<Error>()? {
+        Error::Capacity(_) => Some((1009, "message too big")),
+        Error::Utf8(_) => Some((1007, "text message is not valid UTF-8")),
+        Error::Protocol(_) => Some((1002, "protocol error")),
+        _ => None,
+    }
+}
+
+fn error_frame(code: ErrorCode, message: impl Into<String>) -> Outbound {
+    Outbound::Text(Utf8Bytes::from(ServerMsg::error(code, message).to_text()))
+}
+
+/// What the reader works with.
+pub(super) struct Reader {
+    pub stream: SplitStream<WebSocket>,
+    pub conn: ConnId,
+    pub room: RoomHandle,
+    /// The connection's own queue, for the errors the reader answers itself.
+    pub replies: mpsc::Sender<Outbound>,
+    pub kill: CancellationToken,
+    pub pings: Arc<Pings>,
+    pub metrics: Arc<Metrics>,
+    pub time: Arc<dyn TimeSource>,
+    pub limit: TokenBucket,
+    pub max_bytes: usize,
+    /// Silent for this long (three ping intervals), a socket is idle.
+    pub idle: Duration,
+    /// Until it says `join`, `resume` or `watch`, a socket may stay until then.
+    pub silent_until: Option<Instant>,
+    /// Frames refused in a row.
+    pub refused_in_a_row: u32,
+}
+
+/// What the reader does next after a frame.
+enum Next {
+    Go,
+    Stop,
+}
+
+impl Reader {
+    /// An answer of the reader's own; a connection whose queue is full is dropped.
+    fn reply(&self, o: Outbound) {
+        if self.replies.try_send(o).is_err() {
+            self.kill.cancel();
+        }
+    }
+
+    /// When the reader's one timer goes off: the earlier of idleness and silence.
+    fn due(&self, heard: Instant) -> Instant {
+        self.silent_until
+            .map_or(heard + self.idle, |t| t.min(heard + self.idle))
+    }
+
+    /// Runs until the socket closes, the client breaks a limit, or the room is gone.
+    pub(super) async fn run(mut self) {
+        // One timer for the reader's whole life, moved on only when it goes off: a fresh
+        // timeout for every frame would be a trip through the timer wheel each.
+        let mut heard = Instant::now();
+        let timer = tokio::time::sleep_until(self.due(heard));
+        tokio::pin!(timer);
+        loop {
+            let next = tokio::select! {
+                biased;
+                next = self.stream.next() => next,
+                () = &mut timer => {
+                    let now = Instant::now();
+                    if self.silent_until.is_some_and(|t| t <= now) {
+                        debug!("silent socket: closing");
+                        self.reply(error_frame(
+                            ErrorCode::BadMessage,
+                            "this connection sent none of join, resume or watch: closing it",
+                        ));
+                        self.reply(Outbound::Close(1008, "say join, resume or watch"));
+                        break;
+                    }
+                    if heard + self.idle <= now {
+                        debug!("idle timeout");
+                        break;
+                    }
+                    timer.as_mut().reset(self.due(heard));
+                    continue;
+                }
+            };
+            heard = Instant::now();
+            let frame = match next {
+                None => break,
+                Some(Err(e)) => {
+                    if let Some((code, reason)) = close_for(e) {
+                        debug!(code, reason, "bad frame: closing");
+                        self.metrics.bad_messages.fetch_add(1, Ordering::Relaxed);
+                        self.reply(Outbound::Close(code, reason));
+                    }
+                    break;
+                }
+                Some(Ok(frame)) => frame,
+            };
+            if let Next::Stop = self.frame(frame).await {
+                break;
+            }
+        }
+    }
+
+    /// One frame from the client.
+    async fn frame(&mut self, frame: Message) -> Next {
+        if matches!(frame, Message::Text(_) | Message::Binary(_)) {
+            self.pings.said();
+        }
+        let stamp = match &frame {
+            Message::Close(_) => return Next::Stop,
+            Message::Pong(payload) => stamp_of(payload),
+            _ => None,
+        };
+        // The answer to one of our pings is free.
+        let asked = stamp.is_some_and(|s| self.pings.answered(s));
+        let received = StdInstant::now();
+        if !asked && !self.limit.allow() {
+            return self.refused(&frame);
+        }
+        if !asked {
+            self.refused_in_a_row = 0;
+        }
+        let text = match frame {
+            Message::Text(t) => t,
+            Message::Binary(_) => {
+                self.metrics.bad_messages.fetch_add(1, Ordering::Relaxed);
+                self.reply(error_frame(
+                    ErrorCode::BadMessage,
+                    "binary frames are not part of the protocol: send JSON text",
+                ));
+                return Next::Go;
+            }
+            Message::Pong(_) => {
+                let rtt = stamp.and_then(|s| round_trip(s, self.time.now_ms()));
+                return match rtt {
+                    Some(rtt_ms) if self.room.rtt(self.conn, rtt_ms).await.is_err() => Next::Stop,
+                    _ => Next::Go,
+                };
+            }
+            // The codec answers pings itself.
+            Message::Ping(_) | Message::Close(_) => return Next::Go,
+        };
+        self.text(text, received).await
+    }
+
+    /// A frame over the rate limit: dropped, and a flood closes the connection.
+    fn refused(&mut self, frame: &Message) -> Next {
+        self.metrics.rate_limited.fetch_add(1, Ordering::Relaxed);
+        self.refused_in_a_row += 1;
+        if self.refused_in_a_row >= FLOOD_CLOSE {
+            debug!("flood: closing");
+            self.reply(error_frame(
+                ErrorCode::RateLimited,
+                "far too many messages: closing this connection",
+            ));
+            self.reply(Outbound::Close(1008, "too many messages"));
+            return Next::Stop;
+        }
+        // Control frames have nobody to answer to: they are just dropped.
+        if matches!(frame, Message::Text(_) | Message::Binary(_)) {
+            self.reply(error_frame(
+                ErrorCode::RateLimited,
+                "too many messages: this one was dropped; slow down",
+            ));
+        }
+        Next::Go
+    }
+
+    /// A text frame: a protocol message for the room, or `bad_message`.
+    async fn text(&mut self, text: Utf8Bytes, received: StdInstant) -> Next {
+        if text.len() > self.max_bytes {
+            self.metrics.bad_messages.fetch_add(1, Ordering::Relaxed);
+            let limit = self.max_bytes;
+            self.reply(error_frame(
+                ErrorCode::BadMessage,
+                format!("message too large: {} bytes, limit {limit}", text.len()),
+            ));
+            return Next::Go;
+        }
+        match ClientMsg::parse(text.as_str()) {
+            Ok(msg) => {
+                if matches!(
+                    msg,
+                    ClientMsg::Join { .. } | ClientMsg::Resume { .. } | ClientMsg::Watch { .. }
+                ) {
+                    self.silent_until = None;
+                }
+                match self.room.message(self.conn, msg, received).await {
+                    Ok(()) => Next::Go,
+                    Err(_) => Next::Stop,
+                }
+            }
+            Err(e) => {
+                self.metrics.bad_messages.fetch_add(1, Ordering::Relaxed);
+                self.reply(error_frame(ErrorCode::BadMessage, e));
+                Next::Go
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pongs_carry_our_stamps_and_plausible_round_trips() {
+        assert_eq!(stamp_of(&42u64.to_be_bytes()), Some(42));
+        assert_eq!(stamp_of(b"short"), None);
+        assert_eq!(round_trip(1_000, 1_250), Some(250));
+        assert_eq!(round_trip(2_000, 1_000), None, "from the future");
+        assert_eq!(round_trip(0, 60_001), None, "over a minute old");
+    }
+}
