@@ -1,6 +1,6 @@
 //! Positions: the state of a game between actions and the checks that turn an
-//! arbitrary [`Setup`] into a playable position (STYLE: unchecked input, checked
-//! state); the position string of RULES §13.3 is read and written in
+//! arbitrary [`Setup`] into a playable position (docs/conventions.md,
+//! "Unchecked input, checked state"); the position string of RULES §13.3 is read and written in
 //! `position_string.rs`.
 
 use std::sync::Arc;
