@@ -1,6 +1,7 @@
 //! Matches between engine variants, and the self-play tuning of the
-//! evaluation's weights (README, "Bot strength"). Node budgets, not the
-//! clock, stop every search, so results do not depend on the machine's load.
+//! evaluation's weights (docs/bots.md, "Strength" and "Measuring the
+//! levels"). Node budgets, not the clock, stop every search, so results do
+//! not depend on the machine's load.
 //!
 //! ```sh
 //! # one engine in slot 0 against two of another, seats rotated:

@@ -46,7 +46,7 @@ const VALUES: [i32; 16] = {
 
 /// The evaluation's weights: each term's factor, in centipawns or percent.
 /// The defaults ([`Weights::DEFAULT`]) were tuned by self-play
-/// (`examples/tune.rs`, described in the README's "Bot strength").
+/// (`examples/tune.rs`; docs/bots.md, "Strength" and "Measuring the levels").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Weights {
     /// A piece in hand, in percent of its value on the board (a drop can go

@@ -26,7 +26,7 @@
 //!   the root player moves every second ply and a search of the same size
 //!   sees one more of its own moves. Level 4 uses it for the free-for-all
 //!   (`Searcher::best_reply`); its measured strength against level 3 is in
-//!   the README ("Bot strength").
+//!   docs/bots.md ("Strength").
 //! - *BRS+* (M. Esser, M. Gras, M. Winands, M. Schadd and M. Lanctot,
 //!   "Improving Best-Reply Search", Computers and Games 2013): the opponent
 //!   not searched plays the action its move ordering ranks first instead of
@@ -35,14 +35,14 @@
 //!   `Searcher::best_reply_plus` implements it with that action being the
 //!   opponent's best capture (none: it passes); in matches against level 3
 //!   it scored below plain best-reply search and spent more time a move
-//!   (README, "Bot strength"), so no level uses it.
+//!   (docs/bots.md, "Strength"), so no level uses it.
 //! - Monte Carlo tree search with max^n backup and Progressive History
 //!   (J. Nijssen and M. Winands, "Enhancements for multi-player Monte-Carlo
 //!   tree search", Computers and Games 2010): the `mcts` module, with an
 //!   evaluation of every player at each new node in place of a random
 //!   playout. Each of its nodes costs a position and, once expanded, every
 //!   legal action, and its tree stays a few plies deep at these budgets: it
-//!   won no game against level 3 (README, "Bot strength"), so no level
+//!   won no game against level 3 (docs/bots.md, "Strength"), so no level
 //!   uses it.
 //!
 //! Levels 1 and 2 vary their play: among the actions scoring within a
@@ -182,8 +182,8 @@ impl<'de> serde::Deserialize<'de> for Level {
 }
 
 /// Level 4's node budget: about 0.2 s a move, four to five times level 3's
-/// time, where it scores 58 % of 180 games against two of level 3 (README,
-/// "Bot strength").
+/// time, where it scores 58 % of 180 games against two of level 3
+/// (docs/bots.md, "Strength").
 const MASTER_NODES: u64 = 150_000;
 
 impl Level {

@@ -10,6 +10,7 @@ use std::cell::OnceCell;
 use std::ops::ControlFlow;
 
 use crate::action::Action;
+use crate::attack_cache::AttackCache;
 use crate::bitboard::Bitboard;
 use crate::board::{AttackMap, Board};
 use crate::by_player::ByPlayer;
@@ -21,7 +22,7 @@ use crate::movegen::{
 };
 use crate::piece::{moves_of, Piece, Role};
 use crate::player::{Player, Players};
-use crate::position::{AttackCache, Core, LastAction, Position};
+use crate::position::{Core, LastAction, Position};
 
 /// The attack maps of the three players on one board, each computed the
 /// first time it is asked for (a threat test often needs only some of them),

@@ -1,5 +1,5 @@
 //! Why an action was rejected: one variant per rule, with a sentence fit to
-//! show a player (STYLE: a named reason for every illegal action).
+//! show a player (docs/conventions.md, "A named reason for every illegal action").
 
 use crate::cell::Cell;
 use crate::piece::{Piece, Role};

@@ -6,10 +6,11 @@ use crate::cell::Cell;
 use crate::error::IllegalAction;
 use crate::event::{EndReason, Event, LossReason, Outcome};
 use crate::history::Positions;
+use crate::legal::legal_actions;
 use crate::notation::{
     canonical, diagnose, parse_written, resolve_written, write_canonical, NotationError,
 };
-use crate::play::{illumination, legal_actions, lose, resolve, Played, Resolved};
+use crate::play::{illumination, lose, resolve, Played, Resolved};
 use crate::player::Player;
 use crate::position::Position;
 
@@ -180,15 +181,15 @@ impl Game {
         };
         if let Some(p) = game.position.core.to_move {
             // A player to move with no legal action loses at once (RULES §11 step 9).
-            if !crate::play::has_fully_legal_action(
+            if !crate::legal::has_fully_legal_action(
                 &game.position,
-                &game.history as &dyn crate::play::History,
+                &game.history as &dyn crate::history::History,
             ) {
                 let r = lose(
                     &game.position,
                     p,
                     LossReason::NoLegalAction,
-                    &game.history as &dyn crate::play::History,
+                    &game.history as &dyn crate::history::History,
                 );
                 // No one acted: the loss is not an entry of the log.
                 let mut prepared = game.prepared(
@@ -268,7 +269,10 @@ impl Game {
     /// The legal actions of the player to move (empty once the game is
     /// over), repetition judged against the whole game (RULES §12.7).
     pub fn legal_actions(&self) -> Vec<Action> {
-        legal_actions(&self.position, &self.history as &dyn crate::play::History)
+        legal_actions(
+            &self.position,
+            &self.history as &dyn crate::history::History,
+        )
     }
 
     /// [`Game::legal_actions`] in canonical notation (RULES §13.1), as
@@ -422,7 +426,7 @@ impl Game {
         let r = resolve(
             &self.position,
             action,
-            &self.history as &dyn crate::play::History,
+            &self.history as &dyn crate::history::History,
             true,
         )?;
         Ok(self.prepared(
@@ -466,7 +470,7 @@ impl Game {
             &self.position,
             player,
             reason,
-            &self.history as &dyn crate::play::History,
+            &self.history as &dyn crate::history::History,
         );
         Ok(self.prepared(Entry::Loss { player, reason }, r))
     }

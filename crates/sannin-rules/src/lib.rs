@@ -53,6 +53,7 @@
 
 mod action;
 mod alliance;
+mod attack_cache;
 mod bitboard;
 mod board;
 mod by_player;
@@ -61,6 +62,7 @@ mod error;
 mod event;
 mod game;
 mod history;
+mod legal;
 mod movegen;
 pub mod notation;
 mod perft;

@@ -6,10 +6,12 @@ use std::ops::ControlFlow;
 use crate::action::Action;
 use crate::bitboard::Bitboard;
 use crate::cell::{around, far_edge, Cell};
+use crate::history::{History, NoHistory};
+use crate::legal::is_fully_legal;
 use crate::movegen::{promotion_zone, pseudo_actions, visit_drops, visit_moves, SafetyTest};
 use crate::notation::canonical;
 use crate::piece::{Piece, Role};
-use crate::play::{is_fully_legal, resolve, History, NoHistory};
+use crate::play::resolve;
 use crate::player::Player;
 use crate::position::{Core, Position};
 
@@ -31,7 +33,7 @@ pub fn perft_divide(pos: &Position, depth: u32) -> Vec<(String, u64)> {
             u64::from(is_fully_legal(
                 pos,
                 a,
-                &history as &dyn crate::play::History,
+                &history as &dyn crate::history::History,
             ))
         } else {
             child(pos, a, depth, &mut history, &mut Vec::new())
@@ -39,7 +41,7 @@ pub fn perft_divide(pos: &Position, depth: u32) -> Vec<(String, u64)> {
         if depth == 0 {
             continue;
         }
-        if n > 0 || is_fully_legal(pos, a, &history as &dyn crate::play::History) {
+        if n > 0 || is_fully_legal(pos, a, &history as &dyn crate::history::History) {
             out.push((canonical(&pos.core, p, a), n));
         }
     }
@@ -67,7 +69,7 @@ fn child(
     history: &mut Vec<(u64, Core)>,
     buffers: &mut Buffers,
 ) -> u64 {
-    match resolve(pos, a, &*history as &dyn crate::play::History, true) {
+    match resolve(pos, a, &*history as &dyn crate::history::History, true) {
         Ok(r) => {
             history.push((r.position.core.key(), r.position.core.clone()));
             let n = count(&r.position, depth - 1, history, buffers);
@@ -101,9 +103,9 @@ fn count(pos: &Position, depth: u32, history: &mut Vec<(u64, Core)>, buffers: &m
         n += if depth == 1 {
             u64::from(match a {
                 Action::Illuminate { .. } => {
-                    is_fully_legal(pos, a, &*history as &dyn crate::play::History)
+                    is_fully_legal(pos, a, &*history as &dyn crate::history::History)
                 }
-                _ if repeats => is_fully_legal(pos, a, &*history as &dyn crate::play::History),
+                _ if repeats => is_fully_legal(pos, a, &*history as &dyn crate::history::History),
                 // Only a pawn drop can still be illegal (RULES §6.5).
                 Action::Drop { .. } => is_fully_legal(pos, a, &NoHistory),
                 _ => true,

@@ -1,24 +1,20 @@
 //! Resolving an action, step by step as RULES §11 lists them.
 
-use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use crate::action::Action;
 use crate::alliance::{changed_cells, checkers, forced};
+use crate::attack_cache::AttackCache;
 use crate::bitboard::Bitboard;
 use crate::cell::Cell;
 use crate::error::IllegalAction;
 use crate::event::{AllianceCause, EndReason, Event, LossReason, Outcome};
-use crate::movegen::{
-    any_action, apply, has_legal_action, illumination_targets, is_safe_after, landing,
-    opens_line_to, pseudo_actions, visit_moves, SafetyTest,
-};
+use crate::history::{History, Keys, With};
+use crate::legal::{check_safety, has_fully_legal_action, legal_action_exists, stays_safe};
+use crate::movegen::{apply, has_legal_action, illumination_targets, Applied};
 use crate::piece::{Piece, Role};
 use crate::player::{Player, Players};
-use crate::position::{AttackCache, Core, LastAction, Position};
-
-use crate::history::{quiet_key, quiet_key_seen, Keys, With};
-pub(crate) use crate::history::{History, NoHistory};
+use crate::position::{Core, LastAction, Position};
 
 /// The result of a legal action.
 #[derive(Clone, Debug)]
@@ -166,62 +162,6 @@ fn mating_player(core: &Core, mated: Player, actor: Player) -> Player {
     q
 }
 
-/// Step 1 and the §10.3 test, with the reason when it fails.
-fn check_safety(core: &Core, p: Player) -> Result<(), IllegalAction> {
-    if is_safe_after(&core.board, core.alliance, p) {
-        return Ok(());
-    }
-    if let Some(k) = core.board.king(p) {
-        let attackers = core.board.attackers_of(k, core.others(p));
-        if attackers.any() {
-            return Err(IllegalAction::LeavesKingInCheck {
-                by: attackers.iter().collect(),
-            });
-        }
-    }
-    let ally = core
-        .ally(p)
-        .expect("the other failure is checking the ally");
-    Err(IllegalAction::ChecksAlly(ally))
-}
-
-/// Whether `a`'s action passes §10.3 without looking at the board after it:
-/// `a` is not in check, and the action is a drop or a move of another piece
-/// than the king that opens no line to the king (a move from a cell on one of
-/// its lines is looked at along that line alone); and while `a` is allied,
-/// no piece of `a` attacks its ally's king now, the action does not take that
-/// king, the moved or dropped piece does not attack it from where it lands,
-/// and a move leaves no cell on its lines (§12.5). Attacks come along lines
-/// (RULES §10.1), and such an action opens none to either king.
-fn stays_safe(pos: &Position, a: Player, action: Action) -> bool {
-    let board = &pos.core.board;
-    let Some(k) = board.king(a) else {
-        return false;
-    };
-    let (from, to) = match action {
-        Action::Move { from, to, .. } => (Some(from), to),
-        Action::Drop { to, .. } => (None, to),
-        Action::Illuminate { .. } => return false,
-    };
-    let off_lines = |king: Cell| from.is_none_or(|f| f != king && !king.lines().contains(f));
-    if from == Some(k) || pos.in_check(a) {
-        return false;
-    }
-    if let Some(f) = from.filter(|_| !off_lines(k)) {
-        if opens_line_to(board, a, k, f, to) {
-            return false;
-        }
-    }
-    let Some(kq) = pos.core.ally(a).and_then(|q| board.king(q)) else {
-        return true;
-    };
-    let l = landing(board, a, action).expect("a move or drop");
-    l.to != kq
-        && off_lines(kq)
-        && !board.attacks_of(l.code, l.to, l.occ).contains(kq)
-        && !pos.is_attacked_by(kq, a)
-}
-
 /// Resolves a pseudo-legal `action` of the player to move (RULES §11).
 /// Step 9 runs only when `settle` is set: legality never needs it.
 pub(crate) fn resolve(
@@ -232,42 +172,15 @@ pub(crate) fn resolve(
 ) -> Result<Resolved, IllegalAction> {
     let pre = &pos.core;
     let a = pre.to_move.ok_or(IllegalAction::GameOver)?;
-    let mut core = pre.clone();
-    let mut events = Vec::new();
 
     // Step 1: board, then the legality test of §10.3.
+    let mut core = pre.clone();
     let applied = apply(&mut core, a, action);
     if !stays_safe(pos, a, action) {
         check_safety(&core, a)?;
     }
-    for &(cell, victim) in &applied.captured {
-        events.push(Event::Captured {
-            cell,
-            piece: victim.role,
-            promoted: victim.promoted,
-            owner: victim.owner,
-            by: a,
-        });
-    }
-    if let Action::Illuminate { .. } = action {
-        events.push(Event::Illuminated {
-            player: a,
-            cells: applied.captured.iter().map(|c| c.0).collect(),
-        });
-    }
-    if let Some((cell, piece)) = applied.promoted {
-        events.push(Event::Promoted {
-            cell,
-            piece: piece.role,
-            player: a,
-        });
-    }
-    let mut res = Resolution {
-        core,
-        events,
-        outcome: None,
-        eliminated: Vec::new(),
-    };
+    let mut res = Resolution::new(core);
+    res.board_events(a, action, &applied);
     // Made only for an action that stands (its `pre` is a copy of the position).
     let last = || {
         Arc::new(LastAction {
@@ -286,106 +199,17 @@ pub(crate) fn resolve(
         }
     }
 
-    // Step 3: forced alliance. The attack maps it computes on the board
-    // after step 1 stay with the resulting position if nothing changes that
-    // board later (an alliance promotes a king, an elimination removes pieces).
-    // Its maps are updated from those of the board before the action.
-    let changed = changed_cells(action);
-    let post_attacks = Arc::new(AttackCache::after(changed));
-    let mut formed = false;
-    if res.core.alliance.is_empty() && res.core.active.len() == 3 {
-        if let Some((pair, cause)) = forced(pos, &res.core, &post_attacks, a, action) {
-            form_alliance(&mut res.core, &mut res.events, pair, cause);
-            formed = true;
-        }
-    }
-
-    // Who is in check now (RULES §10.2), for steps 4 and 5: from the
-    // attack maps of step 3 where it made them all.
-    let mut checked = Players::NONE;
-    for p in Player::ALL {
-        // Not the mover: its king passed step 1's test of the same attacks,
-        // step 5 looks at the others alone, and an alliance formed since
-        // ends every castling right.
-        if p == a {
-            continue;
-        }
-        let Some(k) = res.core.board.king(p) else {
-            continue;
-        };
-        // From the maps of the board after the action when step 3 made
-        // them all; else, for a king with no changed cell on its lines (the
-        // only cells its attackers can stand on, RULES §10.1), from the maps
-        // of the board before when they are known.
-        let known = if formed {
-            None
-        } else {
-            post_attacks.others_attack(p, k).or_else(|| {
-                let untouched = changed.any() && (changed & (k.lines() | k.bb())).is_empty();
-                untouched.then(|| pos.attacks.others_attack(p, k)).flatten()
-            })
-        };
-        let in_check = match known {
-            Some(h) => h,
-            None => res.core.board.is_attacked(k, res.core.others(p)),
-        };
-        if in_check {
-            checked.insert(p);
-        }
-    }
+    // Step 3: forced alliance, and who is in check after it.
+    let after = res.forced_alliance(pos, a, action);
 
     // Step 4: castling rights.
-    for p in checked.iter() {
-        res.core.castling.remove(p);
-    }
-    if applied.moved_king || formed {
-        res.core.castling.remove(a);
-    }
-    if formed {
-        res.core.castling = Players::NONE;
-    }
+    res.castling_rights(a, applied.moved_king, &after);
 
     // Step 5: mates, all at once.
-    let mut mated = Vec::new();
-    for p in res.core.active.iter().filter(|&p| p != a) {
-        if !checked.contains(p) {
-            continue;
-        }
-        let by = checkers(&res.core.board, p);
-        res.events.push(Event::Check {
-            player: p,
-            by: by.iter().collect(),
-        });
-        if !has_legal_action(&res.core, p) {
-            mated.push(p);
-        }
-    }
-    if let Action::Drop {
-        role: Role::Pawn,
-        to,
-    } = action
-    {
-        for &m in &mated {
-            let king = res.core.board.king(m).expect("active king");
-            if res.core.board.attacks_from(to).contains(king) {
-                return Err(IllegalAction::PawnDropMate(m));
-            }
-        }
-    }
+    let mated = res.mates(a, action, after.checked)?;
 
     // Step 6: elimination.
-    let mut mating = None;
-    if !mated.is_empty() {
-        let losers: Vec<_> = mated
-            .iter()
-            .map(|&m| {
-                let by = mating_player(&res.core, m, a);
-                mating = Some(by);
-                (m, Some(by), LossReason::Mated)
-            })
-            .collect();
-        res.eliminate(&losers);
-    }
+    let mating = res.eliminate_mated(a, &mated);
 
     // Step 7: the turn.
     if res.outcome.is_none() {
@@ -402,27 +226,212 @@ pub(crate) fn resolve(
 
     // Step 9: no legal action.
     let last = last();
-    // The maps of step 3 and who is in check (steps 4 and 5) stay valid
-    // while the board has not changed since.
-    let keep = |res: &Resolution| !formed && res.eliminated.is_empty();
     if settle {
-        let attacks = if keep(&res) {
-            post_attacks.clone()
-        } else {
-            Arc::default()
-        };
-        let checked = keep(&res).then_some(checked);
+        let attacks = after.attacks_if_valid(&res);
+        let checked = after.valid(&res).then_some(after.checked);
         res.settle(Some(&last), history, a, attacks, checked);
     }
-    let attacks = if keep(&res) {
-        post_attacks
-    } else {
-        Arc::default()
-    };
+    let attacks = after.attacks_if_valid(&res);
     Ok(res.done(last, attacks))
 }
 
+/// The board after step 3 of RULES §11, as the later steps see it.
+struct AfterAlliance {
+    /// The attack maps of that board, as far as computed.
+    attacks: Arc<AttackCache>,
+    /// Whether an alliance formed (it promotes a king, so it changed the board).
+    formed: bool,
+    /// The players other than the actor in check on that board (RULES §10.2).
+    checked: Players,
+}
+
+impl AfterAlliance {
+    /// The maps of step 3 and who is in check (steps 4 and 5) stay valid
+    /// while the board has not changed since.
+    fn valid(&self, res: &Resolution) -> bool {
+        !self.formed && res.eliminated.is_empty()
+    }
+
+    /// The maps of step 3 while they are valid; else none known.
+    fn attacks_if_valid(&self, res: &Resolution) -> Arc<AttackCache> {
+        if self.valid(res) {
+            self.attacks.clone()
+        } else {
+            Arc::default()
+        }
+    }
+}
+
 impl Resolution {
+    fn new(core: Core) -> Resolution {
+        Resolution {
+            core,
+            events: Vec::new(),
+            outcome: None,
+            eliminated: Vec::new(),
+        }
+    }
+
+    /// The events of step 1: captures, the illumination, the promotion.
+    fn board_events(&mut self, a: Player, action: Action, applied: &Applied) {
+        for &(cell, victim) in &applied.captured {
+            self.events.push(Event::Captured {
+                cell,
+                piece: victim.role,
+                promoted: victim.promoted,
+                owner: victim.owner,
+                by: a,
+            });
+        }
+        if let Action::Illuminate { .. } = action {
+            self.events.push(Event::Illuminated {
+                player: a,
+                cells: applied.captured.iter().map(|c| c.0).collect(),
+            });
+        }
+        if let Some((cell, piece)) = applied.promoted {
+            self.events.push(Event::Promoted {
+                cell,
+                piece: piece.role,
+                player: a,
+            });
+        }
+    }
+
+    /// Step 3: forced alliance; then who is in check on the board it leaves
+    /// ([`Resolution::checked`]). The attack maps it computes on the board
+    /// after step 1 stay with the resulting position if nothing changes that
+    /// board later (an alliance promotes a king, an elimination removes pieces).
+    /// Its maps are updated from those of the board before the action.
+    fn forced_alliance(&mut self, pos: &Position, a: Player, action: Action) -> AfterAlliance {
+        let changed = changed_cells(action);
+        let post_attacks = Arc::new(AttackCache::after(changed));
+        let mut formed = false;
+        if self.core.alliance.is_empty() && self.core.active.len() == 3 {
+            if let Some((pair, cause)) = forced(pos, &self.core, &post_attacks, a, action) {
+                form_alliance(&mut self.core, &mut self.events, pair, cause);
+                formed = true;
+            }
+        }
+        let checked = self.checked(pos, a, &post_attacks, changed, formed);
+        AfterAlliance {
+            attacks: post_attacks,
+            formed,
+            checked,
+        }
+    }
+
+    /// Who is in check now (RULES §10.2), for steps 4 and 5: from the
+    /// attack maps of step 3 where it made them all.
+    fn checked(
+        &self,
+        pos: &Position,
+        a: Player,
+        post_attacks: &AttackCache,
+        changed: Bitboard,
+        formed: bool,
+    ) -> Players {
+        let mut checked = Players::NONE;
+        for p in Player::ALL {
+            // Not the mover: its king passed step 1's test of the same attacks,
+            // step 5 looks at the others alone, and an alliance formed since
+            // ends every castling right.
+            if p == a {
+                continue;
+            }
+            let Some(k) = self.core.board.king(p) else {
+                continue;
+            };
+            // From the maps of the board after the action when step 3 made
+            // them all; else, for a king with no changed cell on its lines (the
+            // only cells its attackers can stand on, RULES §10.1), from the maps
+            // of the board before when they are known.
+            let known = if formed {
+                None
+            } else {
+                post_attacks.others_attack(p, k).or_else(|| {
+                    let untouched = changed.any() && (changed & (k.lines() | k.bb())).is_empty();
+                    untouched.then(|| pos.attacks.others_attack(p, k)).flatten()
+                })
+            };
+            let in_check = match known {
+                Some(h) => h,
+                None => self.core.board.is_attacked(k, self.core.others(p)),
+            };
+            if in_check {
+                checked.insert(p);
+            }
+        }
+        checked
+    }
+
+    /// Step 4: castling rights.
+    fn castling_rights(&mut self, a: Player, moved_king: bool, after: &AfterAlliance) {
+        for p in after.checked.iter() {
+            self.core.castling.remove(p);
+        }
+        if moved_king || after.formed {
+            self.core.castling.remove(a);
+        }
+        if after.formed {
+            self.core.castling = Players::NONE;
+        }
+    }
+
+    /// Step 5: the players mated, all at once; a pawn drop that mates is
+    /// turned down (§6.5).
+    fn mates(
+        &mut self,
+        a: Player,
+        action: Action,
+        checked: Players,
+    ) -> Result<Vec<Player>, IllegalAction> {
+        let mut mated = Vec::new();
+        for p in self.core.active.iter().filter(|&p| p != a) {
+            if !checked.contains(p) {
+                continue;
+            }
+            let by = checkers(&self.core.board, p);
+            self.events.push(Event::Check {
+                player: p,
+                by: by.iter().collect(),
+            });
+            if !has_legal_action(&self.core, p) {
+                mated.push(p);
+            }
+        }
+        if let Action::Drop {
+            role: Role::Pawn,
+            to,
+        } = action
+        {
+            for &m in &mated {
+                let king = self.core.board.king(m).expect("active king");
+                if self.core.board.attacks_from(to).contains(king) {
+                    return Err(IllegalAction::PawnDropMate(m));
+                }
+            }
+        }
+        Ok(mated)
+    }
+
+    /// Step 6: elimination of the `mated`; returns the mating player, if any.
+    fn eliminate_mated(&mut self, a: Player, mated: &[Player]) -> Option<Player> {
+        let mut mating = None;
+        if !mated.is_empty() {
+            let losers: Vec<_> = mated
+                .iter()
+                .map(|&m| {
+                    let by = mating_player(&self.core, m, a);
+                    mating = Some(by);
+                    (m, Some(by), LossReason::Mated)
+                })
+                .collect();
+            self.eliminate(&losers);
+        }
+        mating
+    }
+
     fn done(self, last: Arc<LastAction>, attacks: Arc<AttackCache>) -> Resolved {
         Resolved {
             position: Position {
@@ -471,107 +480,6 @@ pub(crate) fn form_alliance(
     }
 }
 
-/// Whether a pseudo-legal action that passes §10.3 is legal in full: not a
-/// pawn-drop mate (§6.5) and no repetition (§12.7).
-pub(crate) fn is_fully_legal(pos: &Position, action: Action, history: &dyn History) -> bool {
-    let a = pos.core.to_move.expect("a player to move");
-    let pawn_check = match action {
-        Action::Drop {
-            role: Role::Pawn,
-            to,
-        } => {
-            let pawn = Piece::new(a, Role::Pawn, false);
-            let att = pos
-                .core
-                .board
-                .attacks_of(pawn.code(), to, pos.core.board.occupied());
-            pos.core
-                .active
-                .iter()
-                .any(|p| p != a && pos.core.board.king(p).is_some_and(|k| att.contains(k)))
-        }
-        _ => false,
-    };
-    if !pawn_check {
-        if history.is_empty() {
-            return true;
-        }
-        // No earlier board equals the new one: nothing can repeat.
-        if let Some(h) = pos.core.board.hash_after(a, action) {
-            if !history.seen_board(h) {
-                return true;
-            }
-            if !quiet_key_seen(pos, a, action, h, history) {
-                return true;
-            }
-        }
-        let (key, core) = quiet_key(pos, a, action);
-        if !history.seen(key, &core) {
-            return true;
-        }
-    }
-    resolve(pos, action, history, false).is_ok()
-}
-
-/// Every legal action of the player to move (RULES §10.3, §6.5, §12.7).
-pub(crate) fn legal_actions(pos: &Position, history: &dyn History) -> Vec<Action> {
-    let mut v = Vec::with_capacity(128);
-    legal_actions_into(pos, history, &mut v);
-    v
-}
-
-/// [`legal_actions`] into `out`, cleared first.
-pub(crate) fn legal_actions_into(pos: &Position, history: &dyn History, out: &mut Vec<Action>) {
-    out.clear();
-    let Some(p) = pos.core.to_move else {
-        return;
-    };
-    pseudo_actions(&pos.core, p, out);
-    let test = SafetyTest::new(&pos.core, p);
-    out.retain(|&a| test.is_legal(&pos.core, p, a) && is_fully_legal(pos, a, history));
-}
-
-/// Whether the player to move has any legal action, repetition included.
-pub(crate) fn has_fully_legal_action(pos: &Position, history: &dyn History) -> bool {
-    pos.core
-        .to_move
-        .is_some_and(|p| legal_action_exists(pos, history, p, None))
-}
-
-/// [`has_fully_legal_action`] for `p`, the player to move; `in_check` tells
-/// whether `p` is in check when the caller knows it already.
-fn legal_action_exists(
-    pos: &Position,
-    history: &dyn History,
-    p: Player,
-    in_check: Option<bool>,
-) -> bool {
-    let core = &pos.core;
-    // The usual case first: not allied and not in check, a move of a piece
-    // off the king's twelve lines opens no line to it and passes §10.3
-    // without a board copy (see `SafetyTest`), and finding the pins is
-    // not needed to try those pieces.
-    if let Some(k) = core.board.king(p) {
-        if !core.alliance.contains(p) && !in_check.unwrap_or_else(|| pos.in_check(p)) {
-            let free = core.board.of(p) & !k.lines() & !k.bb();
-            let found = visit_moves(core, p, free, !Bitboard::EMPTY, &mut |a| {
-                if is_fully_legal(pos, a, history) {
-                    ControlFlow::Break(())
-                } else {
-                    ControlFlow::Continue(())
-                }
-            });
-            if found.is_break() {
-                return true;
-            }
-        }
-    }
-    let test = SafetyTest::new(&pos.core, p);
-    any_action(&pos.core, p, &test, |a| {
-        test.is_legal(&pos.core, p, a) && is_fully_legal(pos, a, history)
-    })
-}
-
 /// Removes `p` as if mated with no mating player (RULES §12.10), then settles
 /// the turn (§11 steps 6, 7 and 9).
 pub(crate) fn lose(
@@ -580,12 +488,7 @@ pub(crate) fn lose(
     reason: LossReason,
     history: &dyn History,
 ) -> Resolved {
-    let mut res = Resolution {
-        core: pos.core.clone(),
-        events: Vec::new(),
-        outcome: None,
-        eliminated: Vec::new(),
-    };
+    let mut res = Resolution::new(pos.core.clone());
     let was_to_move = res.core.to_move == Some(p);
     res.eliminate(&[(p, None, reason)]);
     if res.outcome.is_none() && was_to_move {
@@ -638,12 +541,6 @@ impl Played {
 }
 
 impl Position {
-    /// The legal actions of the player to move, judging repetition against
-    /// nothing (a position string has no history; use [`crate::Game`] for a game).
-    pub fn legal_actions(&self) -> Vec<Action> {
-        legal_actions(self, &NoHistory)
-    }
-
     /// Plays `action` for the player to move (RULES §11, steps 1–9; no earlier
     /// positions, so no repetition).
     ///
@@ -707,6 +604,7 @@ impl Position {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::history::NoHistory;
     use crate::movegen::is_legal_basic;
     use crate::movegen::tests::mixed_playouts;
 

@@ -8,8 +8,9 @@ use std::ops::ControlFlow;
 
 use crate::action::Action;
 use crate::bitboard::Bitboard;
+use crate::history::NoHistory;
+use crate::legal::{has_fully_legal_action, legal_actions_into};
 use crate::movegen::{visit_moves, SafetyTest};
-use crate::play::{has_fully_legal_action, legal_actions_into, NoHistory};
 use crate::player::Player;
 use crate::position::Position;
 

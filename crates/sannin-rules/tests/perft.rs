@@ -1,4 +1,5 @@
-//! Perft from data files (STYLE 6): `tests/perft.perft`, lines of
+//! Perft from data files (docs/conventions.md, "Data files and a second
+//! opinion for the rules"): `tests/perft.perft`, lines of
 //! `position ; depth nodes ; depth nodes …`.
 
 use sannin_rules::{perft, Position};

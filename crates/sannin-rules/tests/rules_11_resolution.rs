@@ -270,10 +270,12 @@ fn rules_11_6_a_discovered_check_of_another_player_mates_for_that_player() {
 
 #[test]
 fn rules_11_6_removing_the_last_defence_against_another_players_check() {
-    // As the brief of §11 step 6 reads: Last is already in check from Middle's
-    // lance (a position string may say so) and its only defence is its silver
-    // 8c (r2,f7) interposing on 7c (Last hour 11 = (0,−1)). First's rook 8h
-    // ranges hour 3 (−1,0) up file 8 and takes the silver.
+    // docs/RULES.md §11 step 6: the mating player is the owner of the piece
+    // giving check, not the actor whose action left no defence. Last is
+    // already in check from Middle's lance (a position string may say so)
+    // and its only defence is its silver 8c (r2,f7) interposing on 7c (Last
+    // hour 11 = (0,−1)). First's rook 8h ranges hour 3 (−1,0) up file 8 and
+    // takes the silver.
     let mut g = game(
         &file7(&[("lN", "8b"), ("lS", "8c"), ("fR", "8h")]),
         "F",
