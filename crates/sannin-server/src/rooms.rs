@@ -20,7 +20,7 @@ use crate::broken::BrokenRooms;
 use crate::error::ApiError;
 use crate::metrics::Metrics;
 use crate::room::{Registry, Room, RoomConfig, RoomDeps, RoomHandle};
-use crate::store::{now_ms, Fence, LoadError, Store, StoredRoom, BOT_TOKEN_HASH};
+use crate::store::{unix_ms, Fence, LoadError, Store, StoredRoom, BOT_TOKEN_HASH};
 
 /// The rooms of this node.
 #[derive(Debug)]
@@ -353,5 +353,5 @@ fn expired_while_down(stored: &StoredRoom, ttl: Option<std::time::Duration>) -> 
             .seats
             .iter()
             .all(|s| s.bot.is_some() && s.token_hash == BOT_TOKEN_HASH)
-        && now_ms() - stored.updated_at_ms >= ttl.as_millis() as i64
+        && unix_ms() - stored.updated_at_ms >= ttl.as_millis() as i64
 }

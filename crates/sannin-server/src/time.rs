@@ -15,7 +15,7 @@ use tokio::sync::watch;
 pub trait TimeSource: Send + Sync + Debug {
     /// Monotonic milliseconds since an arbitrary origin.
     fn now_ms(&self) -> u64;
-    /// Completes once `now_ms() >= deadline_ms`.
+    /// Completes once `unix_ms() >= deadline_ms`.
     fn sleep_until(&self, deadline_ms: u64) -> Pin<Box<dyn Future<Output = ()> + Send>>;
 }
 

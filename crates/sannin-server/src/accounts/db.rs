@@ -9,7 +9,7 @@ use sannin_rules::Player;
 
 use super::rating::{display, Result3, PROVISIONAL_GAMES};
 use crate::store::column::{Named as _, Unreadable};
-use crate::store::{now_ms, Store};
+use crate::store::{unix_ms, Store};
 
 /// An account with its rating.
 #[derive(Debug, Clone)]
@@ -114,7 +114,7 @@ impl Db {
         .bind(name)
         .bind(name_key(name))
         .bind(password_hash)
-        .bind(now_ms())
+        .bind(unix_ms())
         .bind(rating.0)
         .bind(rating.1)
         .execute(&self.pool)
@@ -181,7 +181,7 @@ impl Db {
         account_id: &str,
         expires_at: i64,
     ) -> sqlx::Result<()> {
-        let now = now_ms();
+        let now = unix_ms();
         // Expired sessions of the account go at the same time.
         sqlx::query("DELETE FROM sessions WHERE account_id = $1 AND expires_at <= $2")
             .bind(account_id)
@@ -208,7 +208,7 @@ impl Db {
              WHERE s.token_hash = $1 AND s.expires_at > $2",
         )
         .bind(token_hash)
-        .bind(now_ms())
+        .bind(unix_ms())
         .fetch_optional(&self.pool)
         .await?;
         Ok(row.map(account))

@@ -193,46 +193,7 @@ async fn a_node_that_lost_the_lease_cannot_write_anything() {
     let before = rows(&store, &id).await;
 
     // Node a wakes up and tries every write a room makes.
-    let refused = [
-        (
-            "put_seat",
-            a.put_seat(&id, &seat(Player::Last, "mallory")).await,
-        ),
-        (
-            "set_seat_bot",
-            a.set_seat_bot(&id, Player::First, Some(sannin_bot::Level::CASUAL))
-                .await,
-        ),
-        ("delete_seat", a.delete_seat(&id, Player::Middle).await),
-        ("free_seat", a.free_seat(&id, Player::First, true).await),
-        ("append_chat", a.append_chat(&id, &chat(2, "stale")).await),
-        (
-            "set_rematch",
-            a.set_rematch(&id, Some(Player::First), true).await,
-        ),
-        ("set_rematch all", a.set_rematch(&id, None, true).await),
-        (
-            "set_settings",
-            a.set_settings(&id, r#"{"private":true}"#).await,
-        ),
-        (
-            "set_status",
-            a.set_status(&id, RoomStatus::Playing, None).await,
-        ),
-        (
-            "set_start_position",
-            a.set_start_position(&id, Some("x")).await,
-        ),
-        (
-            "reseat",
-            a.reseat(&id, &[seat(Player::First, "eve")], "x").await,
-        ),
-        (
-            "append_action",
-            a.append_action(&id, &action(1, "P3c-4d"), None, None).await,
-        ),
-        ("delete_room", a.delete_room(&id).await),
-    ];
+    let refused = every_write(&a, &id).await;
     for (what, r) in refused {
         let e = r.expect_err(what);
         assert!(is_fenced(&e), "{what}: {e}");
@@ -252,31 +213,7 @@ async fn a_node_that_lost_the_lease_cannot_write_anything() {
     assert_eq!(rows(&store, &id).await, before, "nothing of node a landed");
 
     // The new owner writes.
-    let lost_b = CancellationToken::new();
-    let b = store.fenced(
-        &id,
-        Fence {
-            node: "node-b".into(),
-            epoch: 2,
-        },
-        lost_b.clone(),
-    );
-    b.put_seat(&id, &seat(Player::Last, "carol")).await.unwrap();
-    b.append_chat(&id, &chat(2, "from b")).await.unwrap();
-    b.set_settings(&id, r#"{"private":true}"#).await.unwrap();
-    b.set_status(&id, RoomStatus::Playing, None).await.unwrap();
-    b.append_action(&id, &action(1, "P3c-4d"), None, None)
-        .await
-        .unwrap();
-    b.create_room(&rematch, None, "{}", &[]).await.unwrap();
-    assert!(!lost_b.is_cancelled());
-    let after = store.load_room(&id).await.unwrap().unwrap();
-    assert_eq!(after.status, RoomStatus::Playing);
-    assert_eq!(after.settings.as_deref(), Some(r#"{"private":true}"#));
-    assert_eq!(after.seats.len(), 3);
-    assert_eq!(after.chat.len(), 2);
-    assert_eq!(after.actions.len(), 1);
-    assert!(store.load_room(&rematch).await.unwrap().is_some());
+    new_owner_writes(&store, &id, &rematch).await;
     store.close().await;
     db.drop_it().await;
 }
@@ -342,4 +279,79 @@ async fn fenced_actions_written_together_are_answered_row_by_row() {
     assert_eq!((s2.actions.len(), s2.status.as_str()), (0, "waiting"));
     store.close().await;
     db.drop_it().await;
+}
+
+/// Every write a room's store makes, by a node that may no longer hold the lease.
+async fn every_write(a: &Store, id: &str) -> Vec<(&'static str, sqlx::Result<()>)> {
+    let id = id.to_string();
+    vec![
+        (
+            "put_seat",
+            a.put_seat(&id, &seat(Player::Last, "mallory")).await,
+        ),
+        (
+            "set_seat_bot",
+            a.set_seat_bot(&id, Player::First, Some(sannin_bot::Level::CASUAL))
+                .await,
+        ),
+        ("delete_seat", a.delete_seat(&id, Player::Middle).await),
+        ("free_seat", a.free_seat(&id, Player::First, true).await),
+        ("append_chat", a.append_chat(&id, &chat(2, "stale")).await),
+        (
+            "set_rematch",
+            a.set_rematch(&id, Some(Player::First), true).await,
+        ),
+        ("set_rematch all", a.set_rematch(&id, None, true).await),
+        (
+            "set_settings",
+            a.set_settings(&id, r#"{"private":true}"#).await,
+        ),
+        (
+            "set_status",
+            a.set_status(&id, RoomStatus::Playing, None).await,
+        ),
+        (
+            "set_start_position",
+            a.set_start_position(&id, Some("x")).await,
+        ),
+        (
+            "reseat",
+            a.reseat(&id, &[seat(Player::First, "eve")], "x").await,
+        ),
+        (
+            "append_action",
+            a.append_action(&id, &action(1, "P3c-4d"), None, None).await,
+        ),
+        ("delete_room", a.delete_room(&id).await),
+    ]
+}
+
+/// The holder of lease epoch 2 of room `id` writes, and what it wrote reads back.
+async fn new_owner_writes(store: &Store, id: &str, rematch: &str) {
+    let id = id.to_string();
+    let lost_b = CancellationToken::new();
+    let b = store.fenced(
+        &id,
+        Fence {
+            node: "node-b".into(),
+            epoch: 2,
+        },
+        lost_b.clone(),
+    );
+    b.put_seat(&id, &seat(Player::Last, "carol")).await.unwrap();
+    b.append_chat(&id, &chat(2, "from b")).await.unwrap();
+    b.set_settings(&id, r#"{"private":true}"#).await.unwrap();
+    b.set_status(&id, RoomStatus::Playing, None).await.unwrap();
+    b.append_action(&id, &action(1, "P3c-4d"), None, None)
+        .await
+        .unwrap();
+    b.create_room(rematch, None, "{}", &[]).await.unwrap();
+    assert!(!lost_b.is_cancelled());
+    let after = store.load_room(&id).await.unwrap().unwrap();
+    assert_eq!(after.status, RoomStatus::Playing);
+    assert_eq!(after.settings.as_deref(), Some(r#"{"private":true}"#));
+    assert_eq!(after.seats.len(), 3);
+    assert_eq!(after.chat.len(), 2);
+    assert_eq!(after.actions.len(), 1);
+    assert!(store.load_room(rematch).await.unwrap().is_some());
 }

@@ -24,7 +24,7 @@ use crate::accounts::{check_name, check_password, password, rating, Accounts, SE
 use crate::app::Shared;
 use crate::error::ApiError;
 use crate::limits::ClientAddr;
-use crate::store::now_ms;
+use crate::store::unix_ms;
 use crate::token::{hash_token, new_token};
 
 /// The routes of the accounts' API.
@@ -99,7 +99,7 @@ async fn open_session(
 ) -> Result<String, ApiError> {
     let a = &shared.accounts;
     let token = new_token();
-    let expires = now_ms() + SESSION_DAYS * 86_400_000;
+    let expires = unix_ms() + SESSION_DAYS * 86_400_000;
     a.db.create_session(&hash_token(&token), account_id, expires)
         .await?;
     Ok(a.cookie(Some(&token), a.secure(headers, peer)))

@@ -26,7 +26,7 @@ use super::{ConnId, Room};
 use crate::error::ErrorCode;
 use crate::rate::TokenBucket;
 use crate::store::column::Unreadable;
-use crate::store::{now_ms, StoredChat};
+use crate::store::{unix_ms, StoredChat};
 pub use sannin_protocol::Channel;
 
 /// One chat message.
@@ -352,7 +352,7 @@ impl Room {
         if !self.chat_allowed(conn, channel) {
             return;
         }
-        let m = self.chat.prepare(channel, seat, name, text, now_ms());
+        let m = self.chat.prepare(channel, seat, name, text, unix_ms());
         if let Err(e) = self
             .deps
             .store

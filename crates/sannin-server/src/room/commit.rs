@@ -90,7 +90,7 @@ impl Room {
     /// A write to the store succeeded: the room changed.
     pub(super) fn store_ok(&mut self) {
         self.retry.succeeded();
-        self.updated_at_ms = now_ms();
+        self.updated_at_ms = unix_ms();
     }
 
     /// `resign` (RULES §12.10).
@@ -104,15 +104,15 @@ impl Room {
                     player: Seat::from(p),
                     clocks: None,
                 };
-                self.commit(
+                self.commit(Commit {
                     prepared,
-                    ActionKind::Resign,
-                    Some(p),
-                    "resign".into(),
+                    kind: ActionKind::Resign,
+                    player: Some(p),
+                    text: "resign".into(),
                     lead,
-                    Some((conn, received)),
-                    ClockOp::Other,
-                )
+                    from: Some((conn, received)),
+                    clock_op: ClockOp::Other,
+                })
                 .await;
             }
             Err(e) => self.reject(conn, crate::error::play_error_code(&e), e),
@@ -142,15 +142,15 @@ impl Room {
             reason,
             clocks: None,
         };
-        self.commit(
+        self.commit(Commit {
             prepared,
-            ActionKind::Forfeit,
-            Some(p),
-            crate::store::column::Named::to_column(reason).into(),
+            kind: ActionKind::Forfeit,
+            player: Some(p),
+            text: crate::store::column::Named::to_column(reason).into(),
             lead,
-            None,
+            from: None,
             clock_op,
-        )
+        })
         .await
     }
 
@@ -221,33 +221,73 @@ impl Room {
             action: text.clone(),
             clocks: None,
         };
-        let (kind, op) = (ActionKind::Act, ClockOp::Move(credit));
-        self.commit(prepared, kind, Some(p), text, lead, from, op)
-            .await
+        self.commit(Commit {
+            prepared,
+            kind: ActionKind::Act,
+            player: Some(p),
+            text,
+            lead,
+            from,
+            clock_op: ClockOp::Move(credit),
+        })
+        .await
     }
 
     /// Stores an accepted action, then adopts it into the room's game (the rules'
     /// prepare-then-commit: nothing is cloned, nothing changes before the write) and
     /// tells everyone: the `lead` event, the rules' events, and a fresh state.
     /// Returns false (and changes nothing) if the database refused the write.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) async fn commit(
-        &mut self,
-        prepared: Prepared,
-        kind: ActionKind,
-        player: Option<Player>,
-        text: String,
-        lead: Event,
-        from: Option<(ConnId, StdInstant)>,
-        clock_op: ClockOp,
-    ) -> bool {
-        let finished = prepared
+    pub(super) async fn commit(&mut self, c: Commit) -> bool {
+        let finished = c
+            .prepared
             .outcome()
             .map(|o| serde_json::to_string(o).unwrap_or_default());
         let now = self.deps.config.time.now_ms();
-        let next = prepared.to_move();
-        let clock = self.clock.clone().map(|mut c| {
-            match clock_op {
+        let clock = self.clocks_after(c.clock_op, c.prepared.to_move(), now);
+        let stored = StoredAction {
+            ply: self.plies + 1,
+            kind: c.kind,
+            player: c.player,
+            text: c.text,
+            clocks: clock.as_ref().map(GameClock::saved),
+        };
+        // What this command said so far goes out now, not after the write.
+        self.fanout.flush();
+        if !self
+            .store_action(&stored, finished.as_deref(), c.from)
+            .await
+        {
+            return false;
+        }
+        self.plies = stored.ply;
+        // Prepared on this very game a moment ago (the room is one task), so the
+        // rules accept it; were it ever refused, the stored row replays on restore.
+        let events = match self.game.commit(c.prepared) {
+            Ok(events) => events,
+            Err(e) => {
+                error!(
+                    room = %self.id,
+                    error = %e,
+                    "the rules refused a prepared change after it was stored"
+                );
+                Vec::new()
+            }
+        };
+        self.clock = clock;
+        self.announce(c.lead, events, c.kind, now);
+        let m = &self.deps.metrics;
+        m.actions_accepted.fetch_add(1, Ordering::Relaxed);
+        if let Some((_, t)) = c.from {
+            m.latency.observe(t.elapsed());
+        }
+        true
+    }
+
+    /// The clocks once an action with `op` is played at `now` (time-source ms), with
+    /// `next` to move: the mover charged, the next player's clock started.
+    fn clocks_after(&self, op: ClockOp, next: Option<Player>, now: u64) -> Option<GameClock> {
+        self.clock.clone().map(|mut c| {
+            match op {
                 ClockOp::Move(credit) => {
                     c.stop(now, credit, true);
                 }
@@ -264,59 +304,53 @@ impl Room {
                 }
             }
             c
-        });
-        let stored = StoredAction {
-            ply: self.plies + 1,
-            kind,
-            player,
-            text,
-            clocks: clock.as_ref().map(GameClock::saved),
-        };
-        // What this command said so far goes out now, not after the write.
-        self.fanout.flush();
-        if let Err(e) = self
+        })
+    }
+
+    /// Writes the action (and, when it ends the game, the result); false when the
+    /// database refused it: the connection that asked is told, and in a cluster a
+    /// room that lost its lease stops.
+    async fn store_action(
+        &mut self,
+        stored: &StoredAction,
+        finished: Option<&str>,
+        from: Option<(ConnId, StdInstant)>,
+    ) -> bool {
+        let written = self
             .deps
             .store
-            .append_action(
-                &self.id_str,
-                &stored,
-                finished.as_deref(),
-                self.deps.fence.as_ref(),
-            )
-            .await
-        {
-            self.store_failed("storing an action", &e);
-            if crate::store::is_fenced(&e) {
-                // Another node owns the room now (cluster mode): this copy stops.
-                self.deps.shutdown.cancel();
-            }
-            if let Some((conn, _)) = from {
-                self.reject(
-                    conn,
-                    ErrorCode::Internal,
-                    "could not store the action; nothing changed",
-                );
-            }
-            return false;
-        }
-        self.store_ok();
-        self.plies = stored.ply;
-        // Prepared on this very game a moment ago (the room is one task), so the
-        // rules accept it; were it ever refused, the stored row replays on restore.
-        let events = match self.game.commit(prepared) {
-            Ok(events) => events,
-            Err(e) => {
-                error!(
-                    room = %self.id,
-                    error = %e,
-                    "the rules refused a prepared change after it was stored"
-                );
-                Vec::new()
-            }
+            .append_action(&self.id_str, stored, finished, self.deps.fence.as_ref())
+            .await;
+        let Err(e) = written else {
+            self.store_ok();
+            return true;
         };
-        self.clock = clock;
+        self.store_failed("storing an action", &e);
+        if crate::store::is_fenced(&e) {
+            // Another node owns the room now (cluster mode): this copy stops.
+            self.deps.shutdown.cancel();
+        }
+        if let Some((conn, _)) = from {
+            self.reject(
+                conn,
+                ErrorCode::Internal,
+                "could not store the action; nothing changed",
+            );
+        }
+        false
+    }
+
+    /// Tells everyone about a stored action: its `lead` event (with the clocks at
+    /// `now`), the rules' events, the end of the draw offers, the end of the game,
+    /// and fresh states.
+    fn announce(
+        &mut self,
+        mut lead: Event,
+        events: Vec<sannin_rules::Event>,
+        kind: ActionKind,
+        now: u64,
+    ) {
         let had_offers = self.draw_offers.clear() && kind != ActionKind::Draw;
-        let mut lead = lead;
         if let Some(c) = &self.clock {
             lead.set_clocks(c.snapshot(now));
         }
@@ -335,21 +369,31 @@ impl Room {
             if self.settings.rated {
                 self.deps.registry.rated_game_over(self.id);
             }
-        }
-        if self.game.is_over() {
             // The last state of a game is a full snapshot: it is what stays on screen.
             self.broadcast_state();
         } else {
             self.broadcast_snapshot(Snapshot::AfterAction);
         }
         self.ping_mover();
-        let m = &self.deps.metrics;
-        m.actions_accepted.fetch_add(1, Ordering::Relaxed);
-        if let Some((_, t)) = from {
-            m.latency.observe(t.elapsed());
-        }
-        true
     }
+}
+
+/// An action the rules accepted, for [`Room::commit`].
+pub(super) struct Commit {
+    /// The change, prepared on the room's game.
+    pub prepared: Prepared,
+    /// What the stored row records.
+    pub kind: ActionKind,
+    /// Who acted (None for a draw).
+    pub player: Option<Player>,
+    /// Notation, or the reason of a forfeit.
+    pub text: String,
+    /// The event that leads the broadcast.
+    pub lead: Event,
+    /// The connection that asked, and when its message came (for the latency).
+    pub from: Option<(ConnId, StdInstant)>,
+    /// What the action does to the clocks.
+    pub clock_op: ClockOp,
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Draw offers (RULES §12.11): the draw happens once every remaining player offered.
 
-use super::commit::ClockOp;
+use super::commit::{ClockOp, Commit};
 use super::*;
 use crate::store::ActionKind;
 
@@ -124,15 +124,15 @@ impl Room {
         }
         match self.game.prepare_draw() {
             Ok(prepared) => {
-                self.commit(
+                self.commit(Commit {
                     prepared,
-                    ActionKind::Draw,
-                    None,
-                    "draw".into(),
-                    Event::DrawAgreed { clocks: None },
-                    Some((conn, received)),
-                    ClockOp::Other,
-                )
+                    kind: ActionKind::Draw,
+                    player: None,
+                    text: "draw".into(),
+                    lead: Event::DrawAgreed { clocks: None },
+                    from: Some((conn, received)),
+                    clock_op: ClockOp::Other,
+                })
                 .await;
             }
             Err(e) => self.reject(conn, crate::error::play_error_code(&e), e),

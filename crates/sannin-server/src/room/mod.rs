@@ -50,7 +50,7 @@ use crate::clock::{ClockSettings, GameClock};
 use crate::error::{ApiError, ErrorCode};
 use crate::metrics::Metrics;
 use crate::store::column::{Json, Unreadable};
-use crate::store::{now_ms, Store, StoredSeat};
+use crate::store::{unix_ms, Store, StoredSeat};
 use sannin_protocol::{ClientMsg, Seat};
 use sannin_protocol::{
     Event, ForfeitReason, RoomDetails, RoomInfo, RoomStatus, RoomSummary, SeatMove, Seats,
@@ -299,7 +299,7 @@ impl Room {
             false,
             settings,
         );
-        let (now, now_epoch) = (Instant::now(), now_ms());
+        let (now, now_epoch) = (Instant::now(), unix_ms());
         for s in seats {
             // Bots (chosen at creation, or carried over to a rematch) are there at once.
             let bot = s.bot;
@@ -339,8 +339,8 @@ impl Room {
                 bot_takeover: settings.bot_takeover,
                 rated: settings.rated,
                 result: None,
-                created_at_ms: now_ms(),
-                updated_at_ms: now_ms(),
+                created_at_ms: unix_ms(),
+                updated_at_ms: unix_ms(),
             },
             moves: 0,
         });
@@ -368,8 +368,8 @@ impl Room {
             start_pending: false,
             idle_since: None,
             lonely_since: Some(Instant::now()),
-            created_at_ms: now_ms(),
-            updated_at_ms: now_ms(),
+            created_at_ms: unix_ms(),
+            updated_at_ms: unix_ms(),
             summary_tx,
         }
     }

@@ -277,24 +277,10 @@ impl Room {
         if let Err(why) = self.alliance_possible() {
             return self.send_error(conn, ErrorCode::BadAlliance, why);
         }
-        let third = Player::ALL
-            .into_iter()
-            .find(|p| *p != from && *p != to)
-            .unwrap_or(Player::First);
-        // The allies take Middle and Last at random; the third player becomes First.
         let coin = Uuid::new_v4().as_bytes()[0] & 1 == 1;
-        let (to_middle, to_last) = if coin { (from, to) } else { (to, from) };
-        let mut old: [Option<Occupant>; 3] = std::mem::take(&mut self.seats);
-        let mut new: [Option<Occupant>; 3] = [None, None, None];
-        let moves = [
-            (third, Player::First),
-            (to_middle, Player::Middle),
-            (to_last, Player::Last),
-        ];
-        for (src, dst) in moves {
-            new[dst.index()] = old[src.index()].take();
-        }
+        let moves = alliance_moves(from, to, coin);
         let start = Position::voluntary_alliance_start();
+        let new = moved(std::mem::take(&mut self.seats), &moves);
         let stored: Vec<StoredSeat> = Player::ALL
             .into_iter()
             .filter_map(|p| {
@@ -314,10 +300,7 @@ impl Room {
         {
             self.store_failed("storing the alliance", &e);
             // Put the seats back as they were.
-            for (src, dst) in moves {
-                old[src.index()] = new[dst.index()].take();
-            }
-            self.seats = old;
+            self.seats = moved(new, &moves.map(|(src, dst)| (dst, src)));
             return self.send_error(
                 conn,
                 ErrorCode::Internal,
@@ -326,20 +309,19 @@ impl Room {
         }
         self.store_ok();
         self.seats = new;
-        let mapping = |p: Player| {
-            moves
-                .iter()
-                .find(|(src, _)| *src == p)
-                .map(|(_, d)| *d)
-                .unwrap_or(p)
-        };
         for c in self.fanout.conns.values_mut() {
-            c.seat = c.seat.map(mapping);
+            c.seat = c.seat.map(|p| destination(&moves, p));
         }
         self.game = Game::from_position(start);
         self.voluntary = true;
         self.proposal = None;
         info!(room = %self.id, allies = ?(from, to), "voluntary alliance agreed");
+        self.announce_alliance(&moves);
+    }
+
+    /// Tells everyone of an agreed alliance: who moved where, each seated connection
+    /// its (possibly new) seat with the same token, and a fresh state.
+    fn announce_alliance(&mut self, moves: &[(Player, Player); 3]) {
         self.broadcast(Event::AllianceAgreed {
             allies: [sannin_protocol::Seat::Middle, sannin_protocol::Seat::Last],
             first: sannin_protocol::Seat::First,
@@ -351,7 +333,6 @@ impl Room {
                 })
                 .collect(),
         });
-        // Every seated connection learns its (possibly new) seat; the token is the same.
         let seated: Vec<(ConnId, Player, String)> = self
             .fanout
             .conns
@@ -363,10 +344,72 @@ impl Room {
                 id,
                 &ServerMsg::Seated {
                     seat: p.into(),
-                    token: token.clone(),
+                    token,
                 },
             );
         }
         self.broadcast_state();
+    }
+}
+
+/// Where each seat goes when `from` proposed an alliance to `to` and it was agreed
+/// before the start (RULES §12.8): the third player becomes First, the allies take
+/// Middle and Last, `coin` deciding which. Pairs of (seat now, seat then).
+pub(super) fn alliance_moves(from: Player, to: Player, coin: bool) -> [(Player, Player); 3] {
+    let third = Player::ALL
+        .into_iter()
+        .find(|p| *p != from && *p != to)
+        .unwrap_or(Player::First);
+    let (to_middle, to_last) = if coin { (from, to) } else { (to, from) };
+    [
+        (third, Player::First),
+        (to_middle, Player::Middle),
+        (to_last, Player::Last),
+    ]
+}
+
+/// `seats` moved by `moves` (pairs of seat now, seat then).
+fn moved<T>(mut seats: [Option<T>; 3], moves: &[(Player, Player); 3]) -> [Option<T>; 3] {
+    let mut new = [None, None, None];
+    for (src, dst) in moves {
+        new[dst.index()] = seats[src.index()].take();
+    }
+    new
+}
+
+/// Where `moves` take seat `p`.
+fn destination(moves: &[(Player, Player); 3], p: Player) -> Player {
+    moves
+        .iter()
+        .find(|(src, _)| *src == p)
+        .map_or(p, |(_, d)| *d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_alliance_seats_the_third_player_first_and_the_allies_middle_and_last() {
+        use Player::*;
+        for (from, to) in [(First, Middle), (Last, First), (Middle, Last)] {
+            for coin in [false, true] {
+                let moves = alliance_moves(from, to, coin);
+                let third = Player::ALL
+                    .into_iter()
+                    .find(|p| *p != from && *p != to)
+                    .unwrap();
+                assert_eq!(destination(&moves, third), First);
+                let mut allies = [destination(&moves, from), destination(&moves, to)];
+                allies.sort_by_key(|p| p.index());
+                assert_eq!(allies, [Middle, Last]);
+                let seats = moved([Some(First), Some(Middle), Some(Last)], &moves);
+                for p in Player::ALL {
+                    assert_eq!(seats[destination(&moves, p).index()], Some(p));
+                }
+                let back = moved(seats, &moves.map(|(s, d)| (d, s)));
+                assert_eq!(back, [Some(First), Some(Middle), Some(Last)]);
+            }
+        }
     }
 }

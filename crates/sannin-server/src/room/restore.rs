@@ -49,7 +49,7 @@ impl Room {
         if room.game.is_over() {
             room.status = RoomStatus::Finished;
         }
-        let (now, now_epoch) = (Instant::now(), now_ms());
+        let (now, now_epoch) = (Instant::now(), unix_ms());
         room.created_at_ms = stored.created_at_ms;
         room.updated_at_ms = stored.updated_at_ms;
         // A waiting room's time to live counts from its last change.

@@ -120,7 +120,7 @@ impl Room {
         }
         seat.conn = None;
         seat.left_at = Some(Instant::now());
-        seat.left_at_ms = Some(now_ms());
+        seat.left_at_ms = Some(unix_ms());
         info!(room = %self.id, conn, seat = p.lower(), "player left");
         let grace = self.deps.config.grace.as_secs_f64();
         self.broadcast(Event::PlayerLeft {
@@ -278,53 +278,11 @@ impl Room {
         if self.seats[p.index()]
             .as_ref()
             .is_some_and(Occupant::taken_over)
+            && !self.release_bot(conn, p).await
         {
-            // A bot took over from this player (§16): the player takes the seat back.
-            if let Err(e) = self.deps.store.set_seat_bot(&self.id_str, p, None).await {
-                self.store_failed("storing the end of a bot takeover", &e);
-                return self.send_error(
-                    conn,
-                    ErrorCode::Internal,
-                    "could not take your seat back from the bot; try again",
-                );
-            }
-            self.store_ok();
-            if let Some(s) = self.seats[p.index()].as_mut() {
-                s.bot = None;
-            }
-            info!(
-                room = %self.id,
-                conn,
-                seat = p.lower(),
-                "player takes the seat back from the bot"
-            );
-            self.broadcast(Event::BotReleased {
-                seat: Seat::from(p),
-            });
+            return;
         }
-        let old = self.seats[p.index()].as_ref().and_then(|s| s.conn);
-        if let Some(old) = old {
-            // A second connection resuming the seat replaces the first.
-            if let Some(c) = self.fanout.conns.get_mut(&old) {
-                c.seat = None;
-                c.token = None;
-            }
-            self.send_error(
-                old,
-                ErrorCode::Replaced,
-                "another connection resumed your seat; closing this one",
-            );
-            if let Some(c) = self.fanout.remove(old) {
-                let _ = c.out.tx.try_send(Outbound::Close(4000, "replaced"));
-            }
-            info!(
-                room = %self.id,
-                conn,
-                old,
-                seat = p.lower(),
-                "seat taken over by a new connection"
-            );
-        }
+        self.replace_connection(conn, p);
         if let Some(s) = self.seats[p.index()].as_mut() {
             s.conn = Some(conn);
             s.left_at = None;
@@ -356,6 +314,61 @@ impl Room {
         if self.status == RoomStatus::Waiting && all_here {
             self.start_for(conn).await;
         }
+    }
+
+    /// A player back in a seat a bot took over (§16) takes it back; false (the
+    /// connection told) when the database refused.
+    async fn release_bot(&mut self, conn: ConnId, p: Player) -> bool {
+        if let Err(e) = self.deps.store.set_seat_bot(&self.id_str, p, None).await {
+            self.store_failed("storing the end of a bot takeover", &e);
+            self.send_error(
+                conn,
+                ErrorCode::Internal,
+                "could not take your seat back from the bot; try again",
+            );
+            return false;
+        }
+        self.store_ok();
+        if let Some(s) = self.seats[p.index()].as_mut() {
+            s.bot = None;
+        }
+        info!(
+            room = %self.id,
+            conn,
+            seat = p.lower(),
+            "player takes the seat back from the bot"
+        );
+        self.broadcast(Event::BotReleased {
+            seat: Seat::from(p),
+        });
+        true
+    }
+
+    /// A second connection resuming seat `p` replaces the first, which is told and
+    /// closed (4000: it must not take the seat back in turn).
+    fn replace_connection(&mut self, conn: ConnId, p: Player) {
+        let Some(old) = self.seats[p.index()].as_ref().and_then(|s| s.conn) else {
+            return;
+        };
+        if let Some(c) = self.fanout.conns.get_mut(&old) {
+            c.seat = None;
+            c.token = None;
+        }
+        self.send_error(
+            old,
+            ErrorCode::Replaced,
+            "another connection resumed your seat; closing this one",
+        );
+        if let Some(c) = self.fanout.remove(old) {
+            let _ = c.out.tx.try_send(Outbound::Close(4000, "replaced"));
+        }
+        info!(
+            room = %self.id,
+            conn,
+            old,
+            seat = p.lower(),
+            "seat taken over by a new connection"
+        );
     }
 
     /// Frees a seat before the start (`leave`, or the grace period ran out).

@@ -225,7 +225,7 @@ impl Room {
             },
             draw_offers: self.draw_offers.players().map(Seat::from).collect(),
             grace_seconds: self.deps.config.grace.as_secs_f64(),
-            now_ms: now_ms(),
+            now_ms: unix_ms(),
             move_players: full.then(|| self.move_players()),
             in_check: self.in_check(),
             clocks: self

@@ -14,7 +14,7 @@ use sqlx::AnyPool;
 use tokio::sync::{mpsc, oneshot};
 
 use super::rows::bind_action;
-use super::{now_ms, Fence, StoredAction};
+use super::{unix_ms, Fence, StoredAction};
 
 // The group commit's bounds: at 9 parameters a row, a batch stays well inside
 // PostgreSQL's parameter limit too.
@@ -95,7 +95,7 @@ async fn run(pool: AnyPool, mut rx: mpsc::Receiver<Job>) {
 /// Writes `jobs` in one statement (with the `rooms` updates of the games they end, in
 /// one transaction); whether each row was inserted.
 async fn write(pool: &AnyPool, jobs: &[Job]) -> sqlx::Result<Vec<bool>> {
-    let now = now_ms();
+    let now = unix_ms();
     let sql = insert_sql(jobs.len());
     let mut insert = sqlx::query_as::<_, (String, i64)>(&sql);
     for j in jobs {

@@ -1,6 +1,15 @@
 //! The store's own tests: SQLite URLs, and writes through the group commit.
 
 use super::*;
+use crate::accounts::db::Db;
+use crate::accounts::rating::{Kind, Result3};
+use crate::clock::GameClock;
+use crate::room::RoomSettings;
+use column::{Json as _, Named as _};
+use sannin_bot::Level;
+use sannin_protocol::{Channel, ClockKind, ClockSettings, ForfeitReason, RoomStatus};
+use sannin_rules::Player;
+use strum::IntoEnumIterator as _;
 
 #[test]
 fn sqlite_urls_get_their_directory_and_create_mode() {
@@ -99,25 +108,29 @@ async fn every_stored_value_reads_back_on_sqlite_and_postgres() {
 }
 
 async fn every_value_reads_back(store: &Store) {
-    use crate::accounts::db::Db;
-    use crate::accounts::rating::{Kind, Result3};
-    use crate::clock::GameClock;
-    use crate::room::RoomSettings;
-    use column::Json as _;
-    use sannin_protocol::{Channel, ClockKind, ClockSettings, ForfeitReason};
-    use strum::IntoEnumIterator as _;
+    levels_read_back(store).await;
+    clocks_read_back(store).await;
+    statuses_and_results_read_back(store).await;
+    actions_read_back(store).await;
+    chat_reads_back(store).await;
+    rating_rows_read_back(store).await;
+}
 
-    let human = |seat: Player, name: &str| StoredSeat {
+fn human(seat: Player, name: &str) -> StoredSeat {
+    StoredSeat {
         seat,
         token_hash: "ab".repeat(32),
         name: name.into(),
         bot: None,
-    };
-    let sorted = |mut seats: Vec<StoredSeat>| {
-        seats.sort_by_key(|s| s.seat.index());
-        seats
-    };
+    }
+}
 
+fn sorted(mut seats: Vec<StoredSeat>) -> Vec<StoredSeat> {
+    seats.sort_by_key(|s| s.seat.index());
+    seats
+}
+
+async fn levels_read_back(store: &Store) {
     // Every bot level: as a bot's seat, as a bot that took over a player's seat, and
     // as the level of a room's takeovers.
     for level in Level::all() {
@@ -157,7 +170,9 @@ async fn every_value_reads_back(store: &Store) {
         };
         assert_eq!(sorted(back.seats), [bot, taken_over], "level {level}");
     }
+}
 
+async fn clocks_read_back(store: &Store) {
     // Every clock kind: the room's settings, and the clocks stored with an action.
     for kind in ClockKind::iter() {
         let clock = match kind {
@@ -210,7 +225,9 @@ async fn every_value_reads_back(store: &Store) {
         let saved = back.actions[0].clocks.as_deref().expect("clocks stored");
         assert_eq!(GameClock::restore(clock, saved), Ok(clocks), "{kind:?}");
     }
+}
 
+async fn statuses_and_results_read_back(store: &Store) {
     // Every room status; a finished room's result with every way a game ends.
     for status in RoomStatus::iter() {
         let id = format!("status-{}", status.as_str());
@@ -236,7 +253,9 @@ async fn every_value_reads_back(store: &Store) {
         let result = row.result.as_deref().expect("a result");
         assert_eq!(sannin_rules::Outcome::from_json(result), Ok(outcome));
     }
+}
 
+async fn actions_read_back(store: &Store) {
     // Every action kind by every player (a draw by nobody), every forfeit reason.
     let id = "actions";
     store.create_room(id, None, "{}", &[]).await.unwrap();
@@ -271,7 +290,9 @@ async fn every_value_reads_back(store: &Store) {
     {
         ForfeitReason::from_column(&a.text).expect("a forfeit's reason reads back");
     }
+}
 
+async fn chat_reads_back(store: &Store) {
     // Every chat channel, from every seat and from a spectator.
     let id = "chat";
     store.create_room(id, None, "{}", &[]).await.unwrap();
@@ -291,7 +312,9 @@ async fn every_value_reads_back(store: &Store) {
         }
     }
     assert_eq!(store.load_room(id).await.unwrap().unwrap().chat, said);
+}
 
+async fn rating_rows_read_back(store: &Store) {
     // Rating rows: every way a game is rated, every result of a player.
     let db = Db::new(store);
     for (i, kind) in Kind::iter().enumerate() {

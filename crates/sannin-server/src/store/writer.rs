@@ -30,7 +30,7 @@ use sqlx::AnyPool;
 use tokio::sync::{mpsc, oneshot};
 
 use super::rows::bind_action;
-use super::{now_ms, StoredAction};
+use super::{unix_ms, StoredAction};
 
 /// The most rows written in one statement (7 parameters a row: well inside the
 /// parameter limits of SQLite and PostgreSQL).
@@ -183,7 +183,7 @@ impl Task {
     /// Writes `jobs` in one statement; with the `rooms` updates of games they end, in one
     /// transaction.
     async fn write(&mut self, jobs: &[Job]) -> sqlx::Result<()> {
-        let now = now_ms();
+        let now = unix_ms();
         if let Some(direct) = &mut self.direct {
             match direct.write(jobs, now) {
                 Ok(()) => return Ok(()),

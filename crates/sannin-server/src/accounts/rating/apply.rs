@@ -14,7 +14,7 @@ use crate::accounts::db::{Account, Db};
 use crate::history::apply_stored;
 use crate::room::RoomSettings;
 use crate::store::column::Named as _;
-use crate::store::{now_ms, Store};
+use crate::store::{unix_ms, Store};
 use sannin_protocol::RoomStatus;
 
 /// What rating a room did.
@@ -109,7 +109,7 @@ async fn record_skipped(db: &Db, id: &str) -> anyhow::Result<Rated> {
     let r =
         sqlx::query("INSERT INTO rated_games (room_id, rated_at, kind) VALUES ($1, $2, 'skipped')")
             .bind(id)
-            .bind(now_ms())
+            .bind(unix_ms())
             .execute(db.pool())
             .await;
     match r {
@@ -133,7 +133,7 @@ async fn write(
     accounts: &[Account],
     after: [(f64, f64); 3],
 ) -> anyhow::Result<Write> {
-    let now = now_ms();
+    let now = unix_ms();
     let mut tx = db.pool().begin().await?;
     // First, so that a concurrent rating of the same game waits here and then fails.
     let claimed =

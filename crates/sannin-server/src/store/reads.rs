@@ -1,0 +1,275 @@
+//! Reading rooms back: a whole room with its seats, actions and chat, the ids of the
+//! rooms to restore, and the lobby's list of finished rooms. Every column is read by
+//! the conversion that wrote it (`column.rs`); a value that does not read back is a
+//! [`LoadError::Unreadable`] naming the room, never a default.
+
+use sannin_bot::Level;
+use sannin_protocol::RoomStatus;
+use sannin_rules::Player;
+
+use super::column::{level_from_column, read_opt, Named as _, Unreadable};
+use super::{ActionKind, Store, StoredAction, StoredChat, StoredRoom, StoredSeat};
+
+/// An `actions` row: ply, kind, player, text, clocks.
+type ActionRow = (i64, String, Option<String>, String, Option<String>);
+
+/// A `chat_messages` row.
+type ChatRow = (i64, String, Option<String>, String, String, i64);
+
+impl Store {
+    /// Ids of every room not finished, oldest first.
+    pub async fn unfinished_room_ids(&self) -> sqlx::Result<Vec<String>> {
+        sqlx::query_scalar(
+            "SELECT id FROM rooms WHERE status <> 'finished' ORDER BY created_at, id",
+        )
+        .fetch_all(&self.pool)
+        .await
+    }
+
+    /// Number of rooms not finished.
+    pub async fn count_unfinished(&self) -> sqlx::Result<i64> {
+        sqlx::query_scalar("SELECT COUNT(*) FROM rooms WHERE status <> 'finished'")
+            .fetch_one(&self.pool)
+            .await
+    }
+
+    /// Loads one room with its seats, actions and chat. Every column is read back by
+    /// the conversion that wrote it (`column`).
+    ///
+    /// # Errors
+    /// [`LoadError::Db`] when the database fails; [`LoadError::Unreadable`] when a
+    /// stored value of the room does not read back.
+    pub async fn load_room(&self, id: &str) -> Result<Option<StoredRoom>, LoadError> {
+        type RoomRow = (
+            String,
+            String,
+            Option<String>,
+            Option<String>,
+            i64,
+            i64,
+            Option<String>,
+        );
+        let row: Option<RoomRow> = sqlx::query_as(
+            "SELECT id, status, start_position, settings, created_at, updated_at, broken \
+             FROM rooms WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        let Some((id, status, start_position, settings, created_at_ms, updated_at_ms, broken)) =
+            row
+        else {
+            return Ok(None);
+        };
+        let seat_rows: Vec<SeatRow> = sqlx::query_as(
+            "SELECT seat, token_hash, name, bot, rematch FROM seats WHERE room_id = $1 ORDER BY seat",
+        )
+        .bind(&id)
+        .fetch_all(&self.pool)
+        .await?;
+        let action_rows: Vec<ActionRow> = sqlx::query_as(
+            "SELECT ply, kind, player, text, clocks FROM actions WHERE room_id = $1 ORDER BY ply",
+        )
+        .bind(&id)
+        .fetch_all(&self.pool)
+        .await?;
+        let chat_rows: Vec<ChatRow> = sqlx::query_as(
+            "SELECT id, channel, seat, name, text, at_ms FROM chat_messages \
+             WHERE room_id = $1 ORDER BY id",
+        )
+        .bind(&id)
+        .fetch_all(&self.pool)
+        .await?;
+        let unreadable = |e: Unreadable| LoadError::Unreadable {
+            room: id.clone(),
+            error: e,
+        };
+        let status = RoomStatus::from_column(&status).map_err(unreadable)?;
+        let mut seats = Vec::with_capacity(seat_rows.len());
+        let mut rematch = Vec::new();
+        for row in seat_rows {
+            let (seat, asked) = read_seat(row).map_err(unreadable)?;
+            if asked {
+                rematch.push(seat.seat);
+            }
+            seats.push(seat);
+        }
+        let actions = action_rows
+            .into_iter()
+            .map(read_action)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(unreadable)?;
+        let chat = chat_rows
+            .into_iter()
+            .map(read_chat)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(unreadable)?;
+        Ok(Some(StoredRoom {
+            id,
+            status,
+            start_position,
+            settings,
+            seats,
+            actions,
+            rematch,
+            chat,
+            created_at_ms,
+            updated_at_ms,
+            marked_broken: broken.is_some(),
+        }))
+    }
+
+    /// Marks a room that cannot be restored (`reason`), so that the lobby's lists
+    /// and the cluster's sweep pass it over; `None` clears the mark (it was read
+    /// again). A room is marked whatever its lease: the mark changes no play.
+    pub async fn mark_broken(&self, id: &str, reason: Option<&str>) -> sqlx::Result<()> {
+        sqlx::query("UPDATE rooms SET broken = $1 WHERE id = $2")
+            .bind(reason)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+}
+
+/// Why a stored room could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The database failed (unreachable, a query error): nothing is known of the room.
+    #[error(transparent)]
+    Db(#[from] sqlx::Error),
+    /// A value stored for the room does not read back.
+    #[error("room {room}: {error}")]
+    Unreadable {
+        /// The room's id.
+        room: String,
+        /// What does not read.
+        error: Unreadable,
+    },
+}
+
+/// A `seats` row: seat, token hash, name, bot level, rematch asked.
+type SeatRow = (String, String, String, Option<i64>, i64);
+
+/// A seat as stored, and whether its player asked for a rematch.
+fn read_seat(
+    (seat, token_hash, name, bot, asked): SeatRow,
+) -> Result<(StoredSeat, bool), Unreadable> {
+    Ok((
+        StoredSeat {
+            seat: Player::from_column(&seat)?,
+            token_hash,
+            name,
+            bot: bot.map(level_from_column).transpose()?,
+        },
+        asked != 0,
+    ))
+}
+
+fn read_action((ply, kind, player, text, clocks): ActionRow) -> Result<StoredAction, Unreadable> {
+    Ok(StoredAction {
+        ply,
+        kind: ActionKind::from_column(&kind)?,
+        player: read_opt(player.as_deref())?,
+        text,
+        clocks,
+    })
+}
+
+fn read_chat((id, channel, seat, name, text, at_ms): ChatRow) -> Result<StoredChat, Unreadable> {
+    Ok(StoredChat {
+        id,
+        channel: sannin_protocol::Channel::from_column(&channel)?,
+        seat: read_opt(seat.as_deref())?,
+        name,
+        text,
+        at_ms,
+    })
+}
+
+/// A finished room as the lobby lists it (`GET /api/rooms?status=finished`).
+#[derive(Clone, Debug)]
+pub struct FinishedRoom {
+    /// Room id (uuid).
+    pub id: String,
+    /// The outcome JSON.
+    pub result: Option<String>,
+    /// Unix ms.
+    pub created_at: i64,
+    /// Unix ms of the last change (the end of the game).
+    pub updated_at: i64,
+    /// Moves played (resignations and other endings not counted).
+    pub plies: i64,
+    /// Seats: seat, name, bot level; an error when a seat row does not read back.
+    pub seats: Result<Vec<(Player, String, Option<Level>)>, Unreadable>,
+    /// The start position; `None` for the standard start.
+    pub start_position: Option<String>,
+    /// The room's settings (JSON), as stored.
+    pub settings: Option<String>,
+}
+
+impl Store {
+    /// Public finished rooms, the most recently ended first, `limit` of them after the
+    /// cursor `(updated_at, id)` of the last room of the page before. Rooms marked
+    /// broken ([`Store::mark_broken`]) are left out.
+    pub async fn finished_rooms(
+        &self,
+        limit: usize,
+        after: Option<(i64, &str)>,
+    ) -> anyhow::Result<Vec<FinishedRoom>> {
+        let (at, after_id) = after.unwrap_or((i64::MAX, ""));
+        type Row = (
+            String,
+            Option<String>,
+            i64,
+            i64,
+            i64,
+            Option<String>,
+            Option<String>,
+        );
+        let rows: Vec<Row> = sqlx::query_as(
+            "SELECT r.id, r.result, r.created_at, r.updated_at, \
+                    (SELECT COUNT(*) FROM actions a WHERE a.room_id = r.id AND a.kind = 'act'), \
+                    r.start_position, r.settings \
+             FROM rooms r \
+             WHERE r.status = 'finished' AND r.broken IS NULL \
+               AND (r.settings IS NULL OR r.settings NOT LIKE '%\"private\":true%') \
+               AND (r.updated_at < $1 OR (r.updated_at = $1 AND r.id < $2)) \
+             ORDER BY r.updated_at DESC, r.id DESC LIMIT $3",
+        )
+        .bind(at)
+        .bind(after_id)
+        .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+        .fetch_all(&self.pool)
+        .await?;
+        let mut out = Vec::with_capacity(rows.len());
+        for (id, result, created_at, updated_at, plies, start_position, settings) in rows {
+            let seat_rows: Vec<(String, String, Option<i64>)> =
+                sqlx::query_as("SELECT seat, name, bot FROM seats WHERE room_id = $1")
+                    .bind(&id)
+                    .fetch_all(&self.pool)
+                    .await?;
+            let seats = seat_rows
+                .into_iter()
+                .map(|(seat, name, bot)| {
+                    Ok((
+                        Player::from_column(&seat)?,
+                        name,
+                        bot.map(level_from_column).transpose()?,
+                    ))
+                })
+                .collect();
+            out.push(FinishedRoom {
+                id,
+                result,
+                created_at,
+                updated_at,
+                plies,
+                seats,
+                start_position,
+                settings,
+            });
+        }
+        Ok(out)
+    }
+}

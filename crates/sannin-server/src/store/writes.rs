@@ -1,0 +1,268 @@
+//! Writing a room: its row, seats, settings, status, chat and actions. Each write of
+//! a fenced store (cluster mode) first checks the room's lease (`Store::fenced`).
+
+use sannin_bot::Level;
+use sannin_protocol::RoomStatus;
+use sannin_rules::Player;
+
+use super::column::{level_column, Named as _};
+use super::{unix_ms, Fence, Store, StoredAction, StoredChat, StoredSeat};
+
+impl Store {
+    /// Inserts a new waiting room with its settings JSON and any seats already taken
+    /// (a rematch), atomically.
+    pub async fn create_room(
+        &self,
+        id: &str,
+        start_position: Option<&str>,
+        settings: &str,
+        seats: &[StoredSeat],
+    ) -> sqlx::Result<()> {
+        let now = unix_ms();
+        let mut tx = self.begin().await?;
+        sqlx::query(
+            "INSERT INTO rooms (id, status, start_position, result, created_at, updated_at, settings) \
+             VALUES ($1, 'waiting', $2, NULL, $3, $3, $4)",
+        )
+        .bind(id)
+        .bind(start_position)
+        .bind(now)
+        .bind(settings)
+        .execute(&mut *tx)
+        .await?;
+        for s in seats {
+            insert_seat(&mut tx, id, s).await?;
+        }
+        tx.commit().await
+    }
+
+    /// Replaces a room's settings JSON.
+    pub async fn set_settings(&self, id: &str, settings: &str) -> sqlx::Result<()> {
+        self.write(
+            sqlx::query("UPDATE rooms SET settings = $1, updated_at = $2 WHERE id = $3")
+                .bind(settings)
+                .bind(unix_ms())
+                .bind(id),
+        )
+        .await
+    }
+
+    /// Sets the status (and the result JSON when finished).
+    pub async fn set_status(
+        &self,
+        id: &str,
+        status: RoomStatus,
+        result: Option<&str>,
+    ) -> sqlx::Result<()> {
+        self.write(
+            sqlx::query("UPDATE rooms SET status = $1, result = $2, updated_at = $3 WHERE id = $4")
+                .bind(status.to_column())
+                .bind(result)
+                .bind(unix_ms())
+                .bind(id),
+        )
+        .await
+    }
+
+    /// Stores a taken seat (replacing any earlier holder of it).
+    pub async fn put_seat(&self, id: &str, seat: &StoredSeat) -> sqlx::Result<()> {
+        let mut tx = self.begin().await?;
+        sqlx::query("DELETE FROM seats WHERE room_id = $1 AND seat = $2")
+            .bind(id)
+            .bind(seat.seat.lower())
+            .execute(&mut *tx)
+            .await?;
+        insert_seat(&mut tx, id, seat).await?;
+        tx.commit().await
+    }
+
+    /// Sets (a bot took over) or clears (its player took it back) the bot of a seat.
+    pub async fn set_seat_bot(
+        &self,
+        id: &str,
+        seat: Player,
+        bot: Option<Level>,
+    ) -> sqlx::Result<()> {
+        self.write(
+            sqlx::query("UPDATE seats SET bot = $1 WHERE room_id = $2 AND seat = $3")
+                .bind(bot.map(level_column))
+                .bind(id)
+                .bind(seat.lower()),
+        )
+        .await
+    }
+
+    /// Frees a seat.
+    pub async fn delete_seat(&self, id: &str, seat: Player) -> sqlx::Result<()> {
+        self.write(
+            sqlx::query("DELETE FROM seats WHERE room_id = $1 AND seat = $2")
+                .bind(id)
+                .bind(seat.lower()),
+        )
+        .await
+    }
+
+    /// Frees a seat before the start and, when `reset_start`, sets the start position
+    /// back to the standard one (an agreed alliance lost an ally), atomically.
+    pub async fn free_seat(&self, id: &str, seat: Player, reset_start: bool) -> sqlx::Result<()> {
+        let mut tx = self.begin().await?;
+        sqlx::query("DELETE FROM seats WHERE room_id = $1 AND seat = $2")
+            .bind(id)
+            .bind(seat.lower())
+            .execute(&mut *tx)
+            .await?;
+        if reset_start {
+            sqlx::query("UPDATE rooms SET start_position = NULL, updated_at = $1 WHERE id = $2")
+                .bind(unix_ms())
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await
+    }
+
+    /// Stores a chat message.
+    pub async fn append_chat(&self, id: &str, m: &StoredChat) -> sqlx::Result<()> {
+        self.write(
+            sqlx::query(
+                "INSERT INTO chat_messages (room_id, id, channel, seat, name, text, at_ms) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            )
+            .bind(id)
+            .bind(m.id)
+            .bind(m.channel.to_column())
+            .bind(m.seat.map(Player::to_column))
+            .bind(&m.name)
+            .bind(&m.text)
+            .bind(m.at_ms),
+        )
+        .await
+    }
+
+    /// Sets whether `seat` (every seat when None) asked for a rematch.
+    pub async fn set_rematch(
+        &self,
+        id: &str,
+        seat: Option<Player>,
+        asked: bool,
+    ) -> sqlx::Result<()> {
+        let q = match seat {
+            Some(p) => {
+                sqlx::query("UPDATE seats SET rematch = $1 WHERE room_id = $2 AND seat = $3")
+                    .bind(i64::from(asked))
+                    .bind(id)
+                    .bind(p.lower())
+            }
+            None => sqlx::query("UPDATE seats SET rematch = $1 WHERE room_id = $2")
+                .bind(i64::from(asked))
+                .bind(id),
+        };
+        self.write(q).await
+    }
+
+    /// Deletes a room with its seats, actions and chat.
+    pub async fn delete_room(&self, id: &str) -> sqlx::Result<()> {
+        let mut tx = self.begin().await?;
+        for table in ["chat_messages", "actions", "seats"] {
+            sqlx::query(&format!("DELETE FROM {table} WHERE room_id = $1"))
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        sqlx::query("DELETE FROM rooms WHERE id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await
+    }
+
+    /// Voluntary alliance: all seats rewritten and the start position set, atomically.
+    pub async fn reseat(
+        &self,
+        id: &str,
+        seats: &[StoredSeat],
+        start_position: &str,
+    ) -> sqlx::Result<()> {
+        let mut tx = self.begin().await?;
+        sqlx::query("DELETE FROM seats WHERE room_id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        for s in seats {
+            insert_seat(&mut tx, id, s).await?;
+        }
+        sqlx::query("UPDATE rooms SET start_position = $1, updated_at = $2 WHERE id = $3")
+            .bind(start_position)
+            .bind(unix_ms())
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await
+    }
+
+    /// Sets (or clears) the start position of a room that has not started.
+    pub async fn set_start_position(
+        &self,
+        id: &str,
+        start_position: Option<&str>,
+    ) -> sqlx::Result<()> {
+        self.write(
+            sqlx::query("UPDATE rooms SET start_position = $1, updated_at = $2 WHERE id = $3")
+                .bind(start_position)
+                .bind(unix_ms())
+                .bind(id),
+        )
+        .await
+    }
+
+    /// Appends an accepted action; when it ended the game, also marks the room finished
+    /// with `result`, in the same transaction. Without a `fence` it goes through the
+    /// group-commit writer (`writer`) and returns once the row is committed. With a
+    /// `fence` (cluster mode), through the fenced group-commit writer (`fenced`): the
+    /// row goes in only while the room's lease still holds that node and epoch,
+    /// checked in the same statement; otherwise the error is [`is_fenced`] and nothing
+    /// is written. A fenced store
+    /// ([`Store::fenced`]) fences its actions without being given a `fence`.
+    pub async fn append_action(
+        &self,
+        id: &str,
+        action: &StoredAction,
+        finished_result: Option<&str>,
+        fence: Option<&Fence>,
+    ) -> sqlx::Result<()> {
+        let fence = fence.or_else(|| self.lease.as_ref().map(|l| &l.fence));
+        let Some(f) = fence else {
+            return self.writer.append(id, action, finished_result).await;
+        };
+        // With a fence (cluster mode), the rows of every leased room go through their
+        // own group-commit task, each row checked against its lease (`fenced.rs`).
+        let writer = self
+            .fenced_writer
+            .as_ref()
+            .ok_or_else(|| sqlx::Error::Configuration("fenced writes need PostgreSQL".into()))?;
+        match writer.append(id, action, finished_result, f).await? {
+            true => Ok(()),
+            false => Err(self.refused()),
+        }
+    }
+}
+
+async fn insert_seat(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    id: &str,
+    seat: &StoredSeat,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO seats (room_id, seat, token_hash, name, created_at, bot) \
+         VALUES ($1, $2, $3, $4, $5, $6)",
+    )
+    .bind(id)
+    .bind(seat.seat.lower())
+    .bind(&seat.token_hash)
+    .bind(&seat.name)
+    .bind(unix_ms())
+    .bind(seat.bot.map(level_column))
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
