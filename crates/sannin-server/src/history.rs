@@ -1,7 +1,7 @@
 //! A game's history, ply by ply, for replay viewers (`GET /api/rooms/{id}/history`)
 //! and for any record pasted into the analysis board (`POST /api/replay`).
 //!
-//! Each ply has the shape of a `sannin replay --json` line (CONTRACT §1): `ply`,
+//! Each ply has the shape of a `sannin replay --json` line (docs/cli.md, "Rules"): `ply`,
 //! `player`, `action`, `events` and the `position` after it, so a client steps through
 //! a game without a rules engine of its own.
 

@@ -2,7 +2,8 @@
 //! shogi over WebSockets, stored in SQLite or PostgreSQL.
 //!
 //! `sannin serve` calls [`serve`]; tests and the load test call [`run`] with a
-//! listener bound to `127.0.0.1:0` and talk to it over real sockets (STYLE 8).
+//! listener bound to `127.0.0.1:0` and talk to it over real sockets (docs/conventions.md,
+//! "A library with `run`, and a thin `main`").
 //! The wire protocol is described in `docs/protocol.md`.
 
 use std::future::Future;

@@ -30,7 +30,7 @@ impl TestPg {
         let mut c = match sqlx::AnyConnection::connect(&admin).await {
             Ok(c) => c,
             Err(e) if !services_required() => {
-                eprintln!("skipped {test}: PostgreSQL is unreachable at {admin} ({e}); set SANNIN_REQUIRE_SERVICES=1 to fail instead");
+                skip_line(format!("skipped {test}: PostgreSQL is unreachable at {admin} ({e}); set SANNIN_REQUIRE_SERVICES=1 to fail instead"));
                 return None;
             }
             Err(e) => panic!("{test} needs PostgreSQL at {admin}: {e}"),
@@ -54,4 +54,11 @@ impl TestPg {
             .await
             .expect("drop the test database");
     }
+}
+
+/// One line on the test's stderr, shown even when the test passes (libtest captures
+/// only what the print macros write).
+fn skip_line(line: String) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{line}");
 }

@@ -11,12 +11,48 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
-/// Where rooms read the time for game clocks and lag measurement.
+/// Where rooms and sockets read the time: game clocks, lag, grace periods, expiries,
+/// backoff, rate limits.
 pub trait TimeSource: Send + Sync + Debug {
     /// Monotonic milliseconds since an arbitrary origin.
     fn now_ms(&self) -> u64;
-    /// Completes once `unix_ms() >= deadline_ms`.
+    /// Completes once `now_ms() >= deadline_ms`.
     fn sleep_until(&self, deadline_ms: u64) -> Pin<Box<dyn Future<Output = ()> + Send>>;
+
+    /// Now, as a [`Moment`].
+    fn now(&self) -> Moment {
+        Moment(self.now_ms())
+    }
+}
+
+/// A point of a [`TimeSource`] (its milliseconds): what the timers of rooms and
+/// sockets are set in, so that a test moves them by advancing a [`ManualTime`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Moment(pub u64);
+
+impl Moment {
+    /// The time from `earlier` to this moment (zero if `earlier` is later).
+    pub fn since(self, earlier: Moment) -> Duration {
+        Duration::from_millis(self.0.saturating_sub(earlier.0))
+    }
+
+    /// This moment moved back by `d` (not before the origin).
+    pub fn before(self, d: Duration) -> Moment {
+        Moment(self.0.saturating_sub(millis(d)))
+    }
+}
+
+impl std::ops::Add<Duration> for Moment {
+    type Output = Moment;
+    fn add(self, d: Duration) -> Moment {
+        Moment(self.0.saturating_add(millis(d)))
+    }
+}
+
+/// Whole milliseconds of `d`, rounded up (a timer never fires early).
+fn millis(d: Duration) -> u64 {
+    let ms = d.as_millis() + u128::from(d.subsec_nanos() % 1_000_000 != 0);
+    u64::try_from(ms).unwrap_or(u64::MAX)
 }
 
 /// The real clock (tokio's, so it also follows `tokio::time::pause`).

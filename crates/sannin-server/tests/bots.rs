@@ -387,6 +387,8 @@ async fn an_abandoning_player_is_replaced_by_a_bot_and_can_come_back() {
     let st = back.until_state("middle to move", |s| moves(s) == 7).await;
     assert_eq!(st.to_move, Some(Seat::Middle));
     assert!(!st.legal.is_empty());
+    // A wait on purpose: what is checked is that no bot moves in that time (a bot
+    // answers within a few ms here).
     tokio::time::sleep(Duration::from_millis(300)).await;
     let st = back.sync().await;
     assert_eq!(moves(&st), 7, "no bot moved for the returned player");

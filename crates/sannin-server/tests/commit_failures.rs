@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use common::*;
 use sannin_protocol::{ClientMsg, ErrorCode, RoomStatus, Seat};
+use sannin_server::ManualTime;
 use serde_json::json;
 use sqlx::{Connection, Executor, Row};
 
@@ -101,12 +102,15 @@ async fn three_seated(server: &TestServer) -> (String, Vec<Client>) {
 }
 
 /// The room's own writes back off: the abandonment check of a disconnected player
-/// to move, whose forfeit cannot be stored, is tried a few times a second at most
-/// (not in a loop that spins), and succeeds once the database takes writes again.
+/// to move, whose forfeit cannot be stored, is tried again only once each wait of the
+/// backoff has passed (250 ms, doubling), not in a loop that spins, and succeeds once
+/// the database takes writes again. Time is the test's own: each step of the backoff
+/// is one more attempt, exactly.
 #[tokio::test]
 async fn failed_abandonment_writes_back_off_then_succeed() {
     on_both_databases(|db| async move {
-        let server = Setup::default().start(&db).await;
+        let time = ManualTime::new(0);
+        let server = Setup::default().time(time.clone()).start(&db).await;
         let (_room, mut players) = three_seated(&server).await;
         for p in &mut players {
             p.send(ClientMsg::Ready).await;
@@ -119,31 +123,45 @@ async fn failed_abandonment_writes_back_off_then_succeed() {
         let first = players.remove(0);
         first.close().await;
         players[0].until_event("player_left").await;
-        // Grace period, then two seconds of failing attempts.
-        tokio::time::sleep(Duration::from_millis(3000)).await;
-        let failures = server.metric("sannin_store_failures_total").await;
-        assert!(
-            (1.0..=12.0).contains(&failures),
-            "a few failed writes in 2 s of backoff, not a spinning loop: {failures}"
-        );
+        time.advance(Duration::from_secs(1));
+        failures_reach(&server, 1).await;
+        for (step, wait_ms) in [250, 500, 1_000, 2_000].into_iter().enumerate() {
+            time.advance(Duration::from_millis(wait_ms));
+            failures_reach(&server, step as u64 + 2).await;
+        }
         if db.is_postgres() {
-            let tried = fault.refused().await;
-            assert!(
-                (1..=12).contains(&tried),
-                "the database saw {tried} attempts in 2 s"
-            );
+            assert_eq!(fault.refused().await, 5, "the database saw five attempts");
         }
         // Nothing was announced while the write failed.
         assert!(players[0].events_of("forfeited").is_empty());
         fault.clear().await;
+        time.advance(Duration::from_secs(4));
         let ev = players[0].until_event("forfeited").await;
         assert_eq!(ev.kind(), "forfeited");
+        assert_eq!(server.metric("sannin_store_failures_total").await, 5.0);
         let s = players[0].sync().await;
         assert_eq!(s.status, RoomStatus::Playing);
         assert_ne!(s.to_move, Some(Seat::First));
         server.stop().await;
     })
     .await;
+}
+
+/// Waits until `n` writes have failed, and checks that no more did.
+async fn failures_reach(server: &TestServer, n: u64) {
+    let end = tokio::time::Instant::now() + TIMEOUT;
+    loop {
+        let failures = server.metric("sannin_store_failures_total").await as u64;
+        assert!(failures <= n, "{failures} failed writes where {n} were due");
+        if failures == n {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < end,
+            "{n} failed writes did not come"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
 
 /// The write that starts the game fails: the player whose `ready` completed the

@@ -370,7 +370,8 @@ async fn a_room_of_bots_alone_moves_no_faster_than_its_pacing() {
         })
         .await;
     assert!(st.moves().len() >= 4, "{st:?}");
-    // A little longer, then count every action so far against the time it took.
+    // A little longer, then count every action so far against the time it took. (A
+    // real wait: the pacing of bots is what is measured.)
     tokio::time::sleep(PACE * 3).await;
     let st = spectator.sync().await;
     let elapsed = t0.elapsed();

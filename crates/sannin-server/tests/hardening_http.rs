@@ -602,7 +602,8 @@ async fn websockets_hold_their_slot_of_the_connection_cap() {
     }
     assert!(!open.is_empty());
     // Past the header timeout (idle HTTP connections are gone by then), the sockets
-    // still hold their slots: nothing more gets in.
+    // still hold their slots: nothing more gets in. (A real wait: the header timeout
+    // is the HTTP server's own, on real time.)
     tokio::time::sleep(Duration::from_millis(2_000)).await;
     while open.len() < 4 {
         match ws_connect(&server, &room, &[]).await {

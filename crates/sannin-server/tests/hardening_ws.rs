@@ -10,6 +10,7 @@ use std::time::Duration;
 use common::*;
 use futures_util::{SinkExt, StreamExt};
 use sannin_protocol::{ClientMsg, ErrorCode, RoomStatus, Seat, ServerMsg};
+use sannin_server::ManualTime;
 use serde_json::json;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
 use tokio_tungstenite::tungstenite::protocol::frame::Frame;
@@ -119,11 +120,13 @@ async fn a_player_resumes_into_a_room_full_of_spectators() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn silent_sockets_give_their_place_up_to_watchers() {
     let cap = 4;
+    let time = ManualTime::new(0);
     let (_db, server) = Setup::default()
         .limits(|l| {
             l.max_connections_per_room = cap;
             l.hello_seconds = 0.5;
         })
+        .time(time.clone())
         .sqlite()
         .await;
     let room = server.create_room(json!({})).await;
@@ -132,7 +135,7 @@ async fn silent_sockets_give_their_place_up_to_watchers() {
     for _ in 0..cap {
         silent.push(server.client(&room).await);
     }
-    tokio::time::sleep(Duration::from_millis(700)).await;
+    time.advance(Duration::from_millis(700));
     // A watcher gets in all the same, in the place of one of them.
     let mut w = watcher(&server, &room)
         .await
@@ -552,6 +555,8 @@ async fn sockets_that_never_take_part_are_closed() {
     let mut w = watcher(&server, &room).await.expect("watching");
     let mut player = server.client(&room).await;
     player.join(Some(Seat::First), "Akira").await;
+    // A real wait: a socket's own timers (silence, idleness, pings) run on real time,
+    // as the pings the client answers do.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     // The reader that never said join, resume or watch is closed with 1008 ...
     assert_eq!(close_code(&mut silent.ws).await, Some(1008));

@@ -1,4 +1,4 @@
-//! `GET /api/rooms/{id}/history` and `POST /api/replay` (CONTRACT §2) over real HTTP:
+//! `GET /api/rooms/{id}/history` and `POST /api/replay` (docs/protocol.md, "HTTP") over real HTTP:
 //! a room's history agrees with what its players saw, survives a restart, and a pasted
 //! record replays or names the ply and token at fault.
 

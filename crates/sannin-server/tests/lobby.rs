@@ -1,4 +1,4 @@
-//! `GET /api/rooms` paginated (CONTRACT §2): `status`, `limit`, `cursor` and the
+//! `GET /api/rooms` paginated (docs/protocol.md, "HTTP"): `status`, `limit`, `cursor` and the
 //! `Link: <…>; rel="next"` header, for loaded rooms and for finished rooms read back
 //! from the database.
 

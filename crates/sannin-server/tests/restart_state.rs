@@ -152,7 +152,9 @@ async fn expired_waiting_rooms_are_not_restored() {
     ann.join(Some(Seat::First), "Ann").await;
     server.kill();
     drop(ann);
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    // Both rooms' last change an hour ago: longer than the lonely one's time to live.
+    db.execute("UPDATE rooms SET updated_at = updated_at - 3600000")
+        .await;
     let server = Setup::default()
         .limits(|l| {
             l.waiting_room_ttl_seconds = 0.3;

@@ -1,4 +1,4 @@
-//! `sannin analyse` (CONTRACT §1): the bots' search on one position, for players.
+//! `sannin analyse` (docs/cli.md, "Bots"): the bots' search on one position, for players.
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -1,5 +1,5 @@
 //! `sannin bot`: a bot playing in a server room over the WebSocket protocol
-//! (CONTRACT §3).
+//! (docs/protocol.md, "WebSocket").
 
 use std::process::ExitCode;
 use std::time::Duration;

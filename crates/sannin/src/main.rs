@@ -1,4 +1,4 @@
-//! The `sannin` command (CONTRACT §1): a thin front over the workspace's crates.
+//! The `sannin` command (docs/cli.md): a thin front over the workspace's crates.
 
 use std::process::ExitCode;
 

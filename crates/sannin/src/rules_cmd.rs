@@ -1,4 +1,4 @@
-//! `sannin perft`, `sannin moves` and `sannin replay` (CONTRACT §1).
+//! `sannin perft`, `sannin moves` and `sannin replay` (docs/cli.md, "Rules").
 
 use std::io::{Read, Write};
 use std::process::ExitCode;

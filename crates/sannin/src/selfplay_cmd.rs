@@ -1,7 +1,7 @@
 //! `sannin selfplay`: bots against bots in this process, seats rotated each
 //! game, reported as a table per slot, a rating ladder per level (score
 //! share and Elo with 95 % intervals, `sannin_bot::arena`) and, last, the
-//! JSON line of CONTRACT §1.
+//! JSON line of docs/cli.md ("Bots").
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,4 +1,4 @@
-//! `sannin analyse` (CONTRACT §1), run as the real binary.
+//! `sannin analyse` (docs/cli.md, "Bots"), run as the real binary.
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! The `sannin perft`, `moves` and `replay` commands (CONTRACT §1), run as
+//! The `sannin perft`, `moves` and `replay` commands (docs/cli.md, "Rules"), run as
 //! the real binary.
 
 mod common;

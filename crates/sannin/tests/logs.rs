@@ -80,8 +80,8 @@ async fn tokens_stay_out_of_the_log_at_trace_level() {
     )
     .await;
     assert_eq!(again, token);
-    // Let the server write out what it logs about these connections, then stop it.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // Once the server has logged the last of these connections, stop it.
+    log_shows(&log_path, "player resumed").await;
     drop(server);
 
     let text = std::fs::read_to_string(&log_path).expect("the log");
@@ -119,7 +119,7 @@ async fn a_rooms_lines_name_it_at_the_default_level() {
         },
     )
     .await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    log_shows(&log_path, "player left").await;
     drop(server);
 
     let text = std::fs::read_to_string(&log_path).expect("the log");
@@ -129,5 +129,14 @@ async fn a_rooms_lines_name_it_at_the_default_level() {
             .find(|l| l.contains(what))
             .unwrap_or_else(|| panic!("no {what:?} line in the log:\n{text}"));
         assert!(line.contains(&format!("room={id}")), "{line}");
+    }
+}
+
+/// Waits until the log at `path` has a line with `what`.
+async fn log_shows(path: &std::path::Path, what: &str) {
+    let end = tokio::time::Instant::now() + Duration::from_secs(20);
+    while !std::fs::read_to_string(path).is_ok_and(|t| t.contains(what)) {
+        assert!(tokio::time::Instant::now() < end, "no {what:?} in the log");
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }

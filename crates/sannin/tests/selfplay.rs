@@ -1,4 +1,4 @@
-//! `sannin selfplay` (CONTRACT §1), run as the real binary: the rating
+//! `sannin selfplay` (docs/cli.md, "Bots"), run as the real binary: the rating
 //! ladder, and the JSON summary as the last line.
 
 mod common;

@@ -1,4 +1,4 @@
-//! `GET /api/rooms` (CONTRACT §2): the lobby's list, filtered by `status` and paginated
+//! `GET /api/rooms` (docs/protocol.md, "HTTP"): the lobby's list, filtered by `status` and paginated
 //! by `limit` and `cursor`, the next page named in a `Link: <…>; rel="next"` header.
 //!
 //! Waiting and running rooms are all loaded, so they are listed from the summaries the

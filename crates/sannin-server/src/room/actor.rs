@@ -42,7 +42,7 @@ impl Room {
             // After a failed write, the room's own attempts (timers, the clock check,
             // bots) wait for the backoff (`Retry`): a deadline in the past must not
             // make this loop spin while the database is down.
-            let hold = self.retry.hold(Instant::now());
+            let hold = self.retry.hold(self.now());
             let deadline = self.next_deadline().map(|d| self.retry.later(d));
             let probation = self.fanout.next_probation_end();
             let clock_deadline = self.clock_deadline();
@@ -50,7 +50,7 @@ impl Room {
                 match clock_deadline {
                     Some(ms) => {
                         if let Some(h) = hold {
-                            tokio::time::sleep_until(h).await;
+                            time.sleep_until(h.0).await;
                         }
                         time.sleep_until(ms).await;
                     }
@@ -67,7 +67,7 @@ impl Room {
                     Some(cmd) => self.handle(cmd).await,
                     None => break,
                 },
-                () = sleep_until_opt(deadline) => {
+                () = sleep_until_opt(&*time, deadline) => {
                     if self.status == RoomStatus::Finished {
                         // Finished and unwatched for a while: unload. It stays in the
                         // database and is loaded again on demand.
@@ -81,19 +81,20 @@ impl Room {
                     self.on_timer().await;
                 }
                 () = clock_sleep => self.check_clock().await,
-                () = sleep_until_opt(probation) => self.end_probations(),
+                () = sleep_until_opt(&*time, probation) => self.end_probations(),
             }
             // The lobby learns of a change no later than the room's connections do.
             self.publish();
             if self.reap_dead() {
                 self.publish();
             }
+            let now = self.now();
             self.idle_since = match (self.status, self.fanout.conns.is_empty()) {
-                (RoomStatus::Finished, true) => self.idle_since.or_else(|| Some(Instant::now())),
+                (RoomStatus::Finished, true) => self.idle_since.or(Some(now)),
                 _ => None,
             };
             self.lonely_since = match self.status == RoomStatus::Waiting && self.lonely() {
-                true => self.lonely_since.or_else(|| Some(Instant::now())),
+                true => self.lonely_since.or(Some(now)),
                 false => None,
             };
         }
@@ -111,12 +112,12 @@ impl Room {
         debug!("room stopped");
     }
 
-    pub(super) fn next_deadline(&self) -> Option<Instant> {
+    pub(super) fn next_deadline(&self) -> Option<Moment> {
         match self.status {
             RoomStatus::Waiting => Player::ALL
                 .iter()
                 .filter_map(|p| self.deadline_of(*p))
-                .chain(self.start_pending.then(Instant::now))
+                .chain(self.start_pending.then(|| self.now()))
                 .chain(self.expires_at())
                 .min(),
             RoomStatus::Playing => self.to_move().and_then(|p| self.deadline_of(p)),
@@ -135,7 +136,7 @@ impl Room {
     }
 
     /// When a lonely waiting room expires (`--waiting-room-ttl-seconds`).
-    pub(super) fn expires_at(&self) -> Option<Instant> {
+    pub(super) fn expires_at(&self) -> Option<Moment> {
         if !self.lonely() {
             return None;
         }
@@ -145,9 +146,7 @@ impl Room {
     /// Deletes the room if it has been waiting alone for its time to live: it stops,
     /// leaves the registry and the database. True if it did.
     pub(super) async fn expire_if_due(&mut self) -> bool {
-        if self.status != RoomStatus::Waiting
-            || self.expires_at().is_none_or(|t| t > Instant::now())
-        {
+        if self.status != RoomStatus::Waiting || self.expires_at().is_none_or(|t| t > self.now()) {
             return false;
         }
         if let Err(e) = self.deps.store.delete_room(&self.id_str).await {
@@ -161,7 +160,7 @@ impl Room {
     }
 
     pub(super) async fn on_timer(&mut self) {
-        let now = Instant::now();
+        let now = self.now();
         match self.status {
             RoomStatus::Waiting => {
                 for p in Player::ALL {
@@ -192,7 +191,7 @@ impl Room {
                 // probation (`conns.rs`), so that a player can always resume.
                 let cfg = &self.deps.config;
                 if self.fanout.spectators() < cfg.max_connections_per_room {
-                    let c = Conn::new(out, cfg.chat_per_minute, cfg.chat_burst);
+                    let c = Conn::new(out, cfg.chat_per_minute, cfg.chat_burst, self.now());
                     self.fanout.conns.insert(conn, c);
                     self.send_state(conn);
                     // The first round trip, for lag credit (docs/protocol.md §11.3).
@@ -340,9 +339,9 @@ impl Room {
     }
 }
 
-async fn sleep_until_opt(deadline: Option<Instant>) {
+async fn sleep_until_opt(time: &dyn TimeSource, deadline: Option<Moment>) {
     match deadline {
-        Some(d) => tokio::time::sleep_until(d).await,
+        Some(d) => time.sleep_until(d.0).await,
         None => std::future::pending().await,
     }
 }

@@ -89,9 +89,10 @@ impl Room {
             standstill.clone(),
             clock,
         );
-        if let Some(at) = self.retry.hold(Instant::now()) {
+        if let Some(at) = self.retry.hold(self.now()) {
+            let waited = self.deps.config.time.sleep_until(at.0);
             thinking = Box::pin(async move {
-                tokio::time::sleep_until(at).await;
+                waited.await;
                 thinking.await
             });
         }
@@ -160,8 +161,8 @@ impl Room {
         };
         // Searching again at once would find the same action: after a refusal (or a
         // failed write), the next search waits for the backoff (`Retry`).
-        if !ok && self.retry.hold(Instant::now()).is_none() {
-            self.retry.failed(Instant::now());
+        if !ok && self.retry.hold(self.now()).is_none() {
+            self.retry.failed(self.now());
         }
     }
 

@@ -27,6 +27,7 @@ use crate::error::ErrorCode;
 use crate::rate::TokenBucket;
 use crate::store::column::Unreadable;
 use crate::store::{unix_ms, StoredChat};
+use crate::time::Moment;
 pub use sannin_protocol::Channel;
 
 /// One chat message.
@@ -152,10 +153,10 @@ impl Chat {
 
     /// Takes one message from the spectators' channel's budget of `burst` messages
     /// refilled at `per_minute`; false when it is spent.
-    pub fn spectators_may_write(&mut self, per_minute: f64, burst: u32) -> bool {
+    pub fn spectators_may_write(&mut self, per_minute: f64, burst: u32, now: Moment) -> bool {
         self.spectator_budget
-            .get_or_insert_with(|| TokenBucket::new(per_minute / 60.0, burst))
-            .allow()
+            .get_or_insert_with(|| TokenBucket::new(per_minute / 60.0, burst, now))
+            .allow(now)
     }
 
     /// Records a prepared message; returns it.
@@ -249,12 +250,12 @@ impl Room {
     /// to `channel`; otherwise it has been told why not.
     fn chat_allowed(&mut self, conn: ConnId, channel: Channel) -> bool {
         let cfg = self.deps.config.clone();
-        let now = tokio::time::Instant::now();
+        let now = self.now();
         let Some(c) = self.fanout.conns.get_mut(&conn) else {
             return false;
         };
         if let Some(until) = c.muted_until.filter(|t| *t > now) {
-            let secs = until.duration_since(now).as_secs() + 1;
+            let secs = until.since(now).as_secs() + 1;
             self.send_error(
                 conn,
                 ErrorCode::Muted,
@@ -262,7 +263,7 @@ impl Room {
             );
             return false;
         }
-        if !c.chat_bucket.allow() {
+        if !c.chat_bucket.allow(now) {
             if channel == Channel::Spectators && !cfg.chat_mute.is_zero() {
                 c.muted_until = Some(now + cfg.chat_mute);
                 let secs = cfg.chat_mute.as_secs_f64().ceil();
@@ -281,9 +282,11 @@ impl Room {
             return false;
         }
         if channel == Channel::Spectators
-            && !self
-                .chat
-                .spectators_may_write(cfg.spectator_chat_per_minute, cfg.spectator_chat_burst)
+            && !self.chat.spectators_may_write(
+                cfg.spectator_chat_per_minute,
+                cfg.spectator_chat_burst,
+                now,
+            )
         {
             self.send_error(
                 conn,
@@ -406,8 +409,8 @@ mod tests {
     #[test]
     fn the_spectators_channel_has_one_budget_for_the_room() {
         let mut c = Chat::new(10);
-        assert!((0..3).all(|_| c.spectators_may_write(0.0, 3)));
-        assert!(!c.spectators_may_write(0.0, 3));
+        assert!((0..3).all(|_| c.spectators_may_write(0.0, 3, Moment(0))));
+        assert!(!c.spectators_may_write(0.0, 3, Moment(0)));
     }
 
     #[test]

@@ -36,7 +36,7 @@ pub(super) enum ClockOp {
 #[derive(Debug, Default)]
 pub(super) struct Retry {
     failures: u32,
-    until: Option<Instant>,
+    until: Option<Moment>,
 }
 
 impl Retry {
@@ -46,7 +46,7 @@ impl Retry {
     pub(super) const MAX: Duration = Duration::from_secs(5);
 
     /// A write failed at `now`: returns the wait before the next automatic attempt.
-    pub(super) fn failed(&mut self, now: Instant) -> Duration {
+    pub(super) fn failed(&mut self, now: Moment) -> Duration {
         let wait = Self::FIRST
             .saturating_mul(1 << self.failures.min(10))
             .min(Self::MAX);
@@ -62,12 +62,12 @@ impl Retry {
     }
 
     /// Until when automatic attempts wait, if that is after `now`.
-    pub(super) fn hold(&self, now: Instant) -> Option<Instant> {
+    pub(super) fn hold(&self, now: Moment) -> Option<Moment> {
         self.until.filter(|u| *u > now)
     }
 
     /// `deadline`, or the end of the backoff if that is later.
-    pub(super) fn later(&self, deadline: Instant) -> Instant {
+    pub(super) fn later(&self, deadline: Moment) -> Moment {
         match self.until {
             Some(u) if u > deadline => u,
             _ => deadline,
@@ -79,7 +79,7 @@ impl Room {
     /// A write to the store failed: logged, counted, and the backoff of the room's
     /// automatic attempts grows.
     pub(super) fn store_failed(&mut self, what: &str, e: &dyn std::fmt::Display) {
-        let wait = self.retry.failed(Instant::now());
+        let wait = self.retry.failed(self.now());
         self.deps
             .metrics
             .store_failures
@@ -161,7 +161,7 @@ impl Room {
     pub(super) async fn check_abandonment(&mut self) {
         while let Some(p) = self.to_move() {
             match self.deadline_of(p) {
-                Some(d) if d <= Instant::now() => {}
+                Some(d) if d <= self.now() => {}
                 _ => return,
             }
             if self.settings.bot_takeover {
@@ -402,7 +402,7 @@ mod tests {
 
     #[test]
     fn retries_back_off_doubling_up_to_a_cap_and_reset_on_success() {
-        let t0 = Instant::now();
+        let t0 = Moment(1_000);
         let mut r = Retry::default();
         assert_eq!(r.hold(t0), None);
         let waits: Vec<Duration> = (0..8).map(|_| r.failed(t0)).collect();
@@ -419,7 +419,7 @@ mod tests {
 
     #[test]
     fn a_past_deadline_waits_for_the_backoff() {
-        let t0 = Instant::now();
+        let t0 = Moment(1_000);
         let mut r = Retry::default();
         let past = t0;
         assert_eq!(r.later(past), past, "no failure: the deadline stands");

@@ -37,12 +37,12 @@ pub(super) struct Conn {
     /// Chat rate limit.
     pub(super) chat_bucket: TokenBucket,
     /// Chat refused until then: a spectator that ran past its chat rate limit.
-    pub(super) muted_until: Option<Instant>,
+    pub(super) muted_until: Option<Moment>,
     /// Sent `join`, `resume` or `watch`. A connection that stays silent longer than
     /// `--hello-seconds` gives its place up to a newcomer when the room is full.
     pub(super) greeted: bool,
     /// When it connected.
-    pub(super) since: Instant,
+    pub(super) since: Moment,
     /// Frames for it during the current command, queued together by
     /// [`Fanout::flush`].
     staged: Vec<Outbound>,
@@ -50,7 +50,7 @@ pub(super) struct Conn {
 
 impl Conn {
     /// A connection allowed `chat_per_minute` chat messages a minute, `burst` at once.
-    pub(super) fn new(out: ConnHandle, chat_per_minute: f64, burst: u32) -> Conn {
+    pub(super) fn new(out: ConnHandle, chat_per_minute: f64, burst: u32, now: Moment) -> Conn {
         Conn {
             out,
             seat: None,
@@ -58,10 +58,10 @@ impl Conn {
             watching: false,
             name: None,
             rtt_ms: None,
-            chat_bucket: TokenBucket::new(chat_per_minute / 60.0, burst),
+            chat_bucket: TokenBucket::new(chat_per_minute / 60.0, burst, now),
             muted_until: None,
             greeted: false,
-            since: Instant::now(),
+            since: now,
             staged: Vec::new(),
         }
     }
@@ -72,9 +72,9 @@ impl Conn {
 pub(super) struct Pending {
     out: ConnHandle,
     /// Refused with `room_full` unless seated by then.
-    until: Instant,
+    until: Moment,
     /// When it connected.
-    since: Instant,
+    since: Moment,
 }
 
 /// Stages `out` for `c` (connection `id`), noting `id` in `dirty` at its first frame.
@@ -96,8 +96,8 @@ fn send_staged(c: &mut Conn, id: ConnId, dead: &mut Vec<ConnId>) {
 }
 
 /// A connection let in off probation: it has said `join`, `resume` or `watch`.
-fn greeted(out: ConnHandle, cfg: &RoomConfig) -> Conn {
-    let mut c = Conn::new(out, cfg.chat_per_minute, cfg.chat_burst);
+fn greeted(out: ConnHandle, cfg: &RoomConfig, now: Moment) -> Conn {
+    let mut c = Conn::new(out, cfg.chat_per_minute, cfg.chat_burst, now);
     c.greeted = true;
     c
 }
@@ -194,7 +194,7 @@ impl Fanout {
     }
 
     /// When the first probation runs out.
-    pub(super) fn next_probation_end(&self) -> Option<Instant> {
+    pub(super) fn next_probation_end(&self) -> Option<Moment> {
         self.pending.values().map(|p| p.until).min()
     }
 
@@ -233,7 +233,7 @@ impl Room {
             }
         }
         debug!(conn, "room full of spectators: connection on probation");
-        let now = Instant::now();
+        let now = self.now();
         self.fanout.pending.insert(
             conn,
             Pending {
@@ -259,7 +259,9 @@ impl Room {
         let cfg = self.deps.config.clone();
         match msg {
             ClientMsg::Resume { .. } | ClientMsg::Join { .. } => {
-                self.fanout.conns.insert(conn, greeted(p.out, &cfg));
+                self.fanout
+                    .conns
+                    .insert(conn, greeted(p.out, &cfg, self.now()));
                 self.on_msg(conn, msg, received).await;
                 if self.seat_of(conn).is_some() {
                     // The first round trip, for lag credit (docs/protocol.md §11.3).
@@ -288,7 +290,9 @@ impl Room {
                         "this room has as many spectators as it takes; try again later",
                     );
                 }
-                self.fanout.conns.insert(conn, greeted(p.out, &cfg));
+                self.fanout
+                    .conns
+                    .insert(conn, greeted(p.out, &cfg, self.now()));
                 self.fanout.ping(conn);
                 self.on_msg(conn, msg, received).await;
             }
@@ -308,7 +312,7 @@ impl Room {
     /// Closes the oldest connection that has sent neither `join`, `resume` nor `watch`
     /// for `--hello-seconds`, to make room for a watcher. False if there is none.
     fn displace_silent(&mut self) -> bool {
-        let now = Instant::now();
+        let now = self.now();
         let hello = self.deps.config.hello;
         let silent = self
             .fanout
@@ -330,7 +334,7 @@ impl Room {
 
     /// Refuses the connections whose probation ran out.
     pub(super) fn end_probations(&mut self) {
-        let now = Instant::now();
+        let now = self.now();
         let due: Vec<ConnId> = self
             .fanout
             .pending
@@ -358,16 +362,17 @@ impl Room {
         let Some(seat) = self.seats[p.index()].as_ref() else {
             return true;
         };
+        let now = self.now();
         let buckets = &mut self.fanout.seat_buckets;
         if let Some((_, bucket)) = buckets.iter_mut().find(|(h, _)| *h == seat.token_hash) {
-            return bucket.allow();
+            return bucket.allow(now);
         }
         // A new token: forget the budgets of tokens that hold no seat here any more.
         let held: Vec<&String> = self.seats.iter().flatten().map(|s| &s.token_hash).collect();
         buckets.retain(|(h, _)| held.contains(&h));
         let cfg = &self.deps.config;
-        let mut bucket = TokenBucket::new(cfg.rate_per_second, cfg.rate_burst);
-        let allowed = bucket.allow();
+        let mut bucket = TokenBucket::new(cfg.rate_per_second, cfg.rate_burst, now);
+        let allowed = bucket.allow(now);
         buckets.push((seat.token_hash.clone(), bucket));
         allowed
     }
@@ -464,7 +469,7 @@ mod tests {
             kill: CancellationToken::new(),
             account: None,
         };
-        (Conn::new(handle, 60.0, 1), rx)
+        (Conn::new(handle, 60.0, 1, Moment(0)), rx)
     }
 
     /// A fan-out of connections 1 and 2, and their receiving ends.

@@ -1,4 +1,5 @@
-//! One room = one task owning its [`Game`] (an actor, STYLE 9).
+//! One room = one task owning its [`Game`] (an actor: docs/conventions.md, "One task
+//! per room").
 //!
 //! Everything that changes a room goes through its bounded command queue, so the
 //! room's state needs no lock. Each accepted action is stored in the database *before*
@@ -34,13 +35,13 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Instant as StdInstant;
 
+use crate::time::{Moment, TimeSource};
 use axum::extract::ws::Utf8Bytes;
 use sannin_bot::Level;
 use sannin_rules::{Game, Player, Position, Prepared};
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot, watch};
-use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use uuid::Uuid;
@@ -264,10 +265,10 @@ pub struct Room {
     /// The start of a game nobody asked for (a room of bots) failed: try again.
     start_pending: bool,
     /// Since when the room is finished with nobody connected (for unloading it).
-    idle_since: Option<Instant>,
+    idle_since: Option<Moment>,
     /// Since when the room is waiting with no human seated and nobody connected (it
     /// expires after `--waiting-room-ttl-seconds`).
-    lonely_since: Option<Instant>,
+    lonely_since: Option<Moment>,
     /// Unix ms of the creation.
     created_at_ms: i64,
     /// Unix ms of the last stored change.
@@ -299,7 +300,7 @@ impl Room {
             false,
             settings,
         );
-        let (now, now_epoch) = (Instant::now(), unix_ms());
+        let (now, now_epoch) = (room.now(), unix_ms());
         for s in seats {
             // Bots (chosen at creation, or carried over to a rematch) are there at once.
             let bot = s.bot;
@@ -346,6 +347,7 @@ impl Room {
         });
         let chat = Chat::new(deps.config.chat_history);
         let clock = settings.clock.map(GameClock::new);
+        let deps_now = deps.config.time.now();
         Room {
             id,
             id_str: id.to_string(),
@@ -367,11 +369,16 @@ impl Room {
             retry: Retry::default(),
             start_pending: false,
             idle_since: None,
-            lonely_since: Some(Instant::now()),
+            lonely_since: Some(deps_now),
             created_at_ms: unix_ms(),
             updated_at_ms: unix_ms(),
             summary_tx,
         }
+    }
+
+    /// Now, on the time source every timer of the room reads.
+    pub(super) fn now(&self) -> Moment {
+        self.deps.config.time.now()
     }
 
     /// The room's id.

@@ -49,15 +49,12 @@ impl Room {
         if room.game.is_over() {
             room.status = RoomStatus::Finished;
         }
-        let (now, now_epoch) = (Instant::now(), unix_ms());
+        let (now, now_epoch) = (room.now(), unix_ms());
         room.created_at_ms = stored.created_at_ms;
         room.updated_at_ms = stored.updated_at_ms;
         // A waiting room's time to live counts from its last change.
         let since_change = u64::try_from(now_epoch - stored.updated_at_ms).unwrap_or(0);
-        room.lonely_since = Some(
-            now.checked_sub(std::time::Duration::from_millis(since_change))
-                .unwrap_or(now),
-        );
+        room.lonely_since = Some(now.before(std::time::Duration::from_millis(since_change)));
         for p in &stored.rematch {
             room.rematch_votes[p.index()] = true;
         }

@@ -17,7 +17,7 @@ pub(super) struct Occupant {
     /// Connection holding the seat now.
     pub(super) conn: Option<ConnId>,
     /// When the seat lost its connection (None while connected).
-    pub(super) left_at: Option<Instant>,
+    pub(super) left_at: Option<Moment>,
     /// The same moment in unix ms (for `abandon_at_ms`).
     pub(super) left_at_ms: Option<i64>,
     /// The bot playing the seat: a bot seat, or a bot that took over from a player who
@@ -97,7 +97,7 @@ pub(super) fn checked_name(name: &str, max: usize) -> Result<Option<String>, Str
 }
 
 impl Room {
-    pub(super) fn deadline_of(&self, p: Player) -> Option<Instant> {
+    pub(super) fn deadline_of(&self, p: Player) -> Option<Moment> {
         let s = self.seats[p.index()].as_ref()?;
         if s.present() {
             return None;
@@ -106,6 +106,7 @@ impl Room {
     }
 
     pub(super) fn disconnect(&mut self, conn: ConnId) {
+        let now = self.now();
         let Some(c) = self.fanout.remove(conn) else {
             return;
         };
@@ -119,7 +120,7 @@ impl Room {
             return;
         }
         seat.conn = None;
-        seat.left_at = Some(Instant::now());
+        seat.left_at = Some(now);
         seat.left_at_ms = Some(unix_ms());
         info!(room = %self.id, conn, seat = p.lower(), "player left");
         let grace = self.deps.config.grace.as_secs_f64();

@@ -52,12 +52,31 @@ impl Pg {
     /// A database, or None (after one line on stderr) when PostgreSQL is unreachable
     /// and `SANNIN_REQUIRE_SERVICES` is not set.
     pub fn try_new() -> Option<Pg> {
-        let up = Command::new("pg_isready")
+        Pg::if_up(false)
+    }
+
+    /// A database for a cluster: as [`Pg::try_new`], and None too when NATS is
+    /// unreachable.
+    pub fn for_cluster() -> Option<Pg> {
+        Pg::if_up(true)
+    }
+
+    fn if_up(nats: bool) -> Option<Pg> {
+        let pg_up = Command::new("pg_isready")
             .args(["-q", "-h", "127.0.0.1", "-p", "5432"])
             .status()
             .is_ok_and(|s| s.success());
+        let nats_up = !nats || std::net::TcpStream::connect("127.0.0.1:4222").is_ok();
+        let up = pg_up && nats_up;
         if !up && !crate::common::services_required() {
-            eprintln!("skipped: PostgreSQL is unreachable on 127.0.0.1:5432; set SANNIN_REQUIRE_SERVICES=1 to fail instead");
+            let missing = if pg_up {
+                "NATS on 127.0.0.1:4222"
+            } else {
+                "PostgreSQL on 127.0.0.1:5432"
+            };
+            skip_line(format!(
+                "skipped: {missing} is unreachable; set SANNIN_REQUIRE_SERVICES=1 to fail instead"
+            ));
             return None;
         }
         Some(Pg::new())
@@ -419,4 +438,11 @@ pub async fn resume(url: &str, token: &str) -> (Client, State) {
 /// The player to move in `s`.
 pub fn to_move(s: &State) -> Seat {
     s.to_move.expect("someone to move")
+}
+
+/// One line on the test's stderr, shown even when the test passes (libtest captures
+/// only what the print macros write).
+fn skip_line(line: String) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{line}");
 }

@@ -177,7 +177,7 @@ async fn run(
             pings,
             metrics: shared.metrics.clone(),
             time: config.time.clone(),
-            limit: TokenBucket::new(config.rate_per_second, config.rate_burst),
+            limit: TokenBucket::new(config.rate_per_second, config.rate_burst, config.time.now()),
             max_bytes: config.max_message_bytes,
             idle: config.ping_interval * 3,
             silent_until: config

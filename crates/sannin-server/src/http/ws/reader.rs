@@ -166,7 +166,7 @@ impl Reader {
         // The answer to one of our pings is free.
         let asked = stamp.is_some_and(|s| self.pings.answered(s));
         let received = StdInstant::now();
-        if !asked && !self.limit.allow() {
+        if !asked && !self.limit.allow(self.time.now()) {
             return self.refused(&frame);
         }
         if !asked {
