@@ -200,7 +200,7 @@ async fn the_game_goes_on_when_the_owning_node_is_killed() {
     }
     assert_eq!(history(&b, &room), played);
     assert!(
-        b.log_text().contains("took over the room"),
+        b.log_text().contains("room failed over to this node"),
         "{}",
         b.log_text()
     );

@@ -299,8 +299,8 @@ impl Cluster {
             match lease::orphans(&pool, 16).await {
                 Ok(ids) => {
                     for id in ids.iter().filter_map(|s| s.parse().ok()) {
-                        if let Err(e) = self.take(&rooms, id).await {
-                            warn!(room = %id, error = %e, "cannot take over the room");
+                        if let Err(e) = self.fail_over(&rooms, id).await {
+                            warn!(room = %id, error = %e, "cannot fail the room over to this node");
                         }
                     }
                 }
@@ -343,7 +343,7 @@ impl Cluster {
                     if other.is_none() && !lease::room_exists(pool, id).await.map_err(internal)? {
                         return Ok(None);
                     }
-                    if let Some(h) = self.take(rooms, id).await? {
+                    if let Some(h) = self.fail_over(rooms, id).await? {
                         return Ok(Some(h));
                     }
                     if !lease::room_exists(pool, id).await.map_err(internal)? {
@@ -385,10 +385,11 @@ impl Cluster {
         }
     }
 
-    /// Takes the lease of a stored room nobody holds and restores the room here.
+    /// Failover: takes the lease of a stored room nobody holds (its owner died or let
+    /// it go) and restores the room here.
     /// None when another node (or another request here) got the lease first, or the
     /// room is not stored.
-    async fn take(
+    async fn fail_over(
         self: &Arc<Self>,
         rooms: &Arc<Rooms>,
         id: Uuid,
@@ -427,7 +428,7 @@ impl Cluster {
         };
         let h = rooms.start_restored(room);
         self.adopt(rooms, h.clone(), epoch, cancel);
-        info!(room = %id, epoch, "took over the room");
+        info!(room = %id, epoch, "room failed over to this node");
         Ok(Some(h))
     }
 
