@@ -26,6 +26,30 @@ impl ForfeitReason {
     }
 }
 
+/// Why a table of quick pairing was given up before its game got going (nobody is
+/// rated; the others go back to the front of their pool).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::EnumIter)]
+#[serde(rename_all = "snake_case")]
+pub enum NoShow {
+    /// The player did not connect in time.
+    NotConnected,
+    /// The player left before the start and did not come back in time.
+    Left,
+    /// The player did not make its first move in time.
+    NoFirstMove,
+}
+
+impl NoShow {
+    /// The wire name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            NoShow::NotConnected => "not_connected",
+            NoShow::Left => "left",
+            NoShow::NoFirstMove => "no_first_move",
+        }
+    }
+}
+
 /// One event of a room.
 ///
 /// Game events come for each accepted action in this order: the lead event
@@ -187,6 +211,14 @@ pub enum Event {
         /// The seat.
         seat: Seat,
     },
+    /// A table of quick pairing was given up because of the player in `seat`: the
+    /// room is gone, and the others' tickets wait again at the front of their pool.
+    TableAborted {
+        /// The seat of the player who did not show.
+        seat: Seat,
+        /// What it did not do.
+        reason: NoShow,
+    },
     /// What the rules say an action did (captures, checks, eliminations, the end…),
     /// serialized by the rules crate.
     #[serde(untagged)]
@@ -222,6 +254,7 @@ impl Event {
             Event::BotRemoved { .. } => "bot_removed",
             Event::BotTookOver { .. } => "bot_took_over",
             Event::BotReleased { .. } => "bot_released",
+            Event::TableAborted { .. } => "table_aborted",
             Event::Rules(e) => rules_kind(e),
         }
     }

@@ -32,6 +32,9 @@ pub struct RoomInfo {
     /// (docs/accounts.md).
     #[serde(default)]
     pub rated: bool,
+    /// A table of quick pairing (docs/pairing.md).
+    #[serde(default)]
+    pub paired: bool,
     /// The outcome, once the game is over.
     pub result: Option<Outcome>,
     /// Unix ms when the room was created.

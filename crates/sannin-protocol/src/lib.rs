@@ -34,7 +34,7 @@ mod state_json;
 mod state_text;
 
 pub use client::{ClientMsg, DEFAULT_BOT_LEVEL};
-pub use event::{Event, ForfeitReason};
+pub use event::{Event, ForfeitReason, NoShow};
 pub use http::{ApiErrorBody, ApiErrorDetail, Created, RoomDetails, RoomInfo, RoomSummary};
 pub use sannin_rules::{Event as RulesEvent, Outcome};
 pub use seat::{Seat, SeatMove, UnknownSeat};

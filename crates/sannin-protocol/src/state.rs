@@ -236,6 +236,10 @@ pub struct State {
     /// Rated: seats only for logged-in players (docs/accounts.md).
     #[serde(default)]
     pub rated: bool,
+    /// A table of quick pairing: it starts once its players are connected, and is
+    /// given up if one does not show (docs/pairing.md).
+    #[serde(default)]
+    pub paired: bool,
     /// Rematch requests and links (§14).
     pub rematch: RematchState,
 }

@@ -81,6 +81,8 @@ pub(crate) fn write_state_msg(s: &State, out: &mut String) {
     boolean(out, s.bot_takeover);
     out.push_str(r#","rated":"#);
     boolean(out, s.rated);
+    out.push_str(r#","paired":"#);
+    boolean(out, s.paired);
     out.push_str(r#","rematch":{"requested":"#);
     seats(out, &s.rematch.requested);
     out.push_str(r#","room":"#);

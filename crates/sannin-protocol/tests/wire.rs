@@ -395,6 +395,7 @@ fn state() -> State {
         private: true,
         bot_takeover: true,
         rated: true,
+        paired: false,
         rematch: RematchState {
             requested: vec![Seat::First, Seat::Last],
             room: Some("6a1d".into()),
@@ -560,6 +561,7 @@ fn a_state_written_by_hand_is_the_text_serde_writes() {
         s.private = pick(2) == 0;
         s.bot_takeover = pick(2) == 0;
         s.rated = pick(2) == 0;
+        s.paired = pick(2) == 0;
         s.rematch = RematchState {
             requested: (0..pick(4)).map(|_| seats[pick(3)]).collect(),
             room: [None, Some(text(&mut pick))][pick(2)].clone(),

@@ -11,7 +11,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use sannin_protocol::RoomSummary;
-use sannin_rules::Position;
+use sannin_rules::{Player, Position};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::info;
@@ -24,7 +24,8 @@ use crate::config::Config;
 use crate::error::ApiError;
 use crate::limits::Budgets;
 use crate::metrics::Metrics;
-use crate::room::{Registry, Room, RoomHandle, RoomSettings};
+use crate::pairing::{NoShow, Pairing, PairingApi, PoolId, Tables};
+use crate::room::{BoxFuture, Registry, Room, RoomHandle, RoomSettings};
 use crate::rooms::{Rooms, RoomsParts};
 use crate::store::column::Json as _;
 use crate::store::{Store, StoredSeat};
@@ -53,6 +54,11 @@ pub struct Shared {
     pub accounts: Arc<Accounts>,
     /// Cluster mode: this node's membership (`cluster`); None for a single node.
     pub cluster: Option<Arc<Cluster>>,
+    /// Quick pairing: the matcher of this node (a single node, or the cluster's
+    /// matcher when this node holds its lease).
+    pub matcher: Arc<Pairing>,
+    /// Quick pairing, wherever the matcher runs.
+    pub pairing: Arc<dyn PairingApi>,
 }
 
 impl Shared {
@@ -72,7 +78,18 @@ impl Shared {
                 },
                 registry,
             ));
+            let matcher = Arc::new(Pairing::new(
+                store.clone(),
+                config.time.clone(),
+                Arc::new(PairedTables(me.clone())),
+            ));
+            let pairing: Arc<dyn PairingApi> = match &cluster {
+                Some(c) => c.pairing(matcher.clone()),
+                None => matcher.clone(),
+            };
             Shared {
+                matcher,
+                pairing,
                 budgets: Arc::new(Budgets::new(&config.clients)),
                 accounts: Arc::new(Accounts::new(
                     &store,
@@ -268,5 +285,34 @@ impl Registry for Shared {
 
     fn rated_game_over(&self, id: Uuid) {
         self.accounts.game_over(&self.tracker, id.to_string());
+    }
+
+    fn table_aborted(
+        self: Arc<Self>,
+        id: Uuid,
+        seat: Player,
+        why: NoShow,
+    ) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+        Box::pin(async move { self.pairing.table_aborted(id, seat, why).await })
+    }
+}
+
+/// The matcher's tables: rooms of the pool's clock, their seats taken, created as
+/// any room is (in a cluster, leased by this node).
+#[derive(Debug)]
+struct PairedTables(std::sync::Weak<Shared>);
+
+impl Tables for PairedTables {
+    fn open(&self, pool: PoolId, seats: Vec<StoredSeat>) -> BoxFuture<'_, Result<Uuid, ApiError>> {
+        Box::pin(async move {
+            let shared = self.0.upgrade().ok_or(ApiError::ShuttingDown)?;
+            let settings = RoomSettings {
+                clock: Some(pool.preset().clock),
+                rated: pool.rated,
+                paired: true,
+                ..RoomSettings::default()
+            };
+            shared.create_room(None, settings, seats).await
+        })
     }
 }

@@ -78,10 +78,15 @@ pub struct ClusterArgs {
 #[derive(Debug, Clone, clap::Args)]
 pub struct LimitArgs {
     /// Seconds a seated player may stay disconnected while it is to move before it
-    /// loses by abandonment (fractions allowed). Before the game starts, a seat left
-    /// disconnected this long is freed.
+    /// loses by abandonment (fractions allowed). Before the game starts, a seat taken
+    /// for a player who has not come yet (a rematch) is freed after this long.
     #[arg(long, env = "SANNIN_GRACE_SECONDS", default_value_t = 120.0)]
     pub grace_seconds: f64,
+
+    /// Before the game starts, seconds after which the seat of a player who left is
+    /// freed, so that the lobby's open tables tell the truth (fractions allowed).
+    #[arg(long, env = "SANNIN_WAITING_GRACE_SECONDS", default_value_t = 10.0)]
+    pub waiting_grace_seconds: f64,
 
     /// Largest WebSocket message accepted, in bytes. A larger text message gets a
     /// `bad_message` error; one over 4× this (or 64 KiB, if more) closes the socket.
@@ -263,6 +268,11 @@ pub struct LimitArgs {
     #[arg(long, env = "SANNIN_BOT_ROOMS_BURST", default_value_t = 20)]
     pub bot_rooms_burst: u32,
 
+    /// Quick-pairing tickets one client address, and one account, may take per
+    /// minute on average; 0: no limit.
+    #[arg(long, env = "SANNIN_TICKETS_PER_MINUTE", default_value_t = 20.0)]
+    pub tickets_per_minute: f64,
+
     /// Most WebSocket connections open at once from one client address; more get
     /// `429 too_many_connections`. 0: no limit.
     #[arg(long, env = "SANNIN_MAX_WS_PER_ADDRESS", default_value_t = 64)]
@@ -322,6 +332,7 @@ impl Default for LimitArgs {
     fn default() -> Self {
         LimitArgs {
             grace_seconds: 120.0,
+            waiting_grace_seconds: 10.0,
             max_message_bytes: 4096,
             rate_per_second: 10.0,
             rate_burst: 30,
@@ -356,6 +367,7 @@ impl Default for LimitArgs {
             rooms_burst: 30,
             bot_rooms_per_minute: 4.0,
             bot_rooms_burst: 20,
+            tickets_per_minute: 20.0,
             max_ws_per_address: 64,
             max_connections: 0,
             header_timeout_seconds: 10.0,
@@ -378,6 +390,8 @@ pub struct Config {
     pub static_dir: PathBuf,
     /// Abandonment grace period.
     pub grace: Duration,
+    /// Before the start, how long the seat of a player who left stays held.
+    pub waiting_grace: Duration,
     /// Largest accepted message (bytes).
     pub max_message_bytes: usize,
     /// Rate limit: tokens per second and bucket size.
@@ -480,6 +494,7 @@ impl Config {
             database_url,
             static_dir: static_dir.unwrap_or_else(default_static_dir),
             grace: secs(l.grace_seconds),
+            waiting_grace: secs(l.waiting_grace_seconds),
             max_message_bytes: l.max_message_bytes.max(64),
             rate_per_second: l.rate_per_second.max(0.001),
             rate_burst: l.rate_burst.max(1),
@@ -537,6 +552,7 @@ impl Config {
     pub fn room_config(&self) -> crate::room::RoomConfig {
         crate::room::RoomConfig {
             grace: self.grace,
+            waiting_grace: self.waiting_grace,
             hello: self.hello,
             max_connections_per_room: self.max_connections_per_room,
             max_name_chars: self.max_name_chars,
@@ -594,6 +610,11 @@ fn client_limits(l: &LimitArgs) -> ClientLimits {
             .collect(),
         rooms: limits::quota(l.rooms_per_minute, l.rooms_burst),
         bot_rooms: limits::quota(l.bot_rooms_per_minute, l.bot_rooms_burst),
+        // A minute's worth may come at once.
+        tickets: limits::quota(
+            l.tickets_per_minute,
+            l.tickets_per_minute.ceil().clamp(1.0, f64::from(u32::MAX)) as u32,
+        ),
         max_ws_per_address: l.max_ws_per_address,
         max_bot_only_rooms_per_address: l.max_bot_only_rooms_per_address,
         // A minute's worth may come at once.

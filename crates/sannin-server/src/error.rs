@@ -15,6 +15,28 @@ pub enum ApiError {
     /// back, an action the rules no longer accept. The server's log names the reason.
     #[error("room {0} cannot be shown: its stored game could not be read back by this server (the server's log names the reason)")]
     RoomBroken(String),
+    /// No pairing ticket is known by that secret (never made, left, or forgotten).
+    #[error("no such pairing ticket: it left its pool, or was never made")]
+    TicketNotFound,
+    /// A pairing ticket for a clock that is no pool's.
+    #[error("{0}")]
+    UnknownPool(String),
+    /// The same person already waits in that pool.
+    #[error("you are already waiting in the {0} pool (one ticket per pool)")]
+    AlreadyWaiting(String),
+    /// A person who left tables unplayed is kept out of the pools for a while.
+    #[error("you left {aborts} tables unplayed: you can look for a game again in {} min", retry_secs(*.retry_after).div_ceil(60))]
+    PairingCooldown {
+        /// Tables left in a row.
+        aborts: i64,
+        /// Unix ms when it may again.
+        until_ms: i64,
+        /// How long from now.
+        retry_after: std::time::Duration,
+    },
+    /// In a cluster, no node holds the matcher right now (one takes over shortly).
+    #[error("pairing is moving to another server; try again in a few seconds")]
+    PairingUnavailable,
     /// The request body or a parameter is malformed.
     #[error("{0}")]
     BadRequest(String),
@@ -99,6 +121,11 @@ impl ApiError {
         match self {
             ApiError::RoomNotFound(_) => "room_not_found",
             ApiError::RoomBroken(_) => "room_broken",
+            ApiError::TicketNotFound => "ticket_not_found",
+            ApiError::UnknownPool(_) => "unknown_pool",
+            ApiError::AlreadyWaiting(_) => "already_waiting",
+            ApiError::PairingCooldown { .. } => "pairing_cooldown",
+            ApiError::PairingUnavailable => "pairing_unavailable",
             ApiError::BadRequest(_) => "bad_request",
             ApiError::BadPosition(_) => "bad_position",
             ApiError::BadClock(_) => "bad_clock",
@@ -125,7 +152,11 @@ impl ApiError {
     /// HTTP status.
     pub fn status(&self) -> StatusCode {
         match self {
-            ApiError::RoomNotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::RoomNotFound(_) | ApiError::TicketNotFound => StatusCode::NOT_FOUND,
+            ApiError::UnknownPool(_) => StatusCode::BAD_REQUEST,
+            ApiError::AlreadyWaiting(_) => StatusCode::CONFLICT,
+            ApiError::PairingCooldown { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::PairingUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::BadRequest(_)
             | ApiError::BadPosition(_)
             | ApiError::BadClock(_)
@@ -150,7 +181,9 @@ impl ApiError {
     /// Seconds to put in `Retry-After`, for the errors that pass.
     pub fn retry_after(&self) -> Option<u64> {
         match self {
-            ApiError::RateLimited { retry_after, .. } => Some(retry_secs(*retry_after)),
+            ApiError::RateLimited { retry_after, .. }
+            | ApiError::PairingCooldown { retry_after, .. } => Some(retry_secs(*retry_after)),
+            ApiError::PairingUnavailable => Some(2),
             ApiError::TooManyConnections(_) | ApiError::TooManyRooms(_) => Some(5),
             ApiError::AnalysisBusy => Some(1),
             ApiError::TooManyBotOnlyRooms(_) | ApiError::TooManyBotOnlyRoomsHere(_) => Some(60),

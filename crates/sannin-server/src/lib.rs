@@ -27,6 +27,7 @@ mod limits;
 pub mod loadtest;
 mod metrics;
 mod net;
+pub mod pairing;
 mod rate;
 mod record;
 mod room;
@@ -144,6 +145,8 @@ pub async fn run(
         if restored > 0 {
             info!(rooms = restored, "restored unfinished rooms");
         }
+        // A single node is the site's matcher.
+        shared.matcher.activate(shared.shutdown.clone()).await?;
     }
     // Rated games that ended while no node could rate them.
     shared.accounts.sweep().await;

@@ -23,6 +23,11 @@ pub trait TimeSource: Send + Sync + Debug {
     fn now(&self) -> Moment {
         Moment(self.now_ms())
     }
+
+    /// Wall-clock unix milliseconds, as this source sees them: what is stored for a
+    /// time that must outlive the process (a cooldown's end, a correspondence
+    /// deadline).
+    fn unix_ms(&self) -> i64;
 }
 
 /// A point of a [`TimeSource`] (its milliseconds): what the timers of rooms and
@@ -80,6 +85,9 @@ impl TimeSource for SystemTime {
     fn now_ms(&self) -> u64 {
         self.origin.elapsed().as_millis() as u64
     }
+    fn unix_ms(&self) -> i64 {
+        crate::store::unix_ms()
+    }
     fn sleep_until(&self, deadline_ms: u64) -> Pin<Box<dyn Future<Output = ()> + Send>> {
         let at = self.origin + Duration::from_millis(deadline_ms);
         Box::pin(tokio::time::sleep_until(at))
@@ -90,6 +98,8 @@ impl TimeSource for SystemTime {
 #[derive(Debug, Clone)]
 pub struct ManualTime {
     now: Arc<watch::Sender<u64>>,
+    /// The wall clock when it was made, less its start: its unix time moves with it.
+    unix_origin: i64,
 }
 
 impl ManualTime {
@@ -97,6 +107,7 @@ impl ManualTime {
     pub fn new(start_ms: u64) -> ManualTime {
         ManualTime {
             now: Arc::new(watch::channel(start_ms).0),
+            unix_origin: crate::store::unix_ms() - i64::try_from(start_ms).unwrap_or(0),
         }
     }
     /// Moves the time forward; sleepers whose deadline passed wake up.
@@ -108,6 +119,9 @@ impl ManualTime {
 impl TimeSource for ManualTime {
     fn now_ms(&self) -> u64 {
         *self.now.borrow()
+    }
+    fn unix_ms(&self) -> i64 {
+        self.unix_origin + i64::try_from(self.now_ms()).unwrap_or(i64::MAX)
     }
     fn sleep_until(&self, deadline_ms: u64) -> Pin<Box<dyn Future<Output = ()> + Send>> {
         let mut rx = self.now.subscribe();

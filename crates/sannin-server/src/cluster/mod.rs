@@ -50,6 +50,7 @@ mod budgets;
 pub use budgets::SocketGuard;
 mod lease;
 mod lobby;
+mod pairing;
 mod proxy;
 mod wire;
 
@@ -120,6 +121,8 @@ pub struct Cluster {
     clients: ClientLimits,
     /// The send queue of a socket of another node, in frames (`--send-queue`).
     send_queue: usize,
+    /// Quick pairing across the site (`pairing.rs`).
+    site_pairing: std::sync::OnceLock<Arc<pairing::SitePairing>>,
 }
 
 impl Cluster {
@@ -156,6 +159,7 @@ impl Cluster {
             store: store.clone(),
             clients: clients.clone(),
             send_queue,
+            site_pairing: std::sync::OnceLock::new(),
         }))
     }
 
@@ -275,6 +279,9 @@ impl Cluster {
             match lease::renew_all(&pool, &self.node, self.lease).await {
                 Ok(held) => {
                     last_ok = tokio::time::Instant::now();
+                    if let Some(p) = self.site_pairing.get() {
+                        p.keep(&self, &held, &rooms.shutdown).await;
+                    }
                     let held: HashMap<String, i64> = held.into_iter().collect();
                     for (id, o) in self.owned().iter() {
                         if held.get(&id.to_string()) != Some(&o.epoch) {
@@ -583,6 +590,40 @@ impl Cluster {
             q.burst_size().get(),
         )
         .await
+    }
+
+    /// Quick pairing for this node: the site's matcher, run here while this node holds
+    /// its lease, reached over NATS otherwise (`pairing.rs`).
+    pub fn pairing(
+        self: &Arc<Self>,
+        matcher: Arc<crate::pairing::Pairing>,
+    ) -> Arc<dyn crate::pairing::PairingApi> {
+        let p = self
+            .site_pairing
+            .get_or_init(|| Arc::new(pairing::SitePairing::new(Arc::downgrade(self), matcher)));
+        p.clone()
+    }
+
+    /// Takes one pairing ticket from the site-wide budget of each of `keys`
+    /// (`--tickets-per-minute`).
+    ///
+    /// # Errors
+    /// `RateLimited`; database errors.
+    pub async fn take_tickets(&self, keys: &[String]) -> Result<(), ApiError> {
+        let Some(q) = &self.clients.tickets else {
+            return Ok(());
+        };
+        for key in keys {
+            crate::limits::site::take_budget(
+                &self.store,
+                "pairing tickets",
+                &format!("tickets:{key}"),
+                q.replenish_interval(),
+                q.burst_size().get(),
+            )
+            .await?;
+        }
+        Ok(())
     }
 
     /// Counts one more WebSocket of `addr` on the site for as long as the guard lives.

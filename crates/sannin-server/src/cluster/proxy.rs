@@ -140,6 +140,7 @@ pub(super) fn placeholder(id: Uuid) -> RoomSummary {
             clock: None,
             bot_takeover: false,
             rated: false,
+            paired: false,
             result: None,
             created_at_ms: 0,
             updated_at_ms: 0,
@@ -309,7 +310,8 @@ fn deliver(conns: &mut HashMap<u64, ConnHandle>, conn: u64, out: Out) {
 }
 
 fn static_reason(reason: &str) -> &'static str {
-    const KNOWN: [&str; 5] = [
+    const KNOWN: [&str; 6] = [
+        "table given up",
         "server restart",
         "room full",
         "too many messages",

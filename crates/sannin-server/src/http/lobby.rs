@@ -170,6 +170,7 @@ fn finished_summary(r: FinishedRoom) -> Result<RoomSummary, Unreadable> {
             clock: settings.clock,
             bot_takeover: settings.bot_takeover,
             rated: settings.rated,
+            paired: settings.paired,
             result,
             created_at_ms: r.created_at,
             updated_at_ms: r.updated_at,

@@ -6,6 +6,7 @@
 //! | `mod.rs`      | the router, the checks every request passes, `/metrics`          |
 //! | `rooms.rs`    | creating a room, its details, record and history; `POST /api/replay` |
 //! | `lobby.rs`    | `GET /api/rooms`: the lobby's lists                              |
+//! | `pairing.rs`  | quick pairing: tickets in the pools                              |
 //! | `ws/`         | a room's WebSocket: the upgrade, a reader and a writer task      |
 //! | `accounts.rs` | accounts: register, log in and out, password, players            |
 //! | `analyse.rs`  | `POST /api/analyse`                                              |
@@ -32,6 +33,7 @@ mod analyse;
 mod error;
 mod extract;
 mod lobby;
+mod pairing;
 mod rooms;
 mod ws;
 
@@ -58,6 +60,11 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/rooms/{id}/history", get(rooms::history))
         .route("/api/replay", post(rooms::replay))
         .route("/api/analyse", post(analyse::analyse))
+        .route("/api/pairing", get(pairing::pools).post(pairing::join))
+        .route(
+            "/api/pairing/{ticket}",
+            get(pairing::status).delete(pairing::leave),
+        )
         .route("/api/rooms/{id}/ws", get(ws::upgrade))
         .merge(accounts::routes())
         .route("/healthz", get(|| async { "ok\n" }))

@@ -45,6 +45,8 @@ pub struct ClientLimits {
     pub max_bot_only_rooms_per_address: usize,
     /// Analyses (`POST /api/analyse`) per address (`None`: unlimited).
     pub analyses: Option<Quota>,
+    /// Quick-pairing tickets per address and per account (`None`: unlimited).
+    pub tickets: Option<Quota>,
     /// Most analyses running at once, server-wide (`--analyse-concurrency`).
     pub analysis_concurrency: usize,
 }
@@ -167,6 +169,8 @@ pub struct Budgets {
     /// they count toward the server-wide cap alone).
     bot_only: Mutex<HashMap<ClientAddr, Vec<Uuid>>>,
     analyses: Option<DefaultKeyedRateLimiter<ClientAddr>>,
+    /// Tickets, keyed `addr:…` and `account:…`.
+    tickets: Option<DefaultKeyedRateLimiter<String>>,
     /// Slots of the analyses running (server-wide, apart from the game bots' queue).
     analysis_slots: Arc<Semaphore>,
     analysis_concurrency: usize,
@@ -183,6 +187,7 @@ impl Budgets {
             max_bot_only: l.max_bot_only_rooms_per_address,
             bot_only: Mutex::new(HashMap::new()),
             analyses: l.analyses.map(RateLimiter::keyed),
+            tickets: l.tickets.map(RateLimiter::keyed),
             analysis_slots: Arc::new(Semaphore::new(l.analysis_concurrency)),
             analysis_concurrency: l.analysis_concurrency,
         }
@@ -209,6 +214,27 @@ impl Budgets {
                 retry_after: not_until.wait_time_from(DefaultClock::default().now()),
             }
         })
+    }
+
+    /// Takes one pairing ticket from the budget of each of `keys` (`addr:…`, and
+    /// `account:…` when logged in).
+    ///
+    /// # Errors
+    /// `RateLimited`, with the time until the budget allows one again.
+    pub fn take_ticket(&self, keys: &[String]) -> Result<(), ApiError> {
+        let Some(l) = &self.tickets else {
+            return Ok(());
+        };
+        for key in keys {
+            l.check_key(key).map_err(|not_until| {
+                tracing::info!(key, what = "pairing tickets", "rate limited");
+                ApiError::RateLimited {
+                    what: "pairing tickets",
+                    retry_after: not_until.wait_time_from(DefaultClock::default().now()),
+                }
+            })?;
+        }
+        Ok(())
     }
 
     /// A slot for one analysis, at once or not at all (a busy server says so
@@ -309,6 +335,10 @@ impl Budgets {
             .into_iter()
             .flatten()
         {
+            l.retain_recent();
+            l.shrink_to_fit();
+        }
+        if let Some(l) = &self.tickets {
             l.retain_recent();
             l.shrink_to_fit();
         }

@@ -75,10 +75,9 @@ impl Room {
                         self.deps.registry.unload_room(self.id);
                         return;
                     }
-                    if self.expire_if_due().await {
+                    if self.expire_if_due().await || self.on_timer().await {
                         return;
                     }
-                    self.on_timer().await;
                 }
                 () = clock_sleep => self.check_clock().await,
                 () = sleep_until_opt(&*time, probation) => self.end_probations(),
@@ -120,7 +119,12 @@ impl Room {
                 .chain(self.start_pending.then(|| self.now()))
                 .chain(self.expires_at())
                 .min(),
-            RoomStatus::Playing => self.to_move().and_then(|p| self.deadline_of(p)),
+            RoomStatus::Playing => self
+                .to_move()
+                .and_then(|p| self.deadline_of(p))
+                .into_iter()
+                .chain(self.first_move_deadline().map(|(_, t)| t))
+                .min(),
             RoomStatus::Finished => self.idle_since.map(|t| t + self.deps.config.finished_idle),
         }
     }
@@ -159,29 +163,51 @@ impl Room {
         true
     }
 
-    pub(super) async fn on_timer(&mut self) {
+    /// A deadline passed: seats freed, abandonment, a table of pairing given up.
+    /// True when the room is gone (its task stops).
+    pub(super) async fn on_timer(&mut self) -> bool {
         let now = self.now();
         match self.status {
             RoomStatus::Waiting => {
                 for p in Player::ALL {
-                    if self.deadline_of(p).is_some_and(|d| d <= now) {
-                        info!(
-                            room = %self.id,
-                            seat = p.lower(),
-                            "seat freed after the grace period"
-                        );
-                        if self.free_seat(p).await.is_err() {
-                            return;
-                        }
+                    if self.deadline_of(p).is_none_or(|d| d > now) {
+                        continue;
+                    }
+                    if self.settings.paired {
+                        let ever = self.seats[p.index()]
+                            .as_ref()
+                            .is_some_and(|s| s.ever_connected);
+                        let why = if ever {
+                            NoShow::Left
+                        } else {
+                            NoShow::NotConnected
+                        };
+                        return self.abort_table(p, why).await;
+                    }
+                    info!(
+                        room = %self.id,
+                        seat = p.lower(),
+                        "seat freed after the grace period"
+                    );
+                    if self.free_seat(p).await.is_err() {
+                        return false;
                     }
                 }
                 if self.start_pending {
                     self.start_pending = self.all_ready(true) && !self.start().await;
                 }
             }
-            RoomStatus::Playing => self.check_abandonment().await,
+            RoomStatus::Playing => {
+                if let Some((p, due)) = self.first_move_deadline() {
+                    if due <= now {
+                        return self.abort_table(p, NoShow::NoFirstMove).await;
+                    }
+                }
+                self.check_abandonment().await;
+            }
             RoomStatus::Finished => {}
         }
+        false
     }
 
     pub(super) async fn handle(&mut self, cmd: Cmd) {

@@ -274,6 +274,10 @@ impl Room {
             }
         };
         self.clock = clock;
+        if let (ActionKind::Act, Some(p)) = (c.kind, c.player) {
+            self.moved[p.index()] = true;
+        }
+        self.turn_since = self.now();
         self.announce(c.lead, events, c.kind, now);
         let m = &self.deps.metrics;
         m.actions_accepted.fetch_add(1, Ordering::Relaxed);

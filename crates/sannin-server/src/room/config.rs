@@ -13,6 +13,9 @@ use crate::time::TimeSource;
 pub struct RoomConfig {
     /// How long a seat stays held after its connection went (`--grace-seconds`).
     pub grace: Duration,
+    /// Before the start, how long the seat of a player who left stays held
+    /// (`--waiting-grace-seconds`).
+    pub waiting_grace: Duration,
     /// Time a newcomer to a full room has to take its seat.
     pub hello: Duration,
     /// Most spectators (connections without a seat) in one room.

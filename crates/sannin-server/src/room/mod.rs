@@ -54,10 +54,11 @@ use crate::store::column::{Json, Unreadable};
 use crate::store::{unix_ms, Store, StoredSeat};
 use sannin_protocol::{ClientMsg, Seat};
 use sannin_protocol::{
-    Event, ForfeitReason, RoomDetails, RoomInfo, RoomStatus, RoomSummary, SeatMove, Seats,
+    Event, ForfeitReason, NoShow, RoomDetails, RoomInfo, RoomStatus, RoomSummary, SeatMove, Seats,
     ServerMsg,
 };
 
+mod abort;
 mod actor;
 mod bot_turns;
 mod chat;
@@ -84,6 +85,7 @@ use snapshot::Snapshot;
 pub use config::RoomConfig;
 pub use handle::{BoxFuture, Gone, RemoteRoom, RoomHandle};
 pub use restore::start_kind;
+pub use seats::checked_name;
 
 /// Connection id, unique in the process.
 pub type ConnId = u64;
@@ -178,6 +180,9 @@ pub struct RoomSettings {
     pub bot_takeover_level: Option<Level>,
     /// Seats only for logged-in players; the result moves their ratings.
     pub rated: bool,
+    /// A table of quick pairing: its seats are taken at creation, it starts once its
+    /// players are connected, and it is given up when one does not show.
+    pub paired: bool,
 }
 
 impl Json for RoomSettings {
@@ -210,6 +215,16 @@ pub trait Registry: Send + Sync + std::fmt::Debug {
     ) -> Pin<Box<dyn Future<Output = Result<Uuid, ApiError>> + Send>>;
     /// A rated game finished and is stored: rate it (in the background).
     fn rated_game_over(&self, _id: Uuid) {}
+    /// A table of quick pairing was given up because of `seat`'s player: the others
+    /// go back to their pool (done when the future completes).
+    fn table_aborted(
+        self: Arc<Self>,
+        _id: Uuid,
+        _seat: Player,
+        _why: NoShow,
+    ) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+        Box::pin(async {})
+    }
 }
 
 /// Everything a room needs from outside.
@@ -258,6 +273,11 @@ pub struct Room {
     chat: Chat,
     /// Seats that asked for a rematch after the game.
     rematch_votes: [bool; 3],
+    /// Which players have made a move (a table of quick pairing is given up when one
+    /// does not make its first in time).
+    moved: [bool; 3],
+    /// When the player to move got its turn.
+    turn_since: Moment,
     /// The search of the bot to move, while it runs (off the room's task).
     thinking: Option<BotTurn>,
     /// Backoff of the room's own writes after a failure (`commit::Retry`).
@@ -312,6 +332,7 @@ impl Room {
                 left_at: bot.is_none().then_some(now),
                 left_at_ms: bot.is_none().then_some(now_epoch),
                 bot,
+                ever_connected: false,
             });
         }
         room.publish();
@@ -339,6 +360,7 @@ impl Room {
                 clock: settings.clock,
                 bot_takeover: settings.bot_takeover,
                 rated: settings.rated,
+                paired: settings.paired,
                 result: None,
                 created_at_ms: unix_ms(),
                 updated_at_ms: unix_ms(),
@@ -365,6 +387,8 @@ impl Room {
             clock,
             chat,
             rematch_votes: [false; 3],
+            moved: [false; 3],
+            turn_since: deps_now,
             thinking: None,
             retry: Retry::default(),
             start_pending: false,

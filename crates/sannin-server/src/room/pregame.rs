@@ -81,6 +81,7 @@ impl Room {
         if let (Some(c), Some(p)) = (self.clock.as_mut(), self.game.to_move()) {
             c.start(p, self.deps.config.time.now_ms());
         }
+        self.turn_since = self.now();
         self.broadcast_state();
         self.ping_mover();
         self.check_abandonment().await;
@@ -158,6 +159,7 @@ impl Room {
             left_at: None,
             left_at_ms: None,
             bot: Some(level),
+            ever_connected: false,
         });
         self.clear_proposal();
         if self.all_ready(false) {

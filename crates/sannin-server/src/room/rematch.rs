@@ -69,6 +69,8 @@ impl Room {
             bot_takeover: self.settings.bot_takeover,
             bot_takeover_level: self.settings.bot_takeover_level,
             rated: self.settings.rated,
+            // A rematch is agreed by the three: no table of pairing any more.
+            paired: false,
         };
         let new_id = match self
             .deps

@@ -3,7 +3,7 @@
 
 use super::chat::ChatMessage;
 use super::*;
-use crate::store::StoredRoom;
+use crate::store::{ActionKind, StoredRoom};
 
 /// Whether a stored start position is a custom one, or the voluntary alliance's
 /// (RULES §12.8): `(custom_position, voluntary_alliance)`.
@@ -37,6 +37,9 @@ impl Room {
         let mut room = Room::build(deps, id, game, status, custom, voluntary, settings);
         for a in &stored.actions {
             crate::history::apply_stored(&mut room.game, a)?;
+            if let (ActionKind::Act, Some(p)) = (a.kind, a.player) {
+                room.moved[p.index()] = true;
+            }
             room.plies = a.ply;
             if let (Some(c), Some(saved)) = (room.settings.clock, a.clocks.as_deref()) {
                 // The clocks as they were once this action was played.
@@ -66,13 +69,15 @@ impl Room {
             room.seats[s.seat.index()] = Some(Occupant {
                 name: s.name,
                 token_hash: s.token_hash,
-                // Bots are always ready and never away.
-                ready: bot.is_some(),
+                // Bots are always ready and never away; so are the players of a
+                // table of pairing, which needs no `ready`.
+                ready: bot.is_some() || room.settings.paired,
                 conn: None,
                 // Everyone was disconnected by the restart: the grace period starts now.
                 left_at: bot.is_none().then_some(now),
                 left_at_ms: bot.is_none().then_some(now_epoch),
                 bot,
+                ever_connected: false,
             });
         }
         // Time while the server was down is not charged: the clock of the player to

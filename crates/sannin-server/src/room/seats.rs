@@ -23,6 +23,9 @@ pub(super) struct Occupant {
     /// The bot playing the seat: a bot seat, or a bot that took over from a player who
     /// abandoned (then `token_hash` is still that player's).
     pub(super) bot: Option<Level>,
+    /// A connection has held the seat since the room was made or restored (a seat
+    /// taken for its player — a rematch, a table of pairing — has not, at first).
+    pub(super) ever_connected: bool,
 }
 
 impl Occupant {
@@ -79,7 +82,7 @@ fn looks_like_bot(name: &str) -> bool {
 /// A display name as given (players and spectators alike): trimmed, at most `max`
 /// characters, no control, invisible or text-direction characters, not a bot's label;
 /// `None` when empty.
-pub(super) fn checked_name(name: &str, max: usize) -> Result<Option<String>, String> {
+pub fn checked_name(name: &str, max: usize) -> Result<Option<String>, String> {
     let name = name.trim();
     if name.chars().count() > max {
         return Err(format!("name too long (at most {max} characters)"));
@@ -97,12 +100,37 @@ pub(super) fn checked_name(name: &str, max: usize) -> Result<Option<String>, Str
 }
 
 impl Room {
+    /// When the seat of `p`, its player away, is freed (before the start), its player
+    /// loses by abandonment (once to move), or — a table of pairing before the start —
+    /// the table is given up. Before the start a player who came and went has
+    /// `--waiting-grace-seconds`; one who never came, the full grace period (a rematch)
+    /// or the time to connect (a table of pairing).
     pub(super) fn deadline_of(&self, p: Player) -> Option<Moment> {
         let s = self.seats[p.index()].as_ref()?;
         if s.present() {
             return None;
         }
-        s.left_at.map(|t| t + self.deps.config.grace)
+        let cfg = &self.deps.config;
+        let wait = match (self.status, self.settings.paired, s.ever_connected) {
+            (RoomStatus::Waiting, _, true) => cfg.waiting_grace,
+            (RoomStatus::Waiting, true, false) => crate::pairing::CONNECT_TIME,
+            _ => cfg.grace,
+        };
+        s.left_at.map(|t| t + wait)
+    }
+
+    /// When the table of pairing is given up because `p`, to move, has made no move
+    /// yet (`first_move_time`).
+    pub(super) fn first_move_deadline(&self) -> Option<(Player, Moment)> {
+        if !self.settings.paired || self.status != RoomStatus::Playing {
+            return None;
+        }
+        let p = self.to_move()?;
+        let human = self.seats[p.index()]
+            .as_ref()
+            .is_some_and(|s| s.bot.is_none());
+        (human && !self.moved[p.index()])
+            .then(|| (p, self.turn_since + crate::pairing::FIRST_MOVE_TIME))
     }
 
     pub(super) fn disconnect(&mut self, conn: ConnId) {
@@ -219,6 +247,7 @@ impl Room {
             left_at: None,
             left_at_ms: None,
             bot: None,
+            ever_connected: true,
         });
         if let Some(c) = self.fanout.conns.get_mut(&conn) {
             c.seat = Some(p);
@@ -288,6 +317,7 @@ impl Room {
             s.conn = Some(conn);
             s.left_at = None;
             s.left_at_ms = None;
+            s.ever_connected = true;
         }
         if let Some(c) = self.fanout.conns.get_mut(&conn) {
             c.seat = Some(p);

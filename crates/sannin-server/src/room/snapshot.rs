@@ -61,6 +61,7 @@ impl Room {
             clock: self.settings.clock,
             bot_takeover: self.settings.bot_takeover,
             rated: self.settings.rated,
+            paired: self.settings.paired,
             result: self.game.outcome().cloned(),
             created_at_ms: self.created_at_ms,
             updated_at_ms: self.updated_at_ms,
@@ -121,6 +122,7 @@ impl Room {
             clock,
             bot_takeover,
             rated,
+            paired,
             result,
             created_at_ms,
             updated_at_ms,
@@ -145,6 +147,7 @@ impl Room {
             | set(clock, self.settings.clock)
             | set(bot_takeover, self.settings.bot_takeover)
             | set(rated, self.settings.rated)
+            | set(paired, self.settings.paired)
             | (result.as_ref() != outcome && set(result, outcome.cloned()))
             | set(created_at_ms, self.created_at_ms)
             | set(updated_at_ms, self.updated_at_ms)
@@ -235,6 +238,7 @@ impl Room {
             private: self.settings.private,
             bot_takeover: self.settings.bot_takeover,
             rated: self.settings.rated,
+            paired: self.settings.paired,
             rematch: RematchState {
                 requested: Player::ALL
                     .into_iter()

@@ -1,0 +1,112 @@
+//! Quick pairing (`docs/pairing.md`): a person alone asks for a game in a pool — a
+//! time-control preset, casual or rated — and gets a ticket; the matcher seats three
+//! tickets of a pool at a new room (or fewer and computer players, when they asked
+//! for bots after a wait), and each ticket's holder learns its room, seat and seat
+//! token. The room starts once its three players are connected.
+//!
+//! | file          | handles                                                          |
+//! |---------------|------------------------------------------------------------------|
+//! | `pools.rs`    | the presets and pools                                            |
+//! | `matcher.rs`  | which tickets of a pool sit down together (pure)                 |
+//! | `service.rs`  | tickets, waves, long polls, no-shows and cooldowns, on this node |
+//! | `store.rs`    | tickets and cooldowns in the database                            |
+//!
+//! The application reaches the matcher through [`PairingApi`]: the service itself on
+//! a single node; in a cluster, the node that holds the matcher's lease, over NATS
+//! (`cluster`).
+//!
+//! A ticket is a secret the holder keeps; the server stores only its *key*, the
+//! SHA-256 of the seat token the ticket gives ([`seat_token`]): the seat a matched
+//! ticket takes is stored under that key as its token hash, so that the database never
+//! holds a secret and the token is derived again each time the holder asks.
+
+use std::fmt;
+use std::time::Duration;
+
+use sannin_rules::Player;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::error::ApiError;
+use crate::room::BoxFuture;
+use crate::token::hash_token;
+
+pub mod matcher;
+pub mod pools;
+mod service;
+mod store;
+
+pub use matcher::Person;
+pub use pools::{PoolId, PoolInfo, PRESETS};
+pub use sannin_protocol::NoShow;
+pub use service::{Pairing, Tables};
+
+/// The seat token a ticket gives once matched.
+pub fn seat_token(ticket: &str) -> String {
+    hash_token(&format!("seat:{ticket}"))
+}
+
+/// The key a ticket is kept under: the token hash of its seat.
+pub fn ticket_key(ticket: &str) -> String {
+    hash_token(&seat_token(ticket))
+}
+
+/// A new ticket, as the matcher takes it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Join {
+    /// The ticket's key ([`ticket_key`]).
+    pub key: String,
+    /// Its pool.
+    pub pool: PoolId,
+    /// Its holder.
+    pub person: Person,
+    /// The name its seat is shown under.
+    pub name: String,
+    /// The holder's display rating, if it has an account.
+    pub rating: Option<i64>,
+    /// Computer players may fill its table after this long (casual pools).
+    pub bots_after_ms: Option<u64>,
+}
+
+/// Where a ticket stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum TicketStatus {
+    /// In its pool, with `waiting` people in it now.
+    Waiting {
+        /// People in the pool now.
+        waiting: usize,
+    },
+    /// Seated at a room.
+    Matched {
+        /// The room.
+        room: Uuid,
+        /// The seat.
+        seat: Player,
+    },
+}
+
+/// The matcher, wherever it runs.
+pub trait PairingApi: Send + Sync + fmt::Debug {
+    /// Puts a ticket in its pool.
+    fn join(&self, join: Join) -> BoxFuture<'_, Result<(), ApiError>>;
+    /// Where the ticket of `key` stands; with `wait`, once it changes or the wait is
+    /// over.
+    fn status(&self, key: String, wait: Duration) -> BoxFuture<'_, Result<TicketStatus, ApiError>>;
+    /// Takes the ticket of `key` out of its pool.
+    fn leave(&self, key: String) -> BoxFuture<'_, Result<(), ApiError>>;
+    /// Every pool with the people waiting in it.
+    fn pools(&self) -> BoxFuture<'_, Result<Vec<PoolInfo>, ApiError>>;
+    /// The table of `room` was given up because of `seat`'s holder: the others go
+    /// back to the front of their pool.
+    fn table_aborted(&self, room: Uuid, seat: Player, why: NoShow) -> BoxFuture<'_, ()>;
+}
+
+/// The longest `wait` of a status request.
+pub const MAX_WAIT: Duration = Duration::from_secs(30);
+
+/// How long a matched player has to connect to its room.
+pub const CONNECT_TIME: Duration = Duration::from_secs(20);
+
+/// How long a matched player has to make its first move.
+pub const FIRST_MOVE_TIME: Duration = Duration::from_secs(30);

@@ -1,0 +1,644 @@
+//! The matcher of this node: the tickets and the queues of the pools in memory (every
+//! change written to the database first), waves of matching every second and at once
+//! when a pool reaches three, long polls, the tables given up by no-shows, cooldowns.
+//!
+//! One matcher runs per site: on a single node, this one; in a cluster, the node that
+//! holds the matcher's lease (`cluster`), which loads the stored tickets when it takes
+//! over ([`Pairing::activate`]).
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use sannin_bot::Level;
+use sannin_rules::Player;
+use tokio::sync::{watch, Notify};
+use tokio_util::sync::CancellationToken;
+use tracing::{info, warn};
+use uuid::Uuid;
+
+use super::matcher::{self, Person, Waiting};
+use super::pools::{PoolId, PoolInfo};
+use super::store::{self, Cooldown};
+use super::{Join, NoShow, PairingApi, TicketStatus};
+use crate::bots::bot_name;
+use crate::error::ApiError;
+use crate::room::BoxFuture;
+use crate::store::{Store, StoredSeat, BOT_TOKEN_HASH};
+use crate::time::{Moment, TimeSource};
+
+/// What the matcher asks of the application: a new room for a table of `pool`, its
+/// seats taken.
+pub trait Tables: Send + Sync + std::fmt::Debug {
+    /// Creates and starts the room; its id.
+    fn open(&self, pool: PoolId, seats: Vec<StoredSeat>) -> BoxFuture<'_, Result<Uuid, ApiError>>;
+}
+
+/// How often a wave runs when nothing calls for one sooner.
+const WAVE_EVERY: Duration = Duration::from_secs(1);
+
+/// How long a matched ticket stays known (its holder may ask again after a reload).
+const MATCHED_KEPT: Duration = Duration::from_secs(3600);
+
+/// Where a ticket is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// In its pool's queue.
+    Waiting,
+    /// Taken by a wave; its room is being made.
+    Seating,
+    /// Seated.
+    Matched {
+        room: Uuid,
+        seat: Player,
+        at: Moment,
+    },
+}
+
+#[derive(Debug)]
+struct Entry {
+    join: Join,
+    /// In the queue since (kept when sent back to the front: the wait counts).
+    since: Moment,
+    /// Unix ms of its place in the queue, as stored.
+    queued_at: i64,
+    place: Place,
+    /// Bumped at every change, for long polls.
+    changed: watch::Sender<u64>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    tickets: HashMap<String, Entry>,
+    queues: BTreeMap<PoolId, VecDeque<String>>,
+    /// The tickets seated at each room the matcher made, by seat.
+    tables: HashMap<Uuid, Vec<(String, Player)>>,
+}
+
+impl State {
+    fn bump(&mut self, key: &str) {
+        if let Some(e) = self.tickets.get(key) {
+            e.changed.send_modify(|v| *v += 1);
+        }
+    }
+
+    fn waiting(&self, pool: PoolId) -> usize {
+        self.queues.get(&pool).map_or(0, VecDeque::len)
+    }
+}
+
+/// The matcher.
+#[derive(Debug)]
+pub struct Pairing {
+    state: Mutex<State>,
+    store: Store,
+    time: Arc<dyn TimeSource>,
+    tables: Arc<dyn Tables>,
+    wake: Notify,
+}
+
+/// A table a wave found: its pool, its tickets, and computer players to add.
+struct Found {
+    pool: PoolId,
+    keys: Vec<String>,
+    ratings: Vec<Option<i64>>,
+    bots: usize,
+}
+
+impl Pairing {
+    /// A matcher with no tickets; [`Pairing::activate`] loads the stored ones and runs
+    /// the waves.
+    pub fn new(store: Store, time: Arc<dyn TimeSource>, tables: Arc<dyn Tables>) -> Pairing {
+        Pairing {
+            state: Mutex::new(State::default()),
+            store,
+            time,
+            tables,
+            wake: Notify::new(),
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        // A poisoned state only means a panic elsewhere; the maps are intact.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Loads the stored tickets and runs the waves until `stop`.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn activate(self: &Arc<Self>, stop: CancellationToken) -> anyhow::Result<()> {
+        let stored = store::load(&self.store).await?;
+        let (now, unix) = (self.time.now(), self.time.unix_ms());
+        {
+            let mut st = self.state();
+            *st = State::default();
+            for t in stored {
+                let waited = Duration::from_millis(u64::try_from(unix - t.queued_at).unwrap_or(0));
+                let place = match t.matched {
+                    Some((room, seat)) => {
+                        st.tables
+                            .entry(room)
+                            .or_default()
+                            .push((t.join.key.clone(), seat));
+                        Place::Matched {
+                            room,
+                            seat,
+                            at: now,
+                        }
+                    }
+                    None => {
+                        st.queues
+                            .entry(t.join.pool)
+                            .or_default()
+                            .push_back(t.join.key.clone());
+                        Place::Waiting
+                    }
+                };
+                let entry = Entry {
+                    since: now.before(waited),
+                    queued_at: t.queued_at,
+                    place,
+                    changed: watch::channel(0).0,
+                    join: t.join,
+                };
+                st.tickets.insert(entry.join.key.clone(), entry);
+            }
+            let waiting: usize = st.queues.values().map(VecDeque::len).sum();
+            info!(waiting, "pairing: the matcher runs on this node");
+        }
+        let me = self.clone();
+        tokio::spawn(async move { me.run(stop).await });
+        Ok(())
+    }
+
+    /// Waves until `stop`: every second, at once when a pool reaches three, and when
+    /// a ticket's wait for bots is over.
+    async fn run(self: Arc<Self>, stop: CancellationToken) {
+        let mut last_forget = self.time.now();
+        loop {
+            let next = self.next_due();
+            tokio::select! {
+                () = stop.cancelled() => return,
+                () = self.wake.notified() => {}
+                () = self.time.sleep_until(next.0) => {}
+            }
+            self.wave().await;
+            if self.time.now().since(last_forget) >= Duration::from_secs(60) {
+                last_forget = self.time.now();
+                self.forget_matched().await;
+            }
+        }
+    }
+
+    /// The next wave when nothing calls for one sooner: a second from now, or the
+    /// first moment a ticket's wait for bots is over.
+    fn next_due(&self) -> Moment {
+        let now = self.time.now();
+        let st = self.state();
+        st.queues
+            .values()
+            .flatten()
+            .filter_map(|k| st.tickets.get(k))
+            .filter_map(|e| Some(e.since + Duration::from_millis(e.join.bots_after_ms?)))
+            .filter(|due| *due > now)
+            .fold(now + WAVE_EVERY, Moment::min)
+    }
+
+    /// One wave over every pool: the tables found are seated.
+    pub async fn wave(&self) {
+        let found = self.find_tables();
+        for table in found {
+            self.seat(table).await;
+        }
+    }
+
+    /// The tables of every pool now; their tickets leave the queues.
+    fn find_tables(&self) -> Vec<Found> {
+        let now = self.time.now();
+        let mut st = self.state();
+        let mut found = Vec::new();
+        let pools: Vec<PoolId> = st.queues.keys().copied().collect();
+        for pool in pools {
+            let keys: Vec<String> = st.queues[&pool].iter().cloned().collect();
+            let queue: Vec<Waiting> = keys
+                .iter()
+                .map(|k| {
+                    let e = &st.tickets[k];
+                    Waiting {
+                        person: e.join.person.clone(),
+                        rating: e.join.rating,
+                        bots_after: e.join.bots_after_ms.map(Duration::from_millis),
+                        since: e.since,
+                    }
+                })
+                .collect();
+            for t in matcher::wave(&queue, pool.rated, now) {
+                let table_keys: Vec<String> = t.tickets.iter().map(|&i| keys[i].clone()).collect();
+                let ratings = t.tickets.iter().map(|&i| queue[i].rating).collect();
+                if let Some(q) = st.queues.get_mut(&pool) {
+                    q.retain(|k| !table_keys.contains(k));
+                }
+                for k in &table_keys {
+                    if let Some(e) = st.tickets.get_mut(k) {
+                        e.place = Place::Seating;
+                    }
+                }
+                found.push(Found {
+                    pool,
+                    keys: table_keys,
+                    ratings,
+                    bots: t.bots,
+                });
+            }
+        }
+        found
+    }
+
+    /// Makes the room of a table; its tickets learn their seats. A room that cannot
+    /// be made sends them back to the front of their pool.
+    async fn seat(&self, t: Found) {
+        let mut seats_of: Vec<Player> = Player::ALL.to_vec();
+        shuffle(&mut seats_of);
+        let level = bot_level(&t.ratings);
+        let mut seats = Vec::with_capacity(3);
+        let mut humans = Vec::with_capacity(t.keys.len());
+        {
+            let st = self.state();
+            for (i, key) in t.keys.iter().enumerate() {
+                let name = st
+                    .tickets
+                    .get(key)
+                    .map_or_else(String::new, |e| e.join.name.clone());
+                seats.push(StoredSeat {
+                    seat: seats_of[i],
+                    token_hash: key.clone(),
+                    name,
+                    bot: None,
+                });
+                humans.push((key.clone(), seats_of[i]));
+            }
+        }
+        for seat in seats_of.iter().skip(t.keys.len()).take(t.bots) {
+            seats.push(StoredSeat {
+                seat: *seat,
+                token_hash: BOT_TOKEN_HASH.into(),
+                name: bot_name(level),
+                bot: Some(level),
+            });
+        }
+        match store::claim(&self.store, &t.keys).await {
+            Ok(true) => {}
+            Ok(false) => {
+                // Someone else took a ticket of it: the others wait again.
+                warn!(pool = %t.pool, "pairing: a ticket of a table was taken meanwhile");
+                let free = self.still_waiting(&t.keys).await;
+                self.back_to_front(t.pool, &free).await;
+                return;
+            }
+            Err(e) => {
+                warn!(pool = %t.pool, error = %e, "pairing: cannot take a table's tickets");
+                self.back_to_front(t.pool, &t.keys).await;
+                return;
+            }
+        }
+        let made = match self.tables.open(t.pool, seats).await {
+            Ok(room) => match store::matched(&self.store, room, &humans).await {
+                Ok(()) => Ok(room),
+                Err(e) => Err(ApiError::from(e)),
+            },
+            Err(e) => Err(e),
+        };
+        let room = match made {
+            Ok(room) => room,
+            Err(e) => {
+                warn!(pool = %t.pool, error = %e, "pairing: a table could not be opened; its tickets wait again");
+                self.back_to_front(t.pool, &t.keys).await;
+                return;
+            }
+        };
+        info!(pool = %t.pool, %room, people = humans.len(), bots = t.bots, "pairing: table found");
+        let at = self.time.now();
+        let mut st = self.state();
+        for (key, seat) in &humans {
+            if let Some(e) = st.tickets.get_mut(key) {
+                e.place = Place::Matched {
+                    room,
+                    seat: *seat,
+                    at,
+                };
+            }
+            st.bump(key);
+        }
+        st.tables.insert(room, humans);
+    }
+
+    /// Those of `keys` whose tickets are still free in the database; the others are
+    /// forgotten here.
+    async fn still_waiting(&self, keys: &[String]) -> Vec<String> {
+        let stored = store::load(&self.store).await.unwrap_or_default();
+        let free: Vec<String> = keys
+            .iter()
+            .filter(|k| {
+                stored
+                    .iter()
+                    .any(|t| t.join.key == **k && t.matched.is_none())
+            })
+            .cloned()
+            .collect();
+        let mut st = self.state();
+        for k in keys.iter().filter(|k| !free.contains(k)) {
+            st.tickets.remove(k);
+        }
+        free
+    }
+
+    /// Puts tickets back at the front of `pool`, in their order, and stores it.
+    async fn back_to_front(&self, pool: PoolId, keys: &[String]) {
+        let front = {
+            let st = self.state();
+            st.queues
+                .get(&pool)
+                .and_then(|q| q.front())
+                .and_then(|k| st.tickets.get(k))
+                .map_or_else(|| self.time.unix_ms(), |e| e.queued_at)
+                - 1
+        };
+        if let Err(e) = store::requeue(&self.store, keys, front).await {
+            warn!(error = %e, "pairing: cannot store tickets sent back to their pool");
+        }
+        let mut st = self.state();
+        for key in keys.iter().rev() {
+            let Some(e) = st.tickets.get_mut(key) else {
+                continue;
+            };
+            e.place = Place::Waiting;
+            e.queued_at = front;
+            st.queues.entry(pool).or_default().push_front(key.clone());
+            st.bump(key);
+        }
+        drop(st);
+        self.wake.notify_one();
+    }
+
+    /// Forgets tickets matched long ago.
+    async fn forget_matched(&self) {
+        let now = self.time.now();
+        {
+            let mut st = self.state();
+            let old: Vec<String> = st
+                .tickets
+                .iter()
+                .filter(|(_, e)| {
+                    matches!(e.place, Place::Matched { at, .. } if now.since(at) >= MATCHED_KEPT)
+                })
+                .map(|(k, _)| k.clone())
+                .collect();
+            for k in &old {
+                if let Some(Entry {
+                    place: Place::Matched { room, .. },
+                    ..
+                }) = st.tickets.remove(k)
+                {
+                    st.tables.remove(&room);
+                }
+            }
+        }
+        let before = self.time.unix_ms() - i64::try_from(MATCHED_KEPT.as_millis()).unwrap_or(0);
+        if let Err(e) = store::forget_matched(&self.store, before).await {
+            warn!(error = %e, "pairing: cannot forget old tickets");
+        }
+    }
+
+    async fn join_ticket(&self, join: Join) -> Result<(), ApiError> {
+        let unix = self.time.unix_ms();
+        if let Some(c) = store::cooldown(&self.store, &join.person).await? {
+            if c.until > unix {
+                return Err(ApiError::PairingCooldown {
+                    aborts: c.aborts,
+                    until_ms: c.until,
+                    retry_after: Duration::from_millis(u64::try_from(c.until - unix).unwrap_or(0)),
+                });
+            }
+        }
+        {
+            let st = self.state();
+            let twice = st.queues.get(&join.pool).is_some_and(|q| {
+                q.iter().any(|k| {
+                    st.tickets
+                        .get(k)
+                        .is_some_and(|e| e.join.person == join.person)
+                })
+            });
+            if twice {
+                return Err(ApiError::AlreadyWaiting(join.pool.to_string()));
+            }
+        }
+        store::insert(&self.store, &join, unix).await?;
+        let mut st = self.state();
+        let pool = join.pool;
+        info!(pool = %pool, "pairing: ticket");
+        st.queues
+            .entry(pool)
+            .or_default()
+            .push_back(join.key.clone());
+        st.tickets.insert(
+            join.key.clone(),
+            Entry {
+                join,
+                since: self.time.now(),
+                queued_at: unix,
+                place: Place::Waiting,
+                changed: watch::channel(0).0,
+            },
+        );
+        if st.waiting(pool) >= 3 {
+            self.wake.notify_one();
+        }
+        Ok(())
+    }
+
+    fn ticket_status(&self, key: &str) -> Result<(TicketStatus, watch::Receiver<u64>), ApiError> {
+        let st = self.state();
+        let e = st.tickets.get(key).ok_or(ApiError::TicketNotFound)?;
+        let status = match e.place {
+            Place::Matched { room, seat, .. } => TicketStatus::Matched { room, seat },
+            Place::Waiting | Place::Seating => TicketStatus::Waiting {
+                waiting: st.waiting(e.join.pool),
+            },
+        };
+        Ok((status, e.changed.subscribe()))
+    }
+
+    async fn wait_status(&self, key: String, wait: Duration) -> Result<TicketStatus, ApiError> {
+        let (status, mut changed) = self.ticket_status(&key)?;
+        if wait.is_zero() || matches!(status, TicketStatus::Matched { .. }) {
+            return Ok(status);
+        }
+        let _ = tokio::time::timeout(wait, changed.changed()).await;
+        self.ticket_status(&key).map(|(s, _)| s)
+    }
+
+    async fn leave_ticket(&self, key: String) -> Result<(), ApiError> {
+        {
+            let mut st = self.state();
+            let e = st.tickets.remove(&key).ok_or(ApiError::TicketNotFound)?;
+            if let Some(q) = st.queues.get_mut(&e.join.pool) {
+                q.retain(|k| *k != key);
+            }
+            e.changed.send_modify(|v| *v += 1);
+        }
+        store::delete(&self.store, &[key]).await?;
+        Ok(())
+    }
+
+    fn pool_counts(&self) -> Vec<PoolInfo> {
+        let st = self.state();
+        PoolId::all()
+            .map(|p| PoolInfo {
+                name: p.preset().name,
+                clock: p.preset().clock,
+                rated: p.rated,
+                waiting: st.waiting(p),
+            })
+            .collect()
+    }
+
+    async fn abort_table(&self, room: Uuid, seat: Player, why: NoShow) {
+        let (no_show, others, pool) = {
+            let mut st = self.state();
+            let Some(table) = st.tables.remove(&room) else {
+                return;
+            };
+            let no_show = table
+                .iter()
+                .find(|(_, s)| *s == seat)
+                .map(|(k, _)| k.clone());
+            let others: Vec<String> = table
+                .iter()
+                .filter(|(_, s)| *s != seat)
+                .map(|(k, _)| k.clone())
+                .collect();
+            let pool = others
+                .iter()
+                .chain(no_show.iter())
+                .find_map(|k| st.tickets.get(k).map(|e| e.join.pool));
+            let no_show = no_show.and_then(|k| st.tickets.remove(&k).map(|e| (k, e.join.person)));
+            (no_show, others, pool)
+        };
+        info!(%room, seat = seat.lower(), why = why.as_str(), "pairing: table given up");
+        if let Some((key, person)) = no_show {
+            if let Err(e) = store::delete(&self.store, &[key]).await {
+                warn!(error = %e, "pairing: cannot forget a no-show's ticket");
+            }
+            self.cool_down(&person).await;
+        }
+        if let Some(pool) = pool {
+            self.back_to_front(pool, &others).await;
+        }
+    }
+
+    /// One more table given up by `person`: from the second in a row, no ticket for a
+    /// while that doubles each time (2 minutes, 4, 8… at most a day). A quiet day
+    /// forgets the record.
+    async fn cool_down(&self, person: &Person) {
+        let unix = self.time.unix_ms();
+        let before = match store::cooldown(&self.store, person).await {
+            Ok(c) => c.filter(|c| unix - c.last_abort < DAY_MS),
+            Err(e) => {
+                warn!(error = %e, "pairing: cannot read a cooldown");
+                None
+            }
+        };
+        let aborts = before.map_or(0, |c| c.aborts) + 1;
+        let until = if aborts < 2 {
+            unix
+        } else {
+            let minutes = 2_i64.saturating_pow(u32::try_from(aborts - 1).unwrap_or(u32::MAX));
+            unix + minutes.saturating_mul(60_000).min(DAY_MS)
+        };
+        let c = Cooldown {
+            aborts,
+            last_abort: unix,
+            until,
+        };
+        if let Err(e) = store::set_cooldown(&self.store, person, c).await {
+            warn!(error = %e, "pairing: cannot store a cooldown");
+        }
+    }
+}
+
+/// A day in ms.
+const DAY_MS: i64 = 86_400_000;
+
+/// The level of the computer players of a table: near the people's rating (Casual for
+/// guests; 1000, where everyone starts, is Casual).
+pub fn bot_level(ratings: &[Option<i64>]) -> Level {
+    let known: Vec<i64> = ratings.iter().flatten().copied().collect();
+    if known.is_empty() {
+        return Level::CASUAL;
+    }
+    let mean = known.iter().sum::<i64>() / i64::try_from(known.len()).unwrap_or(1);
+    match mean {
+        ..900 => Level::BEGINNER,
+        900..1150 => Level::CASUAL,
+        1150..1400 => Level::STRONG,
+        _ => Level::MASTER,
+    }
+}
+
+/// Shuffles the seats (First moves first: nobody always gets it).
+fn shuffle(seats: &mut [Player]) {
+    let mut bits = u128::from_le_bytes(*Uuid::new_v4().as_bytes());
+    for i in (1..seats.len()).rev() {
+        let j = (bits % (i as u128 + 1)) as usize;
+        bits /= i as u128 + 1;
+        seats.swap(i, j);
+    }
+}
+
+impl PairingApi for Pairing {
+    fn join(&self, join: Join) -> BoxFuture<'_, Result<(), ApiError>> {
+        Box::pin(self.join_ticket(join))
+    }
+    fn status(&self, key: String, wait: Duration) -> BoxFuture<'_, Result<TicketStatus, ApiError>> {
+        Box::pin(self.wait_status(key, wait))
+    }
+    fn leave(&self, key: String) -> BoxFuture<'_, Result<(), ApiError>> {
+        Box::pin(self.leave_ticket(key))
+    }
+    fn pools(&self) -> BoxFuture<'_, Result<Vec<PoolInfo>, ApiError>> {
+        Box::pin(async move { Ok(self.pool_counts()) })
+    }
+    fn table_aborted(&self, room: Uuid, seat: Player, why: NoShow) -> BoxFuture<'_, ()> {
+        Box::pin(self.abort_table(room, seat, why))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn computer_players_come_near_the_peoples_rating() {
+        assert_eq!(bot_level(&[None]), Level::CASUAL);
+        assert_eq!(bot_level(&[Some(1000), None]), Level::CASUAL);
+        assert_eq!(bot_level(&[Some(800)]), Level::BEGINNER);
+        assert_eq!(bot_level(&[Some(1200), Some(1300)]), Level::STRONG);
+        assert_eq!(bot_level(&[Some(1600)]), Level::MASTER);
+    }
+
+    #[test]
+    fn seats_are_drawn_at_random() {
+        let mut firsts = std::collections::HashSet::new();
+        for _ in 0..200 {
+            let mut s = Player::ALL.to_vec();
+            shuffle(&mut s);
+            let mut sorted = s.clone();
+            sorted.sort_by_key(|p| p.index());
+            assert_eq!(sorted, Player::ALL.to_vec());
+            firsts.insert(s[0]);
+        }
+        assert_eq!(firsts.len(), 3, "each seat comes first sometimes");
+    }
+}

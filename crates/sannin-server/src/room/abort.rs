@@ -1,0 +1,41 @@
+//! A table of quick pairing given up before its game got going (docs/pairing.md,
+//! "No-shows"): a player did not connect in time, left before the start, or made no
+//! first move in time. Nobody is rated: the room is deleted, its connections are told
+//! (`table_aborted`) and closed, and the others' tickets go back to the front of their
+//! pool (`Registry::table_aborted`).
+
+use tracing::info;
+
+use super::*;
+
+impl Room {
+    /// Gives the table up because of `seat`'s player. True once done (the room is
+    /// gone); false when the database refused (tried again after the backoff).
+    pub(super) async fn abort_table(&mut self, seat: Player, why: NoShow) -> bool {
+        if let Err(e) = self.deps.store.delete_room(&self.id_str).await {
+            self.store_failed("deleting a table given up", &e);
+            return false;
+        }
+        info!(room = %self.id, seat = seat.lower(), why = why.as_str(), "table given up");
+        // The others wait again before they hear of it: what they ask next finds
+        // their tickets back in their pool.
+        self.deps
+            .registry
+            .clone()
+            .table_aborted(self.id, seat, why)
+            .await;
+        self.broadcast(Event::TableAborted {
+            seat: seat.into(),
+            reason: why,
+        });
+        self.fanout.flush();
+        for out in self.fanout.handles() {
+            let _ = out.tx.try_send(Outbound::Close(1000, "table given up"));
+        }
+        if self.status != RoomStatus::Finished {
+            self.deps.registry.room_closed();
+        }
+        self.deps.registry.unload_room(self.id);
+        true
+    }
+}
