@@ -23,7 +23,6 @@ mod error;
 pub mod history;
 mod http;
 mod limits;
-pub mod loadtest;
 mod metrics;
 mod net;
 mod rate;

@@ -19,18 +19,20 @@
 //! accepted action.
 //!
 //! With `--spectators N` the first room is also watched by N connections that sent
-//! `watch` (docs/protocol.md §3.1); for every action it reports the time from `act` to the
-//! last spectator's receipt of the matching `event` (matched by `seq`), and whether
-//! every spectator received every event.
+//! `watch` (docs/protocol.md, 'Client → server'); for every action it reports the time
+//! from `act` to the last spectator's receipt of the matching `event` (matched by
+//! `seq`), and whether every spectator received every event.
 //!
 //! With `--idle` nothing is played: it creates the rooms, then seats three connections
 //! in each that stay silent, and reports the server's memory per idle room and per idle
 //! connection.
 //!
-//! With `--bot-rooms N` it also creates N rooms with three bots each (docs/protocol.md
-//! §16) before the human-driven rooms start playing, so that their latency is
+//! With `--bot-rooms N` it also creates N rooms with three bots each (docs/protocol.md,
+//! 'Bots') before the human-driven rooms start playing, so that their latency is
 //! measured while the bots search; it reports the bot moves played meanwhile (from
 //! `/metrics`).
+//!
+//! How to run it and what its figures were: docs/performance.md, 'Load test'.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -45,7 +47,7 @@ use tokio::net::TcpStream;
 use tokio::sync::Semaphore;
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 
-use crate::config::{Config, LimitArgs};
+use sannin_server::{Config, LimitArgs};
 
 mod report;
 mod target;
@@ -311,7 +313,7 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<Report> {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
             let addr = listener.local_addr()?;
             let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-            let server = tokio::spawn(crate::run(listener, config, async {
+            let server = tokio::spawn(sannin_server::run(listener, config, async {
                 let _ = stop_rx.await;
             }));
             // Wait for the server (migrations) to answer.
