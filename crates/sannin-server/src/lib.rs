@@ -24,7 +24,6 @@ mod error;
 pub mod history;
 mod http;
 mod limits;
-pub mod loadtest;
 mod metrics;
 mod net;
 pub mod pairing;

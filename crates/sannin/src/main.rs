@@ -36,7 +36,7 @@ enum Command {
     /// Run the game server: HTTP API, WebSocket rooms, browser client (docs/protocol.md).
     Serve(Box<sannin_server::ServeArgs>),
     /// Play many rooms at once over loopback; report actions/s, latency, memory per room.
-    Loadtest(sannin_server::loadtest::LoadtestArgs),
+    Loadtest(sannin_loadtest::LoadtestArgs),
     /// Exit 0 if the server on this machine answers GET /healthz with 200 (for Docker).
     Healthcheck(healthcheck::HealthcheckArgs),
     /// Bots against bots: play games, report wins per level and per seat, time per move,
@@ -56,9 +56,7 @@ fn main() -> ExitCode {
         Command::Moves(args) => rules_cmd::moves(args),
         Command::Replay(args) => rules_cmd::replay(args),
         Command::Serve(args) => sannin_server::serve_blocking(*args).map(|()| ExitCode::SUCCESS),
-        Command::Loadtest(args) => {
-            sannin_server::loadtest::run_blocking(args).map(|()| ExitCode::SUCCESS)
-        }
+        Command::Loadtest(args) => sannin_loadtest::run_blocking(args).map(|()| ExitCode::SUCCESS),
         Command::Healthcheck(args) => healthcheck::run(args),
         Command::Selfplay(args) => selfplay_cmd::selfplay(args),
         Command::Bot(args) => bot_cmd::bot(args),

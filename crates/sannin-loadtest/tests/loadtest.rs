@@ -1,7 +1,7 @@
 //! `sannin loadtest` played for real against its in-process server: small runs whose
 //! report must hold every figure, the spectators' and the idle memory included.
 
-use sannin_server::loadtest::{run, LoadtestArgs};
+use sannin_loadtest::{run, LoadtestArgs};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_spectator_receives_every_action_and_cpu_is_counted() {

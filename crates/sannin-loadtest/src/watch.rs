@@ -1,17 +1,27 @@
 //! Connections that do not play: spectators of the first room (`--spectators`) and
 //! idle seated connections (`--idle`).
 
-use super::*;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context as _};
+use futures_util::SinkExt;
+use sannin_protocol::{ClientMsg, RoomStatus, Seat};
+use tokio::sync::{Barrier, Semaphore};
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::client::{connect, next_text, read};
+use crate::report::{self, IdleReport, Latency, SpectatorReport};
+use crate::target::{rss_kib, Target};
+use crate::{wire, Rooms};
 
 /// `--idle`: seats three silent connections in every room, then measures the memory.
 pub(super) async fn idle_connections(
-    addr: SocketAddr,
-    ids: &[String],
+    target: &Target,
+    rooms: &Rooms,
     sem: &Arc<Semaphore>,
-    pid: Option<u32>,
-    rss_before: Option<u64>,
-    rss_rooms: Option<u64>,
 ) -> anyhow::Result<IdleReport> {
+    let (addr, ids) = (target.addr, &rooms.ids);
     let t = Instant::now();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(300);
     let mut tasks = Vec::with_capacity(ids.len() * 3);
@@ -45,7 +55,7 @@ pub(super) async fn idle_connections(
         open.push(task.await??);
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let rss_conn = rss_kib(pid);
+    let rss_conn = rss_kib(target.pid);
     println!(
         "idle: {} connections seated (three per room, silent) in {:.2} s",
         open.len(),
@@ -55,7 +65,7 @@ pub(super) async fn idle_connections(
         connections: open.len(),
         ..IdleReport::default()
     };
-    if let (Some(b), Some(r), Some(c)) = (rss_before, rss_rooms, rss_conn) {
+    if let (Some(b), Some(r), Some(c)) = (rooms.rss_before, rooms.rss_idle, rss_conn) {
         report = IdleReport {
             rss_before_kib: b,
             rss_rooms_kib: r,
@@ -96,7 +106,7 @@ pub(super) struct Watched {
 pub(super) async fn spectate(
     url: String,
     sem: Arc<Semaphore>,
-    gate: Arc<tokio::sync::Barrier>,
+    gate: Arc<Barrier>,
     plies: usize,
     deadline: tokio::time::Instant,
 ) -> anyhow::Result<Watched> {

@@ -1,5 +1,87 @@
-//! What the load test reads of a process from `/proc`: CPU time, memory, the
-//! process listening on a port; and this process's open-file limit.
+//! What the load test targets: the server's addresses and the process it measures,
+//! and what it reads of that process from `/proc` (CPU time, memory, the process
+//! listening on a port); and this process's open-file limit.
+
+use std::net::SocketAddr;
+
+use crate::client::resolve_loopback;
+use crate::in_process::LocalServer;
+use crate::LoadtestArgs;
+
+/// The server under load.
+pub(super) struct Target {
+    /// Where the rooms are created: the first address.
+    pub addr: SocketAddr,
+    /// Where the connections go, seat by seat in turn.
+    pub spread: Vec<SocketAddr>,
+    /// The process whose CPU time and memory are read: this one when the server runs
+    /// in it.
+    pub pid: Option<u32>,
+    local: Option<LocalServer>,
+}
+
+impl Target {
+    /// The addresses of `--addr` (loopback only), or a server started in this process
+    /// without it; raises the open-file limit for `rooms` and the spectators, and
+    /// prints what it targets.
+    pub async fn open(args: &LoadtestArgs, rooms: usize) -> anyhow::Result<Target> {
+        let mut spread = Vec::new();
+        for a in args.addr.iter().flat_map(|a| a.split(',')).map(str::trim) {
+            if !a.is_empty() {
+                spread.push(resolve_loopback(a).await?);
+            }
+        }
+        let connections = rooms * 3 + args.spectators;
+        raise_fd_limit(open_files_needed(connections, spread.is_empty()));
+        let local = if spread.is_empty() {
+            Some(LocalServer::start(args, rooms).await?)
+        } else {
+            None
+        };
+        if let Some(server) = &local {
+            spread.push(server.addr);
+        }
+        let addr = spread[0];
+        if spread.len() > 1 {
+            let list: Vec<String> = spread.iter().map(ToString::to_string).collect();
+            println!("connections spread over {}", list.join(", "));
+        }
+        let pid = if local.is_some() {
+            Some(std::process::id())
+        } else {
+            args.server_pid.or_else(|| listener_pid(addr.port()))
+        };
+        match (local.is_some(), pid) {
+            (true, _) => println!(
+                "target: {addr} (in-process server: its CPU and memory include the load generator)"
+            ),
+            (false, Some(p)) => println!("target: {addr} (external server, pid {p})"),
+            (false, None) => println!(
+                "target: {addr} (external server, pid unknown: pass --server-pid for its CPU and memory)"
+            ),
+        }
+        Ok(Target {
+            addr,
+            spread,
+            pid,
+            local,
+        })
+    }
+
+    /// Whether the server runs in this process (its figures then include the load
+    /// generator's).
+    pub fn in_process(&self) -> bool {
+        self.local.is_some()
+    }
+
+    /// Stops the in-process server, if any.
+    pub async fn close(self) -> anyhow::Result<()> {
+        match self.local {
+            Some(server) => server.stop().await,
+            None => Ok(()),
+        }
+    }
+}
 
 pub(super) fn rss_kib(pid: Option<u32>) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{}/status", pid?)).ok()?;
@@ -24,7 +106,7 @@ pub(super) fn cpu_us(pid: Option<u32>) -> Option<u64> {
 /// The process listening on TCP `port`: the socket's inode from `/proc/net/tcp` and
 /// `tcp6`, then the process holding that inode among `/proc/*/fd` (only this user's
 /// processes are readable).
-pub(super) fn listener_pid(port: u16) -> Option<u32> {
+fn listener_pid(port: u16) -> Option<u32> {
     const LISTEN: &str = "0A";
     let mut inodes = Vec::new();
     for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
@@ -67,12 +149,12 @@ pub(super) fn listener_pid(port: u16) -> Option<u32> {
 
 /// Files this process opens for `connections` WebSockets: one socket each, and as many
 /// again for the server's end when it runs `in_process`; a margin for the rest.
-pub(super) fn open_files_needed(connections: usize, in_process: bool) -> u64 {
+fn open_files_needed(connections: usize, in_process: bool) -> u64 {
     let ends = if in_process { 2 } else { 1 };
     connections as u64 * ends + 256
 }
 
-pub(super) fn raise_fd_limit(needed: u64) {
+fn raise_fd_limit(needed: u64) {
     match rlimit::increase_nofile_limit(u64::MAX) {
         Ok(n) if n < needed => eprintln!(
             "warning: open-file limit is {n}, this run needs about {needed}: raise `ulimit -n`"

@@ -1,0 +1,551 @@
+//! `sannin loadtest`: many rooms played at once over real sockets (loopback only).
+//!
+//! With `--addr` it targets a server started separately (`sannin serve`), so that the
+//! server's CPU and memory are measured apart from the load generator's: it reads the
+//! server's `utime + stime` (`/proc/PID/stat`) before and after the played phase and
+//! its RSS (`/proc/PID/status`), the PID given by `--server-pid` or found as the process
+//! that listens on the target port (`/proc/net/tcp*` and `/proc/*/fd`). The played
+//! phase runs from the moment every room is playing to the moment every player has
+//! played its last action: connecting and seating come before it, and the players
+//! close their connections only after it (the server's CPU for that is reported
+//! apart). Without
+//! `--addr` it starts a server in this process on a throwaway SQLite file (or
+//! `--database-url`); its figures then include the load generator.
+//!
+//! Every room gets three player connections that join, ready, and play random legal
+//! actions until the game ends, the room reaches `--plies` actions, or `--seconds` run
+//! out. It reports accepted actions per second, the round trip from sending `act` to
+//! receiving its `action` event on the same connection, and the server's CPU time per
+//! accepted action.
+//!
+//! With `--spectators N` the first room is also watched by N connections that sent
+//! `watch` (docs/protocol.md, 'Client → server'); for every action it reports the time
+//! from `act` to the last spectator's receipt of the matching `event` (matched by
+//! `seq`), and whether every spectator received every event.
+//!
+//! With `--idle` nothing is played: it creates the rooms, then seats three connections
+//! in each that stay silent, and reports the server's memory per idle room and per idle
+//! connection.
+//!
+//! With `--bot-rooms N` it also creates N rooms with three bots each (docs/protocol.md,
+//! 'Bots') before the human-driven rooms start playing, so that their latency is
+//! measured while the bots search; it reports the bot moves played meanwhile (from
+//! `/metrics`).
+//!
+//! How to run it and what its figures were: docs/performance.md, 'Load test'.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use sannin_protocol::Seat;
+use sannin_server::LimitArgs;
+use tokio::sync::{Barrier, Semaphore};
+use tokio::task::JoinHandle;
+
+mod client;
+mod in_process;
+mod player;
+mod report;
+mod target;
+mod watch;
+mod wire;
+
+use client::{create_room, metric};
+use player::{play_seat, Gates, Player, RoomStats};
+pub use report::{IdleReport, Latency, Report, SpectatorReport};
+use target::{cpu_us, rss_kib, Target};
+use watch::{idle_connections, spectate, spectator_report, Watched};
+
+/// Flags of `sannin loadtest`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LoadtestArgs {
+    /// Rooms to play at once (three connections each).
+    #[arg(long, default_value_t = 100)]
+    pub rooms: usize,
+
+    /// Target a running server at this address (loopback only). Default: start one
+    /// in this process. Several addresses, comma separated (the nodes of a cluster):
+    /// rooms are created on the first, and the connections are spread over all of
+    /// them in turn (seat by seat), so that most rooms have players on several nodes.
+    #[arg(long)]
+    pub addr: Option<String>,
+
+    /// Database of the in-process server. Default: a throwaway SQLite file.
+    #[arg(long)]
+    pub database_url: Option<String>,
+
+    /// Most actions played per room.
+    #[arg(long, default_value_t = 30)]
+    pub plies: usize,
+
+    /// Longest time spent playing, in seconds (setup not counted).
+    #[arg(long, default_value_t = 120)]
+    pub seconds: u64,
+
+    /// Mean pause before each action, in milliseconds (0: play as fast as the server
+    /// answers, which measures throughput; a pause, drawn from 0.5–1.5 × this value,
+    /// measures latency under a steady load).
+    #[arg(long, default_value_t = 0)]
+    pub think_ms: u64,
+
+    /// Connections opened at once during setup.
+    #[arg(long, default_value_t = 128)]
+    pub concurrency: usize,
+
+    /// Rooms of three bots each, playing alongside the human-driven rooms.
+    #[arg(long, default_value_t = 0)]
+    pub bot_rooms: usize,
+
+    /// Level (0 to 4) of the bots of `--bot-rooms`.
+    #[arg(long, default_value_t = 3)]
+    pub bot_level: u8,
+
+    /// In-process server only: most bot searches at once (0: the server's default,
+    /// every core but one). See `sannin serve --bot-concurrency`.
+    #[arg(long, default_value_t = 0)]
+    pub bot_concurrency: usize,
+
+    /// In-process server only: the bots' pacing, `sannin serve --bot-min-move-ms`.
+    #[arg(long, default_value_t = LimitArgs::default().bot_min_move_ms)]
+    pub bot_min_move_ms: u64,
+
+    /// External server only: its process id, for its CPU time and memory. Default:
+    /// the process listening on the `--addr` port, when this user may see it.
+    #[arg(long)]
+    pub server_pid: Option<u32>,
+
+    /// Connections that `watch` the first room while it is played; the report gives
+    /// the time from each `act` to the last spectator's receipt of its event.
+    #[arg(long, default_value_t = 0)]
+    pub spectators: usize,
+
+    /// Play nothing: create the rooms, seat three silent connections in each, and
+    /// report the server's memory per idle room and per idle connection.
+    #[arg(long)]
+    pub idle: bool,
+}
+
+impl Default for LoadtestArgs {
+    fn default() -> Self {
+        LoadtestArgs {
+            rooms: 100,
+            addr: None,
+            database_url: None,
+            plies: 30,
+            seconds: 120,
+            think_ms: 0,
+            concurrency: 128,
+            bot_rooms: 0,
+            bot_level: 3,
+            bot_concurrency: 0,
+            bot_min_move_ms: LimitArgs::default().bot_min_move_ms,
+            server_pid: None,
+            spectators: 0,
+            idle: false,
+        }
+    }
+}
+
+/// Entry point for a synchronous `main`.
+///
+/// # Errors
+/// Non-loopback address, setup failures.
+pub fn run_blocking(args: LoadtestArgs) -> anyhow::Result<()> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?
+        .block_on(run(args))
+        .map(|_| ())
+}
+
+/// Runs the load test, prints its report and returns it.
+///
+/// Its phases, in order: the target (addresses, the in-process server, the process
+/// measured); the rooms; with `--idle`, the silent connections and nothing more;
+/// otherwise the bot rooms, the players and spectators seated and ready, the played
+/// phase (the one measured), the closing, and the report.
+///
+/// # Errors
+/// Non-loopback address, setup failures.
+pub async fn run(args: LoadtestArgs) -> anyhow::Result<Report> {
+    let rooms = args.rooms.max(1);
+    let target = Target::open(&args, rooms).await?;
+    let mut report = Report {
+        rooms,
+        connections: rooms * 3,
+        in_process: target.in_process(),
+        ..Report::default()
+    };
+    let sem = Arc::new(Semaphore::new(args.concurrency.max(1)));
+    let created = create_rooms(&target, rooms, &sem, args.idle).await?;
+    if args.idle {
+        report.idle = Some(idle_connections(&target, &created, &sem).await?);
+        target.close().await?;
+        return Ok(report);
+    }
+    start_bot_rooms(&args, &target).await?;
+    let seated = seat_players(&args, &target, &created.ids, &sem).await;
+    let played = play(&target, &seated).await;
+    let closed = close(&target, seated, &played).await;
+    print_report(&args, &target, &created, &played, closed, &mut report).await;
+    target.close().await?;
+    Ok(report)
+}
+
+/// The rooms, created before any connection, and the server's RSS around that.
+struct Rooms {
+    ids: Vec<String>,
+    rss_before: Option<u64>,
+    /// With the rooms created, none of them connected to.
+    rss_idle: Option<u64>,
+}
+
+/// Creates `rooms` rooms, no connections yet, and prints the memory they took (with
+/// `--idle`, whose report gives it, only the time).
+async fn create_rooms(
+    target: &Target,
+    rooms: usize,
+    sem: &Arc<Semaphore>,
+    idle: bool,
+) -> anyhow::Result<Rooms> {
+    let rss_before = rss_kib(target.pid);
+    let t0 = Instant::now();
+    let mut tasks = Vec::with_capacity(rooms);
+    for _ in 0..rooms {
+        let (sem, addr) = (sem.clone(), target.addr);
+        tasks.push(tokio::spawn(async move {
+            let _permit = sem.acquire_owned().await;
+            create_room(addr, "{}").await
+        }));
+    }
+    let mut ids = Vec::with_capacity(rooms);
+    for t in tasks {
+        ids.push(t.await??);
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let rss_idle = rss_kib(target.pid);
+    println!(
+        "created {rooms} rooms in {:.2} s",
+        t0.elapsed().as_secs_f64()
+    );
+    if let (Some(b), Some(a), false) = (rss_before, rss_idle, idle) {
+        println!(
+            "memory: RSS {:.1} MiB before, {:.1} MiB with {rooms} idle rooms → {}",
+            b as f64 / 1024.0,
+            a as f64 / 1024.0,
+            report::kib_each(b, a, rooms, "idle room")
+        );
+    }
+    Ok(Rooms {
+        ids,
+        rss_before,
+        rss_idle,
+    })
+}
+
+/// `--bot-rooms`: rooms of three bots, which start at once (bots are always ready) and
+/// play on their own; two seconds for them to get going before the players are measured.
+async fn start_bot_rooms(args: &LoadtestArgs, target: &Target) -> anyhow::Result<()> {
+    if args.bot_rooms == 0 {
+        return Ok(());
+    }
+    let level = args.bot_level.min(sannin_bot::Level::MAX.number());
+    let body = format!(r#"{{"bots":{{"first":{level},"middle":{level},"last":{level}}}}}"#);
+    for _ in 0..args.bot_rooms {
+        create_room(target.addr, &body).await?;
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let settings = if target.in_process() {
+        let concurrency = match args.bot_concurrency {
+            0 => "auto".to_string(),
+            n => n.to_string(),
+        };
+        format!(
+            " (bot concurrency {concurrency}, min move {} ms)",
+            args.bot_min_move_ms
+        )
+    } else {
+        String::new()
+    };
+    println!(
+        "bot rooms: {} with three level-{level} bots each{settings}",
+        args.bot_rooms
+    );
+    Ok(())
+}
+
+/// The players and spectators, connected, seated and ready: every room is playing.
+struct Seated {
+    players: Vec<JoinHandle<RoomStats>>,
+    spectators: Vec<JoinHandle<anyhow::Result<Watched>>>,
+    /// Where the players wait once they have played their last action.
+    end_gate: Arc<Barrier>,
+    /// When the players and spectators give up waiting for the server.
+    play_deadline: tokio::time::Instant,
+    rss_connected: Option<u64>,
+}
+
+/// Connects three players per room (join, ready) and the spectators of the first room,
+/// and waits until every room is playing.
+async fn seat_players(
+    args: &LoadtestArgs,
+    target: &Target,
+    ids: &[String],
+    sem: &Arc<Semaphore>,
+) -> Seated {
+    let t1 = Instant::now();
+    let play_deadline =
+        tokio::time::Instant::now() + Duration::from_secs(args.seconds) + Duration::from_secs(120);
+    let players_n = ids.len() * 3;
+    let start_gate = Arc::new(Barrier::new(players_n + args.spectators + 1));
+    // The played phase ends when every player has played its last action; players close
+    // their connections only after that, so that the closing is measured apart.
+    let end_gate = Arc::new(Barrier::new(players_n + 1));
+    let mut players = Vec::with_capacity(players_n);
+    for (r, id) in ids.iter().enumerate() {
+        for seat in Seat::ALL {
+            let to = target.spread[(r * 3 + seat.index()) % target.spread.len()];
+            let player = Player {
+                url: format!("ws://{to}/api/rooms/{id}/ws"),
+                seat,
+                plies: args.plies,
+                think: Duration::from_millis(args.think_ms),
+                seed: sannin_bot::mix_seed(r as u64 + 1, seat.as_str().len() as u64),
+                deadline: play_deadline,
+            };
+            let gates = Gates {
+                start: start_gate.clone(),
+                end: end_gate.clone(),
+            };
+            players.push(tokio::spawn(play_seat(player, sem.clone(), gates)));
+        }
+    }
+    let mut spectators = Vec::with_capacity(args.spectators);
+    for k in 0..args.spectators {
+        let to = target.spread[(k + 1) % target.spread.len()];
+        let url = format!("ws://{to}/api/rooms/{}/ws", ids[0]);
+        let (sem, gate, plies) = (sem.clone(), start_gate.clone(), args.plies);
+        spectators.push(tokio::spawn(spectate(url, sem, gate, plies, play_deadline)));
+    }
+    start_gate.wait().await;
+    let setup = t1.elapsed();
+    let rss_connected = rss_kib(target.pid);
+    let watching = match args.spectators {
+        0 => String::new(),
+        n => format!(" and {n} spectators"),
+    };
+    println!(
+        "connected, seated and ready: {players_n} connections{watching} in {:.2} s",
+        setup.as_secs_f64()
+    );
+    Seated {
+        players,
+        spectators,
+        end_gate,
+        play_deadline,
+        rss_connected,
+    }
+}
+
+/// The played phase, as measured around it.
+struct Played {
+    elapsed: Duration,
+    cpu_before: Option<u64>,
+    cpu_after: Option<u64>,
+    bot_moves_before: f64,
+    /// Whether every player reached the end gate before the deadline.
+    ended: bool,
+    /// With every connection seated and ready.
+    rss_connected: Option<u64>,
+}
+
+/// The played phase: from the moment every room is playing until every player has
+/// played its last action; the server's CPU time is read at both ends.
+async fn play(target: &Target, seated: &Seated) -> Played {
+    let t2 = Instant::now();
+    let cpu_before = cpu_us(target.pid);
+    let bot_moves_before = metric(target.addr, "sannin_bot_moves_total").await;
+    // A player task that panicked never reaches the gate: the deadline bounds the wait.
+    let until = seated.play_deadline + Duration::from_secs(10);
+    let ended = tokio::time::timeout_at(until, seated.end_gate.wait())
+        .await
+        .is_ok();
+    Played {
+        elapsed: t2.elapsed(),
+        cpu_before,
+        cpu_after: cpu_us(target.pid),
+        bot_moves_before,
+        ended,
+        rss_connected: seated.rss_connected,
+    }
+}
+
+/// What the players and spectators brought back once they closed their connections.
+struct Closed {
+    /// Every player's figures together.
+    stats: RoomStats,
+    /// Players whose game ended before the ply cap (three per game).
+    finished_players: usize,
+    /// The first room's actions (`seq`, sent at), which the spectators watched.
+    watched_acts: Vec<(u64, Instant)>,
+    watchers: Vec<Watched>,
+    /// The server's CPU time once it saw every player connection close.
+    cpu_closed: Option<u64>,
+    /// Bot moves played since the played phase began.
+    bot_moves: f64,
+}
+
+/// The closing: the players close their connections after the played phase; their
+/// figures, the server's CPU time once it has seen them close, the spectators' records.
+async fn close(target: &Target, seated: Seated, played: &Played) -> Closed {
+    let mut stats = RoomStats::default();
+    if !played.ended {
+        stats.errors.push("players never all finished".into());
+    }
+    let mut finished_players = 0;
+    let mut watched_acts = Vec::new();
+    for (i, p) in seated.players.into_iter().enumerate() {
+        match p.await {
+            Ok(mut s) => {
+                stats.actions += s.actions;
+                stats.latencies_us.extend(s.latencies_us);
+                stats.errors.extend(s.errors);
+                finished_players += usize::from(s.finished);
+                if i < 3 {
+                    watched_acts.append(&mut s.acted);
+                }
+            }
+            Err(e) => stats.errors.push(format!("player task: {e}")),
+        }
+    }
+    let cpu_closed = closed_cpu(target).await;
+    let mut watchers = Vec::with_capacity(seated.spectators.len());
+    for s in seated.spectators {
+        match s.await {
+            Ok(Ok(w)) => watchers.push(w),
+            Ok(Err(e)) => stats.errors.push(format!("spectator: {e:#}")),
+            Err(e) => stats.errors.push(format!("spectator task: {e}")),
+        }
+    }
+    let bot_moves = metric(target.addr, "sannin_bot_moves_total").await - played.bot_moves_before;
+    Closed {
+        stats,
+        finished_players,
+        watched_acts,
+        watchers,
+        cpu_closed,
+        bot_moves,
+    }
+}
+
+/// The server's CPU time once it has seen every player connection close (or after
+/// ten seconds): what the played phase did not include.
+async fn closed_cpu(target: &Target) -> Option<u64> {
+    target.pid?;
+    let end = Instant::now() + Duration::from_secs(10);
+    while metric(target.addr, "sannin_connections").await > 0.0 && Instant::now() < end {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    cpu_us(target.pid)
+}
+
+/// Prints the figures of a played run and fills `report` with them.
+async fn print_report(
+    args: &LoadtestArgs,
+    target: &Target,
+    rooms: &Rooms,
+    played: &Played,
+    mut closed: Closed,
+    report: &mut Report,
+) {
+    report_actions(played, &mut closed, report);
+    report_cpu(target, rooms.ids.len(), played, &closed, report);
+    if args.spectators > 0 {
+        let s = spectator_report(&closed.watched_acts, &closed.watchers, args.spectators);
+        println!(
+            "spectators: {} of {} watching the first room received all {} action events \
+             without a gap; act→last spectator's event: {}",
+            s.complete, args.spectators, s.actions, s.latency
+        );
+        report.spectators = Some(s);
+    }
+    if args.bot_rooms > 0 {
+        println!(
+            "bots: {:.0} bot moves meanwhile = {:.1} bot moves/s, {:.0} random fallbacks in all",
+            closed.bot_moves,
+            closed.bot_moves / played.elapsed.as_secs_f64().max(1e-9),
+            metric(target.addr, "sannin_bot_fallbacks_total").await
+        );
+    }
+    if let (Some(i), Some(c)) = (rooms.rss_idle, played.rss_connected) {
+        let client = if target.in_process() {
+            " (client side included)"
+        } else {
+            ""
+        };
+        println!(
+            "memory: RSS {:.1} MiB with {} live connections{client}",
+            c.max(i) as f64 / 1024.0,
+            rooms.ids.len() * 3 + args.spectators,
+        );
+    }
+    let errors = std::mem::take(&mut closed.stats.errors);
+    match errors.first() {
+        Some(first) => println!("errors: {} (first: {first})", errors.len()),
+        None => println!("errors: 0"),
+    }
+    report.errors = errors;
+}
+
+/// The played actions: how many, at what rate, and their round trip.
+fn report_actions(played: &Played, closed: &mut Closed, report: &mut Report) {
+    let actions = closed.stats.actions;
+    report.actions = actions;
+    report.play_seconds = played.elapsed.as_secs_f64();
+    report.actions_per_second = actions as f64 / played.elapsed.as_secs_f64().max(1e-9);
+    report.latency = Latency::of(std::mem::take(&mut closed.stats.latencies_us));
+    println!(
+        "played: {actions} actions in {:.2} s = {:.0} accepted actions/s ({} games ended before the ply cap)",
+        report.play_seconds,
+        report.actions_per_second,
+        closed.finished_players / 3
+    );
+    println!("act→event round trip: {}", report.latency);
+}
+
+/// The server's CPU time per accepted action over the played phase, and what closing
+/// the connections took afterwards; nothing when the server's process is unknown.
+fn report_cpu(
+    target: &Target,
+    rooms: usize,
+    played: &Played,
+    closed: &Closed,
+    report: &mut Report,
+) {
+    let (Some(b), Some(a)) = (played.cpu_before, played.cpu_after) else {
+        return;
+    };
+    let actions = closed.stats.actions.max(1) as f64;
+    let per_action = a.saturating_sub(b) as f64 / actions;
+    report.cpu_us_per_action = Some(per_action);
+    println!(
+        "{}: {:.2} s CPU over the played actions = {per_action:.0} µs per accepted action",
+        if target.in_process() {
+            "process CPU (server and load generator together)"
+        } else {
+            "server CPU"
+        },
+        a.saturating_sub(b) as f64 / 1e6,
+    );
+    if let Some(c) = closed.cpu_closed {
+        let closing = c.saturating_sub(a);
+        report.cpu_us_closing = Some(closing as f64);
+        println!(
+            "closing the {} player connections afterwards: {:.2} s CPU \
+             ({:.0} µs per accepted action if counted with them)",
+            rooms * 3,
+            closing as f64 / 1e6,
+            c.saturating_sub(b) as f64 / actions
+        );
+    }
+}
