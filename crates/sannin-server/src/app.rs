@@ -59,6 +59,8 @@ pub struct Shared {
     pub matcher: Arc<Pairing>,
     /// Quick pairing, wherever the matcher runs.
     pub pairing: Arc<dyn PairingApi>,
+    /// The lobby's latest picture, as the text of a server-sent event (`http/feed.rs`).
+    pub lobby: tokio::sync::watch::Sender<Arc<str>>,
 }
 
 impl Shared {
@@ -88,6 +90,7 @@ impl Shared {
                 None => matcher.clone(),
             };
             Shared {
+                lobby: tokio::sync::watch::channel(Arc::<str>::from("")).0,
                 matcher,
                 pairing,
                 budgets: Arc::new(Budgets::new(&config.clients)),

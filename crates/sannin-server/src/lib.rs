@@ -149,6 +149,7 @@ pub async fn run(
     }
     // Rated games that ended while no node could rate them.
     shared.accounts.sweep().await;
+    http::feed::start(&shared);
     let router = http::router(shared.clone());
     let cancel = shared.shutdown.clone();
     // Addresses whose budgets are full again are forgotten once a minute.

@@ -6,6 +6,7 @@
 //! | `mod.rs`      | the router, the checks every request passes, `/metrics`          |
 //! | `rooms.rs`    | creating a room, its details, record and history; `POST /api/replay` |
 //! | `lobby.rs`    | `GET /api/rooms`: the lobby's lists                              |
+//! | `feed.rs`     | the lobby, live: server-sent events                              |
 //! | `pairing.rs`  | quick pairing: tickets in the pools                              |
 //! | `ws/`         | a room's WebSocket: the upgrade, a reader and a writer task      |
 //! | `accounts.rs` | accounts: register, log in and out, password, players            |
@@ -32,6 +33,7 @@ mod accounts;
 mod analyse;
 mod error;
 mod extract;
+pub mod feed;
 mod lobby;
 mod pairing;
 mod rooms;
@@ -61,6 +63,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/replay", post(rooms::replay))
         .route("/api/analyse", post(analyse::analyse))
         .route("/api/pairing", get(pairing::pools).post(pairing::join))
+        .route("/api/lobby/events", get(feed::events))
         .route(
             "/api/pairing/{ticket}",
             get(pairing::status).delete(pairing::leave),
