@@ -8,14 +8,12 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Client, Setup, Table, TestServer, TIMEOUT};
+use common::{Client, ConnectError, Setup, Table, TestServer, TIMEOUT};
 use futures_util::StreamExt;
 use sannin_protocol::RoomStatus;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-use tokio_tungstenite::tungstenite::http::HeaderValue;
 
 /// A raw HTTP/1.1 exchange on a fresh connection: the status and the body.
 async fn raw(server: &TestServer, request: &str) -> (u16, String) {
@@ -175,25 +173,10 @@ async fn ws_connect(
     room: &str,
     headers: &[(&str, &str)],
 ) -> Result<common::Ws, (u16, Value)> {
-    let mut req = server.ws_url(room).into_client_request().expect("request");
-    for (k, v) in headers {
-        let name = tokio_tungstenite::tungstenite::http::HeaderName::from_bytes(k.as_bytes())
-            .expect("header name");
-        req.headers_mut()
-            .insert(name, HeaderValue::from_str(v).expect("header"));
-    }
-    match tokio_tungstenite::connect_async(req).await {
-        Ok((ws, _)) => Ok(ws),
-        Err(tokio_tungstenite::tungstenite::Error::Http(res)) => {
-            let status = res.status().as_u16();
-            let body = res
-                .body()
-                .as_ref()
-                .and_then(|b| serde_json::from_slice(b).ok())
-                .unwrap_or(Value::Null);
-            Err((status, body))
-        }
-        Err(e) => panic!("ws connect: {e}"),
+    match Client::upgrade(&server.ws_url(room), headers).await {
+        Ok(c) => Ok(c.ws),
+        Err(ConnectError::Refused { status, body }) => Err((status, body)),
+        Err(e) => panic!("ws connect: {e:?}"),
     }
 }
 

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use common::*;
 use sannin_protocol::{
-    Channel, ChatMessage, ClientMsg, ClockKind, Clocks, ErrorCode, Event, ForfeitReason,
-    RoomStatus, RulesEvent, Seat, SeatMove, ServerMsg, State,
+    Channel, ClientMsg, ClockKind, Clocks, ErrorCode, Event, ForfeitReason, RoomStatus, RulesEvent,
+    Seat, SeatMove, State,
 };
 use sannin_rules::{EndReason, Game, LossReason, Player};
 use sannin_server::{LimitArgs, ManualTime};
@@ -72,42 +72,15 @@ fn forfeited(player: Seat, reason: ForfeitReason) -> impl Fn(&Event) -> bool {
     move |e| matches!(e, Event::Forfeited { player: p, reason: r, .. } if *p == player && *r == reason)
 }
 
-impl Table {
-    fn mover(&mut self) -> &mut Client {
-        let tm = self.to_move();
-        self.player(tm)
-    }
+/// Plays any pawn move for the player to move.
+trait PlayAny {
+    async fn play_any(&mut self) -> State;
+}
 
-    /// Plays any pawn move for the player to move.
+impl PlayAny for Table {
     async fn play_any(&mut self) -> State {
         let a = some_action(self.mover().state());
         self.play(&a).await
-    }
-}
-
-impl Client {
-    /// The next chat message.
-    async fn until_chat(&mut self) -> ChatMessage {
-        self.until("chat", |m| match m {
-            ServerMsg::Chat(c) => Some(c),
-            _ => None,
-        })
-        .await
-    }
-
-    /// The texts of the next chat history.
-    async fn until_chat_history(&mut self) -> Vec<String> {
-        self.until("chat_history", |m| match m {
-            ServerMsg::ChatHistory { messages } => {
-                Some(messages.into_iter().map(|m| m.text).collect())
-            }
-            _ => None,
-        })
-        .await
-    }
-
-    async fn chat(&mut self, text: &str) {
-        self.send(ClientMsg::Chat { text: text.into() }).await;
     }
 }
 

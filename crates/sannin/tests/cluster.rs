@@ -9,51 +9,25 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use cluster_support::{prefix, resume, to_move, Client, Node, Pg};
-use sannin_protocol::{ClientMsg, RoomStatus, Seat, State};
+use cluster_support::{prefix, resume, Node, Pg};
+use sannin_protocol::{ClientMsg, Seat};
+use sannin_testkit::{Client, Table};
 
 /// The lease of the failover tests: short, so that they run fast, and long enough
 /// that a busy machine (the whole test suite on two cores) still renews in time.
 const LEASE: f64 = 3.0;
 
-/// Three players joined at `urls[i]` for seat i, a spectator at `watch_url`; the game
-/// started. The players (by seat index) and the spectator.
-async fn table(urls: [&str; 3], watch_url: &str) -> (Vec<Client>, Client) {
-    let mut spectator = Client::connect(watch_url).await;
-    spectator.send(ClientMsg::Watch { name: None }).await;
-    spectator.until_state("the watch state", |_| true).await;
-    let mut players = Vec::new();
-    for (seat, url) in Seat::ALL.into_iter().zip(urls) {
-        let mut c = Client::connect(url).await;
-        c.join(seat).await;
-        players.push(c);
-    }
-    for p in &mut players {
-        p.send(ClientMsg::Ready).await;
-    }
-    for c in players.iter_mut().chain([&mut spectator]) {
-        c.until_state("the game running", |s| s.status == RoomStatus::Playing)
-            .await;
-    }
-    (players, spectator)
-}
-
 /// The player to move plays its first legal action; returns once every client has
 /// the state after it (the action is acknowledged). The action.
-async fn play(players: &mut [Client], spectator: &mut Client) -> String {
-    let s = spectator.state.clone().expect("a state");
-    let mover = to_move(&s);
-    let p = &mut players[mover.index()];
-    let mine = p.state.clone().expect("a state");
-    let action = mine.legal.first().expect("a legal action").clone();
-    p.send(ClientMsg::Act {
-        action: action.clone(),
-    })
-    .await;
-    let after = |x: &State| x.seq > s.seq;
-    for c in players.iter_mut().chain([spectator]) {
-        c.until_state("the state after the action", after).await;
-    }
+async fn play(t: &mut Table) -> String {
+    let action = t
+        .mover()
+        .state()
+        .legal
+        .first()
+        .expect("a legal action")
+        .clone();
+    t.play(&action).await;
     action
 }
 
@@ -68,20 +42,23 @@ fn history(node: &Node, room: &str) -> Vec<String> {
         .collect()
 }
 
-/// Every seat resumed at `url` with the tokens of `old`, and a spectator; checks that
+/// Every seat of `old` resumed at `url` with its token, and a spectator; checks that
 /// each sees exactly `played` and returns the new table.
-async fn resume_all(url: &str, old: &[Client], played: &[String]) -> (Vec<Client>, Client) {
+async fn resume_all(url: &str, old: &Table, played: &[String]) -> Table {
     let mut players = Vec::new();
-    for c in old {
+    for c in &old.players {
         let (c, s) = resume(url, c.token.as_deref().expect("a token")).await;
         assert_eq!(s.moves(), played, "every acknowledged action is there");
         players.push(c);
     }
     let mut spectator = Client::connect(url).await;
-    spectator.send(ClientMsg::Watch { name: None }).await;
-    let s = spectator.until_state("the watch state", |_| true).await;
+    let s = spectator.watch(None).await;
     assert_eq!(s.moves(), played);
-    (players, spectator)
+    Table {
+        room: old.room.clone(),
+        players,
+        spectator,
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -94,20 +71,21 @@ async fn players_on_three_nodes_share_one_ordered_stream() {
         .collect();
     let room = nodes[0].create_room();
     let urls: Vec<String> = nodes.iter().map(|n| n.ws(&room)).collect();
-    let (mut players, mut spectator) = table([&urls[0], &urls[1], &urls[2]], &urls[1]).await;
+    let mut t = Table::start(room.clone(), [&urls[0], &urls[1], &urls[2]], &urls[1]).await;
     let mut played = Vec::new();
     for _ in 0..12 {
-        played.push(play(&mut players, &mut spectator).await);
+        played.push(play(&mut t).await);
     }
     // One stream: the same (seq, event) everywhere from the start of the game, with
     // `seq` rising by one.
-    let start = spectator
+    let start = t
+        .spectator
         .events
         .iter()
         .find(|e| e.1.kind() == "game_started")
         .expect("game_started")
         .0;
-    let reference = spectator.events_from(start);
+    let reference = t.spectator.events_from(start);
     for w in reference.windows(2) {
         assert_eq!(w[1].0, w[0].0 + 1, "seq rises by one");
     }
@@ -122,7 +100,7 @@ async fn players_on_three_nodes_share_one_ordered_stream() {
         })
         .collect();
     assert_eq!(actions, played);
-    for c in &players {
+    for c in &t.players {
         assert_eq!(c.events_from(start), reference, "same events, same order");
     }
     // Every node answers for the room over HTTP.
@@ -182,21 +160,21 @@ async fn the_game_goes_on_when_the_owning_node_is_killed() {
     let b = Node::start(&pg, &p, LEASE, dir.path());
     let room = a.create_room();
     let (ua, ub) = (a.ws(&room), b.ws(&room));
-    let (mut players, mut spectator) = table([&ua, &ub, &ub], &ub).await;
+    let mut t = Table::start(room.clone(), [&ua, &ub, &ub], &ub).await;
     let mut played = Vec::new();
     for _ in 0..5 {
-        played.push(play(&mut players, &mut spectator).await);
+        played.push(play(&mut t).await);
     }
     a.signal("KILL");
     a.wait_exit(Duration::from_secs(5));
     // Sockets on the dead node are gone; those proxied to it are closed (1012).
-    for c in players.iter_mut().chain([&mut spectator]) {
-        c.until_closed().await;
+    for c in t.clients_mut() {
+        c.expect_closed().await;
     }
-    let (mut players, mut spectator) = resume_all(&ub, &players, &played).await;
+    let mut t = resume_all(&ub, &t, &played).await;
     assert_eq!(history(&b, &room), played);
     for _ in 0..4 {
-        played.push(play(&mut players, &mut spectator).await);
+        played.push(play(&mut t).await);
     }
     assert_eq!(history(&b, &room), played);
     assert!(
@@ -216,10 +194,10 @@ async fn sigterm_hands_the_rooms_over_without_losing_an_action() {
     let b = Node::start(&pg, &p, 30.0, dir.path());
     let room = a.create_room();
     let (ua, ub) = (a.ws(&room), b.ws(&room));
-    let (mut players, mut spectator) = table([&ub, &ua, &ub], &ua).await;
+    let mut t = Table::start(room.clone(), [&ub, &ua, &ub], &ua).await;
     let mut played = Vec::new();
     for _ in 0..4 {
-        played.push(play(&mut players, &mut spectator).await);
+        played.push(play(&mut t).await);
     }
     a.signal("TERM");
     let drained = Instant::now();
@@ -233,17 +211,17 @@ async fn sigterm_hands_the_rooms_over_without_losing_an_action() {
         "{}",
         a.log_text()
     );
-    for c in players.iter_mut().chain([&mut spectator]) {
-        c.until_closed().await;
+    for c in t.clients_mut() {
+        c.expect_closed().await;
     }
-    let (mut players, mut spectator) = resume_all(&ub, &players, &played).await;
+    let mut t = resume_all(&ub, &t, &played).await;
     assert!(
         drained.elapsed() < Duration::from_secs(15),
         "taken over long before the 30 s lease ran out: {:?}",
         drained.elapsed()
     );
     for _ in 0..3 {
-        played.push(play(&mut players, &mut spectator).await);
+        played.push(play(&mut t).await);
     }
     assert_eq!(history(&b, &room), played);
 }
@@ -257,22 +235,22 @@ async fn a_paused_owner_that_wakes_up_cannot_write() {
     let b = Node::start(&pg, &p, LEASE, dir.path());
     let room = a.create_room();
     let (ua, ub) = (a.ws(&room), b.ws(&room));
-    let (mut players, mut spectator) = table([&ua, &ua, &ua], &ua).await;
+    let mut t = Table::start(room.clone(), [&ua, &ua, &ua], &ua).await;
     let mut played = Vec::new();
     for _ in 0..2 {
-        played.push(play(&mut players, &mut spectator).await);
+        played.push(play(&mut t).await);
     }
-    let mover = to_move(spectator.state.as_ref().unwrap());
-    let stale_action = players[mover.index()].state.clone().unwrap().legal[0].clone();
+    let mover = t.to_move();
+    let stale_action = t.player(mover).state().legal[0].clone();
     // Rooms before the start, owned by node a too: one with a free seat and a
     // newcomer at node a, one whose seated player will leave.
     let open_room = a.create_room();
     let mut first = Client::connect(&a.ws(&open_room)).await;
-    first.join(Seat::First).await;
+    first.join(Some(Seat::First), "p-first").await;
     let mut newcomer = Client::connect(&a.ws(&open_room)).await;
     let leave_room = a.create_room();
     let mut leaver = Client::connect(&a.ws(&leave_room)).await;
-    leaver.join(Seat::First).await;
+    leaver.join(Some(Seat::First), "p-first").await;
     let seats = |room: &str| {
         pg.value(&format!(
         "SELECT string_agg(seat || '=' || name, ',' ORDER BY seat) FROM seats WHERE room_id = '{room}'"
@@ -288,7 +266,7 @@ async fn a_paused_owner_that_wakes_up_cannot_write() {
     // A real wait: leases run out on the database's clock.
     tokio::time::sleep(Duration::from_secs_f64(LEASE * 1.5)).await;
     // The leases ran out: node b takes the rooms over for the players who come to it.
-    let (mut moved, mut watcher) = resume_all(&ub, &players, &played).await;
+    let mut moved = resume_all(&ub, &t, &played).await;
     for r in [&open_room, &leave_room] {
         assert_eq!(b.get_json(&format!("/api/rooms/{r}"))["status"], "waiting");
     }
@@ -297,16 +275,8 @@ async fn a_paused_owner_that_wakes_up_cannot_write() {
     // seat in one room, a seat's release in the other; then the owner wakes up.
     // Whatever it does first (renew its leases, or handle a message), nothing of it
     // must be written.
-    players[0]
-        .send(ClientMsg::Chat {
-            text: "stale chat".into(),
-        })
-        .await;
-    players[mover.index()]
-        .send(ClientMsg::Act {
-            action: stale_action.clone(),
-        })
-        .await;
+    t.players[0].chat("stale chat").await;
+    t.player(mover).act(&stale_action).await;
     newcomer
         .send(ClientMsg::Join {
             seat: Some(Seat::Middle),
@@ -316,17 +286,17 @@ async fn a_paused_owner_that_wakes_up_cannot_write() {
     leaver.send(ClientMsg::Leave).await;
     a.signal("CONT");
     let end = Instant::now() + Duration::from_secs(10);
-    for c in players.iter_mut().chain([&mut newcomer, &mut leaver]) {
+    for c in t.players.iter_mut().chain([&mut newcomer, &mut leaver]) {
         while !c.closed && Instant::now() < end {
-            c.recv(Duration::from_millis(500)).await;
+            c.try_recv(Duration::from_millis(500)).await;
         }
     }
-    let stale = &players[mover.index()];
+    let stale = &t.players[mover.index()];
     assert!(
         stale
             .events
             .iter()
-            .all(|e| e.1.kind() != "action" || e.0 <= spectator.state.as_ref().unwrap().seq),
+            .all(|e| e.1.kind() != "action" || e.0 <= t.spectator.state().seq),
         "the woken owner announced no new action"
     );
     assert!(newcomer.seat.is_none(), "no seat from the woken owner");
@@ -366,16 +336,12 @@ async fn a_paused_owner_that_wakes_up_cannot_write() {
 
     // The new owner's writes land: the game goes on, chat, a seat taken, one freed.
     for _ in 0..2 {
-        played.push(play(&mut moved, &mut watcher).await);
+        played.push(play(&mut moved).await);
     }
     assert_eq!(history(&b, &room), played);
-    moved[0]
-        .send(ClientMsg::Chat {
-            text: "fresh chat".into(),
-        })
-        .await;
+    moved.players[0].chat("fresh chat").await;
     let mut middle = Client::connect(&b.ws(&open_room)).await;
-    middle.join(Seat::Middle).await;
+    middle.join(Some(Seat::Middle), "p-middle").await;
     let (mut back, _) = resume(&b.ws(&leave_room), leaver.token.as_deref().unwrap()).await;
     back.send(ClientMsg::Leave).await;
     let landed = || {
@@ -463,12 +429,11 @@ async fn per_address_limits_hold_across_nodes() {
     // WebSockets: two open at node a; node b refuses a third, and takes one once a
     // socket at node a closed.
     let room = a.create_room();
-    let mut first = a.ws_from(&room, "10.0.0.1").await.expect("first socket");
+    let first = a.ws_from(&room, "10.0.0.1").await.expect("first socket");
     let _second = a.ws_from(&room, "10.0.0.1").await.expect("second socket");
     assert_eq!(b.ws_from(&room, "10.0.0.1").await.err(), Some(429));
     let _other = b.ws_from(&room, "10.0.0.2").await.expect("another address");
-    first.close(None).await.unwrap();
-    drop(first);
+    first.close().await;
     let mut third = None;
     eventually(
         Duration::from_secs(10),

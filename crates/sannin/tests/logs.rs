@@ -9,42 +9,19 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use common::{create_room, start_server};
-use futures_util::{SinkExt, StreamExt};
-use sannin_protocol::{ClientMsg, ServerMsg};
-use tokio_tungstenite::tungstenite::Message;
+use sannin_protocol::ClientMsg;
+use sannin_testkit::Client;
 
 /// Sends `msg`, then reads until a `seated`; its token.
 async fn seated(url: &str, msg: ClientMsg) -> String {
-    let (mut ws, _) = tokio_tungstenite::connect_async(url)
-        .await
-        .expect("ws connect");
-    ws.send(Message::Text(msg.to_text().into()))
-        .await
-        .expect("send");
-    let token = tokio::time::timeout(Duration::from_secs(20), async {
-        while let Some(m) = ws.next().await {
-            if let Ok(Message::Text(t)) = m {
-                if let Ok(ServerMsg::Seated { token, .. }) = ServerMsg::parse(t.as_str()) {
-                    return token;
-                }
-            }
-        }
-        panic!("closed before seated");
-    })
-    .await
-    .expect("seated in time");
+    let mut c = Client::connect(url).await;
+    c.send(msg).await;
+    c.until_seated().await;
+    let token = c.token.clone().expect("a token");
     // A chat line too, so that the player's own frames go through the log as well.
-    ws.send(Message::Text(
-        ClientMsg::Chat {
-            text: "hello".into(),
-        }
-        .to_text()
-        .into(),
-    ))
-    .await
-    .expect("send chat");
-    let _ = tokio::time::timeout(Duration::from_secs(2), ws.next()).await;
-    let _ = ws.close(None).await;
+    c.chat("hello").await;
+    c.until_chat().await;
+    c.close().await;
     token
 }
 

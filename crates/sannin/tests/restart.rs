@@ -14,10 +14,11 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use cluster_support::{Client, Pg, TIMEOUT};
+use cluster_support::{Pg, TIMEOUT};
 use common::{free_port, http, http_with, Guard, BIN};
 use sannin_bot::Level;
 use sannin_protocol::{ClientMsg, ClockKind, Event, RoomStatus, Seat, ServerMsg, State};
+use sannin_testkit::Client;
 use serde_json::{json, Value};
 use strum::IntoEnumIterator as _;
 
@@ -183,18 +184,10 @@ impl Server {
 
 /// A WebSocket client of `room`, with a session `cookie` if given.
 async fn connect(server: &Server, room: &str, cookie: Option<&str>) -> Client {
-    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-    let mut req = server.ws(room).into_client_request().unwrap();
-    if let Some(c) = cookie {
-        req.headers_mut().insert("cookie", c.parse().unwrap());
+    match cookie {
+        Some(c) => Client::connect_with_cookie(&server.ws(room), c).await,
+        None => Client::connect(&server.ws(room)).await,
     }
-    let (ws, _) = tokio::time::timeout(TIMEOUT, tokio_tungstenite::connect_async(req))
-        .await
-        .expect("connect in time")
-        .expect("connect");
-    let mut c = Client::over(ws);
-    c.until_state("the first state", |_| true).await;
-    c
 }
 
 /// A client seated in `seat` of `room`, with its session `cookie` if given.
@@ -212,11 +205,7 @@ async fn seat(server: &Server, room: &str, s: Seat, cookie: Option<&str>) -> Cli
 /// The seat of `token` taken back on a new connection; its state after the resume.
 async fn resume(server: &Server, room: &str, token: &str, cookie: Option<&str>) -> Client {
     let mut c = connect(server, room, cookie).await;
-    c.send(ClientMsg::Resume {
-        token: token.into(),
-    })
-    .await;
-    c.until_seated().await;
+    c.resume(token).await;
     c.until_state("the state after resume", |_| true).await;
     c
 }
@@ -237,19 +226,12 @@ async fn play_one(players: &mut [Client]) {
     let mover = players
         .iter()
         .position(|c| {
-            c.state
-                .as_ref()
-                .is_some_and(|s| s.to_move.is_some() && s.to_move == s.you && !s.legal.is_empty())
+            let s = c.state();
+            s.to_move.is_some() && s.to_move == s.you && !s.legal.is_empty()
         })
         .expect("a seated player to move");
-    let before = players[mover]
-        .state
-        .as_ref()
-        .unwrap()
-        .moves
-        .as_ref()
-        .map_or(0, Vec::len);
-    let action = players[mover].state.as_ref().unwrap().legal[0].clone();
+    let before = players[mover].state().moves().len();
+    let action = players[mover].state().legal[0].clone();
     players[mover].send(ClientMsg::Act { action }).await;
     for p in players.iter_mut() {
         p.until_state("the action's state", |s| {
@@ -339,7 +321,7 @@ async fn the_matrix(server: Server) {
         }
         let mut c = Case::new(format!("a {} clock", kind.as_str()), room);
         c.tokens = tokens(&p);
-        c.state = p[0].state.clone();
+        c.state = Some(p[0].state().clone());
         cases.push(c);
         keep.extend(p);
     }
@@ -391,7 +373,7 @@ async fn the_matrix(server: Server) {
     }
     p[0].send(ClientMsg::ProposeAlliance { seat: Seat::Middle })
         .await;
-    p[1].until_event("the proposal", |e| {
+    p[1].until_event_where("the proposal", |e| {
         matches!(e, Event::AllianceProposed { .. })
     })
     .await;
@@ -487,7 +469,7 @@ async fn the_matrix(server: Server) {
     // Each person against bots plays on, and the bots answer.
     for level in Level::all() {
         let p = &mut players[at(&format!("two bots of level {}", level.number()))];
-        let seats = &p[0].state.as_ref().unwrap().seats;
+        let seats = &p[0].state().seats;
         for s in [&seats.middle, &seats.last] {
             assert_eq!(s.as_ref().and_then(|s| s.bot), Some(level.number()));
         }
@@ -504,7 +486,7 @@ async fn the_matrix(server: Server) {
         let i = at(&format!("a {} clock", kind.as_str()));
         let p = &mut players[i];
         let before = cases[i].state.as_ref().unwrap().clocks.expect("clocks");
-        let after = p[0].state.as_ref().unwrap().clocks.expect("clocks");
+        let after = p[0].state().clocks.expect("clocks");
         assert_eq!(after.settings, before.settings, "{}", cases[i].what);
         for s in [Seat::Middle, Seat::Last] {
             let (a, b) = (after.get(s), before.get(s));
@@ -521,12 +503,12 @@ async fn the_matrix(server: Server) {
     // The private room: still private, reachable by its link, playable.
     let i = at("a private room");
     assert!(!server.listed(&cases[i].room, "playing"));
-    assert!(players[i][0].state.as_ref().unwrap().private);
+    assert!(players[i][0].state().private);
     play_one(&mut players[i]).await;
 
     // The Master that took over First's seat still holds it, and plays its turns.
     let p = &mut players[at("a Master took over a seat")];
-    let first = p[0].state.as_ref().unwrap().seats.first.clone().unwrap();
+    let first = p[0].state().seats.first.clone().unwrap();
     assert_eq!((first.bot, first.taken_over), (Some(4), true));
     play_one(p).await; // Middle
     play_one(p).await; // Last
@@ -537,10 +519,7 @@ async fn the_matrix(server: Server) {
 
     // The waiting room waits for the same person, who starts the game with two others.
     let i = at("a waiting room");
-    assert_eq!(
-        players[i][0].state.as_ref().unwrap().status,
-        RoomStatus::Waiting
-    );
+    assert_eq!(players[i][0].state().status, RoomStatus::Waiting);
     for s in [Seat::First, Seat::Last] {
         let c = seat(&server, &cases[i].room, s, None).await;
         players[i].push(c);
@@ -556,7 +535,7 @@ async fn the_matrix(server: Server) {
 
     // The rated game goes on, and is rated when it ends.
     let p = &mut players[at("a rated game")];
-    assert!(p[0].state.as_ref().unwrap().rated);
+    assert!(p[0].state().rated);
     play_one(p).await;
     for i in [0, 1] {
         p[i].send(ClientMsg::Resign).await;
@@ -573,7 +552,7 @@ async fn the_matrix(server: Server) {
     assert_eq!(details["status"], "finished");
     assert!(server.listed(&c.room, "finished"));
     let watcher = connect(&server, &c.room, None).await;
-    assert_eq!(watcher.state.as_ref().unwrap().status, RoomStatus::Finished);
+    assert_eq!(watcher.state().status, RoomStatus::Finished);
     assert_eq!(server.metric("sannin_rooms_broken"), 0.0);
 }
 
@@ -694,7 +673,7 @@ async fn damaged_rooms_are_marked_broken_and_the_others_served() {
     let mut watcher = connect(&server, &bad_level, None).await;
     watcher.send(ClientMsg::Sync).await;
     assert!(matches!(
-        watcher.recv(TIMEOUT).await,
+        watcher.try_recv(TIMEOUT).await,
         Some(ServerMsg::State(_))
     ));
 }

@@ -275,6 +275,13 @@ impl TestServer {
     }
 }
 
+/// A table is laid at a test server like at any other.
+impl sannin_testkit::Endpoint for TestServer {
+    fn addr(&self) -> String {
+        self.addr.to_string()
+    }
+}
+
 impl Drop for TestServer {
     fn drop(&mut self) {
         if let Some(rt) = self.rt.take() {

@@ -1,22 +1,19 @@
 //! A cluster of real `sannin serve` processes on loopback: a throwaway PostgreSQL
-//! database and a NATS subject prefix of their own per test, WebSocket clients that
-//! record every event, and signals sent to the nodes (kill -9, SIGTERM,
-//! SIGSTOP/SIGCONT).
+//! database and a NATS subject prefix of their own per test, signals sent to the nodes
+//! (kill -9, SIGTERM, SIGSTOP/SIGCONT), and seats resumed while a room moves from one
+//! node to another. The WebSocket client is the testkit's (`sannin_testkit::Client`).
 
-#![allow(dead_code)] // each test uses its own part of this
+#![allow(dead_code, unused_imports)] // each test uses its own part of this
 
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use futures_util::{SinkExt, StreamExt};
-use sannin_protocol::{ClientMsg, Event, Follower, Seat, ServerMsg, State};
-use tokio::net::TcpStream;
-use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use sannin_protocol::{ClientMsg, ServerMsg, State};
+use sannin_testkit::{http::http_with, Client, ConnectError};
 
 use crate::common::{free_port, http, Guard, BIN};
 
-pub const TIMEOUT: Duration = Duration::from_secs(20);
+pub use sannin_testkit::TIMEOUT;
 pub const NATS: &str = "nats://127.0.0.1:4222";
 
 /// A PostgreSQL database made with `psql` for one test, dropped at the end.
@@ -197,60 +194,24 @@ impl Node {
     }
 
     pub fn create_room(&self) -> String {
-        let (status, body) = http(&self.addr, "POST", "/api/rooms", "{}").expect("create");
-        assert_eq!(status, 201, "{body}");
-        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
-        v["id"].as_str().unwrap().to_string()
+        sannin_testkit::http::create_room(&self.addr, "{}")
     }
 
     /// A request as if from `client` (behind a trusted proxy, `X-Forwarded-For`): the
     /// status and the `code` of an error (empty for a success).
     pub fn from(&self, client: &str, method: &str, path: &str, body: &str) -> (u16, String) {
-        use std::io::{Read, Write};
-        let mut s = std::net::TcpStream::connect(&self.addr).expect("connect");
-        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        write!(
-            s,
-            "{method} {path} HTTP/1.1\r\nHost: {}\r\nX-Forwarded-For: {client}\r\n\
-             Content-Type: application/json\r\nContent-Length: {}\r\n\
-             Connection: close\r\n\r\n{body}",
-            self.addr,
-            body.len()
-        )
-        .unwrap();
-        let mut buf = String::new();
-        s.read_to_string(&mut buf).unwrap();
-        let status = buf
-            .split_whitespace()
-            .nth(1)
-            .and_then(|c| c.parse().ok())
-            .unwrap_or(0);
-        let body = buf.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-        let code = serde_json::from_str::<serde_json::Value>(body)
-            .ok()
-            .and_then(|v| v["error"]["code"].as_str().map(str::to_string))
-            .unwrap_or_default();
-        (status, code)
+        let forwarded = format!("X-Forwarded-For: {client}");
+        let answer = http_with(&self.addr, method, path, body, &[&forwarded]).expect("a request");
+        (answer.status, answer.error_code())
     }
 
-    /// A WebSocket to room `room` as if from `client`: the open socket, or the HTTP
-    /// status it was refused with.
-    pub async fn ws_from(
-        &self,
-        room: &str,
-        client: &str,
-    ) -> Result<WebSocketStream<MaybeTlsStream<TcpStream>>, u16> {
-        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-        let mut req = self.ws(room).into_client_request().unwrap();
-        req.headers_mut()
-            .insert("x-forwarded-for", client.parse().unwrap());
-        match tokio::time::timeout(TIMEOUT, tokio_tungstenite::connect_async(req))
-            .await
-            .expect("an answer in time")
-        {
-            Ok((ws, _)) => Ok(ws),
-            Err(tokio_tungstenite::tungstenite::Error::Http(r)) => Err(r.status().as_u16()),
-            Err(e) => panic!("ws to {room}: {e}"),
+    /// A WebSocket to room `room` as if from `client`: a client that has read nothing
+    /// yet, or the HTTP status it was refused with.
+    pub async fn ws_from(&self, room: &str, client: &str) -> Result<Client, u16> {
+        match Client::upgrade(&self.ws(room), &[("x-forwarded-for", client)]).await {
+            Ok(c) => Ok(c),
+            Err(ConnectError::Refused { status, .. }) => Err(status),
+            Err(e) => panic!("ws to {room}: {e:?}"),
         }
     }
 
@@ -261,147 +222,6 @@ impl Node {
     }
 }
 
-/// A WebSocket client that records the events and states it receives (made whole: a
-/// state after an action leaves `moves` out).
-pub struct Client {
-    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
-    follow: Follower,
-    pub events: Vec<(u64, Event)>,
-    pub state: Option<State>,
-    pub token: Option<String>,
-    pub seat: Option<Seat>,
-    pub closed: bool,
-    pub errors: Vec<String>,
-}
-
-impl Client {
-    /// A client over an open socket that has read nothing yet.
-    pub fn over(ws: WebSocketStream<MaybeTlsStream<TcpStream>>) -> Client {
-        Client {
-            ws,
-            follow: Follower::default(),
-            events: Vec::new(),
-            state: None,
-            token: None,
-            seat: None,
-            closed: false,
-            errors: Vec::new(),
-        }
-    }
-
-    pub async fn connect(url: &str) -> Client {
-        let (ws, _) = tokio::time::timeout(TIMEOUT, tokio_tungstenite::connect_async(url))
-            .await
-            .expect("ws connect in time")
-            .expect("ws connect");
-        let mut c = Client::over(ws);
-        c.until_state("the first state", |_| true).await;
-        c
-    }
-
-    pub async fn send(&mut self, m: ClientMsg) {
-        self.ws
-            .send(Message::Text(m.to_text().into()))
-            .await
-            .expect("send");
-    }
-
-    /// The next protocol message within `wait`; None on timeout or close.
-    pub async fn recv(&mut self, wait: Duration) -> Option<ServerMsg> {
-        loop {
-            let m = match tokio::time::timeout(wait, self.ws.next()).await {
-                Err(_) => return None,
-                Ok(None) | Ok(Some(Err(_))) | Ok(Some(Ok(Message::Close(_)))) => {
-                    self.closed = true;
-                    return None;
-                }
-                Ok(Some(Ok(Message::Text(t)))) => t,
-                Ok(Some(Ok(_))) => continue,
-            };
-            let mut m = ServerMsg::parse(m.as_str()).expect("a protocol message");
-            self.follow.see(&mut m);
-            match &m {
-                ServerMsg::Event { seq, event } => self.events.push((*seq, event.clone())),
-                ServerMsg::State(s) => self.state = Some((**s).clone()),
-                ServerMsg::Seated { seat, token } => {
-                    self.seat = Some(*seat);
-                    self.token = Some(token.clone());
-                }
-                ServerMsg::Error { code, .. } => self.errors.push(code.as_str().to_string()),
-                _ => {}
-            }
-            return Some(m);
-        }
-    }
-
-    pub async fn until_state(&mut self, what: &str, pred: impl Fn(&State) -> bool) -> State {
-        let end = tokio::time::Instant::now() + TIMEOUT;
-        loop {
-            let left = end.saturating_duration_since(tokio::time::Instant::now());
-            match self.recv(left).await {
-                Some(ServerMsg::State(s)) if pred(&s) => return *s,
-                Some(_) => {}
-                None => panic!("no {what}: closed={}", self.closed),
-            }
-        }
-    }
-
-    pub async fn until_event(&mut self, what: &str, pred: impl Fn(&Event) -> bool) -> Event {
-        let end = tokio::time::Instant::now() + TIMEOUT;
-        loop {
-            let left = end.saturating_duration_since(tokio::time::Instant::now());
-            match self.recv(left).await {
-                Some(ServerMsg::Event { event, .. }) if pred(&event) => return event,
-                Some(_) => {}
-                None => panic!("no {what}: closed={}", self.closed),
-            }
-        }
-    }
-
-    pub async fn until_seated(&mut self) -> Seat {
-        let end = tokio::time::Instant::now() + TIMEOUT;
-        loop {
-            let left = end.saturating_duration_since(tokio::time::Instant::now());
-            match self.recv(left).await {
-                Some(ServerMsg::Seated { seat, .. }) => return seat,
-                Some(_) => {}
-                None => panic!(
-                    "not seated: closed={} errors={:?}",
-                    self.closed, self.errors
-                ),
-            }
-        }
-    }
-
-    pub async fn join(&mut self, seat: Seat) {
-        self.send(ClientMsg::Join {
-            seat: Some(seat),
-            name: Some(format!("p-{}", seat.as_str())),
-        })
-        .await;
-        assert_eq!(self.until_seated().await, seat);
-    }
-
-    /// Reads until the server closes the socket.
-    pub async fn until_closed(&mut self) {
-        let end = tokio::time::Instant::now() + TIMEOUT;
-        while !self.closed {
-            let left = end.saturating_duration_since(tokio::time::Instant::now());
-            assert!(!left.is_zero(), "the socket was not closed");
-            self.recv(left).await;
-        }
-    }
-
-    /// The (seq, event) pairs from `from` on.
-    pub fn events_from(&self, from: u64) -> Vec<(u64, Event)> {
-        self.events
-            .iter()
-            .filter(|e| e.0 >= from)
-            .cloned()
-            .collect()
-    }
-}
-
 /// Connects to `url` and resumes the seat of `token`, retrying while the room moves
 /// to its next owner (the socket is refused or closed meanwhile). The client and the
 /// `state` that follows the resume.
@@ -409,13 +229,11 @@ pub async fn resume(url: &str, token: &str) -> (Client, State) {
     let end = Instant::now() + Duration::from_secs(30);
     loop {
         assert!(Instant::now() < end, "could not resume on {url}");
-        let attempt = tokio::time::timeout(TIMEOUT, tokio_tungstenite::connect_async(url)).await;
-        let Ok(Ok((ws, _))) = attempt else {
+        let Ok(mut c) = Client::upgrade(url, &[]).await else {
             tokio::time::sleep(Duration::from_millis(200)).await;
             continue;
         };
-        let mut c = Client::over(ws);
-        if c.recv(TIMEOUT).await.is_none() {
+        if c.try_recv(TIMEOUT).await.is_none() {
             tokio::time::sleep(Duration::from_millis(200)).await;
             continue;
         }
@@ -424,7 +242,7 @@ pub async fn resume(url: &str, token: &str) -> (Client, State) {
         })
         .await;
         let mut seated = false;
-        while let Some(m) = c.recv(TIMEOUT).await {
+        while let Some(m) = c.try_recv(TIMEOUT).await {
             match m {
                 ServerMsg::Seated { .. } => seated = true,
                 ServerMsg::State(s) if seated => return (c, *s),
@@ -433,11 +251,6 @@ pub async fn resume(url: &str, token: &str) -> (Client, State) {
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-}
-
-/// The player to move in `s`.
-pub fn to_move(s: &State) -> Seat {
-    s.to_move.expect("someone to move")
 }
 
 /// One line on the test's stderr, shown even when the test passes (libtest captures

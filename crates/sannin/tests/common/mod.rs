@@ -1,14 +1,16 @@
 //! What the tests of the `sannin` binary share: the binary, running a command to its
-//! end, a guard that kills a child process, a real `sannin serve` on a free port, and
-//! bare HTTP/1.1 requests.
+//! end, a guard that kills a child process, a real `sannin serve` on a free port; bare
+//! HTTP/1.1 requests are the testkit's (`sannin_testkit::http`).
 
-#![allow(dead_code)] // each test file uses its own part of this
+#![allow(dead_code, unused_imports)] // each test file uses its own part of this
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::Write;
+use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
+
+pub use sannin_testkit::http::{http, http_with, Answer};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_sannin");
 
@@ -85,64 +87,5 @@ pub fn start_server(
 
 /// Creates a room on the server at `addr`; its id.
 pub fn create_room(addr: &str) -> String {
-    let (status, body) = http(addr, "POST", "/api/rooms", "{}").expect("create a room");
-    assert_eq!(status, 201, "{body}");
-    let room: serde_json::Value = serde_json::from_str(&body).expect("JSON");
-    room["id"].as_str().expect("room id").to_string()
-}
-
-/// A bare HTTP/1.1 request; the status and the body.
-pub fn http(addr: &str, method: &str, path: &str, body: &str) -> std::io::Result<(u16, String)> {
-    http_with(addr, method, path, body, &[]).map(|r| (r.status, r.body))
-}
-
-/// An answer of [`http_with`].
-pub struct Answer {
-    pub status: u16,
-    /// The header lines, as sent.
-    pub headers: Vec<String>,
-    pub body: String,
-}
-
-impl Answer {
-    /// The `name=value` of the cookie the answer sets (the part before `;`).
-    pub fn cookie(&self) -> Option<String> {
-        self.headers.iter().find_map(|h| {
-            let (k, v) = h.split_once(':')?;
-            k.eq_ignore_ascii_case("set-cookie")
-                .then(|| v.trim().split(';').next().unwrap_or("").to_string())
-        })
-    }
-}
-
-/// A bare HTTP/1.1 request with extra header lines (`"Cookie: a=b"`).
-pub fn http_with(
-    addr: &str,
-    method: &str,
-    path: &str,
-    body: &str,
-    headers: &[&str],
-) -> std::io::Result<Answer> {
-    let mut s = TcpStream::connect(addr)?;
-    s.set_read_timeout(Some(Duration::from_secs(10)))?;
-    let extra: String = headers.iter().map(|h| format!("{h}\r\n")).collect();
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{extra}Connection: close\r\n\r\n{body}",
-        body.len()
-    )?;
-    let mut buf = String::new();
-    s.read_to_string(&mut buf)?;
-    let (head, body) = buf.split_once("\r\n\r\n").unwrap_or((&buf, ""));
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    Ok(Answer {
-        status,
-        headers: lines.map(str::to_string).collect(),
-        body: body.to_string(),
-    })
+    sannin_testkit::http::create_room(addr, "{}")
 }
