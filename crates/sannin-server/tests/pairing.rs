@@ -438,3 +438,103 @@ async fn a_player_who_makes_no_first_move_gives_the_table_up() {
     assert_eq!(states.iter().filter(|(_, s)| *s == "waiting").count(), 2);
     server.stop().await;
 }
+
+/// Registers `name`; its session cookie.
+async fn account(server: &TestServer, name: &str) -> String {
+    let body = json!({"name": name, "password": "correct horse battery"});
+    let (status, cookie, v) = call(server, "POST", "/api/accounts", Some(body), None).await;
+    assert_eq!(status, 201, "{v}");
+    cookie.expect("a session cookie")
+}
+
+/// Rated pools seat players whose ratings fit a window that widens with the wait,
+/// under their account names, and never computer players.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rated_pools_match_close_ratings_first_and_widen_with_the_wait() {
+    let time = ManualTime::new(0);
+    let (db, server) = server(&time).await;
+    let cookies = [
+        account(&server, "Ann").await,
+        account(&server, "Bob").await,
+        account(&server, "Cyd").await,
+    ];
+    // Cyd is strong: a display rating of 1400 (μ − 3σ = 16) against 1000.
+    db.execute("UPDATE accounts SET mu = 22.0, sigma = 2.0, games = 20 WHERE name = 'Cyd'")
+        .await;
+    let rated = json!({"clock": five_three(), "rated": true});
+    let mut tickets = Vec::new();
+    for c in &cookies {
+        tickets.push(ticket(&server, rated.clone(), Some(c)).await);
+    }
+    assert_eq!(waiting_in(&server, "5+3", true).await, 3);
+    time.advance(Duration::from_secs(5));
+    // ±175 after 5 s: 1400 is too far from 1000.
+    assert_eq!(status(&server, &tickets[0], 0).await["status"], "waiting");
+    // ±400 after 20 s: one table.
+    time.advance(Duration::from_secs(15));
+    let (room, _, _) = matched(&server, &tickets[2]).await;
+    for t in &tickets[..2] {
+        assert_eq!(matched(&server, t).await.0, room);
+    }
+    let details = server.room(&room).await;
+    assert!(details.room.rated && details.room.paired);
+    let mut names: Vec<String> = Seat::ALL
+        .iter()
+        .map(|s| {
+            let seat = details.room.seats.get(*s).expect("seated");
+            assert!(seat.bot.is_none(), "no computer player in a rated pool");
+            seat.name.clone()
+        })
+        .collect();
+    names.sort();
+    assert_eq!(names, ["Ann", "Bob", "Cyd"]);
+    server.stop().await;
+}
+
+/// Tickets are stored before they are answered: a server killed and started again
+/// still has them, in their order, and completes their table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tickets_survive_a_restart() {
+    let db = TestDb::sqlite();
+    let server = Setup::default().start(&db).await;
+    let a = ticket(&server, json!({"clock": five_three(), "name": "Ann"}), None).await;
+    let b = ticket(&server, json!({"clock": five_three(), "name": "Bob"}), None).await;
+    server.kill();
+    let server = Setup::default().start(&db).await;
+    assert_eq!(waiting_in(&server, "5+3", false).await, 2);
+    for t in [&a, &b] {
+        assert_eq!(status(&server, t, 0).await["status"], "waiting");
+    }
+    let c = ticket(&server, json!({"clock": five_three(), "name": "Cy"}), None).await;
+    let (room, _, _) = matched(&server, &c).await;
+    for t in [&a, &b] {
+        assert_eq!(matched(&server, t).await.0, room);
+    }
+    server.stop().await;
+}
+
+/// One address may take `--tickets-per-minute` tickets (a minute's worth at once).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tickets_have_a_budget_per_address() {
+    let (_db, server) = Setup::default()
+        .limits(|l| l.tickets_per_minute = 2.0)
+        .sqlite()
+        .await;
+    for _ in 0..2 {
+        ticket(&server, json!({"clock": five_three()}), None).await;
+    }
+    let (s, _, v) = call(
+        &server,
+        "POST",
+        "/api/pairing",
+        Some(json!({"clock": five_three()})),
+        None,
+    )
+    .await;
+    assert_eq!(
+        (s, TestServer::error_code(&v)),
+        (429, "rate_limited"),
+        "{v}"
+    );
+    server.stop().await;
+}

@@ -110,13 +110,17 @@ impl Room {
         if s.present() {
             return None;
         }
+        s.left_at.map(|t| t + self.hold(s))
+    }
+
+    /// How long the seat of `s`, its player away, is held (see [`Room::deadline_of`]).
+    pub(super) fn hold(&self, s: &Occupant) -> std::time::Duration {
         let cfg = &self.deps.config;
-        let wait = match (self.status, self.settings.paired, s.ever_connected) {
+        match (self.status, self.settings.paired, s.ever_connected) {
             (RoomStatus::Waiting, _, true) => cfg.waiting_grace,
             (RoomStatus::Waiting, true, false) => crate::pairing::CONNECT_TIME,
             _ => cfg.grace,
-        };
-        s.left_at.map(|t| t + wait)
+        }
     }
 
     /// When the table of pairing is given up because `p`, to move, has made no move

@@ -25,14 +25,14 @@ impl Room {
 
     /// [`Room::seat_info`] of `s` but for the name, left empty (nothing allocated).
     fn unnamed_seat_info(&self, s: &Occupant) -> SeatInfo {
-        let grace = self.deps.config.grace.as_millis() as i64;
+        let hold = self.hold(s).as_millis() as i64;
         SeatInfo {
             name: String::new(),
             // A bot is always there.
             connected: s.present(),
             ready: s.ready,
             abandon_at_ms: match (s.present(), s.left_at_ms) {
-                (false, Some(t)) => Some(t + grace),
+                (false, Some(t)) => Some(t + hold),
                 _ => None,
             },
             bot: s.bot.map(Level::number),
