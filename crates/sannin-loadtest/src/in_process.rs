@@ -32,7 +32,7 @@ impl LocalServer {
             .clone()
             .unwrap_or_else(|| format!("sqlite://{}/load.db", dir.display()));
         let limits = LimitArgs {
-            max_rooms: rooms + args.bot_rooms + 1000,
+            max_rooms: rooms + args.bot_rooms + args.pairing / 3 + 1000,
             max_connections_per_room: LimitArgs::default()
                 .max_connections_per_room
                 .max(args.spectators + 10),
@@ -44,6 +44,7 @@ impl LocalServer {
             bot_rooms_per_minute: 0.0,
             max_ws_per_address: 0,
             max_bot_only_rooms_per_address: 0,
+            tickets_per_minute: 0.0,
             ..LimitArgs::default()
         };
         let config = Config::new(url).with_limits(&limits);

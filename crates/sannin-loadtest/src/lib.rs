@@ -44,11 +44,14 @@ use tokio::task::JoinHandle;
 
 mod client;
 mod in_process;
+mod pairing;
 mod player;
 mod report;
 mod target;
 mod watch;
 mod wire;
+
+pub use pairing::PairingReport;
 
 use client::{create_room, metric};
 use player::{play_seat, Gates, Player, RoomStats};
@@ -123,6 +126,17 @@ pub struct LoadtestArgs {
     /// report the server's memory per idle room and per idle connection.
     #[arg(long)]
     pub idle: bool,
+
+    /// Play nothing: N people ask for a game in one pool of quick pairing, arriving
+    /// over `--pairing-seconds`; report how many were matched, the time from a
+    /// table's third ticket to its people learning it, and the server's CPU per
+    /// ticket (the server needs `--tickets-per-minute 0`).
+    #[arg(long, default_value_t = 0)]
+    pub pairing: usize,
+
+    /// The time over which the people of `--pairing` arrive.
+    #[arg(long, default_value_t = 10.0)]
+    pub pairing_seconds: f64,
 }
 
 impl Default for LoadtestArgs {
@@ -142,6 +156,8 @@ impl Default for LoadtestArgs {
             server_pid: None,
             spectators: 0,
             idle: false,
+            pairing: 0,
+            pairing_seconds: 10.0,
         }
     }
 }
@@ -176,6 +192,12 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<Report> {
         in_process: target.in_process(),
         ..Report::default()
     };
+    if args.pairing > 0 {
+        let over = Duration::from_secs_f64(args.pairing_seconds.max(0.0));
+        report.pairing = Some(pairing::run(&target, args.pairing, over).await);
+        target.close().await?;
+        return Ok(report);
+    }
     let sem = Arc::new(Semaphore::new(args.concurrency.max(1)));
     let created = create_rooms(&target, rooms, &sem, args.idle).await?;
     if args.idle {

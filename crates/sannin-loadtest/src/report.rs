@@ -98,6 +98,8 @@ pub struct Report {
     pub in_process: bool,
     pub spectators: Option<SpectatorReport>,
     pub idle: Option<IdleReport>,
+    /// With `--pairing`: the pairing figures.
+    pub pairing: Option<crate::pairing::PairingReport>,
     pub errors: Vec<String>,
 }
 

@@ -58,3 +58,25 @@ async fn idle_mode_seats_silent_connections_and_measures_memory() {
     assert!(idle.kib_per_room.is_finite() && idle.kib_per_room >= 0.0);
     assert!(idle.kib_per_connection.is_finite() && idle.kib_per_connection >= 0.0);
 }
+
+/// `--pairing`: people arrive at a pool, every one of them is matched, in tables of
+/// three, and the figures are reported.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pairing_load_matches_everyone_in_threes() {
+    let report = run(LoadtestArgs {
+        pairing: 60,
+        pairing_seconds: 1.0,
+        ..LoadtestArgs::default()
+    })
+    .await
+    .expect("load test");
+    let p = report.pairing.expect("the pairing figures");
+    assert_eq!(
+        (p.tickets, p.matched, p.tables, p.errors),
+        (60, 60, 20, 0),
+        "{p:?}"
+    );
+    assert_eq!(p.third_to_matched.samples, 60);
+    assert!(p.third_to_matched.p50_ms <= p.third_to_matched.p99_ms);
+    assert!(p.cpu_us_per_ticket.is_some_and(|c| c > 0.0), "{p:?}");
+}
