@@ -51,11 +51,9 @@ mod target;
 mod watch;
 mod wire;
 
-pub use pairing::PairingReport;
-
 use client::{create_room, metric};
 use player::{play_seat, Gates, Player, RoomStats};
-pub use report::{IdleReport, Latency, Report, SpectatorReport};
+pub use report::{IdleReport, Latency, PairingReport, Report, SpectatorReport};
 use target::{cpu_us, rss_kib, Target};
 use watch::{idle_connections, spectate, spectator_report, Watched};
 

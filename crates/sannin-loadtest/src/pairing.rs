@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::client::http;
-use crate::report::Latency;
+use crate::report::{Latency, PairingReport};
 use crate::target::{cpu_us, Target};
 
 /// The pool's clock, as a ticket asks for it.
@@ -25,23 +25,6 @@ struct Outcome {
     ticket: String,
     made: Instant,
     matched: Option<(Instant, String)>,
-}
-
-/// What the pairing load measured.
-#[derive(Debug, Clone, Default)]
-pub struct PairingReport {
-    /// Tickets made.
-    pub tickets: usize,
-    /// Tickets matched.
-    pub matched: usize,
-    /// Tables.
-    pub tables: usize,
-    /// Requests that failed.
-    pub errors: usize,
-    /// From the third ticket of a table to each of its people learning it.
-    pub third_to_matched: Latency,
-    /// Server CPU per ticket, µs (when the server's process is known).
-    pub cpu_us_per_ticket: Option<f64>,
 }
 
 /// Runs the pairing load against `target` and prints its report.

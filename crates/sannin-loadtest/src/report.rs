@@ -99,8 +99,25 @@ pub struct Report {
     pub spectators: Option<SpectatorReport>,
     pub idle: Option<IdleReport>,
     /// With `--pairing`: the pairing figures.
-    pub pairing: Option<crate::pairing::PairingReport>,
+    pub pairing: Option<PairingReport>,
     pub errors: Vec<String>,
+}
+
+/// What the pairing load measured.
+#[derive(Debug, Clone, Default)]
+pub struct PairingReport {
+    /// Tickets made.
+    pub tickets: usize,
+    /// Tickets matched.
+    pub matched: usize,
+    /// Tables.
+    pub tables: usize,
+    /// Requests that failed.
+    pub errors: usize,
+    /// From the third ticket of a table to each of its people learning it.
+    pub third_to_matched: Latency,
+    /// Server CPU per ticket, µs (when the server's process is known).
+    pub cpu_us_per_ticket: Option<f64>,
 }
 
 fn percentile(sorted: &[u32], p: f64) -> f64 {

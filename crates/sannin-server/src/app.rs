@@ -25,10 +25,11 @@ use crate::error::ApiError;
 use crate::limits::Budgets;
 use crate::metrics::Metrics;
 use crate::pairing::{NoShow, Pairing, PairingApi, PoolId, Tables};
-use crate::room::{BoxFuture, Registry, Room, RoomHandle, RoomSettings};
+use crate::room::{Registry, Room, RoomHandle, RoomSettings};
 use crate::rooms::{Rooms, RoomsParts};
 use crate::store::column::Json as _;
 use crate::store::{Store, StoredSeat};
+use futures_util::future::BoxFuture;
 
 /// The application's state, shared by the web handlers and the rooms.
 #[derive(Debug)]

@@ -19,7 +19,7 @@ use uuid::Uuid;
 use super::{lease, Cluster};
 use crate::error::ApiError;
 use crate::pairing::{Join, NoShow, Pairing, PairingApi, PoolInfo, TicketStatus};
-use crate::room::BoxFuture;
+use futures_util::future::BoxFuture;
 
 /// The id the matcher's lease is kept under in `room_leases` (no room has it).
 pub const MATCHER_LEASE: Uuid = Uuid::nil();

@@ -21,8 +21,9 @@ use uuid::Uuid;
 
 use super::wire::{decode_out, NodeCmd, Out};
 use super::Cluster;
-use crate::room::{BoxFuture, ConnHandle, ConnId, Gone, Outbound, RemoteRoom, RoomHandle};
+use crate::room::{ConnHandle, ConnId, Gone, Outbound, RemoteRoom, RoomHandle};
 use crate::rooms::Rooms;
+use futures_util::future::BoxFuture;
 use sannin_protocol::{ClientMsg, RoomDetails};
 
 /// Requests queued to a proxy task (one per room per node).

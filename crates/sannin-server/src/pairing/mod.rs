@@ -28,8 +28,8 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::error::ApiError;
-use crate::room::BoxFuture;
 use crate::token::hash_token;
+use futures_util::future::BoxFuture;
 
 pub mod matcher;
 pub mod pools;
@@ -105,8 +105,4 @@ pub trait PairingApi: Send + Sync + fmt::Debug {
 /// The longest `wait` of a status request.
 pub const MAX_WAIT: Duration = Duration::from_secs(30);
 
-/// How long a matched player has to connect to its room.
-pub const CONNECT_TIME: Duration = Duration::from_secs(20);
-
-/// How long a matched player has to make its first move.
-pub const FIRST_MOVE_TIME: Duration = Duration::from_secs(30);
+pub use crate::room::{CONNECT_TIME, FIRST_MOVE_TIME};

@@ -23,9 +23,9 @@ use super::store::{self, Cooldown};
 use super::{Join, NoShow, PairingApi, TicketStatus};
 use crate::bots::bot_name;
 use crate::error::ApiError;
-use crate::room::BoxFuture;
 use crate::store::{Store, StoredSeat, BOT_TOKEN_HASH};
 use crate::time::{Moment, TimeSource};
+use futures_util::future::BoxFuture;
 
 /// What the matcher asks of the application: a new room for a table of `pool`, its
 /// seats taken.

@@ -4,9 +4,17 @@
 //! (`table_aborted`) and closed, and the others' tickets go back to the front of their
 //! pool (`Registry::table_aborted`).
 
+use std::time::Duration;
+
 use tracing::info;
 
 use super::*;
+
+/// How long a matched player has to connect to its room.
+pub const CONNECT_TIME: Duration = Duration::from_secs(20);
+
+/// How long a matched player has to make its first move.
+pub const FIRST_MOVE_TIME: Duration = Duration::from_secs(30);
 
 impl Room {
     /// Gives the table up because of `seat`'s player. True once done (the room is

@@ -8,11 +8,10 @@
 //! with the same methods.
 
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Instant as StdInstant;
 
+use futures_util::future::BoxFuture;
 use sannin_protocol::{ClientMsg, ErrorCode, RoomDetails, RoomSummary};
 use tokio::sync::{mpsc, oneshot, watch};
 use uuid::Uuid;
@@ -23,9 +22,6 @@ use super::{Cmd, ConnHandle, ConnId};
 /// longer answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Gone;
-
-/// A boxed future, for the methods of [`RemoteRoom`].
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// A room that runs on another node, as a handle here reaches it (the cluster's
 /// proxy): the same requests as a local room's.

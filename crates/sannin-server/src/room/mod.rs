@@ -82,8 +82,9 @@ use draws::DrawOffers;
 use seats::Occupant;
 use snapshot::Snapshot;
 
+pub use abort::{CONNECT_TIME, FIRST_MOVE_TIME};
 pub use config::RoomConfig;
-pub use handle::{BoxFuture, Gone, RemoteRoom, RoomHandle};
+pub use handle::{Gone, RemoteRoom, RoomHandle};
 pub use restore::start_kind;
 pub use seats::checked_name;
 

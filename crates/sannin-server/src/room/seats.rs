@@ -118,7 +118,7 @@ impl Room {
         let cfg = &self.deps.config;
         match (self.status, self.settings.paired, s.ever_connected) {
             (RoomStatus::Waiting, _, true) => cfg.waiting_grace,
-            (RoomStatus::Waiting, true, false) => crate::pairing::CONNECT_TIME,
+            (RoomStatus::Waiting, true, false) => super::abort::CONNECT_TIME,
             _ => cfg.grace,
         }
     }
@@ -134,7 +134,7 @@ impl Room {
             .as_ref()
             .is_some_and(|s| s.bot.is_none());
         (human && !self.moved[p.index()])
-            .then(|| (p, self.turn_since + crate::pairing::FIRST_MOVE_TIME))
+            .then(|| (p, self.turn_since + super::abort::FIRST_MOVE_TIME))
     }
 
     pub(super) fn disconnect(&mut self, conn: ConnId) {
