@@ -30,14 +30,16 @@ export function buildServer() {
 }
 
 /** Starts `sannin serve`; resolves once /healthz answers. Returns { url, stop, restart,
- * log }; `restart` stops the process and starts it again on the same port and database. */
-export async function startServer({ graceSeconds } = {}) {
+ * log }; `restart` stops the process and starts it again on the same port and database.
+ * `args`: more options of `sannin serve` (`['--waiting-grace-seconds', '1']`). */
+export async function startServer({ graceSeconds, args: more = [] } = {}) {
   const bin = buildServer();
   const dir = await mkdtemp(join(tmpdir(), 'sannin-e2e-'));
   const port = await freePort();
   const args = ['serve', '--addr', `127.0.0.1:${port}`, '--database-url', `sqlite://${dir}/t.db`,
     '--static-dir', join(REPO, 'static')];
   if (graceSeconds !== undefined) args.push('--grace-seconds', String(graceSeconds));
+  args.push(...more);
   const url = `http://127.0.0.1:${port}`;
   let log = '';
   let child;

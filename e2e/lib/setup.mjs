@@ -9,13 +9,14 @@ import { startServer } from './sannin.mjs';
 /**
  * Registers the `before` and `after` hooks of the calling test file. Returns the object
  * whose `browser` (from `launchBrowser`) and `server` (from `startServer`) the `before`
- * hook fills in, for the tests to use once they run.
+ * hook fills in, for the tests to use once they run. `serverArgs`: more options of
+ * `sannin serve`.
  */
-export function serverAndBrowser({ shots, launchBrowser = launch } = {}) {
+export function serverAndBrowser({ shots, launchBrowser = launch, serverArgs = [] } = {}) {
   const live = { browser: undefined, server: undefined };
   before(async () => {
     if (shots) await mkdir(shots, { recursive: true });
-    live.server = await startServer();
+    live.server = await startServer({ args: serverArgs });
     live.browser = await launchBrowser();
   });
   after(async () => {

@@ -549,3 +549,65 @@ test('phone: the cards above the board show every kind of piece an opponent hold
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+/** A page on room r1, a table of quick pairing found with ticket `tk` (as the lobby
+ * leaves it), whose socket the test drives; the lobby it goes back to has no rooms and
+ * finds `tk` waiting again. */
+async function pairedRoom() {
+  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const sockets = [];
+  await mockServer(page, {
+    api: (path) => {
+      if (path === '/api/rooms') return { json: [] };
+      if (path === '/api/pairing/tk') return { json: { status: 'waiting', waiting: 2 } };
+      return null;
+    },
+    ws: (ws) => {
+      sockets.push(ws);
+      ws.send(JSON.stringify(state({ paired: true, you: 'first', to_move: 'first', legal: FIRST_LEGAL })));
+    },
+  });
+  await page.addInitScript(() => {
+    if (sessionStorage.getItem('test.set')) return;
+    sessionStorage.setItem('test.set', '1');
+    localStorage.setItem('sannin.token.r1', 'seat-token');
+    localStorage.setItem('sannin.pairing.table', JSON.stringify({
+      ticket: 'tk', room: 'r1', seat: 'first', since: Date.now() - 5000, bots: null,
+      pool: { name: '3+2', rated: false, clock: { kind: 'fischer', main_ms: 180000, increment_ms: 2000, byoyomi_ms: 0, periods: 0 } },
+    }));
+  });
+  await page.goto(`${ORIGIN}/rooms/r1`);
+  await page.waitForSelector('[data-cell] .piece');
+  await page.getByTestId('turn').filter({ hasText: 'first move within 30 s' }).waitFor();
+  const abort = (seat, reason) => {
+    sockets.at(-1).send(JSON.stringify({ type: 'event', seq: 4, event: { type: 'table_aborted', seat, reason } }));
+    sockets.at(-1).close({ code: 1000, reason: 'table given up' });
+  };
+  return { page, errors, abort, sockets };
+}
+
+test('a table of quick pairing given up: by the reader (told, here and in the lobby), by another (back in the queue)', async () => {
+  const mine = await pairedRoom();
+  mine.abort('first', 'no_first_move');
+  await mine.page.getByTestId('aborted-text').filter({ hasText: 'You did not make your first move in time: the table was given up.' }).waitFor();
+  assert.equal(await mine.page.getByTestId('offline').isVisible(), false, 'no reconnect loop');
+  await mine.page.waitForURL(`${ORIGIN}/`);
+  await mine.page.getByTestId('quick-message').filter({ hasText: 'You did not make your first move in time' }).waitFor();
+  assert.equal(await mine.page.evaluate(() => localStorage.getItem('sannin.pairing') ?? localStorage.getItem('sannin.pairing.table')), null);
+  assert.equal(mine.sockets.length, 1, 'the closed socket was not opened again');
+  assert.deepEqual(mine.errors, []);
+  await mine.page.close();
+
+  const other = await pairedRoom();
+  other.abort('middle', 'left');
+  await other.page.getByTestId('aborted-text').filter({ hasText: /^<img src=x onerror="window.pwned=1">Beni \(Middle\) left before the start: the table was given up\. You are back at the front of the queue\.$/ }).waitFor();
+  await other.page.waitForURL(`${ORIGIN}/`);
+  await other.page.getByTestId('requeued').filter({ hasText: 'Beni (Middle) left before the start' }).waitFor();
+  await other.page.getByTestId('waiting-pool').filter({ hasText: '3+2 · Casual · 2 waiting, you included' }).waitFor();
+  assert.equal(JSON.parse(await other.page.evaluate(() => localStorage.getItem('sannin.pairing'))).ticket, 'tk');
+  assert.equal(other.sockets.length, 1);
+  assert.deepEqual(other.errors, []);
+  await other.page.close();
+});

@@ -6,6 +6,8 @@ import { mountHeader, pageOf } from './site.js';
 const app = document.getElementById('app');
 const page = pageOf(location.pathname);
 mountHeader(page);
+// A quick game being looked for goes on on every page (the lobby shows it in full).
+if (page !== 'lobby' && hasWaitingTicket()) import('./waitbar.js').then((m) => m.mountWaitBar(page));
 if (page === 'room') {
   const { showRoom } = await import('./room.js');
   showRoom(app, segmentOf(location.pathname, 'rooms'));
@@ -21,6 +23,10 @@ if (page === 'room') {
   (await import('./players-pages.js')).showProfile(app, segmentOf(location.pathname, 'players'));
 } else {
   (await import('./lobby.js')).showLobby(app);
+}
+
+function hasWaitingTicket() {
+  try { return Boolean(localStorage.getItem('sannin.pairing')); } catch { return false; }
 }
 
 /** The room id of a `/rooms/{id}` path (the name of `/players/{name}`). A link mangled

@@ -17,7 +17,8 @@ export function saveToken(roomId, token) {
  * One room connection. Callbacks:
  *  onState(state), onEvent(event, seq), onSeated(msg), onError(msg), onStatus(status),
  *  onChat(message), onChatHistory(messages), isGone() → Promise<bool> (asked when a
- *  socket is refused before it opens: true stops the reconnects)
+ *  socket is refused before it opens: true stops the reconnects), onGivenUp() (the
+ *  server closed the room: a table of quick pairing given up)
  * where status is { phase: 'connecting'|'open'|'reconnecting'|'closed', attempt, delayMs }.
  * Reconnects with exponential backoff; resumes the seat with the stored token; on a
  * gap in `seq` it asks for a fresh snapshot (resume or watch again).
@@ -70,6 +71,11 @@ export class RoomConnection {
       // 4000: another connection resumed this seat (docs/protocol.md §3.5). Reconnecting
       // would take it back and start a tug of war between two tabs, so stop here.
       if (e.code === 4000) this.closed = true;
+      // A table of quick pairing given up before its game got going: the room is gone.
+      if (e.code === 1000 && e.reason === 'table given up') {
+        this.closed = true;
+        this.h.onGivenUp?.();
+      }
       if (this.closed) this.status('closed');
       else if (!opened && this.h.isGone) {
         // Refused before it opened: a room that is gone for good (the page says so)

@@ -4,11 +4,15 @@
 // engine. The parts live in room/: model.js (what the page knows, pure), rounds.js,
 // premove.js, record.js (pure), messages.js (words), seats.js, movetable.js,
 // controls.js, pregame.js, notices.js (views), input.js (clicks and keys), sound.js.
+// A table of quick pairing given up before its game got going sends its players back
+// to the lobby (pairing.js keeps the ticket that waits again).
 import { h, redraw } from './dom.js';
 import { SEATS } from './geometry.js';
 import { START_POSITION, indexLegal } from './position.js';
 import { Board } from './board.js';
 import { RoomConnection, api, savedToken } from './protocol.js';
+import { backToQueue, forgetTable, leaveNotice, sentences, tableFound, tableTicket, ticketStatus } from './pairing.js';
+import { ownName } from './players.js';
 import { describeClock } from './clocks.js';
 import { ChatPanel } from './chat.js';
 import { JOIN_INTENT_KEY, getPref, onPrefChange, setPref, shortId, storedName, storeName } from './prefs.js';
@@ -34,6 +38,8 @@ import { Sounds, notifications } from './room/sound.js';
 
 const VIEW_KEY = 'sannin.view';
 const NOTIFY_KEY = 'sannin.notify';
+/** How long the page of a table given up stays before the lobby. */
+const ABORTED_BACK_MS = 3500;
 
 export function showRoom(app, roomId) {
   const ui = new RoomView(app, roomId);
@@ -94,6 +100,7 @@ class RoomView {
       onChatHistory: (ms) => this.chat.setHistory(ms),
       spectatorName: () => storedName(),
       isGone: () => this.isGone(),
+      onGivenUp: () => this.tableAborted(null),
     });
     this.conn.connect();
     onRatings(() => this.renderSeats());
@@ -115,6 +122,7 @@ class RoomView {
       const kind = e.status === 404 ? 'missing' : e.code === 'room_broken' ? 'broken' : null;
       if (!kind) return false;
       this.conn?.close();
+      if (kind === 'missing' && await this.givenUpEarlier()) return true;
       this.app.replaceChildren(h('section', { class: 'panel', 'data-testid': kind === 'missing' ? 'no-room' : 'broken-room' },
         h('h1', {}, t(`room.${kind}.title`)),
         h('p', {}, t(`room.${kind}.text`, { id: this.roomId })),
@@ -123,6 +131,89 @@ class RoomView {
       this.offlineBar.hidden = true;
       return true;
     }
+  }
+
+  /**
+   * A table of quick pairing given up before its game got going (`table_aborted`; null
+   * when only the socket's closing said so): the room is gone. The page says who kept it
+   * from starting; a player who did not is back at the front of the queue with the same
+   * ticket, and the lobby waits again; the one who did is told so there too.
+   */
+  async tableAborted(ev) {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.conn?.close();
+    const me = this.you ?? this.seatedAs ?? null;
+    const table = tableTicket();
+    const mine = table?.room === this.roomId ? table : null;
+    if (!ev) {
+      if (!(await this.givenUpEarlier())) this.showAborted(t('room.aborted.generic'));
+      return;
+    }
+    const reason = ['not_connected', 'left', 'no_first_move'].includes(ev.reason) ? ev.reason : 'other';
+    if (me && ev.seat === me) {
+      const text = t(`room.aborted.you.${reason}`);
+      if (mine) forgetTable();
+      leaveNotice(text);
+      this.showAborted(text);
+      return;
+    }
+    const info = this.state?.seats?.[ev.seat];
+    const name = ownName(info, ev.seat);
+    const whoText = name ? t('quick.who', { name, seat: seatLabel(ev.seat) }) : seatLabel(ev.seat);
+    let text = t(`quick.requeued.${reason}`, { who: whoText });
+    if (mine && me) {
+      backToQueue(mine, { seat: ev.seat, reason, name });
+      text = sentences(text, t('quick.requeued.front'));
+    }
+    this.showAborted(text);
+  }
+
+  /**
+   * The room of a table found by quick pairing is gone (the page came late, or the
+   * news of its end was missed): the ticket says what became of it — waiting again
+   * (someone else did not come), seated at another table, or gone (the reader did not
+   * come). False when this room was no table of the reader's.
+   */
+  async givenUpEarlier() {
+    const table = tableTicket();
+    if (table?.room !== this.roomId) return false;
+    this.aborted = true;
+    let status = null;
+    try {
+      status = await ticketStatus(table.ticket);
+    } catch (e) {
+      if (e.status !== 404) return false;
+    }
+    if (status?.status === 'matched' && status.room !== this.roomId) {
+      tableFound(table, status);
+      location.replace(`/rooms/${encodeURIComponent(status.room)}`);
+      return true;
+    }
+    if (status?.status === 'waiting') {
+      backToQueue(table, { seat: null, reason: 'other' });
+      this.showAborted(sentences(t('room.aborted.generic'), t('quick.requeued.front')));
+      return true;
+    }
+    if (status) return false;
+    forgetTable();
+    const text = t('room.aborted.you.other');
+    leaveNotice(text);
+    this.showAborted(text);
+    return true;
+  }
+
+  /** The page of a table given up: what happened, then back to the lobby. */
+  showAborted(text) {
+    this.app.replaceChildren(h('section', { class: 'panel aborted', role: 'alert', 'data-testid': 'table-aborted' },
+      h('h1', {}, t('room.aborted.title')),
+      h('p', { 'data-testid': 'aborted-text' }, text),
+      h('p', { class: 'hint' }, t('room.aborted.back_in')),
+      h('a', { class: 'button', href: '/', 'data-testid': 'aborted-back' }, t('room.aborted.back'))));
+    this.connStatus.textContent = '';
+    this.offlineBar.hidden = true;
+    document.title = t('room.aborted.doc_title');
+    setTimeout(() => location.assign('/'), ABORTED_BACK_MS);
   }
 
   takeJoinIntent() {
@@ -304,6 +395,7 @@ class RoomView {
   }
 
   onState(s) {
+    if (this.aborted) return;
     const wasStatus = this.state?.status;
     applyState(this.model, s);
     if (s.rated && s.status === 'finished' && wasStatus && wasStatus !== 'finished') this.refreshRatings(s);
@@ -335,6 +427,10 @@ class RoomView {
   }
 
   onEvent(ev) {
+    if (ev.type === 'table_aborted') {
+      this.tableAborted(ev);
+      return;
+    }
     if (ev.clocks) this.setClocks(ev.clocks);
     const ctx = this.ctx(); // named as seated before the event
     const { notices, sounds } = applyEvent(this.model, ev);
@@ -371,6 +467,7 @@ class RoomView {
 
   showStatus(st) {
     this.lastStatus = st;
+    if (this.aborted) return;
     const { phase, attempt, delayMs } = st;
     const text = {
       connecting: t('room.conn.connecting'),
@@ -471,7 +568,7 @@ class RoomView {
 
   render() {
     const s = this.state;
-    if (!s) return;
+    if (!s || this.aborted) return;
     // Parts of the page are rebuilt: keep keyboard focus on the control it was on.
     const focusedId = this.focusNext ?? document.activeElement?.closest?.('[data-testid]:not(svg)')?.dataset.testid;
     this.focusNext = null;
@@ -532,7 +629,7 @@ class RoomView {
     const ctx = this.ctx();
     let text;
     let check = false;
-    if (s.status === 'waiting') text = t('room.turn.waiting');
+    if (s.status === 'waiting') text = t(s.paired ? 'room.paired.waiting' : 'room.turn.waiting');
     else if (s.status === 'finished') {
       const outcome = s.outcome ?? s.result;
       text = outcome ? t('room.turn.over', { result: resultLine(outcome, ctx), reason: reasonText(outcome.reason) }) : t('room.turn.over_plain');
@@ -547,6 +644,10 @@ class RoomView {
       text = `${text} ${t('room.turn.you_in_check')}`;
       check = true;
     }
+    // A table of quick pairing is given up when a player makes no first move in time:
+    // the first round is everyone's first move.
+    const plies = Math.max(plyCount(this.model), s.moves?.length ?? 0);
+    if (s.paired && this.myTurn && plies < 3) text = `${text} ${t('room.paired.first_move')}`;
     this.turn.textContent = text;
     this.turn.className = `turn${this.myTurn ? ' mine' : ''}${check ? ' check' : ''}${s.to_move ? ` seat-${s.to_move}` : ''}`;
     // A finished game: the result takes both lines of the strip (the latest notice would

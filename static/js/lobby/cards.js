@@ -10,6 +10,7 @@ import { playerName } from '../players.js';
 import { ratingOf, ratingText } from '../account.js';
 import { clockText, dateText, pliesText, roomTitle, seatLabel, watchersText, winnerText } from './messages.js';
 import { goSeated, roomLink } from './enter.js';
+import { leaveQueue } from './quick.js';
 
 /** Who sits where; with `joinable`, a free seat is a button that seats the reader. */
 function seatChips(room, joinable, lobby) {
@@ -25,7 +26,8 @@ function seatChips(room, joinable, lobby) {
     if (!joinable) return h('span', { class: `seat-chip seat-${seat} free` }, `${seatLabel(seat)}: —`);
     return h('button', {
       class: `seat-chip seat-${seat} free`, type: 'button', 'data-testid': `join-${room.id}-${seat}`,
-      disabled: Boolean(lobby.state.busy), onclick: () => goSeated(room.id, seat, lobby.state.name),
+      disabled: Boolean(lobby.state.busy),
+      onclick: () => { leaveQueue(); goSeated(room.id, seat, lobby.state.name); },
     }, t('lobby.sitAs', { seat: seatLabel(seat) }));
   }));
 }

@@ -1,6 +1,8 @@
-// The rooms the lobby lists, as the server gives them: open and running rooms from
-// `GET /api/rooms` (with the detail of up to 12 running ones, for their boards), and
-// finished games a page at a time. No DOM here: lists.js draws them.
+// The rooms the lobby lists, as the server gives them: open and running rooms and the
+// pools of quick pairing from the live feed (live.js) — or, without it, from
+// `GET /api/rooms` and `GET /api/pairing` — with the detail of up to 12 running rooms
+// (for their boards), and finished games a page at a time. No DOM here: lists.js draws
+// them.
 import { api } from '../protocol.js';
 
 const FINISHED_PER_PAGE = 8;
@@ -8,6 +10,8 @@ const FINISHED_PER_PAGE = 8;
 export function createFeed() {
   return {
     rooms: [], details: new Map(), loaded: false, page: 0,
+    // The pools of quick pairing with the people waiting in each (null until known).
+    pools: null,
     // Finished games come a page at a time from the server (`status=finished`, `limit`,
     // and the `Link: rel="next"` cursor); `urls[i]` fetches page i. A server that
     // ignores the query answers with every room: then the pages are cut here.
@@ -15,8 +19,9 @@ export function createFeed() {
   };
 }
 
-async function loadDetails(feed, rooms) {
-  const playing = rooms.filter((r) => r.status === 'playing').slice(0, 12);
+/** Loads the detail (position) of the running rooms whose moves changed. */
+export async function loadDetails(feed) {
+  const playing = feed.rooms.filter((r) => r.status === 'playing').slice(0, 12);
   await Promise.all(playing.map(async (room) => {
     const known = feed.details.get(room.id);
     if (known && typeof room.moves === 'number' && known.moves?.length === room.moves) return;
@@ -37,12 +42,33 @@ async function loadFinished(feed) {
   fin.next = link ? link[1] : null;
 }
 
-/** Loads every list again; throws if the server could not be read. */
-export async function loadRooms(feed) {
-  const [rooms] = await Promise.all([api('/api/rooms').then((r) => r ?? []), loadFinished(feed)]);
-  await loadDetails(feed, rooms);
-  feed.rooms = rooms.filter((r) => r.status !== 'finished');
+/** A picture of the live feed: the open tables, the games under way, the pools.
+ * Returns whether a game left the running ones (it may have finished). */
+export function applyPicture(feed, picture) {
+  const rooms = [...(picture.waiting ?? []), ...(picture.playing ?? [])];
+  const playing = new Set(rooms.filter((r) => r.status === 'playing').map((r) => r.id));
+  const ended = feed.rooms.some((r) => r.status === 'playing' && !playing.has(r.id));
+  feed.rooms = rooms;
+  if (Array.isArray(picture.pools)) feed.pools = picture.pools;
+  for (const id of feed.details.keys()) if (!playing.has(id)) feed.details.delete(id);
   feed.loaded = true;
+  return ended;
+}
+
+/** Without the live feed: every list again; throws if the server could not be read. */
+export async function loadRooms(feed) {
+  const pools = api('/api/pairing').then((p) => { if (Array.isArray(p)) feed.pools = p; }, () => { /* no pairing here */ });
+  const [rooms] = await Promise.all([api('/api/rooms').then((r) => r ?? []), loadFinished(feed), pools]);
+  feed.rooms = rooms.filter((r) => r.status !== 'finished');
+  await loadDetails(feed);
+  feed.loaded = true;
+}
+
+/** The finished games again (a game just ended). Only the first page moves: a later
+ * page being read stays as it is. */
+export function reloadFinished(feed) {
+  if (feed.page > 0 && feed.fin.serverPaged) return null;
+  return loadFinished(feed);
 }
 
 /** Moves the finished list `delta` pages (older > 0). Where the server pages, the page

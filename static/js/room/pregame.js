@@ -1,5 +1,6 @@
 // The waiting room: take a seat, get ready, propose or answer a pre-game alliance
-// (RULES §12.8), add or remove computer players.
+// (RULES §12.8), add or remove computer players. A table of quick pairing only waits
+// for its players.
 import { h } from '../dom.js';
 import { SEATS } from '../geometry.js';
 import { lang, t } from '../i18n.js';
@@ -39,7 +40,12 @@ export class Pregame {
     this.leaveButton = h('button', { type: 'button', class: 'small', 'data-testid': 'leave', onclick: () => this.r.conn.leave() });
     this.more = h('div');
     this.seated = h('div', {}, this.seatedTitle, this.readyButton, this.leaveButton, this.more);
-    this.node.replaceChildren(this.joinForm, this.fullNote, this.seated);
+    // A table of quick pairing: its seats were taken for its players and it starts by
+    // itself once they are all here (no ready step, no seat to take or leave).
+    this.pairedTitle = h('h2');
+    this.pairedText = h('p');
+    this.pairedNote = h('div', { class: 'paired-note', 'data-testid': 'paired-note' }, this.pairedTitle, this.pairedText);
+    this.node.replaceChildren(this.pairedNote, this.joinForm, this.fullNote, this.seated);
   }
 
   isReady() {
@@ -74,6 +80,15 @@ export class Pregame {
       if (this.seatLabels[seat] === label) continue;
       this.seatLabels[seat] = label;
       this.seatButtons[seat].replaceChildren(h('span', { class: 'swatch' }), label);
+    }
+    this.pairedNote.hidden = !s.paired;
+    if (s.paired) {
+      this.pairedTitle.textContent = t('room.paired.title');
+      this.pairedText.textContent = t('room.paired.text');
+      this.joinForm.hidden = true;
+      this.fullNote.hidden = true;
+      this.seated.hidden = true;
+      return;
     }
     const free = SEATS.filter((seat) => !s.seats?.[seat]);
     this.joinForm.hidden = Boolean(r.you) || !free.length;

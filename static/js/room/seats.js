@@ -46,7 +46,10 @@ export function renderSeat(node, seat, v) {
   if (seat === v.you) badges.push(h('span', { class: 'badge you' }, t('room.badge.you')));
   const bot = botBadge(seat, info);
   if (bot) badges.push(bot);
-  if (waiting && info) badges.push(h('span', { class: `badge ${info.ready ? 'ready' : 'not-ready'}` }, t(info.ready ? 'room.badge.ready' : 'room.badge.not_ready')));
+  // A table of quick pairing has no ready step: who is here is what it waits for.
+  if (waiting && info && s.paired) {
+    if (info.connected !== false) badges.push(h('span', { class: 'badge ready' }, t('room.badge.here')));
+  } else if (waiting && info) badges.push(h('span', { class: `badge ${info.ready ? 'ready' : 'not-ready'}` }, t(info.ready ? 'room.badge.ready' : 'room.badge.not_ready')));
   if (v.checks.has(seat) && !out) badges.push(h('span', { class: 'badge check', 'data-testid': `in-check-${seat}` }, t('room.badge.check')));
   if (info && info.connected === false) {
     // A finished game, or a player already out of it, abandons nothing.
@@ -54,7 +57,7 @@ export function renderSeat(node, seat, v) {
     const left = deadline ? Math.max(0, Math.ceil((deadline - Date.now()) / 1000)) : null;
     badges.push(h('span', { class: 'badge away', 'data-testid': `countdown-${seat}` },
       left === null ? t(finished || out ? 'room.badge.left' : 'room.badge.disconnected')
-        : t(waiting ? 'room.badge.countdown_seat' : 'room.badge.countdown_game', { n: left })));
+        : t(waiting ? (s.paired ? 'room.badge.countdown_table' : 'room.badge.countdown_seat') : 'room.badge.countdown_game', { n: left })));
   }
   if (v.alliance?.includes(seat)) {
     badges.push(h('span', { class: 'badge ally' }, t('room.badge.ally', { seat: seatLabel(v.alliance.find((x) => x !== seat)) })));
