@@ -647,7 +647,7 @@ class RoomView {
     // A table of quick pairing is given up when a player makes no first move in time:
     // the first round is everyone's first move.
     const plies = Math.max(plyCount(this.model), s.moves?.length ?? 0);
-    if (s.paired && this.myTurn && plies < 3) text = `${text} ${t('room.paired.first_move')}`;
+    if (s.paired && this.myTurn && plies < 3) text = sentences(text, t('room.paired.first_move'));
     this.turn.textContent = text;
     this.turn.className = `turn${this.myTurn ? ' mine' : ''}${check ? ' check' : ''}${s.to_move ? ` seat-${s.to_move}` : ''}`;
     // A finished game: the result takes both lines of the strip (the latest notice would

@@ -43,7 +43,7 @@ export function mountWaitBar(page) {
       actions.replaceChildren(h('a', { class: 'button small primary', href: `/rooms/${encodeURIComponent(found)}`, 'data-testid': 'wait-bar-go' }, t('quick.goToTable')));
       return;
     }
-    text.textContent = trouble || `${t('quick.lookingShort')} · ${poolLabel(w.pool)}`;
+    text.textContent = trouble || t('quick.lookingIn', { pool: poolLabel(w.pool) });
     clock.textContent = elapsedText(Date.now() - w.since);
     cancel.textContent = t('quick.cancel');
     lobby.textContent = t('room.missing.back');

@@ -616,7 +616,7 @@ export default {
   'quick.ratedPools': 'Rated games',
   'quick.loginRated': 'Log in to play rated',
   'quick.waiting': '{n} waiting',
-  'quick.lookingShort': 'Looking for opponents',
+  'quick.lookingIn': 'Looking for opponents · {pool}',
   'quick.lookingTwo': 'Looking for two opponents…',
   'quick.lookingOne': 'Looking for one more opponent…',
   'quick.waitingIn': '{pool} · {n} waiting, you included',

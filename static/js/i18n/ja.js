@@ -615,7 +615,7 @@ export default {
   'quick.ratedPools': 'レーティング対局',
   'quick.loginRated': '要ログイン',
   'quick.waiting': '{n}人待機中',
-  'quick.lookingShort': '対局相手を探しています',
+  'quick.lookingIn': '対局相手を探しています（{pool}）',
   'quick.lookingTwo': '対局相手を二人探しています…',
   'quick.lookingOne': '対局相手をあと一人探しています…',
   'quick.waitingIn': '{pool}・あなたを含め{n}人待機中',
