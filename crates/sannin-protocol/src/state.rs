@@ -91,6 +91,9 @@ pub enum ClockKind {
     Fischer,
     /// Main time, then periods of fixed length.
     Byoyomi,
+    /// Correspondence: `main_ms` for each move, nothing carried over; the deadline of
+    /// the player to move is a moment of the server's wall clock (§11.5).
+    Correspondence,
 }
 
 impl ClockKind {
@@ -100,6 +103,7 @@ impl ClockKind {
             ClockKind::SuddenDeath => "sudden_death",
             ClockKind::Fischer => "fischer",
             ClockKind::Byoyomi => "byoyomi",
+            ClockKind::Correspondence => "correspondence",
         }
     }
 }
@@ -110,7 +114,7 @@ impl ClockKind {
 pub struct ClockSettings {
     /// Kind.
     pub kind: ClockKind,
-    /// Main time per player.
+    /// Main time per player; for a correspondence clock, the time for each move.
     pub main_ms: u64,
     /// Fischer increment (0 otherwise).
     pub increment_ms: u64,
@@ -145,6 +149,10 @@ pub struct Clocks {
     pub middle: PlayerClock,
     /// Last's clock.
     pub last: PlayerClock,
+    /// Correspondence only: when the running clock falls, in unix ms of the server's
+    /// clock; absent for the other kinds and when no clock runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline_ms: Option<u64>,
 }
 
 impl Clocks {

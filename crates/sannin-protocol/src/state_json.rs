@@ -140,6 +140,10 @@ fn clocks(out: &mut String, c: &Clocks) {
         out.push_str(key);
         player_clock(out, clock);
     }
+    if let Some(d) = c.deadline_ms {
+        out.push_str(r#","deadline_ms":"#);
+        uint(out, d);
+    }
     out.push('}');
 }
 

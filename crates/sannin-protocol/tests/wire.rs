@@ -52,6 +52,7 @@ fn clocks() -> Clocks {
             periods: 3,
             period_ms: Some(30_000),
         },
+        deadline_ms: None,
     }
 }
 
@@ -542,7 +543,7 @@ fn a_state_written_by_hand_is_the_text_serde_writes() {
         s.grace_seconds = [0.0, 1.5, 60.0, 0.1, 1e-7, 1e21, 12_345.678][pick(7)];
         s.now_ms = [0, -1, 1_735_689_600_000, i64::MIN][pick(4)];
         s.in_check = (0..pick(3)).map(|_| seats[pick(3)]).collect();
-        s.clocks = match pick(4) {
+        s.clocks = match pick(5) {
             0 => None,
             k => {
                 let mut c = clocks();
@@ -550,7 +551,9 @@ fn a_state_written_by_hand_is_the_text_serde_writes() {
                     ClockKind::SuddenDeath,
                     ClockKind::Fischer,
                     ClockKind::Byoyomi,
+                    ClockKind::Correspondence,
                 ][k - 1];
+                c.deadline_ms = [None, Some(1_735_689_600_000)][pick(2)];
                 c.settings.increment_ms = [0, 5_000][pick(2)];
                 c.running = [None, Some(seats[pick(3)])][pick(2)];
                 c.last.period_ms = [None, Some(0), Some(u64::MAX)][pick(3)];

@@ -34,6 +34,8 @@ pub struct ClockRequest {
     pub byoyomi_seconds: Option<f64>,
     /// Byoyomi periods (default 1).
     pub periods: Option<u32>,
+    /// Correspondence: the time for each move.
+    pub seconds_per_move: Option<f64>,
 }
 
 /// Longest main time accepted: 10 hours.
@@ -42,6 +44,8 @@ const MAX_MAIN_S: f64 = 36_000.0;
 const MAX_EXTRA_S: f64 = 3_600.0;
 /// Most byoyomi periods.
 const MAX_PERIODS: u32 = 10;
+/// Longest time for a move of a correspondence game: 14 days.
+const MAX_PER_MOVE_S: f64 = 14.0 * 86_400.0;
 
 fn seconds(name: &str, v: Option<f64>, min: f64, max: f64) -> Result<Option<u64>, String> {
     match v {
@@ -61,54 +65,44 @@ impl ClockRequest {
             Some("sudden_death") => ClockKind::SuddenDeath,
             Some("fischer") => ClockKind::Fischer,
             Some("byoyomi") => ClockKind::Byoyomi,
+            Some("correspondence") => ClockKind::Correspondence,
             Some(k) => {
                 return Err(format!(
-                "unknown clock.kind {k:?}: want \"none\", \"sudden_death\", \"fischer\" or \"byoyomi\""
-            ))
+                    "unknown clock.kind {k:?}: want \"none\", \"sudden_death\", \"fischer\", \
+                     \"byoyomi\" or \"correspondence\""
+                ))
             }
         };
+        self.only(kind)?;
         let main = seconds("main_seconds", self.main_seconds, 0.0, MAX_MAIN_S)?;
-        let inc = seconds(
-            "increment_seconds",
-            self.increment_seconds,
-            0.0,
-            MAX_EXTRA_S,
-        )?;
-        let byo = seconds("byoyomi_seconds", self.byoyomi_seconds, 0.0, MAX_EXTRA_S)?;
         let name = kind.as_str();
-        let not_for = |field: &str| format!("clock.{field} does not apply to a {name} clock");
-        match kind {
+        let settings = match kind {
             ClockKind::SuddenDeath | ClockKind::Fischer => {
                 let main = main.ok_or(format!("a {name} clock needs clock.main_seconds"))?;
                 if main == 0 {
                     return Err("clock.main_seconds must be more than 0".into());
                 }
-                if byo.is_some() {
-                    return Err(not_for("byoyomi_seconds"));
-                }
-                if self.periods.is_some() {
-                    return Err(not_for("periods"));
-                }
-                let increment_ms = if kind == ClockKind::Fischer {
-                    inc.ok_or("a fischer clock needs clock.increment_seconds")?
-                } else if inc.is_some() {
-                    return Err(not_for("increment_seconds"));
-                } else {
-                    0
+                let increment_ms = match kind {
+                    ClockKind::Fischer => seconds(
+                        "increment_seconds",
+                        self.increment_seconds,
+                        0.0,
+                        MAX_EXTRA_S,
+                    )?
+                    .ok_or("a fischer clock needs clock.increment_seconds")?,
+                    _ => 0,
                 };
-                Ok(Some(ClockSettings {
+                ClockSettings {
                     kind,
                     main_ms: main,
                     increment_ms,
                     byoyomi_ms: 0,
                     periods: 0,
-                }))
+                }
             }
             ClockKind::Byoyomi => {
-                if inc.is_some() {
-                    return Err(not_for("increment_seconds"));
-                }
-                let byo = byo.ok_or("a byoyomi clock needs clock.byoyomi_seconds")?;
+                let byo = seconds("byoyomi_seconds", self.byoyomi_seconds, 0.0, MAX_EXTRA_S)?
+                    .ok_or("a byoyomi clock needs clock.byoyomi_seconds")?;
                 if byo < 1000 {
                     return Err("clock.byoyomi_seconds must be at least 1".into());
                 }
@@ -118,14 +112,63 @@ impl ClockRequest {
                         "clock.periods must be from 1 to {MAX_PERIODS}, not {periods}"
                     ));
                 }
-                Ok(Some(ClockSettings {
+                ClockSettings {
                     kind,
                     main_ms: main.unwrap_or(0),
                     increment_ms: 0,
                     byoyomi_ms: byo,
                     periods,
-                }))
+                }
             }
+            ClockKind::Correspondence => ClockSettings {
+                kind,
+                main_ms: seconds(
+                    "seconds_per_move",
+                    self.seconds_per_move,
+                    1.0,
+                    MAX_PER_MOVE_S,
+                )?
+                .ok_or("a correspondence clock needs clock.seconds_per_move")?,
+                increment_ms: 0,
+                byoyomi_ms: 0,
+                periods: 0,
+            },
+        };
+        Ok(Some(settings))
+    }
+
+    /// Refuses the fields that do not apply to a clock of `kind`.
+    fn only(&self, kind: ClockKind) -> Result<(), String> {
+        use ClockKind::*;
+        let fields = [
+            (
+                "main_seconds",
+                self.main_seconds.is_some(),
+                kind != Correspondence,
+            ),
+            (
+                "increment_seconds",
+                self.increment_seconds.is_some(),
+                kind == Fischer,
+            ),
+            (
+                "byoyomi_seconds",
+                self.byoyomi_seconds.is_some(),
+                kind == Byoyomi,
+            ),
+            ("periods", self.periods.is_some(), kind == Byoyomi),
+            (
+                "seconds_per_move",
+                self.seconds_per_move.is_some(),
+                kind == Correspondence,
+            ),
+        ];
+        match fields.iter().find(|(_, set, applies)| *set && !applies) {
+            Some((field, ..)) => Err(format!(
+                "clock.{field} does not apply to a {} clock",
+                kind.as_str()
+            )),
+            None => Ok(()),
         }
     }
 }
@@ -148,13 +191,17 @@ pub struct GameClock {
     running: Option<(Player, u64)>,
 }
 
-/// The clocks stored with an action (`actions.clocks`): each player's time left.
+/// The clocks stored with an action (`actions.clocks`): each player's time left, and
+/// for a correspondence clock the deadline of the player to move.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SavedClocks {
     first: PlayerTime,
     middle: PlayerTime,
     last: PlayerTime,
+    /// Correspondence: when the running clock falls, unix ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    deadline_ms: Option<i64>,
 }
 
 impl Json for SavedClocks {
@@ -175,20 +222,32 @@ impl GameClock {
         }
     }
 
-    /// Clocks as stored with an action ([`GameClock::saved`]); none running.
+    /// Clocks as stored with an action ([`GameClock::saved`]), none running, and the
+    /// deadline stored with them (correspondence: unix ms).
     ///
     /// # Errors
     /// Text that is not what [`GameClock::saved`] writes.
-    pub fn restore(settings: ClockSettings, saved: &str) -> Result<GameClock, Unreadable> {
+    pub fn restore(
+        settings: ClockSettings,
+        saved: &str,
+    ) -> Result<(GameClock, Option<i64>), Unreadable> {
         let SavedClocks {
             first,
             middle,
             last,
+            deadline_ms,
         } = SavedClocks::from_json(saved)?;
-        Ok(GameClock {
+        let clock = GameClock {
             left: [first, middle, last],
             ..GameClock::new(settings)
-        })
+        };
+        Ok((clock, deadline_ms))
+    }
+
+    /// Whether this is a correspondence clock: a time for each move, whose deadline is
+    /// a moment of the wall clock.
+    pub fn is_correspondence(&self) -> bool {
+        self.settings.kind == ClockKind::Correspondence
     }
 
     /// The settings.
@@ -196,15 +255,27 @@ impl GameClock {
         self.settings
     }
 
-    /// What is stored with each action: the time left of each player.
-    pub fn saved(&self) -> String {
+    /// What is stored with each action, as of `now` (time-source ms) and `unix_now`:
+    /// the time left of each player, and for a correspondence clock the deadline.
+    pub fn saved(&self, now: u64, unix_now: i64) -> String {
         let [first, middle, last] = self.left;
         SavedClocks {
             first,
             middle,
             last,
+            deadline_ms: self.deadline_unix(now, unix_now),
         }
         .to_json()
+    }
+
+    /// Correspondence: when the running clock falls, in unix ms, as of `now`
+    /// (time-source ms) and `unix_now`.
+    pub fn deadline_unix(&self, now: u64, unix_now: i64) -> Option<i64> {
+        if !self.is_correspondence() {
+            return None;
+        }
+        let deadline = self.deadline(0)?;
+        Some(unix_now + deadline as i64 - now as i64)
     }
 
     /// Whose clock runs.
@@ -212,8 +283,19 @@ impl GameClock {
         self.running.map(|(p, _)| p)
     }
 
-    /// Starts `p`'s clock at `now` (stopping any other without charging it).
+    /// Starts `p`'s clock at `now` (stopping any other without charging it). A
+    /// correspondence clock starts full: nothing carries over from the last move.
     pub fn start(&mut self, p: Player, now: u64) {
+        if self.is_correspondence() {
+            self.left[p.index()].main_ms = self.settings.main_ms;
+        }
+        self.running = Some((p, now));
+    }
+
+    /// Starts `p`'s clock at `now` with `left_ms` left: a correspondence turn that
+    /// began before a restart, whose deadline is `left_ms` away.
+    pub fn resume(&mut self, p: Player, now: u64, left_ms: u64) {
+        self.left[p.index()].main_ms = left_ms;
         self.running = Some((p, now));
     }
 
@@ -297,8 +379,9 @@ impl GameClock {
         };
     }
 
-    /// The `clocks` object of `state` and the events, as of `now` (docs/protocol.md §11).
-    pub fn snapshot(&self, now: u64) -> Clocks {
+    /// The `clocks` object of `state` and the events, as of `now` (time-source ms) and
+    /// `unix_now` (docs/protocol.md §11).
+    pub fn snapshot(&self, now: u64, unix_now: i64) -> Clocks {
         let s = self.settings;
         let player = |p: Player| {
             let t = self.left[p.index()];
@@ -332,6 +415,9 @@ impl GameClock {
             first: player(Player::First),
             middle: player(Player::Middle),
             last: player(Player::Last),
+            deadline_ms: self
+                .deadline_unix(now, unix_now)
+                .and_then(|d| u64::try_from(d).ok()),
         }
     }
 }
@@ -389,7 +475,7 @@ mod tests {
             }
         );
         c.start(Player::First, 100_000);
-        let snap = c.snapshot(104_000);
+        let snap = c.snapshot(104_000, 0);
         assert_eq!(snap.first.period_ms, Some(6_000));
         assert!(c.flag_fell(110_000, 0));
         assert!(!c.flag_fell(110_000, 200));
@@ -408,8 +494,49 @@ mod tests {
         let mut c = GameClock::new(s);
         c.start(Player::Middle, 10);
         c.stop(5_010, 0, true);
-        let back = GameClock::restore(s, &c.saved()).unwrap();
+        let (back, deadline) = GameClock::restore(s, &c.saved(5_010, 0)).unwrap();
+        assert_eq!(deadline, None);
         assert_eq!(back.left, c.left);
         assert_eq!(back.left[1].main_ms, 56_000);
+    }
+
+    #[test]
+    fn a_correspondence_clock_has_a_time_for_each_move() {
+        let s = req(json!({"kind": "correspondence", "seconds_per_move": 86_400}))
+            .unwrap()
+            .unwrap();
+        assert_eq!((s.kind, s.main_ms), (ClockKind::Correspondence, 86_400_000));
+        assert!(req(json!({"kind": "correspondence"})).is_err());
+        assert!(req(json!({"kind": "correspondence", "seconds_per_move": 0.5})).is_err());
+        assert!(req(json!({"kind": "correspondence", "seconds_per_move": 15 * 86_400})).is_err());
+        assert!(
+            req(json!({"kind": "correspondence", "seconds_per_move": 60, "main_seconds": 5}))
+                .is_err()
+        );
+        assert!(req(json!({"kind": "fischer", "main_seconds": 60, "increment_seconds": 1, "seconds_per_move": 5})).is_err());
+
+        let mut c = GameClock::new(s);
+        c.start(Player::First, 1_000);
+        // A move after 10 h: nothing carries over, the next player has a full day.
+        c.stop(1_000 + 36_000_000, 0, true);
+        c.start(Player::Middle, 1_000 + 36_000_000);
+        assert_eq!(
+            c.snapshot(1_000 + 36_000_000, 0).middle.remaining_ms,
+            86_400_000
+        );
+        c.start(Player::First, 2_000_000_000);
+        assert_eq!(c.left[0].main_ms, 86_400_000);
+        // The deadline is stored as a moment of the wall clock, and comes back as one.
+        let unix = 1_735_689_600_000;
+        let saved = c.saved(2_000_000_000 + 3_600_000, unix);
+        let (mut back, deadline) = GameClock::restore(s, &saved).unwrap();
+        assert_eq!(deadline, Some(unix + 86_400_000 - 3_600_000));
+        back.resume(Player::First, 5, 1_000);
+        assert!(!back.flag_fell(1_004, 0));
+        assert!(back.flag_fell(1_005, 0));
+        assert_eq!(
+            back.snapshot(5, unix).deadline_ms,
+            Some(unix as u64 + 1_000)
+        );
     }
 }

@@ -144,6 +144,12 @@ pub struct LimitArgs {
     #[arg(long, env = "SANNIN_FINISHED_IDLE_SECONDS", default_value_t = 600.0)]
     pub finished_idle_seconds: f64,
 
+    /// Seconds a playing room with nobody connected and no timer due within a minute
+    /// (a correspondence game) stays in memory; it then sleeps: unloaded, loaded
+    /// again on demand or when its next deadline nears. 0: rooms never sleep.
+    #[arg(long, env = "SANNIN_SLEEP_AFTER_SECONDS", default_value_t = 60.0)]
+    pub sleep_after_seconds: f64,
+
     /// Seconds a waiting room with no human seated and nobody connected lives; it is
     /// then deleted (and not restored after a restart). 0: such rooms never expire.
     #[arg(long, env = "SANNIN_WAITING_ROOM_TTL_SECONDS", default_value_t = 600.0)]
@@ -344,6 +350,7 @@ impl Default for LimitArgs {
             send_queue: 256,
             ping_seconds: 20.0,
             finished_idle_seconds: 600.0,
+            sleep_after_seconds: 60.0,
             waiting_room_ttl_seconds: 600.0,
             db_connections: 8,
             lag_credit_max_ms: 1000,
@@ -416,6 +423,8 @@ pub struct Config {
     pub ping_interval: Duration,
     /// How long an idle finished room stays in memory.
     pub finished_idle: Duration,
+    /// How long a quiet playing room stays in memory before it sleeps (None: never).
+    pub sleep_after: Option<Duration>,
     /// How long a waiting room with no human and no connection lives (None: forever).
     pub waiting_room_ttl: Option<Duration>,
     /// Pool size for PostgreSQL.
@@ -506,6 +515,7 @@ impl Config {
             send_queue: l.send_queue.max(8),
             ping_interval: secs(l.ping_seconds).max(Duration::from_millis(100)),
             finished_idle: secs(l.finished_idle_seconds),
+            sleep_after: Some(secs(l.sleep_after_seconds)).filter(|d| !d.is_zero()),
             waiting_room_ttl: Some(secs(l.waiting_room_ttl_seconds)).filter(|d| !d.is_zero()),
             db_connections: l.db_connections.max(1),
             lag_credit_max_ms: l.lag_credit_max_ms,
@@ -557,6 +567,7 @@ impl Config {
             max_connections_per_room: self.max_connections_per_room,
             max_name_chars: self.max_name_chars,
             finished_idle: self.finished_idle,
+            sleep_after: self.sleep_after,
             waiting_room_ttl: self.waiting_room_ttl,
             lag_credit_max_ms: self.lag_credit_max_ms,
             rate_per_second: self.rate_per_second,

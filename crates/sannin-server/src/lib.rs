@@ -40,6 +40,7 @@ mod token;
 pub use bots::BotSettings;
 pub use config::{ClusterArgs, Config, LimitArgs, ServeArgs, DEFAULT_SQLITE_URL};
 pub use error::{ApiError, ErrorCode};
+pub use rooms::WAKE_SWEEP;
 pub use store::Store;
 pub use time::{ManualTime, SystemTime, TimeSource};
 
@@ -144,6 +145,8 @@ pub async fn run(
         if restored > 0 {
             info!(rooms = restored, "restored unfinished rooms");
         }
+        // Sleeping rooms are loaded when their deadline nears.
+        tokio::spawn(shared.rooms.clone().wake_due());
         // A single node is the site's matcher.
         shared.matcher.activate(shared.shutdown.clone()).await?;
     }

@@ -63,6 +63,14 @@ pub struct Metrics {
     pub rooms_created: AtomicU64,
     /// Games started since start.
     pub games_started: AtomicU64,
+    /// Rooms that went to sleep (out of memory until needed).
+    pub rooms_slept: AtomicU64,
+    /// Sleeping rooms loaded again (on demand or for a deadline).
+    pub rooms_woken: AtomicU64,
+    /// Push notifications sent (accepted by the push service).
+    pub push_sent: AtomicU64,
+    /// Push notifications dropped: the queue was full, or the push service refused.
+    pub push_dropped: AtomicU64,
     /// Writes to the database that failed (each is answered or retried).
     pub store_failures: AtomicU64,
     /// Time from reading an `act` off the socket to the broadcast of its state,
@@ -135,6 +143,30 @@ impl Metrics {
             "sannin_games_started_total",
             "Games started.",
             &self.games_started,
+        );
+        counter(
+            &mut out,
+            "sannin_rooms_slept_total",
+            "Rooms that went to sleep (unloaded until needed).",
+            &self.rooms_slept,
+        );
+        counter(
+            &mut out,
+            "sannin_rooms_woken_total",
+            "Sleeping rooms loaded again.",
+            &self.rooms_woken,
+        );
+        counter(
+            &mut out,
+            "sannin_push_sent_total",
+            "Push notifications accepted by a push service.",
+            &self.push_sent,
+        );
+        counter(
+            &mut out,
+            "sannin_push_dropped_total",
+            "Push notifications dropped (queue full, or refused by the push service).",
+            &self.push_dropped,
         );
         counter(
             &mut out,

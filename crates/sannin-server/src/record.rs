@@ -52,6 +52,8 @@ pub fn time_control(clock: Option<&ClockSettings>) -> String {
         ClockKind::SuddenDeath => s(c.main_ms),
         ClockKind::Fischer => format!("{}+{}", s(c.main_ms), s(c.increment_ms)),
         ClockKind::Byoyomi => format!("{}+{}x{}", s(c.main_ms), c.periods, s(c.byoyomi_ms)),
+        // One move in so many seconds, as PGN writes a correspondence control.
+        ClockKind::Correspondence => format!("1/{}", s(c.main_ms)),
     }
 }
 
@@ -128,6 +130,10 @@ mod tests {
         assert_eq!(
             time_control(Some(&c(ClockKind::Fischer, 60_000, 500, 0, 0))),
             "60+0.5"
+        );
+        assert_eq!(
+            time_control(Some(&c(ClockKind::Correspondence, 86_400_000, 0, 0, 0))),
+            "1/86400"
         );
     }
 

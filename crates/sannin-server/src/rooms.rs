@@ -19,7 +19,13 @@ use crate::bots::Bots;
 use crate::broken::BrokenRooms;
 use crate::error::ApiError;
 use crate::metrics::Metrics;
-use crate::room::{Registry, Room, RoomConfig, RoomDeps, RoomHandle};
+use crate::room::{Registry, Room, RoomConfig, RoomDeps, RoomHandle, SLEEP_MARGIN};
+
+/// How often a single node looks for sleeping rooms to wake.
+pub const WAKE_SWEEP: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Sleeping rooms woken per query.
+const WAKE_BATCH: i64 = 64;
 use crate::store::{unix_ms, Fence, LoadError, Store, StoredRoom, BOT_TOKEN_HASH};
 
 /// The rooms of this node.
@@ -260,8 +266,16 @@ impl Rooms {
         stored: StoredRoom,
     ) -> Result<Room, ApiError> {
         let marked = stored.marked_broken;
+        let asleep = stored.asleep;
         match Room::restore(deps, stored) {
             Ok(room) => {
+                if asleep {
+                    // Awake again: restored at the next start, until it sleeps.
+                    if let Err(e) = self.store.wake_room(&id.to_string()).await {
+                        warn!(room = %id, error = %e, "cannot mark the room awake");
+                    }
+                    self.metrics.rooms_woken.fetch_add(1, Ordering::Relaxed);
+                }
                 if marked {
                     // It reads again (an upgrade that knows its values): listed again.
                     info!(room = %id, "a room marked broken is restored");
@@ -310,12 +324,47 @@ impl Rooms {
         Ok(Some(self.start_restored(room)))
     }
 
-    /// Restarts every unfinished room stored in the database (a single node).
+    /// Loads the sleeping rooms whose next timer is less than [`SLEEP_MARGIN`] away,
+    /// every [`WAKE_SWEEP`], until shutdown (a single node: in a cluster the lease
+    /// sweep takes them, `cluster::lease::orphans`).
+    pub async fn wake_due(self: Arc<Self>) {
+        let time = self.config.time.clone();
+        loop {
+            let next = time.now_ms() + WAKE_SWEEP.as_millis() as u64;
+            let margin = SLEEP_MARGIN.as_millis() as i64;
+            let mut more = false;
+            match self
+                .store
+                .due_rooms(time.unix_ms() + margin, WAKE_BATCH)
+                .await
+            {
+                Ok(ids) => {
+                    more = ids.len() as i64 == WAKE_BATCH;
+                    for id in ids.iter().filter_map(|s| s.parse::<Uuid>().ok()) {
+                        if let Err(e) = self.load(id).await {
+                            warn!(room = %id, error = ?e, "cannot wake a sleeping room");
+                        }
+                    }
+                }
+                Err(e) => warn!(error = %e, "cannot look for sleeping rooms to wake"),
+            }
+            if more {
+                continue;
+            }
+            tokio::select! {
+                () = self.shutdown.cancelled() => return,
+                () = time.sleep_until(next) => {}
+            }
+        }
+    }
+
+    /// Restarts every awake unfinished room stored in the database (a single node);
+    /// sleeping rooms stay asleep.
     ///
     /// # Errors
     /// Database errors; a room that cannot be restored is marked broken and skipped.
     pub async fn restore_all(&self) -> anyhow::Result<usize> {
-        let ids = self.store.unfinished_room_ids().await?;
+        let ids = self.store.awake_room_ids().await?;
         let mut n = 0;
         for id in ids {
             let Ok(uuid) = id.parse::<Uuid>() else {

@@ -258,6 +258,7 @@ fn clock_request(kind: ClockKind) -> Value {
         ClockKind::Byoyomi => {
             json!({"kind": "byoyomi", "main_seconds": 60, "byoyomi_seconds": 30, "periods": 2})
         }
+        ClockKind::Correspondence => json!({"kind": "correspondence", "seconds_per_move": 86_400}),
     }
 }
 
@@ -481,13 +482,20 @@ async fn the_matrix(server: Server) {
     }
 
     // The clocks are as they were after the last action: the time the server was down
-    // is charged to nobody.
+    // is charged to nobody — but a correspondence turn keeps its deadline, a moment.
     for kind in ClockKind::iter() {
         let i = at(&format!("a {} clock", kind.as_str()));
         let p = &mut players[i];
         let before = cases[i].state.as_ref().unwrap().clocks.expect("clocks");
         let after = p[0].state().clocks.expect("clocks");
         assert_eq!(after.settings, before.settings, "{}", cases[i].what);
+        assert_eq!(after.deadline_ms, before.deadline_ms, "{}", cases[i].what);
+        assert_eq!(
+            after.deadline_ms.is_some(),
+            kind == ClockKind::Correspondence,
+            "{}",
+            cases[i].what
+        );
         for s in [Seat::Middle, Seat::Last] {
             let (a, b) = (after.get(s), before.get(s));
             assert_eq!(

@@ -18,7 +18,7 @@ use tracing::{debug, info, warn};
 
 use super::wire::{encode_out, NodeCmd, Out};
 use super::Cluster;
-use crate::room::{ConnHandle, ConnId, Outbound, RoomHandle};
+use crate::room::{ConnAccount, ConnHandle, ConnId, Outbound, RoomHandle};
 use crate::rooms::Rooms;
 use sannin_protocol::RoomStatus;
 
@@ -106,6 +106,7 @@ async fn on_cmd(
             node,
             conn,
             account,
+            account_id,
         } => {
             let local = rooms.next_conn_id();
             let (tx, rx) = mpsc::channel(cluster.send_queue);
@@ -115,7 +116,12 @@ async fn on_cmd(
             let out = ConnHandle {
                 tx,
                 kill,
-                account: account.map(Arc::from),
+                account: account.map(|name| {
+                    Arc::new(ConnAccount {
+                        id: account_id.unwrap_or_default(),
+                        name,
+                    })
+                }),
             };
             let answer = match room.connect(local, out).await {
                 Ok(()) => {

@@ -120,15 +120,18 @@ pub async fn release_all(pool: &AnyPool, node: &str) -> sqlx::Result<u64> {
 }
 
 /// Unfinished rooms that no node holds (never leased, expired or released), oldest
-/// first: what a node's sweep takes over.
-pub async fn orphans(pool: &AnyPool, limit: i64) -> sqlx::Result<Vec<String>> {
+/// first: what a node's sweep takes over. A sleeping room is one only once its
+/// `wake_at` is less than `margin_ms` away.
+pub async fn orphans(pool: &AnyPool, limit: i64, margin_ms: i64) -> sqlx::Result<Vec<String>> {
     sqlx::query_scalar(&format!(
         "SELECT r.id FROM rooms r LEFT JOIN room_leases l ON l.room_id = r.id \
          WHERE r.status <> 'finished' AND r.broken IS NULL \
+           AND (r.wake_at IS NULL OR r.wake_at <= {NOW_MS} + $2) \
            AND (l.room_id IS NULL OR l.expires_at <= {NOW_MS}) \
          ORDER BY r.created_at, r.id LIMIT $1"
     ))
     .bind(limit)
+    .bind(margin_ms)
     .fetch_all(pool)
     .await
 }

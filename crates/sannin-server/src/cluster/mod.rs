@@ -303,7 +303,8 @@ impl Cluster {
             if rooms.shutdown.is_cancelled() {
                 return;
             }
-            match lease::orphans(&pool, 16).await {
+            let margin = crate::room::SLEEP_MARGIN.as_millis() as i64;
+            match lease::orphans(&pool, 16, margin).await {
                 Ok(ids) => {
                     for id in ids.iter().filter_map(|s| s.parse().ok()) {
                         if let Err(e) = self.fail_over(&rooms, id).await {

@@ -223,7 +223,8 @@ async fn on_cmd(
     let node = cluster.node.clone();
     match cmd {
         ProxyCmd::Connect { conn, out, reply } => {
-            let account = out.account.as_deref().map(str::to_string);
+            let account = out.account.as_deref().map(|a| a.name.clone());
+            let account_id = out.account.as_deref().map(|a| a.id.clone());
             let answer = cluster
                 .request(
                     subject,
@@ -231,6 +232,7 @@ async fn on_cmd(
                         node,
                         conn,
                         account,
+                        account_id,
                     },
                 )
                 .await;

@@ -100,12 +100,12 @@ async fn a_node_that_lost_the_lease_cannot_write_an_action() {
     let renewed = lease::renew_all(pool, "node-b", ttl).await.unwrap();
     assert_eq!(renewed, vec![(id.to_string(), 2)]);
     assert_eq!(
-        lease::orphans(pool, 10).await.unwrap(),
+        lease::orphans(pool, 10, 60_000).await.unwrap(),
         Vec::<String>::new()
     );
     assert_eq!(lease::release_all(pool, "node-b").await.unwrap(), 1);
     assert_eq!(
-        lease::orphans(pool, 10).await.unwrap(),
+        lease::orphans(pool, 10, 60_000).await.unwrap(),
         vec![id.to_string()],
         "a released unfinished room is up for a sweep"
     );
@@ -119,6 +119,7 @@ fn seat(p: Player, name: &str) -> StoredSeat {
         token_hash: format!("{:064x}", name.len()),
         name: name.into(),
         bot: None,
+        account_id: None,
     }
 }
 

@@ -26,6 +26,9 @@ pub enum NodeCmd {
         /// The account its session cookie names (checked by that node), if any.
         #[serde(default)]
         account: Option<String>,
+        /// That account's id.
+        #[serde(default)]
+        account_id: Option<String>,
     },
     /// The socket closed.
     Disconnect {

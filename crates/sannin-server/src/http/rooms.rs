@@ -76,6 +76,7 @@ fn bot_seats(v: Option<&Value>) -> Result<Vec<StoredSeat>, ApiError> {
             token_hash: BOT_TOKEN_HASH.into(),
             name: bots::bot_name(level),
             bot: Some(level),
+            account_id: None,
         });
     }
     Ok(seats)

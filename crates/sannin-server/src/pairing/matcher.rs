@@ -284,14 +284,24 @@ mod tests {
         let mut willing = guest(2, 1_000);
         willing.bots_after = Some(Duration::from_secs(600));
         let unwilling = guest(3, 500);
-        let q = [lone.clone(), unwilling.clone(), willing];
+        let q = [lone.clone(), willing];
         let t = wave(&q, false, Moment(30_000));
         assert_eq!(
             t,
             [Table {
-                tickets: vec![0, 2],
+                tickets: vec![0, 1],
                 bots: 1
             }]
+        );
+        let q = [lone.clone(), unwilling.clone()];
+        let t = wave(&q, false, Moment(30_000));
+        assert_eq!(
+            t,
+            [Table {
+                tickets: vec![0],
+                bots: 2
+            }],
+            "people only: it waits for people"
         );
 
         // Three people are a table of people, whatever they accept.

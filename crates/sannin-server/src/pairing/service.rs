@@ -266,15 +266,18 @@ impl Pairing {
         {
             let st = self.state();
             for (i, key) in t.keys.iter().enumerate() {
-                let name = st
-                    .tickets
-                    .get(key)
-                    .map_or_else(String::new, |e| e.join.name.clone());
+                let join = st.tickets.get(key).map(|e| &e.join);
+                let name = join.map_or_else(String::new, |j| j.name.clone());
+                let account_id = join.and_then(|j| match &j.person {
+                    Person::Account(id) => Some(id.clone()),
+                    _ => None,
+                });
                 seats.push(StoredSeat {
                     seat: seats_of[i],
                     token_hash: key.clone(),
                     name,
                     bot: None,
+                    account_id,
                 });
                 humans.push((key.clone(), seats_of[i]));
             }
@@ -285,6 +288,7 @@ impl Pairing {
                 token_hash: BOT_TOKEN_HASH.into(),
                 name: bot_name(level),
                 bot: Some(level),
+                account_id: None,
             });
         }
         match store::claim(&self.store, &t.keys).await {

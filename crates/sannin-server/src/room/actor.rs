@@ -32,8 +32,9 @@ impl Room {
         debug!(status = self.status.as_str(), "room running");
         let time = self.deps.config.time.clone();
         // A room of three bots (or a restored one whose seats are all bots) starts
-        // without anyone sending `ready`.
-        if self.status == RoomStatus::Waiting && self.all_ready(true) {
+        // without anyone sending `ready`; so does a correspondence table whose seats
+        // were given (pairing, a rematch), its players connected or not.
+        if self.status == RoomStatus::Waiting && self.all_ready(!self.is_correspondence()) {
             self.start_pending = !self.start().await;
         }
         loop {
@@ -46,6 +47,7 @@ impl Room {
             let deadline = self.next_deadline().map(|d| self.retry.later(d));
             let probation = self.fanout.next_probation_end();
             let clock_deadline = self.clock_deadline();
+            let sleep_at = self.sleep_at();
             let clock_sleep = async {
                 match clock_deadline {
                     Some(ms) => {
@@ -80,6 +82,11 @@ impl Room {
                     }
                 }
                 () = clock_sleep => self.check_clock().await,
+                () = sleep_until_opt(&*time, sleep_at) => {
+                    if self.fall_asleep().await {
+                        return;
+                    }
+                }
                 () = sleep_until_opt(&*time, probation) => self.end_probations(),
             }
             // The lobby learns of a change no later than the room's connections do.
@@ -96,6 +103,7 @@ impl Room {
                 true => self.lonely_since.or(Some(now)),
                 false => None,
             };
+            self.note_quiet();
         }
         // Shutting down: whatever write was in flight has finished (a command is
         // always handled to its end). Tell the clients and let the writers flush.
@@ -194,7 +202,8 @@ impl Room {
                     }
                 }
                 if self.start_pending {
-                    self.start_pending = self.all_ready(true) && !self.start().await;
+                    self.start_pending =
+                        self.all_ready(!self.is_correspondence()) && !self.start().await;
                 }
             }
             RoomStatus::Playing => {

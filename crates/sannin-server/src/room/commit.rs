@@ -61,6 +61,11 @@ impl Retry {
         self.until = None;
     }
 
+    /// Whether no failed write waits to be tried again.
+    pub(super) fn is_clear(&self) -> bool {
+        self.failures == 0
+    }
+
     /// Until when automatic attempts wait, if that is after `now`.
     pub(super) fn hold(&self, now: Moment) -> Option<Moment> {
         self.until.filter(|u| *u > now)
@@ -249,7 +254,9 @@ impl Room {
             kind: c.kind,
             player: c.player,
             text: c.text,
-            clocks: clock.as_ref().map(GameClock::saved),
+            clocks: clock
+                .as_ref()
+                .map(|c| c.saved(now, self.deps.config.time.unix_ms())),
         };
         // What this command said so far goes out now, not after the write.
         self.fanout.flush();
@@ -356,7 +363,7 @@ impl Room {
     ) {
         let had_offers = self.draw_offers.clear() && kind != ActionKind::Draw;
         if let Some(c) = &self.clock {
-            lead.set_clocks(c.snapshot(now));
+            lead.set_clocks(c.snapshot(now, self.deps.config.time.unix_ms()));
         }
         self.broadcast(lead);
         for ev in events {

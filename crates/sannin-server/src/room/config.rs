@@ -24,6 +24,9 @@ pub struct RoomConfig {
     pub max_name_chars: usize,
     /// How long an idle finished room stays in memory.
     pub finished_idle: Duration,
+    /// How long a quiet playing room stays in memory before it sleeps (None: never;
+    /// `room/sleep.rs`).
+    pub sleep_after: Option<Duration>,
     /// How long a waiting room with no human and no connection lives (None: forever).
     pub waiting_room_ttl: Option<Duration>,
     /// Cap of the per-move lag credit, ms.

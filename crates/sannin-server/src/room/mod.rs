@@ -72,6 +72,7 @@ mod pregame;
 mod rematch;
 mod restore;
 mod seats;
+mod sleep;
 mod snapshot;
 
 use bot_turns::BotTurn;
@@ -87,6 +88,7 @@ pub use config::RoomConfig;
 pub use handle::{Gone, RemoteRoom, RoomHandle};
 pub use restore::start_kind;
 pub use seats::checked_name;
+pub use sleep::SLEEP_MARGIN;
 
 /// Connection id, unique in the process.
 pub type ConnId = u64;
@@ -113,7 +115,16 @@ pub struct ConnHandle {
     /// Cancelled to drop the connection at once (slow client).
     pub kill: CancellationToken,
     /// The account the connection is logged in to (its session cookie), if any.
-    pub account: Option<Arc<str>>,
+    pub account: Option<Arc<ConnAccount>>,
+}
+
+/// The account a connection is logged in to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConnAccount {
+    /// Its id.
+    pub id: String,
+    /// Its name, as registered (a rated room's seat takes it).
+    pub name: String,
 }
 
 /// Commands to a room: private to the room, built by [`RoomHandle`]'s methods.
@@ -287,6 +298,12 @@ pub struct Room {
     start_pending: bool,
     /// Since when the room is finished with nobody connected (for unloading it).
     idle_since: Option<Moment>,
+    /// Since when the room is playing with nobody connected and nothing to do (it
+    /// sleeps after `--sleep-after-seconds`).
+    quiet_since: Option<Moment>,
+    /// Unix ms of the game's start (a correspondence game's first deadline counts from
+    /// it).
+    started_at_ms: Option<i64>,
     /// Since when the room is waiting with no human seated and nobody connected (it
     /// expires after `--waiting-room-ttl-seconds`).
     lonely_since: Option<Moment>,
@@ -334,6 +351,7 @@ impl Room {
                 left_at_ms: bot.is_none().then_some(now_epoch),
                 bot,
                 ever_connected: false,
+                account_id: s.account_id,
             });
         }
         room.publish();
@@ -394,6 +412,8 @@ impl Room {
             retry: Retry::default(),
             start_pending: false,
             idle_since: None,
+            quiet_since: None,
+            started_at_ms: None,
             lonely_since: Some(deps_now),
             created_at_ms: unix_ms(),
             updated_at_ms: unix_ms(),
@@ -409,6 +429,13 @@ impl Room {
     /// The room's id.
     pub fn id(&self) -> Uuid {
         self.id
+    }
+
+    /// Whether the room has a correspondence clock (docs/correspondence.md).
+    pub(super) fn is_correspondence(&self) -> bool {
+        self.clock
+            .as_ref()
+            .is_some_and(GameClock::is_correspondence)
     }
 
     /// Whether the room counts against `--max-rooms`.

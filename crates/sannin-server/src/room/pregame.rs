@@ -52,18 +52,15 @@ impl Room {
     /// Starts the game: stored, then announced. False (nothing changed) when the
     /// database refused.
     pub(super) async fn start(&mut self) -> bool {
-        if let Err(e) = self
-            .deps
-            .store
-            .set_status(&self.id_str, RoomStatus::Playing, None)
-            .await
-        {
+        let started_at = self.deps.config.time.unix_ms();
+        if let Err(e) = self.deps.store.start_game(&self.id_str, started_at).await {
             self.store_failed("storing the start", &e);
             return false;
         }
         self.store_ok();
         self.start_pending = false;
         self.status = RoomStatus::Playing;
+        self.started_at_ms = Some(started_at);
         self.deps
             .metrics
             .games_started
@@ -135,6 +132,7 @@ impl Room {
             token_hash: BOT_TOKEN_HASH.into(),
             name: bots::bot_name(level),
             bot: Some(level),
+            account_id: None,
         };
         if let Err(e) = self.deps.store.put_seat(&self.id_str, &stored).await {
             self.store_failed("storing a bot seat", &e);
@@ -160,6 +158,7 @@ impl Room {
             left_at_ms: None,
             bot: Some(level),
             ever_connected: false,
+            account_id: None,
         });
         self.clear_proposal();
         if self.all_ready(false) {
@@ -291,6 +290,7 @@ impl Room {
                     token_hash: s.token_hash.clone(),
                     name: s.name.clone(),
                     bot: s.bot,
+                    account_id: s.account_id.clone(),
                 })
             })
             .collect();

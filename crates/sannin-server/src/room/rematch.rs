@@ -55,6 +55,7 @@ impl Room {
                     token_hash: s.token_hash.clone(),
                     name: s.name.clone(),
                     bot: s.bot.filter(|_| s.is_pure_bot()),
+                    account_id: s.account_id.clone(),
                 })
             })
             .collect();

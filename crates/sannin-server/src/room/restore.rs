@@ -18,6 +18,29 @@ pub fn start_kind(start_position: Option<&str>) -> (bool, bool) {
 }
 
 impl Room {
+    /// Starts the clock of the player to move in a restored room. A live clock
+    /// starts again from the time it had after the last action: the time the server
+    /// was down is not charged. A correspondence turn keeps its deadline — the one
+    /// stored with the last action (`deadline`, unix ms), or for the first move the
+    /// start plus the time for a move — however long the room was away.
+    fn restart_clock(&mut self, deadline: Option<i64>) {
+        let time = self.deps.config.time.clone();
+        let now = time.now_ms();
+        let first_deadline = self.started_at_ms.zip(self.clock.as_ref()).map(|(t, c)| {
+            t.saturating_add(i64::try_from(c.settings().main_ms).unwrap_or(i64::MAX))
+        });
+        let (Some(c), Some(p)) = (self.clock.as_mut(), self.game.to_move()) else {
+            return;
+        };
+        match deadline.or(first_deadline) {
+            Some(d) if c.is_correspondence() => {
+                let left = u64::try_from(d.saturating_sub(time.unix_ms())).unwrap_or(0);
+                c.resume(p, now, left);
+            }
+            _ => c.start(p, now),
+        }
+    }
+
     /// Rebuilds a stored room by replaying its actions.
     ///
     /// # Errors
@@ -35,6 +58,8 @@ impl Room {
         let status = stored.status;
         let settings = RoomSettings::from_stored(stored.settings.as_deref())?;
         let mut room = Room::build(deps, id, game, status, custom, voluntary, settings);
+        // A correspondence turn's deadline, stored with the action that began it.
+        let mut deadline = None;
         for a in &stored.actions {
             crate::history::apply_stored(&mut room.game, a)?;
             if let (ActionKind::Act, Some(p)) = (a.kind, a.player) {
@@ -43,10 +68,10 @@ impl Room {
             room.plies = a.ply;
             if let (Some(c), Some(saved)) = (room.settings.clock, a.clocks.as_deref()) {
                 // The clocks as they were once this action was played.
-                room.clock = Some(
-                    GameClock::restore(c, saved)
-                        .map_err(|e| anyhow::anyhow!("action {}: {e}", a.ply))?,
-                );
+                let (clock, d) = GameClock::restore(c, saved)
+                    .map_err(|e| anyhow::anyhow!("action {}: {e}", a.ply))?;
+                room.clock = Some(clock);
+                deadline = d;
             }
         }
         if room.game.is_over() {
@@ -55,6 +80,7 @@ impl Room {
         let (now, now_epoch) = (room.now(), unix_ms());
         room.created_at_ms = stored.created_at_ms;
         room.updated_at_ms = stored.updated_at_ms;
+        room.started_at_ms = stored.started_at_ms;
         // A waiting room's time to live counts from its last change.
         let since_change = u64::try_from(now_epoch - stored.updated_at_ms).unwrap_or(0);
         room.lonely_since = Some(now.before(std::time::Duration::from_millis(since_change)));
@@ -78,15 +104,11 @@ impl Room {
                 left_at_ms: bot.is_none().then_some(now_epoch),
                 bot,
                 ever_connected: false,
+                account_id: s.account_id,
             });
         }
-        // Time while the server was down is not charged: the clock of the player to
-        // move starts again, from the time it had after the last action, now.
         if room.status == RoomStatus::Playing {
-            let t = room.deps.config.time.now_ms();
-            if let (Some(c), Some(p)) = (room.clock.as_mut(), room.game.to_move()) {
-                c.start(p, t);
-            }
+            room.restart_clock(deadline);
         }
         room.publish();
         Ok(room)

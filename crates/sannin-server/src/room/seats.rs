@@ -26,6 +26,8 @@ pub(super) struct Occupant {
     /// A connection has held the seat since the room was made or restored (a seat
     /// taken for its player — a rematch, a table of pairing — has not, at first).
     pub(super) ever_connected: bool,
+    /// The account of a logged-in player holding it.
+    pub(super) account_id: Option<String>,
 }
 
 impl Occupant {
@@ -106,6 +108,11 @@ impl Room {
     /// `--waiting-grace-seconds`; one who never came, the full grace period (a rematch)
     /// or the time to connect (a table of pairing).
     pub(super) fn deadline_of(&self, p: Player) -> Option<Moment> {
+        if self.is_correspondence() {
+            // A correspondence player is not expected to stay: its clock is its only
+            // limit, and a seat taken before the start is kept.
+            return None;
+        }
         let s = self.seats[p.index()].as_ref()?;
         if s.present() {
             return None;
@@ -126,7 +133,7 @@ impl Room {
     /// When the table of pairing is given up because `p`, to move, has made no move
     /// yet (`first_move_time`).
     pub(super) fn first_move_deadline(&self) -> Option<(Player, Moment)> {
-        if !self.settings.paired || self.status != RoomStatus::Playing {
+        if !self.settings.paired || self.status != RoomStatus::Playing || self.is_correspondence() {
             return None;
         }
         let p = self.to_move()?;
@@ -228,11 +235,19 @@ impl Room {
         };
         let token = new_token();
         let token_hash = hash_token(&token);
+        let account_id = self
+            .fanout
+            .conns
+            .get(&conn)
+            .and_then(|c| c.out.account.as_ref())
+            .map(|a| a.id.clone())
+            .filter(|id| !id.is_empty());
         let stored = StoredSeat {
             seat: p,
             token_hash: token_hash.clone(),
             name: name.clone(),
             bot: None,
+            account_id: account_id.clone(),
         };
         if let Err(e) = self.deps.store.put_seat(&self.id_str, &stored).await {
             self.store_failed("storing a seat", &e);
@@ -252,6 +267,7 @@ impl Room {
             left_at_ms: None,
             bot: None,
             ever_connected: true,
+            account_id,
         });
         if let Some(c) = self.fanout.conns.get_mut(&conn) {
             c.seat = Some(p);
@@ -481,13 +497,13 @@ impl Room {
                 "this room is rated: log in to an account to take a seat".into(),
             ));
         };
-        if self.seats.iter().flatten().any(|s| *s.name == *account) {
+        if self.seats.iter().flatten().any(|s| s.name == account.name) {
             return Err((
                 ErrorCode::AlreadySeated,
                 "your account already holds a seat in this room".into(),
             ));
         }
-        Ok(Some(account.to_string()))
+        Ok(Some(account.name.clone()))
     }
 }
 

@@ -32,7 +32,7 @@ impl Room {
             connected: s.present(),
             ready: s.ready,
             abandon_at_ms: match (s.present(), s.left_at_ms) {
-                (false, Some(t)) => Some(t + hold),
+                (false, Some(t)) if !self.is_correspondence() => Some(t + hold),
                 _ => None,
             },
             bot: s.bot.map(Level::number),
@@ -231,10 +231,12 @@ impl Room {
             now_ms: unix_ms(),
             move_players: full.then(|| self.move_players()),
             in_check: self.in_check(),
-            clocks: self
-                .clock
-                .as_ref()
-                .map(|c| c.snapshot(self.deps.config.time.now_ms())),
+            clocks: self.clock.as_ref().map(|c| {
+                c.snapshot(
+                    self.deps.config.time.now_ms(),
+                    self.deps.config.time.unix_ms(),
+                )
+            }),
             private: self.settings.private,
             bot_takeover: self.settings.bot_takeover,
             rated: self.settings.rated,

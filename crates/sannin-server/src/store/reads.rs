@@ -17,20 +17,28 @@ type ActionRow = (i64, String, Option<String>, String, Option<String>);
 type ChatRow = (i64, String, Option<String>, String, String, i64);
 
 impl Store {
-    /// Ids of every room not finished, oldest first.
-    pub async fn unfinished_room_ids(&self) -> sqlx::Result<Vec<String>> {
+    /// Ids of every room not finished and awake (not asleep: `wake_at` unset),
+    /// oldest first: what a start restores.
+    pub async fn awake_room_ids(&self) -> sqlx::Result<Vec<String>> {
         sqlx::query_scalar(
-            "SELECT id FROM rooms WHERE status <> 'finished' ORDER BY created_at, id",
+            "SELECT id FROM rooms WHERE status <> 'finished' AND wake_at IS NULL \
+             ORDER BY created_at, id",
         )
         .fetch_all(&self.pool)
         .await
     }
 
-    /// Number of rooms not finished.
-    pub async fn count_unfinished(&self) -> sqlx::Result<i64> {
-        sqlx::query_scalar("SELECT COUNT(*) FROM rooms WHERE status <> 'finished'")
-            .fetch_one(&self.pool)
-            .await
+    /// Up to `limit` sleeping rooms whose `wake_at` is at or before `by` (unix ms),
+    /// the soonest first.
+    pub async fn due_rooms(&self, by: i64, limit: i64) -> sqlx::Result<Vec<String>> {
+        sqlx::query_scalar(
+            "SELECT id FROM rooms WHERE wake_at IS NOT NULL AND wake_at <= $1 \
+             AND status <> 'finished' AND broken IS NULL ORDER BY wake_at LIMIT $2",
+        )
+        .bind(by)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await
     }
 
     /// Loads one room with its seats, actions and chat. Every column is read back by
@@ -48,21 +56,33 @@ impl Store {
             i64,
             i64,
             Option<String>,
+            Option<i64>,
+            Option<i64>,
         );
         let row: Option<RoomRow> = sqlx::query_as(
-            "SELECT id, status, start_position, settings, created_at, updated_at, broken \
-             FROM rooms WHERE id = $1",
+            "SELECT id, status, start_position, settings, created_at, updated_at, broken, \
+             started_at, wake_at FROM rooms WHERE id = $1",
         )
         .bind(id)
         .fetch_optional(&self.pool)
         .await?;
-        let Some((id, status, start_position, settings, created_at_ms, updated_at_ms, broken)) =
-            row
+        let Some((
+            id,
+            status,
+            start_position,
+            settings,
+            created_at_ms,
+            updated_at_ms,
+            broken,
+            started_at_ms,
+            wake_at_ms,
+        )) = row
         else {
             return Ok(None);
         };
         let seat_rows: Vec<SeatRow> = sqlx::query_as(
-            "SELECT seat, token_hash, name, bot, rematch FROM seats WHERE room_id = $1 ORDER BY seat",
+            "SELECT seat, token_hash, name, bot, rematch, account_id FROM seats \
+             WHERE room_id = $1 ORDER BY seat",
         )
         .bind(&id)
         .fetch_all(&self.pool)
@@ -115,6 +135,8 @@ impl Store {
             chat,
             created_at_ms,
             updated_at_ms,
+            started_at_ms,
+            asleep: wake_at_ms.is_some(),
             marked_broken: broken.is_some(),
         }))
     }
@@ -149,11 +171,11 @@ pub enum LoadError {
 }
 
 /// A `seats` row: seat, token hash, name, bot level, rematch asked.
-type SeatRow = (String, String, String, Option<i64>, i64);
+type SeatRow = (String, String, String, Option<i64>, i64, Option<String>);
 
 /// A seat as stored, and whether its player asked for a rematch.
 fn read_seat(
-    (seat, token_hash, name, bot, asked): SeatRow,
+    (seat, token_hash, name, bot, asked, account_id): SeatRow,
 ) -> Result<(StoredSeat, bool), Unreadable> {
     Ok((
         StoredSeat {
@@ -161,6 +183,7 @@ fn read_seat(
             token_hash,
             name,
             bot: bot.map(level_from_column).transpose()?,
+            account_id,
         },
         asked != 0,
     ))

@@ -88,6 +88,8 @@ pub struct StoredSeat {
     /// The level of the bot playing the seat (a bot seat, or a bot that took over
     /// from a player who abandoned); None for a human.
     pub bot: Option<Level>,
+    /// The account of a logged-in player who holds the seat.
+    pub account_id: Option<String>,
 }
 
 /// The `token_hash` of a seat added as a bot: not a SHA-256 hex digest, so no token
@@ -117,6 +119,10 @@ pub struct StoredRoom {
     pub created_at_ms: i64,
     /// Unix ms of the last change.
     pub updated_at_ms: i64,
+    /// Unix ms of the start, once started.
+    pub started_at_ms: Option<i64>,
+    /// Whether it was asleep (`wake_at` set) when read.
+    pub asleep: bool,
     /// Marked broken by an earlier load that failed ([`Store::mark_broken`]).
     ///
     /// [`Store::mark_broken`]: super::Store::mark_broken

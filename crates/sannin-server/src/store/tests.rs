@@ -122,6 +122,7 @@ fn human(seat: Player, name: &str) -> StoredSeat {
         token_hash: "ab".repeat(32),
         name: name.into(),
         bot: None,
+        account_id: Some(format!("account-of-{name}")),
     }
 }
 
@@ -145,6 +146,7 @@ async fn levels_read_back(store: &Store) {
             token_hash: BOT_TOKEN_HASH.into(),
             name: format!("Bot ({})", level.name()),
             bot: Some(level),
+            account_id: None,
         };
         store
             .create_room(
@@ -197,6 +199,13 @@ async fn clocks_read_back(store: &Store) {
                 byoyomi_ms: 10_000,
                 periods: 3,
             },
+            ClockKind::Correspondence => ClockSettings {
+                kind,
+                main_ms: 86_400_000,
+                increment_ms: 0,
+                byoyomi_ms: 0,
+                periods: 0,
+            },
         };
         let id = format!("clock-{}", kind.as_str());
         let settings = RoomSettings {
@@ -214,8 +223,10 @@ async fn clocks_read_back(store: &Store) {
         let mut clocks = GameClock::new(clock);
         clocks.start(Player::First, 1_000);
         clocks.stop(71_500, 0, true);
+        clocks.start(Player::Middle, 71_500);
+        let unix = 1_735_689_600_000;
         let action = StoredAction {
-            clocks: Some(clocks.saved()),
+            clocks: Some(clocks.saved(71_500, unix)),
             ..act(1, "P3c-4c")
         };
         store.append_action(&id, &action, None, None).await.unwrap();
@@ -223,7 +234,11 @@ async fn clocks_read_back(store: &Store) {
         let read = RoomSettings::from_stored(back.settings.as_deref()).unwrap();
         assert_eq!(read, settings, "{kind:?}");
         let saved = back.actions[0].clocks.as_deref().expect("clocks stored");
-        assert_eq!(GameClock::restore(clock, saved), Ok(clocks), "{kind:?}");
+        let deadline = (kind == ClockKind::Correspondence).then_some(unix + 86_400_000);
+        let (mut read, d) = GameClock::restore(clock, saved).unwrap();
+        assert_eq!(d, deadline, "{kind:?}");
+        read.start(Player::Middle, 71_500);
+        assert_eq!(read, clocks, "{kind:?}");
     }
 }
 

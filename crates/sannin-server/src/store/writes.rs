@@ -64,6 +64,40 @@ impl Store {
         .await
     }
 
+    /// Stores the start of the game: the room is playing since `started_at_ms`.
+    pub async fn start_game(&self, id: &str, started_at_ms: i64) -> sqlx::Result<()> {
+        self.write(
+            sqlx::query(
+                "UPDATE rooms SET status = 'playing', started_at = $1, updated_at = $2 \
+                 WHERE id = $3",
+            )
+            .bind(started_at_ms)
+            .bind(unix_ms())
+            .bind(id),
+        )
+        .await
+    }
+
+    /// Puts a room to sleep: it leaves memory, to be loaded again on demand or at
+    /// `wake_at_ms` (unix ms) by the sweep of sleeping rooms.
+    pub async fn sleep_room(&self, id: &str, wake_at_ms: i64) -> sqlx::Result<()> {
+        self.write(
+            sqlx::query("UPDATE rooms SET wake_at = $1 WHERE id = $2 AND status <> 'finished'")
+                .bind(wake_at_ms)
+                .bind(id),
+        )
+        .await
+    }
+
+    /// A sleeping room was loaded: it is awake (restored at the next start).
+    pub async fn wake_room(&self, id: &str) -> sqlx::Result<()> {
+        self.write(
+            sqlx::query("UPDATE rooms SET wake_at = NULL WHERE id = $1 AND wake_at IS NOT NULL")
+                .bind(id),
+        )
+        .await
+    }
+
     /// Stores a taken seat (replacing any earlier holder of it).
     pub async fn put_seat(&self, id: &str, seat: &StoredSeat) -> sqlx::Result<()> {
         let mut tx = self.begin().await?;
@@ -253,8 +287,8 @@ async fn insert_seat(
     seat: &StoredSeat,
 ) -> sqlx::Result<()> {
     sqlx::query(
-        "INSERT INTO seats (room_id, seat, token_hash, name, created_at, bot) \
-         VALUES ($1, $2, $3, $4, $5, $6)",
+        "INSERT INTO seats (room_id, seat, token_hash, name, created_at, bot, account_id) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
     )
     .bind(id)
     .bind(seat.seat.lower())
@@ -262,6 +296,7 @@ async fn insert_seat(
     .bind(&seat.name)
     .bind(unix_ms())
     .bind(seat.bot.map(level_column))
+    .bind(&seat.account_id)
     .execute(&mut **tx)
     .await?;
     Ok(())

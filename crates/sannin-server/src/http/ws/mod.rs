@@ -26,10 +26,10 @@ use tracing::{debug, Instrument};
 
 use super::ClientAddr;
 use crate::app::Shared;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::net::ConnSlot;
 use crate::rate::TokenBucket;
-use crate::room::{ConnHandle, Outbound, RoomHandle};
+use crate::room::{ConnAccount, ConnHandle, Outbound, RoomHandle};
 
 mod reader;
 mod writer;
@@ -66,11 +66,12 @@ pub(super) async fn upgrade(
     // The account of the session cookie, for the seats of rated rooms.
     let account = match crate::accounts::Accounts::token(&headers) {
         None => None,
-        Some(_) => shared
-            .accounts
-            .account_of(&headers)
-            .await
-            .map(|(a, _)| Arc::<str>::from(a.name)),
+        Some(_) => shared.accounts.account_of(&headers).await.map(|(a, _)| {
+            Arc::new(ConnAccount {
+                id: a.id,
+                name: a.name,
+            })
+        }),
     };
     let held = match &shared.cluster {
         // A cluster counts the sockets of every node.
@@ -108,7 +109,7 @@ async fn connection(
     socket: WebSocket,
     room: RoomHandle,
     shared: Arc<Shared>,
-    account: Option<Arc<str>>,
+    account: Option<Arc<ConnAccount>>,
 ) {
     let conn = shared.rooms.next_conn_id();
     // At debug level, as everything logged under it: entering a span costs a lookup in
@@ -124,13 +125,36 @@ async fn connection(
     .await;
 }
 
+/// Hands the connection to the room. A room that stopped just as the socket came (it
+/// fell asleep, or was unloaded once idle) is loaded again and asked once more.
+async fn connect(
+    shared: &Arc<Shared>,
+    mut room: RoomHandle,
+    conn: u64,
+    out: ConnHandle,
+) -> (RoomHandle, Result<(), ErrorCode>) {
+    for _ in 0..3 {
+        match room.connect(conn, out.clone()).await {
+            Err(ErrorCode::ShuttingDown) if !shared.shutdown.is_cancelled() => {
+                shared.rooms.unload_if(&room);
+                match shared.room(room.id).await {
+                    Ok(Some(h)) => room = h,
+                    _ => break,
+                }
+            }
+            done => return (room, done),
+        }
+    }
+    (room, Err(ErrorCode::ShuttingDown))
+}
+
 /// Joins the room, then runs the reader and the writer until either ends.
 async fn run(
     socket: WebSocket,
     conn: u64,
     room: RoomHandle,
     shared: &Arc<Shared>,
-    account: Option<Arc<str>>,
+    account: Option<Arc<ConnAccount>>,
 ) {
     let config = &shared.config;
     let (tx, rx) = mpsc::channel::<Outbound>(config.send_queue);
@@ -141,7 +165,8 @@ async fn run(
         kill: kill.clone(),
         account,
     };
-    if let Err(code) = room.connect(conn, out).await {
+    let (room, connected) = connect(shared, room, conn, out).await;
+    if let Err(code) = connected {
         let msg = "the room is not available; try again later";
         let text = ServerMsg::error(code, msg).to_text();
         let _ = sink.send(Message::Text(text.into())).await;

@@ -1,0 +1,83 @@
+//! Rooms that sleep (docs/correspondence.md, "Rooms that sleep"): a playing room with
+//! nobody connected and no timer due soon — a correspondence game between moves —
+//! leaves memory after `--sleep-after-seconds`. It stores when its next timer is due
+//! (`rooms.wake_at`) and stops; it is loaded again on demand or, near that time, by
+//! the sweep of sleeping rooms (`Rooms::wake_due`), and in a cluster by whichever
+//! node takes its lease.
+
+use std::time::Duration;
+
+use std::sync::atomic::Ordering;
+
+use tracing::{debug, warn};
+
+use super::*;
+
+/// How far off every timer of a room must be for it to sleep: the sweep loads a
+/// sleeping room this long before its next timer is due.
+pub const SLEEP_MARGIN: Duration = Duration::from_secs(60);
+
+impl Room {
+    /// Playing, nobody connected, no bot thinking, no write to try again.
+    fn quiet(&self) -> bool {
+        self.status == RoomStatus::Playing
+            && self.fanout.conns.is_empty()
+            && self.thinking.is_none()
+            && self.retry.is_clear()
+    }
+
+    /// Notes whether the room is quiet, and since when.
+    pub(super) fn note_quiet(&mut self) {
+        self.quiet_since = match self.quiet() {
+            true => self.quiet_since.or(Some(self.now())),
+            false => None,
+        };
+    }
+
+    /// When the room goes to sleep, if it stays quiet.
+    pub(super) fn sleep_at(&self) -> Option<Moment> {
+        Some(self.quiet_since? + self.deps.config.sleep_after?)
+    }
+
+    /// The room's next timer: its clock, a seat's deadline, a probation's end.
+    fn next_timer(&self) -> Option<Moment> {
+        [
+            self.next_deadline(),
+            self.clock_deadline().map(Moment),
+            self.fanout.next_probation_end(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    /// Sleeps if the room is still quiet and its next timer is more than
+    /// [`SLEEP_MARGIN`] away: stores when to wake it and leaves the registry. True
+    /// when it sleeps (the actor stops); false to go on (quiet again from now).
+    pub(super) async fn fall_asleep(&mut self) -> bool {
+        let now = self.now();
+        self.quiet_since = self.quiet().then_some(now);
+        if self.quiet_since.is_none() {
+            return false;
+        }
+        let next = self.next_timer();
+        if next.is_some_and(|t| t < now + SLEEP_MARGIN) {
+            return false;
+        }
+        let unix_now = self.deps.config.time.unix_ms();
+        let wake_at = next.map_or(i64::MAX, |t| {
+            unix_now.saturating_add(i64::try_from(t.since(now).as_millis()).unwrap_or(i64::MAX))
+        });
+        if let Err(e) = self.deps.store.sleep_room(&self.id_str, wake_at).await {
+            warn!(room = %self.id, error = %e, "cannot put the room to sleep; it stays in memory");
+            return false;
+        }
+        debug!(wake_at, "room sleeps");
+        self.deps
+            .metrics
+            .rooms_slept
+            .fetch_add(1, Ordering::Relaxed);
+        self.deps.registry.unload_room(self.id);
+        true
+    }
+}
