@@ -214,7 +214,7 @@ async fn leaving_takes_the_ticket_out_and_bad_input_is_refused_clearly() {
     );
 
     for (body, status, code) in [
-        (json!({}), 400, "bad_request"),
+        (json!({}), 400, "bad_clock"),
         (
             json!({"clock": {"kind": "fischer", "main_seconds": -3}}),
             400,
@@ -268,8 +268,9 @@ async fn leaving_takes_the_ticket_out_and_bad_input_is_refused_clearly() {
     let (s, _, v) = call(&server, "GET", "/api/pairing/x?wait=-1", None, None).await;
     assert_eq!(s, 400, "{v}");
 
-    // One ticket per pool per browser: the cookie the first answer sets names it.
-    let (s, browser, _) = call(
+    // One ticket per pool per browser (the cookie the first answer sets names it): a
+    // second one — a page that lost the first — takes the first one's place.
+    let (s, browser, v) = call(
         &server,
         "POST",
         "/api/pairing",
@@ -278,20 +279,29 @@ async fn leaving_takes_the_ticket_out_and_bad_input_is_refused_clearly() {
     )
     .await;
     assert_eq!(s, 201);
+    let first = v["ticket"].as_str().unwrap().to_string();
     let browser = browser.expect("a browser cookie");
     let (s, _, v) = call(
         &server,
         "POST",
         "/api/pairing",
-        Some(json!({"clock": five_three()})),
+        Some(json!({"pool": "5+3"})),
         Some(&browser),
     )
     .await;
-    assert_eq!(
-        (s, TestServer::error_code(&v)),
-        (409, "already_waiting"),
-        "{v}"
-    );
+    assert_eq!(s, 201, "{v}");
+    assert_eq!(waiting_in(&server, "5+3", false).await, 1);
+    let (code, _, _) = call(&server, "GET", &format!("/api/pairing/{first}"), None, None).await;
+    assert_eq!(code, 404, "the first ticket is gone");
+    let second = v["ticket"].as_str().unwrap();
+    assert_eq!(status(&server, second, 0).await["status"], "waiting");
+    for body in [
+        json!({"pool": "5+4"}),
+        json!({"pool": "5+3", "clock": five_three()}),
+    ] {
+        let (s, _, v) = call(&server, "POST", "/api/pairing", Some(body.clone()), None).await;
+        assert!(s == 400, "{body}: {v}");
+    }
     let (s, _, _) = call(
         &server,
         "POST",
@@ -536,5 +546,77 @@ async fn tickets_have_a_budget_per_address() {
         (429, "rate_limited"),
         "{v}"
     );
+    server.stop().await;
+}
+
+/// A page closed while waiting: its ticket leaves a live pool once nobody asks after
+/// it; a page that long-polls keeps its place.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ticket_nobody_asks_after_leaves_a_live_pool() {
+    let time = ManualTime::new(0);
+    let (_db, server) = server(&time).await;
+    let gone = ticket(&server, json!({"pool": "5+3"}), None).await;
+    let kept = ticket(&server, json!({"pool": "5+3"}), None).await;
+    assert_eq!(waiting_in(&server, "5+3", false).await, 2);
+    for _ in 0..3 {
+        time.advance(Duration::from_secs(25));
+        assert_eq!(status(&server, &kept, 0).await["status"], "waiting");
+    }
+    let deadline = tokio::time::Instant::now() + TIMEOUT;
+    while waiting_in(&server, "5+3", false).await != 1 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the unseen ticket stays"
+        );
+        // The wave that drops it runs on the matcher's task.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (code, _, _) = call(&server, "GET", &format!("/api/pairing/{gone}"), None, None).await;
+    assert_eq!(code, 404);
+    assert_eq!(status(&server, &kept, 0).await["status"], "waiting");
+    server.stop().await;
+}
+
+/// A correspondence pool: tickets wait unasked, and a table starts at once, nobody
+/// connected.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_correspondence_table_starts_at_once() {
+    let time = ManualTime::new(0);
+    let (_db, server) = server(&time).await;
+    let mut tickets = Vec::new();
+    for i in 0..2 {
+        tickets.push(
+            ticket(
+                &server,
+                json!({"pool": "3d", "name": format!("p{i}")}),
+                None,
+            )
+            .await,
+        );
+    }
+    time.advance(Duration::from_secs(3 * 3600));
+    let (_, pools) = server.get_json("/api/pairing").await;
+    let three_days = pools
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "3d" && p["rated"] == false)
+        .expect("the 3d pool")
+        .clone();
+    assert_eq!(
+        three_days["clock"]["kind"], "correspondence",
+        "{three_days}"
+    );
+    assert_eq!(three_days["waiting"], 2, "still waiting, unasked");
+    tickets.push(ticket(&server, json!({"pool": "3d", "name": "p2"}), None).await);
+    let (room, _, _) = matched(&server, &tickets[2]).await;
+    let details = server.room(&room).await;
+    assert_eq!(
+        details.room.status,
+        RoomStatus::Playing,
+        "started, nobody there"
+    );
+    assert!(details.room.paired);
+    assert_eq!(details.room.clock.map(|c| c.main_ms), Some(3 * 86_400_000));
     server.stop().await;
 }

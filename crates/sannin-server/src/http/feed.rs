@@ -56,8 +56,11 @@ pub fn start(shared: &Arc<Shared>) {
             }
             let pools = shared.pairing.pools().await.unwrap_or_default();
             let list = |status: RoomStatus| {
+                // A waiting table of pairing has no free seat: not an open table.
                 shared.summaries_after(None, PER_LIST, |s| {
-                    !s.room.private && s.room.status == status
+                    !s.room.private
+                        && s.room.status == status
+                        && !(status == RoomStatus::Waiting && s.room.paired)
                 })
             };
             let picture = Picture {

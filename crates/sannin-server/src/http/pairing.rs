@@ -31,8 +31,12 @@ const BROWSER_COOKIE: &str = "sannin_browser";
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct NewTicket {
-    /// The pool's time control, as `POST /api/rooms` takes it.
-    clock: ClockRequest,
+    /// The pool's time control, as `POST /api/rooms` takes it (or `pool`).
+    #[serde(default)]
+    clock: Option<ClockRequest>,
+    /// The pool's name (`10+5`, `3d`…), instead of its clock.
+    #[serde(default)]
+    pool: Option<String>,
     /// A rated pool (logged-in players only).
     #[serde(default)]
     rated: bool,
@@ -42,6 +46,34 @@ struct NewTicket {
     /// After this many seconds without a full table, computer players fill it.
     #[serde(default)]
     bots_after_seconds: Option<f64>,
+}
+
+/// The pool a ticket asks for: by its name, or by its clock.
+fn pool_of(req: &NewTicket) -> Result<PoolId, ApiError> {
+    let unknown = |what: &str| {
+        let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
+        ApiError::UnknownPool(format!(
+            "no pool has that {what}; the pools are {} (GET /api/pairing lists their clocks)",
+            names.join(", ")
+        ))
+    };
+    match (&req.clock, &req.pool) {
+        (Some(_), Some(_)) => Err(ApiError::BadRequest(
+            "name the pool by its clock or by its name, not both".into(),
+        )),
+        (None, Some(name)) => PoolId::named(name, req.rated).ok_or_else(|| unknown("name")),
+        (clock, None) => {
+            let clock = clock
+                .as_ref()
+                .ok_or_else(|| {
+                    ApiError::BadClock("name the pool: give its clock, or its name as pool".into())
+                })?
+                .validate()
+                .map_err(ApiError::BadClock)?
+                .ok_or_else(|| ApiError::BadClock("a pool has a clock: give one".into()))?;
+            PoolId::of(&clock, req.rated).ok_or_else(|| unknown("clock"))
+        }
+    }
 }
 
 /// The longest wait for bots a ticket may ask for: an hour.
@@ -58,18 +90,7 @@ pub(super) async fn join(
         &body,
         r#"{"clock": {"kind": "fischer", "main_seconds": 600, "increment_seconds": 5}}"#,
     )?;
-    let clock = req
-        .clock
-        .validate()
-        .map_err(ApiError::BadClock)?
-        .ok_or_else(|| ApiError::BadClock("a pool has a clock: give one".into()))?;
-    let pool = PoolId::of(&clock, req.rated).ok_or_else(|| {
-        let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
-        ApiError::UnknownPool(format!(
-            "no pool has that clock; the pools are {} (GET /api/pairing lists their clocks)",
-            names.join(", ")
-        ))
-    })?;
+    let pool = pool_of(&req)?;
     let bots_after_ms = bots_after(req.bots_after_seconds, req.rated)?;
     let account = shared.accounts.account_of(&headers).await.map(|(a, _)| a);
     if req.rated && account.is_none() {

@@ -45,14 +45,30 @@ const fn byoyomi(name: &'static str, main_s: u64, period_s: u64, periods: u32) -
     }
 }
 
+const fn days(name: &'static str, days: u64) -> Preset {
+    Preset {
+        name,
+        clock: ClockSettings {
+            kind: ClockKind::Correspondence,
+            main_ms: days * 86_400_000,
+            increment_ms: 0,
+            byoyomi_ms: 0,
+            periods: 0,
+        },
+    }
+}
+
 /// The presets, the quickest first; the lobby's "Play now" is the first of the most
-/// popular ones.
+/// popular live ones. The last are correspondence pools: days for each move.
 pub const PRESETS: &[Preset] = &[
     fischer("3+2", 180, 2),
     fischer("5+3", 300, 3),
     fischer("10+5", 600, 5),
     fischer("15+10", 900, 10),
     byoyomi("10|30", 600, 30, 1),
+    days("1d", 1),
+    days("3d", 3),
+    days("7d", 7),
 ];
 
 /// The preset "Play now" picks when no pool has anyone waiting.
@@ -90,6 +106,20 @@ impl PoolId {
         &PRESETS[self.preset]
     }
 
+    /// A correspondence pool: its tickets wait however long it takes, whether their
+    /// holders ask after them or not, and its tables start at once.
+    pub fn is_correspondence(self) -> bool {
+        self.preset().clock.kind == ClockKind::Correspondence
+    }
+
+    /// The pool of a preset's name and `rated`.
+    pub fn named(name: &str, rated: bool) -> Option<PoolId> {
+        PRESETS
+            .iter()
+            .position(|p| p.name == name)
+            .map(|preset| PoolId { preset, rated })
+    }
+
     /// As stored (`pairing_tickets.pool`) and logged: `10+5`, `10+5 rated`.
     pub fn key(self) -> String {
         self.to_string()
@@ -97,14 +127,10 @@ impl PoolId {
 
     /// The pool stored as `key`.
     pub fn from_key(key: &str) -> Option<PoolId> {
-        let (name, rated) = match key.strip_suffix(" rated") {
-            Some(name) => (name, true),
-            None => (key, false),
-        };
-        PRESETS
-            .iter()
-            .position(|p| p.name == name)
-            .map(|preset| PoolId { preset, rated })
+        match key.strip_suffix(" rated") {
+            Some(name) => PoolId::named(name, true),
+            None => PoolId::named(key, false),
+        }
     }
 }
 

@@ -37,6 +37,11 @@ pub trait Tables: Send + Sync + std::fmt::Debug {
 /// How often a wave runs when nothing calls for one sooner.
 const WAVE_EVERY: Duration = Duration::from_secs(1);
 
+/// How long a waiting ticket of a live pool stays in its pool once its holder stops
+/// asking after it (a page closed): a long poll waits at most `MAX_WAIT`, so a holder
+/// still there asks again well within this.
+const UNSEEN_DROPPED: Duration = Duration::from_secs(60);
+
 /// How long a matched ticket stays known (its holder may ask again after a reload).
 const MATCHED_KEPT: Duration = Duration::from_secs(3600);
 
@@ -62,6 +67,8 @@ struct Entry {
     since: Moment,
     /// Unix ms of its place in the queue, as stored.
     queued_at: i64,
+    /// When its holder last asked after it (or made it).
+    seen: Moment,
     place: Place,
     /// Bumped at every change, for long polls.
     changed: watch::Sender<u64>,
@@ -158,6 +165,7 @@ impl Pairing {
                 let entry = Entry {
                     since: now.before(waited),
                     queued_at: t.queued_at,
+                    seen: now,
                     place,
                     changed: watch::channel(0).0,
                     join: t.join,
@@ -207,9 +215,45 @@ impl Pairing {
 
     /// One wave over every pool: the tables found are seated.
     pub async fn wave(&self) {
+        self.drop_unseen().await;
         let found = self.find_tables();
         for table in found {
             self.seat(table).await;
+        }
+    }
+
+    /// Takes out of the live pools the tickets whose holders stopped asking after
+    /// them ([`UNSEEN_DROPPED`]): a page closed while waiting must not be seated at a
+    /// table the others then wait for in vain. Correspondence tickets stay.
+    async fn drop_unseen(&self) {
+        let now = self.time.now();
+        let gone: Vec<String> = {
+            let mut st = self.state();
+            let gone: Vec<String> = st
+                .tickets
+                .iter()
+                .filter(|(_, e)| {
+                    e.place == Place::Waiting
+                        && !e.join.pool.is_correspondence()
+                        && now.since(e.seen) > UNSEEN_DROPPED
+                })
+                .map(|(k, _)| k.clone())
+                .collect();
+            for k in &gone {
+                if let Some(e) = st.tickets.remove(k) {
+                    if let Some(q) = st.queues.get_mut(&e.join.pool) {
+                        q.retain(|x| x != k);
+                    }
+                    e.changed.send_modify(|v| *v += 1);
+                    info!(pool = %e.join.pool, "pairing: a ticket nobody asked after left its pool");
+                }
+            }
+            gone
+        };
+        if !gone.is_empty() {
+            if let Err(e) = store::delete(&self.store, &gone).await {
+                warn!(error = %e, "pairing: cannot delete the tickets nobody asked after");
+            }
         }
     }
 
@@ -371,6 +415,7 @@ impl Pairing {
         if let Err(e) = store::requeue(&self.store, keys, front).await {
             warn!(error = %e, "pairing: cannot store tickets sent back to their pool");
         }
+        let now = self.time.now();
         let mut st = self.state();
         for key in keys.iter().rev() {
             let Some(e) = st.tickets.get_mut(key) else {
@@ -378,6 +423,7 @@ impl Pairing {
             };
             e.place = Place::Waiting;
             e.queued_at = front;
+            e.seen = now;
             st.queues.entry(pool).or_default().push_front(key.clone());
             st.bump(key);
         }
@@ -425,33 +471,49 @@ impl Pairing {
                 });
             }
         }
-        {
+        // The same person's ticket in this pool (a page that lost it): the new one
+        // replaces it, in its place.
+        let earlier = {
             let st = self.state();
-            let twice = st.queues.get(&join.pool).is_some_and(|q| {
-                q.iter().any(|k| {
-                    st.tickets
-                        .get(k)
-                        .is_some_and(|e| e.join.person == join.person)
-                })
-            });
-            if twice {
-                return Err(ApiError::AlreadyWaiting(join.pool.to_string()));
+            let mine = |e: &&Entry| e.join.pool == join.pool && e.join.person == join.person;
+            match st.tickets.values().find(mine) {
+                Some(e) if e.place == Place::Waiting => {
+                    Some((e.join.key.clone(), e.since, e.queued_at))
+                }
+                Some(_) => return Err(ApiError::AlreadyWaiting(join.pool.to_string())),
+                None => None,
             }
+        };
+        let (since, queued_at) = earlier
+            .as_ref()
+            .map_or((self.time.now(), unix), |(_, since, at)| (*since, *at));
+        if let Some((old, ..)) = &earlier {
+            store::delete(&self.store, std::slice::from_ref(old)).await?;
         }
-        store::insert(&self.store, &join, unix).await?;
+        store::insert(&self.store, &join, queued_at).await?;
         let mut st = self.state();
         let pool = join.pool;
-        info!(pool = %pool, "pairing: ticket");
-        st.queues
-            .entry(pool)
-            .or_default()
-            .push_back(join.key.clone());
+        info!(pool = %pool, replaced = earlier.is_some(), "pairing: ticket");
+        let queue = st.queues.entry(pool).or_default();
+        match earlier
+            .as_ref()
+            .and_then(|(old, ..)| queue.iter().position(|k| k == old))
+        {
+            Some(i) => queue[i] = join.key.clone(),
+            None => queue.push_back(join.key.clone()),
+        }
+        if let Some((old, ..)) = &earlier {
+            if let Some(e) = st.tickets.remove(old) {
+                e.changed.send_modify(|v| *v += 1);
+            }
+        }
         st.tickets.insert(
             join.key.clone(),
             Entry {
                 join,
-                since: self.time.now(),
-                queued_at: unix,
+                since,
+                queued_at,
+                seen: self.time.now(),
                 place: Place::Waiting,
                 changed: watch::channel(0).0,
             },
@@ -462,9 +524,13 @@ impl Pairing {
         Ok(())
     }
 
+    /// Where the ticket of `key` stands; its holder was seen asking.
     fn ticket_status(&self, key: &str) -> Result<(TicketStatus, watch::Receiver<u64>), ApiError> {
-        let st = self.state();
-        let e = st.tickets.get(key).ok_or(ApiError::TicketNotFound)?;
+        let now = self.time.now();
+        let mut st = self.state();
+        let e = st.tickets.get_mut(key).ok_or(ApiError::TicketNotFound)?;
+        e.seen = now;
+        let e = &st.tickets[key];
         let status = match e.place {
             Place::Matched { room, seat, .. } => TicketStatus::Matched { room, seat },
             Place::Waiting | Place::Seating => TicketStatus::Waiting {
