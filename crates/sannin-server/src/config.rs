@@ -279,6 +279,20 @@ pub struct LimitArgs {
     #[arg(long, env = "SANNIN_TICKETS_PER_MINUTE", default_value_t = 20.0)]
     pub tickets_per_minute: f64,
 
+    /// Look-ups of "my games" (`POST /api/games/mine`) one client address may make
+    /// per minute on average; 0: no limit.
+    #[arg(long, env = "SANNIN_MY_GAMES_PER_MINUTE", default_value_t = 60.0)]
+    pub my_games_per_minute: f64,
+
+    /// Push subscriptions one client address may make or change per minute on
+    /// average; 0: no limit.
+    #[arg(
+        long,
+        env = "SANNIN_PUSH_SUBSCRIPTIONS_PER_MINUTE",
+        default_value_t = 10.0
+    )]
+    pub push_subscriptions_per_minute: f64,
+
     /// Most WebSocket connections open at once from one client address; more get
     /// `429 too_many_connections`. 0: no limit.
     #[arg(long, env = "SANNIN_MAX_WS_PER_ADDRESS", default_value_t = 64)]
@@ -375,6 +389,8 @@ impl Default for LimitArgs {
             bot_rooms_per_minute: 4.0,
             bot_rooms_burst: 20,
             tickets_per_minute: 20.0,
+            my_games_per_minute: 60.0,
+            push_subscriptions_per_minute: 10.0,
             max_ws_per_address: 64,
             max_connections: 0,
             header_timeout_seconds: 10.0,
@@ -633,8 +649,18 @@ fn client_limits(l: &LimitArgs) -> ClientLimits {
             l.analyse_per_minute,
             l.analyse_per_minute.ceil().clamp(1.0, f64::from(u32::MAX)) as u32,
         ),
+        my_games: minute_burst(l.my_games_per_minute),
+        push_subscriptions: minute_burst(l.push_subscriptions_per_minute),
         analysis_concurrency: l.analyse_concurrency,
     }
+}
+
+/// `per_minute` on average, a minute's worth at once.
+fn minute_burst(per_minute: f64) -> Option<governor::Quota> {
+    limits::quota(
+        per_minute,
+        per_minute.ceil().clamp(1.0, f64::from(u32::MAX)) as u32,
+    )
 }
 
 fn secs(s: f64) -> Duration {

@@ -8,6 +8,7 @@
 //! | `lobby.rs`    | `GET /api/rooms`: the lobby's lists                              |
 //! | `feed.rs`     | the lobby, live: server-sent events                              |
 //! | `pairing.rs`  | quick pairing: tickets in the pools                              |
+//! | `games.rs`    | my games: the games of a browser's tokens and of an account      |
 //! | `ws/`         | a room's WebSocket: the upgrade, a reader and a writer task      |
 //! | `accounts.rs` | accounts: register, log in and out, password, players            |
 //! | `analyse.rs`  | `POST /api/analyse`                                              |
@@ -34,6 +35,7 @@ mod analyse;
 mod error;
 mod extract;
 pub mod feed;
+mod games;
 mod lobby;
 mod pairing;
 mod rooms;
@@ -64,6 +66,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/analyse", post(analyse::analyse))
         .route("/api/pairing", get(pairing::pools).post(pairing::join))
         .route("/api/lobby/events", get(feed::events))
+        .route("/api/games/mine", post(games::mine))
         .route(
             "/api/pairing/{ticket}",
             get(pairing::status).delete(pairing::leave),

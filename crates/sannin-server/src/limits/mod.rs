@@ -47,6 +47,10 @@ pub struct ClientLimits {
     pub analyses: Option<Quota>,
     /// Quick-pairing tickets per address and per account (`None`: unlimited).
     pub tickets: Option<Quota>,
+    /// Look-ups of "my games" per address (`None`: unlimited).
+    pub my_games: Option<Quota>,
+    /// Push subscriptions made or changed per address (`None`: unlimited).
+    pub push_subscriptions: Option<Quota>,
     /// Most analyses running at once, server-wide (`--analyse-concurrency`).
     pub analysis_concurrency: usize,
 }
@@ -63,6 +67,24 @@ pub fn quota(per_minute: f64, burst: u32) -> Option<Quota> {
     }
     let period = Duration::from_secs_f64(60.0 / per_minute).max(Duration::from_nanos(1));
     Some(Quota::with_period(period)?.allow_burst(NonZeroU32::new(burst.max(1))?))
+}
+
+/// Takes one from `addr`'s budget of `what` in `limiter` (none: unlimited).
+fn take(
+    limiter: Option<&DefaultKeyedRateLimiter<ClientAddr>>,
+    addr: ClientAddr,
+    what: &'static str,
+) -> Result<(), ApiError> {
+    let Some(l) = limiter else {
+        return Ok(());
+    };
+    l.check_key(&addr).map_err(|not_until| {
+        tracing::info!(client = %addr, what, "rate limited");
+        ApiError::RateLimited {
+            what,
+            retry_after: not_until.wait_time_from(DefaultClock::default().now()),
+        }
+    })
 }
 
 /// An IP (`10.0.0.1`, a single address) or a network (`10.0.0.0/8`).
@@ -171,6 +193,8 @@ pub struct Budgets {
     analyses: Option<DefaultKeyedRateLimiter<ClientAddr>>,
     /// Tickets, keyed `addr:…` and `account:…`.
     tickets: Option<DefaultKeyedRateLimiter<String>>,
+    my_games: Option<DefaultKeyedRateLimiter<ClientAddr>>,
+    push_subscriptions: Option<DefaultKeyedRateLimiter<ClientAddr>>,
     /// Slots of the analyses running (server-wide, apart from the game bots' queue).
     analysis_slots: Arc<Semaphore>,
     analysis_concurrency: usize,
@@ -188,6 +212,8 @@ impl Budgets {
             bot_only: Mutex::new(HashMap::new()),
             analyses: l.analyses.map(RateLimiter::keyed),
             tickets: l.tickets.map(RateLimiter::keyed),
+            my_games: l.my_games.map(RateLimiter::keyed),
+            push_subscriptions: l.push_subscriptions.map(RateLimiter::keyed),
             analysis_slots: Arc::new(Semaphore::new(l.analysis_concurrency)),
             analysis_concurrency: l.analysis_concurrency,
         }
@@ -204,16 +230,24 @@ impl Budgets {
     /// # Errors
     /// `RateLimited`, with the time until the budget allows one again.
     pub fn take_analysis(&self, addr: ClientAddr) -> Result<(), ApiError> {
-        let Some(l) = &self.analyses else {
-            return Ok(());
-        };
-        l.check_key(&addr).map_err(|not_until| {
-            tracing::info!(client = %addr, what = "analyses", "rate limited");
-            ApiError::RateLimited {
-                what: "analyses",
-                retry_after: not_until.wait_time_from(DefaultClock::default().now()),
-            }
-        })
+        take(self.analyses.as_ref(), addr, "analyses")
+    }
+
+    /// Takes one look-up of "my games" from `addr`'s budget (`--my-games-per-minute`).
+    ///
+    /// # Errors
+    /// `RateLimited`.
+    pub fn take_my_games(&self, addr: ClientAddr) -> Result<(), ApiError> {
+        take(self.my_games.as_ref(), addr, "look-ups of my games")
+    }
+
+    /// Takes one push subscription from `addr`'s budget
+    /// (`--push-subscriptions-per-minute`).
+    ///
+    /// # Errors
+    /// `RateLimited`.
+    pub fn take_push_subscription(&self, addr: ClientAddr) -> Result<(), ApiError> {
+        take(self.push_subscriptions.as_ref(), addr, "push subscriptions")
     }
 
     /// Takes one pairing ticket from the budget of each of `keys` (`addr:…`, and
@@ -331,9 +365,15 @@ impl Budgets {
 
     /// Forgets every address whose budgets are full again (as good as new).
     pub fn prune(&self) {
-        for l in [&self.rooms, &self.bot_rooms, &self.analyses]
-            .into_iter()
-            .flatten()
+        for l in [
+            &self.rooms,
+            &self.bot_rooms,
+            &self.analyses,
+            &self.my_games,
+            &self.push_subscriptions,
+        ]
+        .into_iter()
+        .flatten()
         {
             l.retain_recent();
             l.shrink_to_fit();

@@ -211,6 +211,9 @@ impl Room {
                 None => return self.send_error(conn, ErrorCode::SeatTaken, "no seat is free"),
             },
         };
+        if self.held_by_account_of(conn, p) {
+            return self.reclaim(conn, p).await;
+        }
         if self.seats[p.index()].is_some() {
             return self.send_error(
                 conn,
@@ -289,6 +292,46 @@ impl Room {
         self.clear_proposal();
         self.send_state(conn);
         self.send_chat_history(conn);
+    }
+
+    /// Whether seat `p` is held by a person logged in to the account `conn` is
+    /// logged in to.
+    fn held_by_account_of(&self, conn: ConnId, p: Player) -> bool {
+        let account = self
+            .fanout
+            .conns
+            .get(&conn)
+            .and_then(|c| c.out.account.as_ref())
+            .map(|a| a.id.as_str())
+            .filter(|id| !id.is_empty());
+        let holder = self.seats[p.index()]
+            .as_ref()
+            .filter(|s| !s.is_pure_bot())
+            .and_then(|s| s.account_id.as_deref());
+        account.is_some() && account == holder
+    }
+
+    /// A logged-in player takes back its account's seat from another device: the
+    /// seat gets a new token (the old one no longer resumes it), and the connection
+    /// resumes with it.
+    async fn reclaim(&mut self, conn: ConnId, p: Player) {
+        let token = new_token();
+        let token_hash = hash_token(&token);
+        let stored = self.deps.store.set_seat_token(&self.id_str, p, &token_hash);
+        if let Err(e) = stored.await {
+            self.store_failed("storing a seat taken back by its account", &e);
+            return self.send_error(
+                conn,
+                ErrorCode::Internal,
+                "could not give you your seat back; try again",
+            );
+        }
+        self.store_ok();
+        if let Some(s) = self.seats[p.index()].as_mut() {
+            s.token_hash = token_hash;
+        }
+        info!(room = %self.id, conn, seat = p.lower(), "seat taken back by its account");
+        self.resume(conn, token).await;
     }
 
     pub(super) async fn resume(&mut self, conn: ConnId, token: String) {

@@ -41,6 +41,35 @@ impl Store {
         .await
     }
 
+    /// The seats of rooms not finished that these token hashes or `account` hold:
+    /// (room id, seat, token hash), the newest rooms first, at most `limit`.
+    pub async fn seats_held(
+        &self,
+        hashes: &[String],
+        account: Option<&str>,
+        limit: i64,
+    ) -> sqlx::Result<Vec<(String, String, String)>> {
+        if hashes.is_empty() && account.is_none() {
+            return Ok(Vec::new());
+        }
+        let marks: Vec<String> = (0..hashes.len()).map(|i| format!("${}", i + 3)).collect();
+        let by_token = match marks.is_empty() {
+            true => "FALSE".to_string(),
+            false => format!("s.token_hash IN ({})", marks.join(", ")),
+        };
+        let sql = format!(
+            "SELECT s.room_id, s.seat, s.token_hash FROM seats s JOIN rooms r ON r.id = s.room_id \
+             WHERE r.status <> 'finished' AND r.broken IS NULL \
+               AND ({by_token} OR (s.account_id IS NOT NULL AND s.account_id = $2)) \
+             ORDER BY r.updated_at DESC LIMIT $1"
+        );
+        let mut q = sqlx::query_as(&sql).bind(limit).bind(account);
+        for h in hashes {
+            q = q.bind(h);
+        }
+        q.fetch_all(&self.pool).await
+    }
+
     /// Loads one room with its seats, actions and chat. Every column is read back by
     /// the conversion that wrote it (`column`).
     ///

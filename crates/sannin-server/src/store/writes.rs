@@ -110,6 +110,22 @@ impl Store {
         tx.commit().await
     }
 
+    /// Gives a seat a new token (its hash): the old one no longer resumes it.
+    pub async fn set_seat_token(
+        &self,
+        id: &str,
+        seat: Player,
+        token_hash: &str,
+    ) -> sqlx::Result<()> {
+        self.write(
+            sqlx::query("UPDATE seats SET token_hash = $1 WHERE room_id = $2 AND seat = $3")
+                .bind(token_hash)
+                .bind(id)
+                .bind(seat.lower()),
+        )
+        .await
+    }
+
     /// Sets (a bot took over) or clears (its player took it back) the bot of a seat.
     pub async fn set_seat_bot(
         &self,
