@@ -80,6 +80,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route_service("/players/{name}", index.clone())
         .route_service("/leaderboard", index.clone())
         .route_service("/account", index.clone())
+        .route_service("/games", index.clone())
         .route_service("/analysis", index)
         .route("/api/{*rest}", any(api_not_found))
         .fallback_service(ServeDir::new(static_dir))

@@ -382,8 +382,10 @@ impl Room {
             }
             // The last state of a game is a full snapshot: it is what stays on screen.
             self.broadcast_state();
+            self.notify_all(NoticeKind::GameOver, None);
         } else {
             self.broadcast_snapshot(Snapshot::AfterAction);
+            self.notify_turn();
         }
         self.ping_mover();
     }

@@ -55,6 +55,7 @@ impl Room {
             self.broadcast(Event::DrawOffered {
                 seat: Seat::from(p),
             });
+            self.notify_all(NoticeKind::DrawOffered, Some(p));
         }
         self.try_draw(conn, received).await;
     }

@@ -68,6 +68,7 @@ mod conns;
 mod draws;
 mod flags;
 mod handle;
+mod notices;
 mod pregame;
 mod rematch;
 mod restore;
@@ -86,6 +87,7 @@ use snapshot::Snapshot;
 pub use abort::{CONNECT_TIME, FIRST_MOVE_TIME};
 pub use config::RoomConfig;
 pub use handle::{Gone, RemoteRoom, RoomHandle};
+pub use notices::{Notice, NoticeKind};
 pub use restore::start_kind;
 pub use seats::checked_name;
 pub use sleep::SLEEP_MARGIN;
@@ -227,6 +229,9 @@ pub trait Registry: Send + Sync + std::fmt::Debug {
     ) -> Pin<Box<dyn Future<Output = Result<Uuid, ApiError>> + Send>>;
     /// A rated game finished and is stored: rate it (in the background).
     fn rated_game_over(&self, _id: Uuid) {}
+    /// Something happened that a person away from the room should hear of (a push
+    /// notification); never waits.
+    fn notify(&self, _notice: Notice) {}
     /// A table of quick pairing was given up because of `seat`'s player: the others
     /// go back to their pool (done when the future completes).
     fn table_aborted(

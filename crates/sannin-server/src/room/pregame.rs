@@ -80,6 +80,8 @@ impl Room {
         }
         self.turn_since = self.now();
         self.broadcast_state();
+        self.notify_all(NoticeKind::GameStarted, self.to_move());
+        self.notify_turn();
         self.ping_mover();
         self.check_abandonment().await;
         true
