@@ -24,7 +24,7 @@ export async function mockServer(page, { api = () => null, ws } = {}) {
       return route.fulfill({ status: answer.status ?? 200, json: answer.json, body: answer.body, contentType: answer.contentType });
     }
     let path = url.pathname;
-    if (path === '/' || path.startsWith('/rooms/')) path = '/index.html';
+    if (path === '/' || path === '/games' || path.startsWith('/rooms/')) path = '/index.html';
     const file = normalize(join(STATIC, path));
     if (!file.startsWith(STATIC)) return route.fulfill({ status: 403 });
     try {

@@ -1,8 +1,34 @@
 // Game clocks on the page: the server sends each player's time left as of the moment it
 // sent a `state` or an action event (docs/protocol.md §11); between messages the page
 // counts the running clock down locally from that value, so it never drifts further
-// than one message's transit.
+// than one message's transit. A correspondence clock (days for each move) is shown in
+// days and hours rather than counted in seconds (docs/correspondence.md).
 import { t } from './i18n.js';
+import { HOUR, durationParts, wholeDays } from './duration.js';
+
+/** `ms` in words: "2 days 14 hours", "5 hours 12 minutes", "45 seconds"; `short`:
+ * "2d 14h" (the clocks beside the board). */
+export function durationText(ms, { short = false } = {}) {
+  const parts = durationParts(ms).map(([n, unit]) => t(short ? `dur.short.${unit}` : `dur.${unit}${n === 1 ? '' : 's'}`, { n }));
+  return parts.join(t(short ? 'dur.short.join' : 'dur.join'));
+}
+
+export function isCorrespondence(clocks) {
+  return clocks?.kind === 'correspondence';
+}
+
+/**
+ * Time left of the player to move of a correspondence clock, `elapsed` ms after the
+ * snapshot was received: from `deadline_ms` (server's unix ms) corrected by `skew` (the
+ * server's clock minus this computer's, from the state's `now_ms`), else from its
+ * `remaining_ms`.
+ */
+export function deadlineLeft(clocks, { elapsed = 0, skew = null, now = Date.now() } = {}) {
+  if (!clocks?.running) return null;
+  if (typeof clocks.deadline_ms === 'number' && typeof skew === 'number') return Math.max(0, clocks.deadline_ms - (now + skew));
+  const c = clocks[clocks.running];
+  return c ? Math.max(0, c.remaining_ms - Math.max(0, elapsed)) : null;
+}
 
 /** Time left of `seat` `elapsed` ms after the snapshot was received. */
 export function clockLeft(clocks, seat, elapsed) {
@@ -47,7 +73,15 @@ export function formatMs(ms) {
 const LOW_MS = 20000;
 
 /** What a clock shows: text, label for screen readers, low-time flag. */
-export function clockText(clocks, seat, elapsed) {
+export function clockText(clocks, seat, elapsed, skew = null) {
+  if (isCorrespondence(clocks)) {
+    // The player to move: its time left; the others: the time each move gives (nothing
+    // carries over from one move to the next).
+    if (!clocks[seat]) return null;
+    const running = clocks.running === seat;
+    const total = running ? deadlineLeft(clocks, { elapsed, skew }) ?? 0 : clocks.main_ms;
+    return { text: durationText(total, { short: true }), low: running && total < HOUR, total };
+  }
   const left = clockLeft(clocks, seat, elapsed);
   if (!left) return null;
   const byo = clocks.byoyomi_ms ?? 0;
@@ -67,6 +101,14 @@ export function describeClock(c) {
     case 'sudden_death': return t('room.clockdesc.sudden_death', { main: min(c.main_ms) });
     case 'fischer': return t('room.clockdesc.fischer', { main: min(c.main_ms), inc: c.increment_ms / 1000 });
     case 'byoyomi': return t('room.clockdesc.byoyomi', { main: min(c.main_ms), periods: c.periods, byo: c.byoyomi_ms / 1000 });
+    case 'correspondence': return perMoveText(c.main_ms);
     default: return String(c.kind);
   }
+}
+
+/** "3 days per move" (or "12 hours per move"). */
+export function perMoveText(ms) {
+  const days = wholeDays(ms);
+  if (days) return t(days === 1 ? 'clock.perMoveDay' : 'clock.perMoveDays', { n: days });
+  return t('clock.perMove', { time: durationText(ms) });
 }

@@ -1,6 +1,7 @@
 // Entry point: "/" is the lobby, "/rules" the rules, "/analysis" the analysis board,
-// "/rooms/{id}" a room (the link players share); "/account", "/players/{name}" and
-// "/leaderboard" the pages of accounts. The header is the same on every page.
+// "/rooms/{id}" a room (the link players share), "/games" the reader's games;
+// "/account", "/players/{name}" and "/leaderboard" the pages of accounts. The header is
+// the same on every page.
 import { mountHeader, pageOf } from './site.js';
 
 const app = document.getElementById('app');
@@ -11,6 +12,8 @@ if (page !== 'lobby' && hasWaitingTicket()) import('./waitbar.js').then((m) => m
 if (page === 'room') {
   const { showRoom } = await import('./room.js');
   showRoom(app, segmentOf(location.pathname, 'rooms'));
+} else if (page === 'games') {
+  (await import('./games.js')).showGames(app);
 } else if (page === 'rules') {
   (await import('./rules.js')).showRules(app);
 } else if (page === 'analysis') {

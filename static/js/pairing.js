@@ -3,7 +3,12 @@
 // table found, kept so that a table given up by someone else sends the reader back to
 // the front of the queue with the same ticket. No DOM here: lobby/quick.js draws the
 // wait, room.js reads the table's ticket.
-import { saveToken } from './protocol.js';
+//
+// A correspondence pool (days for each move) is another kind of wait: its ticket waits
+// however long it takes, whether a page asks after it or not, and its table starts at
+// once. Those tickets are kept apart (several at once, beside a live wait), and shown by
+// the lobby and by /games, which learns of their tables.
+import { TOKENS_EVENT, saveToken, tokensChanged } from './protocol.js';
 import { getPref } from './prefs.js';
 import { t } from './i18n.js';
 
@@ -17,6 +22,9 @@ const TABLE_KEY = 'sannin.pairing.table';
 const BOTS_KEY = 'sannin.pairing.bots';
 /** What the lobby says once, after the reader's own table was given up (this tab). */
 const NOTICE_KEY = 'sannin.pairing.notice';
+/** The tickets waiting in correspondence pools: `[{ ticket, pool, since }]`. */
+const CORR_KEY = 'sannin.pairing.corr';
+export { TOKENS_EVENT };
 
 /** The choices of the wait for computer players (seconds; null: never). */
 export const BOT_WAITS = [30, 60, 120, null];
@@ -27,6 +35,7 @@ const fischer = (min, inc) => ({ kind: 'fischer', main_ms: min * 60000, incremen
 const PRESETS = [
   ['3+2', fischer(3, 2)], ['5+3', fischer(5, 3)], ['10+5', fischer(10, 5)], ['15+10', fischer(15, 10)],
   ['10|30', { kind: 'byoyomi', main_ms: 600000, increment_ms: 0, byoyomi_ms: 30000, periods: 1 }],
+  ...[1, 3, 7].map((d) => [`${d}d`, { kind: 'correspondence', main_ms: d * 86400000, increment_ms: 0, byoyomi_ms: 0, periods: 0 }]),
 ];
 export const DEFAULT_POOLS = [false, true].flatMap((rated) => PRESETS.map(([name, clock]) => ({ name, clock, rated, waiting: null })));
 /** The pool "Play now" picks when nobody waits anywhere. */
@@ -40,6 +49,12 @@ function write(key, value, store = localStorage) {
     if (value === null || value === undefined) store.removeItem(key);
     else store.setItem(key, JSON.stringify(value));
   } catch { /* storage blocked: the wait just won't survive a reload */ }
+  if (store === localStorage && key !== BOTS_KEY) tokensChanged();
+}
+
+/** Whether a pool (or a clock) is a correspondence one: days for each move. */
+export function isCorrespondencePool(pool) {
+  return (pool?.clock ?? pool)?.kind === 'correspondence';
 }
 
 /** A pool's key: "10+5/casual". */
@@ -60,7 +75,7 @@ export function sentences(a, b) {
 /** The casual pool with the most people waiting (the favourite on a tie, or when
  * nobody waits). */
 export function busiestPool(pools) {
-  const casual = pools.filter((p) => !p.rated);
+  const casual = pools.filter((p) => !p.rated && !isCorrespondencePool(p));
   let best = casual.find((p) => p.name === FAVOURITE) ?? casual[0] ?? DEFAULT_POOLS.find((p) => p.name === FAVOURITE);
   for (const p of casual) if ((p.waiting ?? 0) > (best.waiting ?? 0)) best = p;
   return best;
@@ -77,6 +92,35 @@ export function storeWaiting(w) {
 /** Whether a storage event is about the waiting ticket. */
 export function isWaitingKey(key) {
   return key === WAIT_KEY || key === null;
+}
+
+/** The tickets waiting in correspondence pools, oldest first. */
+export function correspondenceTickets() {
+  const list = read(CORR_KEY);
+  return Array.isArray(list) ? list.filter((w) => w && typeof w.ticket === 'string' && w.pool && typeof w.pool.name === 'string') : [];
+}
+export function addCorrespondenceTicket(w) {
+  write(CORR_KEY, [...correspondenceTickets().filter((x) => poolKey(x.pool) !== poolKey(w.pool)), w]);
+}
+export function removeCorrespondenceTicket(ticket) {
+  const left = correspondenceTickets().filter((x) => x.ticket !== ticket);
+  write(CORR_KEY, left.length ? left : null);
+}
+/** Whether a storage event is about the correspondence tickets. */
+export function isCorrespondenceKey(key) {
+  return key === CORR_KEY || key === null;
+}
+
+/** Every pairing ticket this browser holds: waiting (live or correspondence) and the
+ * ticket of the live table found last. */
+export function allTickets() {
+  return [waitingTicket()?.ticket, tableTicket()?.ticket, ...correspondenceTickets().map((w) => w.ticket)].filter(Boolean);
+}
+
+/** A correspondence ticket's table was found: its seat token kept for the room page. */
+export function correspondenceFound(w, { room, token }) {
+  if (token) saveToken(room, token);
+  removeCorrespondenceTicket(w.ticket);
 }
 
 /** The ticket of the table found last, or null. */
@@ -138,6 +182,7 @@ export function waitText(seconds) {
 /** The `clock` of `POST /api/pairing` (seconds, as `POST /api/rooms` takes it) for a
  * pool's clock as the server lists it (milliseconds). */
 export function clockRequest(clock) {
+  if (clock.kind === 'correspondence') return { kind: 'correspondence', seconds_per_move: clock.main_ms / 1000 };
   if (clock.kind === 'byoyomi') {
     return { kind: 'byoyomi', main_seconds: clock.main_ms / 1000, byoyomi_seconds: clock.byoyomi_ms / 1000, periods: clock.periods };
   }

@@ -1,16 +1,42 @@
 // The room WebSocket (docs/protocol.md, 'WebSocket'): join/resume/watch, seq tracking,
 // reconnects.
 
-const TOKEN_KEY = (roomId) => `sannin.token.${roomId}`;
+const TOKEN_PREFIX = 'sannin.token.';
+const TOKEN_KEY = (roomId) => `${TOKEN_PREFIX}${roomId}`;
+/** Said on `window` whenever the seat tokens or pairing tickets this browser holds
+ * change (mine.js and notify.js tell the server again). */
+export const TOKENS_EVENT = 'sannin:tokens';
+
+/** Tells the page that the seat tokens or tickets this browser holds changed. */
+export function tokensChanged() {
+  try { dispatchEvent(new Event(TOKENS_EVENT)); } catch { /* not in a page */ }
+}
 
 export function savedToken(roomId) {
   try { return localStorage.getItem(TOKEN_KEY(roomId)); } catch { return null; }
 }
 export function saveToken(roomId, token) {
   try {
+    if (token === savedToken(roomId)) return;
     if (token) localStorage.setItem(TOKEN_KEY(roomId), token);
     else localStorage.removeItem(TOKEN_KEY(roomId));
-  } catch { /* storage unavailable: the seat just won't survive a reload */ }
+  } catch { return; /* storage unavailable: the seat just won't survive a reload */ }
+  tokensChanged();
+}
+
+/** Every seat token this browser keeps: `{ room: token }`. */
+export function allSeatTokens() {
+  const out = {};
+  try {
+    for (let i = 0; i < localStorage.length; i += 1) {
+      const key = localStorage.key(i);
+      if (key?.startsWith(TOKEN_PREFIX)) {
+        const token = localStorage.getItem(key);
+        if (token) out[key.slice(TOKEN_PREFIX.length)] = token;
+      }
+    }
+  } catch { /* storage unavailable: none */ }
+  return out;
 }
 
 /**

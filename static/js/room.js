@@ -5,7 +5,9 @@
 // premove.js, record.js (pure), messages.js (words), seats.js, movetable.js,
 // controls.js, pregame.js, notices.js (views), input.js (clicks and keys), sound.js.
 // A table of quick pairing given up before its game got going sends its players back
-// to the lobby (pairing.js keeps the ticket that waits again).
+// to the lobby (pairing.js keeps the ticket that waits again). A correspondence game
+// (days for each move) says how long the player to move has, in days and hours, and
+// counts nobody down for being away.
 import { h, redraw } from './dom.js';
 import { SEATS } from './geometry.js';
 import { START_POSITION, indexLegal } from './position.js';
@@ -13,7 +15,9 @@ import { Board } from './board.js';
 import { RoomConnection, api, savedToken } from './protocol.js';
 import { backToQueue, forgetTable, leaveNotice, sentences, tableFound, tableTicket, ticketStatus } from './pairing.js';
 import { ownName } from './players.js';
-import { describeClock } from './clocks.js';
+import { describeClock, isCorrespondence } from './clocks.js';
+import { canNotify, onNotifyChange, setKind, showTurn, turnOn, wants } from './notify.js';
+import { takeClaim } from './mine.js';
 import { ChatPanel } from './chat.js';
 import { JOIN_INTENT_KEY, getPref, onPrefChange, setPref, shortId, storedName, storeName } from './prefs.js';
 import { t, onLangChange } from './i18n.js';
@@ -23,9 +27,10 @@ import { describeAction } from './say.js';
 import {
   applyEvent, applyState, createModel, goTo, plyCount, runningElapsed, setHistory, shown, shownPly, step,
 } from './room/model.js';
+import { renderTurn } from './room/turn.js';
 import { premoveCells } from './room/premove.js';
 import { recordWithHeaders } from './room/record.js';
-import { noticeText, resultLine, reasonText, seatLabel, who } from './room/messages.js';
+import { noticeText, seatLabel } from './room/messages.js';
 import { Notices } from './room/notices.js';
 import { MoveTable } from './room/movetable.js';
 import { Pregame } from './room/pregame.js';
@@ -34,10 +39,9 @@ import {
   followRematch, renderControls, renderNav, renderResult, renderViewPicker,
 } from './room/controls.js';
 import * as input from './room/input.js';
-import { Sounds, notifications } from './room/sound.js';
+import { Sounds } from './room/sound.js';
 
 const VIEW_KEY = 'sannin.view';
-const NOTIFY_KEY = 'sannin.notify';
 /** How long the page of a table given up stays before the lobby. */
 const ABORTED_BACK_MS = 3500;
 
@@ -65,6 +69,7 @@ class RoomView {
     this.viewChosen = false;
     this.clocks = null; // `clocks` of the last state or action event
     this.clocksAt = 0; // performance.now() when they arrived
+    this.skew = null; // the server's clock minus this computer's (the state's `now_ms`)
     this.historyLoading = false;
     this.historyTries = 0;
     this.sounds = new Sounds();
@@ -90,6 +95,9 @@ class RoomView {
     document.title = this.title;
     if (await this.isGone()) return;
     const intent = this.takeJoinIntent();
+    // A game of the reader's account opened from My games on a device without its
+    // token: the account takes its seat back (the server gives it a new token).
+    const claim = takeClaim(this.roomId);
     this.conn = new RoomConnection(this.roomId, {
       onState: (s) => this.onState(s),
       onEvent: (e) => this.onEvent(e),
@@ -105,6 +113,7 @@ class RoomView {
     this.conn.connect();
     onRatings(() => this.renderSeats());
     if (intent && !savedToken(this.roomId)) this.conn.send({ type: 'join', seat: intent.seat ?? null, name: intent.name });
+    else if (claim && !savedToken(this.roomId)) this.conn.send({ type: 'join', seat: claim, name: '' });
     setInterval(() => this.tickCountdowns(), 1000);
     setInterval(() => this.tickClocks(), 100);
   }
@@ -232,16 +241,20 @@ class RoomView {
     this.soundBox.addEventListener('change', () => setPref('sound', this.soundBox.checked));
     onPrefChange((key, value) => { if (key === 'sound') this.soundBox.checked = value !== false; });
     this.soundLabel = h('span');
-    this.notifyBox = h('input', { type: 'checkbox', 'data-testid': 'notify', checked: localStorage.getItem(NOTIFY_KEY) === 'on' && notifications.allowed });
+    // "Notify me": the bell's "your turn" (notify.js), the same setting.
+    this.notifyBox = h('input', { type: 'checkbox', 'data-testid': 'notify', checked: wants('your_turn') });
     this.notifyBox.addEventListener('change', async () => {
-      const on = this.notifyBox.checked && await notifications.ask();
-      this.notifyBox.checked = on;
-      localStorage.setItem(NOTIFY_KEY, on ? 'on' : 'off');
+      if (this.notifyBox.checked) {
+        await setKind('your_turn', true);
+        if (!wants('your_turn')) await turnOn();
+      } else await setKind('your_turn', false);
+      this.notifyBox.checked = wants('your_turn');
     });
+    onNotifyChange(() => { this.notifyBox.checked = wants('your_turn'); });
     this.notifyLabel = h('span');
     this.roomTop = h('span', { class: 'room-top' }, this.connStatus,
       h('label', { class: 'toggle' }, this.soundBox, this.soundLabel),
-      notifications.supported ? h('label', { class: 'toggle' }, this.notifyBox, this.notifyLabel) : null);
+      canNotify() ? h('label', { class: 'toggle' }, this.notifyBox, this.notifyLabel) : null);
 
     this.offlineText = h('span');
     this.offlineBar = h('div', { class: 'offline', role: 'alert', 'data-testid': 'offline', hidden: true },
@@ -400,6 +413,7 @@ class RoomView {
     applyState(this.model, s);
     if (s.rated && s.status === 'finished' && wasStatus && wasStatus !== 'finished') this.refreshRatings(s);
     if (this.model.posError) this.showError({ message: t('room.error.position', { why: this.model.posError }) });
+    if (typeof s.now_ms === 'number') this.skew = s.now_ms - Date.now();
     this.legal = indexLegal(this.myTurn ? s.legal : []);
     this.pendingAction = false;
     if (!this.myTurn) { this.selected = null; this.illumPreview = false; this.confirming = null; }
@@ -507,7 +521,10 @@ class RoomView {
     if (turnCame) {
       document.title = `● ${t('room.turn.yours')} — ${this.title}`;
       this.sounds.play([this.model.checks.has(this.you) ? 'check' : 'turn']);
-      if (this.notifyBox.checked) notifications.show(t('room.notify.title'), t('room.notify.body', { room: shortId(this.roomId) }));
+      showTurn({
+        title: t('room.notify.title'), body: t('room.notify.body', { room: shortId(this.roomId) }),
+        url: location.pathname, tag: this.roomId,
+      });
     } else if (!this.myTurn) {
       document.title = this.title;
     }
@@ -524,7 +541,10 @@ class RoomView {
   tickClocks() {
     if (!this.clocks) return;
     const elapsed = runningElapsed(this.clocks, this.state?.seats, performance.now() - this.clocksAt);
-    for (const node of this.app.querySelectorAll('[data-clock]')) paintClock(node, this.clocks, this.state?.status, elapsed);
+    for (const node of this.app.querySelectorAll('[data-clock]')) paintClock(node, this.clocks, this.state?.status, elapsed, this.skew);
+    // A correspondence turn line says how long is left: its minutes (seconds in the
+    // last minute) follow.
+    if (this.state && !this.aborted && isCorrespondence(this.clocks)) this.renderTurn();
   }
 
   // ---- actions (input.js) ------------------------------------------------------------
@@ -595,7 +615,7 @@ class RoomView {
     this.looking.hidden = view.live;
     if (!view.live) this.looking.textContent = view.ply === 0 ? t('room.nav.looking_start') : t('room.nav.looking', { n: view.ply, count: plyCount(this.model) });
     this.renderHead();
-    this.renderTurn(view);
+    this.renderTurn();
     redraw(this.viewPicker, () => renderViewPicker(this));
     this.renderSeats(view);
     redraw(this.pregame.node, () => this.pregame.render());
@@ -624,38 +644,8 @@ class RoomView {
     this.spectatorCount.dataset.count = String(n);
   }
 
-  renderTurn(view) {
-    const s = this.state;
-    const ctx = this.ctx();
-    let text;
-    let check = false;
-    if (s.status === 'waiting') text = t(s.paired ? 'room.paired.waiting' : 'room.turn.waiting');
-    else if (s.status === 'finished') {
-      const outcome = s.outcome ?? s.result;
-      text = outcome ? t('room.turn.over', { result: resultLine(outcome, ctx), reason: reasonText(outcome.reason) }) : t('room.turn.over_plain');
-    } else if (this.myTurn) {
-      check = this.model.checks.has(this.you);
-      text = this.pendingAction ? t('room.turn.sending') : t(check ? 'room.turn.check' : 'room.turn.yours');
-    } else if (s.to_move) {
-      check = this.model.checks.has(s.to_move);
-      text = t(check ? 'room.turn.other_check' : 'room.turn.other', { who: who(s.to_move, ctx, { capital: true }) });
-    } else text = '';
-    if (s.status === 'playing' && this.you && !this.myTurn && this.model.checks.has(this.you)) {
-      text = `${text} ${t('room.turn.you_in_check')}`;
-      check = true;
-    }
-    // A table of quick pairing is given up when a player makes no first move in time:
-    // the first round is everyone's first move.
-    const plies = Math.max(plyCount(this.model), s.moves?.length ?? 0);
-    if (s.paired && this.myTurn && plies < 3) text = sentences(text, t('room.paired.first_move'));
-    this.turn.textContent = text;
-    this.turn.className = `turn${this.myTurn ? ' mine' : ''}${check ? ' check' : ''}${s.to_move ? ` seat-${s.to_move}` : ''}`;
-    // A finished game: the result takes both lines of the strip (the latest notice would
-    // only repeat it), so that a phone shows it whole.
-    this.turn.parentElement?.classList.toggle('over', s.status === 'finished');
-    this.turn.dataset.toMove = s.to_move ?? '';
-    this.turn.dataset.check = String(check);
-    void view;
+  renderTurn() {
+    renderTurn(this);
   }
 
   renderSeats(view = shown(this.model)) {
@@ -674,6 +664,7 @@ class RoomView {
       checks: view.checks,
       clocks: this.clocks,
       clocksAt: this.clocksAt,
+      skew: this.skew,
       selectedHand: this.selected?.hand ?? this.premoveSel?.hand ?? null,
       onDrop: (kind, byKeyboard) => { input.selectHand(this, kind); if (byKeyboard) this.board.focus(); },
       // Rated rooms seat accounts only: their ratings go next to their names.

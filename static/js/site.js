@@ -1,17 +1,23 @@
-// The header every page shares: navigation, the language switch and the preferences
-// dialog; and a polite live region for announcements.
+// The header every page shares: navigation (with My games and its badge: the games
+// where it is the reader's move), the bell (notifications), the language switch and
+// the preferences dialog; and a polite live region for announcements. The tab's title
+// starts with "(2) " while it is the reader's move in two games.
 import { h } from './dom.js';
 import { LANGUAGES, lang, onLangChange, setLang, t } from './i18n.js';
 import { PREF_CHOICES, allPrefs, onPrefChange, setPref } from './prefs.js';
 import { KANJI_PATHS } from '../pieces/kanji.js';
 import { account, currentAccount, onAccountChange, profileLink } from './account.js';
+import { followMyGames, onMyGames, setLoggedIn } from './mine.js';
+import { bellButton } from './bell.js';
+import { followNotify, setNotifyAccount } from './notify.js';
 
 const LANGUAGE_NAMES = { en: 'English', ja: '日本語' };
 
-/** Which page the path is: 'lobby', 'rules', 'analysis', 'room', 'account',
+/** Which page the path is: 'lobby', 'rules', 'analysis', 'room', 'games', 'account',
  * 'leaderboard' or 'player'. */
 export function pageOf(pathname) {
   if (/^\/rooms\//.test(pathname)) return 'room';
+  if (/^\/games\/?$/.test(pathname)) return 'games';
   if (/^\/rules\/?$/.test(pathname)) return 'rules';
   if (/^\/analysis\/?$/.test(pathname)) return 'analysis';
   if (/^\/account\/?$/.test(pathname)) return 'account';
@@ -96,15 +102,17 @@ export function mountHeader(page) {
   header.append(tools);
   document.body.append(announcer, dialog);
 
+  let yourTurn = 0;
+  const bell = bellButton();
   function render() {
     brand.replaceChildren(logo(), ' ', h('span', {}, t('site.brandSub')));
     brand.setAttribute('title', t('site.homeLabel'));
-    const links = [['lobby', '/', 'nav.lobby'], ['rules', '/rules', 'nav.rules'], ['analysis', '/analysis', 'nav.analysis'],
-      ['leaderboard', '/leaderboard', 'nav.leaderboard']];
+    const links = [['lobby', '/', 'nav.lobby'], ['games', '/games', 'nav.games'], ['rules', '/rules', 'nav.rules'],
+      ['analysis', '/analysis', 'nav.analysis'], ['leaderboard', '/leaderboard', 'nav.leaderboard']];
     nav.setAttribute('aria-label', t('nav.label'));
     nav.replaceChildren(...links.map(([id, href, key]) => h('a', {
       href, 'data-testid': `nav-${id}`, 'aria-current': id === page ? 'page' : null,
-    }, t(key))));
+    }, t(key), id === 'games' ? gamesBadge() : null)));
     const select = h('select', {
       'data-testid': 'lang', 'aria-label': t('site.language'),
       onchange: (e) => setLang(e.target.value),
@@ -113,11 +121,52 @@ export function mountHeader(page) {
     const who = me
       ? h('a', { href: profileLink(me.name), class: 'account-link', 'data-testid': 'account-name' }, me.name)
       : h('a', { href: `/account?next=${encodeURIComponent(location.pathname)}`, class: 'account-link', 'data-testid': 'login-link', 'aria-current': page === 'account' ? 'page' : null }, t('account.loginLink'));
-    tools.replaceChildren(who, select,
+    tools.replaceChildren(bell.el, who, select,
       h('button', { type: 'button', 'data-testid': 'open-prefs', onclick: () => dialog.showModal() }, t('prefs.open')));
+    bell.relabel();
+  }
+  /** The number of games where it is the reader's move, beside "My games". */
+  function gamesBadge() {
+    return h('span', { class: 'games-badge', 'data-testid': 'games-badge', hidden: !yourTurn, 'data-count': String(yourTurn) },
+      h('span', { 'aria-hidden': 'true' }, String(yourTurn)),
+      h('span', { class: 'sr-only' }, t('games.badgeLabel', { n: yourTurn })));
   }
   render();
   onLangChange(render);
-  onAccountChange(render);
-  currentAccount();
+  onAccountChange((a) => {
+    render();
+    setLoggedIn(Boolean(a));
+    setNotifyAccount(a?.name ?? null);
+  });
+  onMyGames((list) => {
+    const n = list?.your_turn ?? 0;
+    if (n === yourTurn) return;
+    yourTurn = n;
+    nav.querySelector('[data-testid="nav-games"] .games-badge')?.replaceWith(gamesBadge());
+    titlePrefix(n);
+  });
+  currentAccount().then((a) => {
+    followMyGames({ isLoggedIn: Boolean(a) });
+    setNotifyAccount(a?.name ?? null);
+    followNotify();
+  });
+}
+
+let prefixCount = 0;
+let titleWatch = null;
+/** "(2) " before the tab's title while it is the reader's move in two games; kept there
+ * whatever the page sets its title to. */
+function titlePrefix(n) {
+  prefixCount = n;
+  const apply = () => {
+    const bare = document.title.replace(/^\(\d+\) /, '');
+    const want = prefixCount > 0 ? `(${prefixCount}) ${bare}` : bare;
+    if (document.title !== want) document.title = want;
+  };
+  apply();
+  if (!titleWatch && typeof MutationObserver === 'function') {
+    const head = document.querySelector('title') ?? document.head;
+    titleWatch = new MutationObserver(apply);
+    titleWatch.observe(head, { childList: true, characterData: true, subtree: true });
+  }
 }

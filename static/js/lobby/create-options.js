@@ -1,4 +1,5 @@
-// The options of a game created for friends: the time control, private or listed,
+// The options of a game created for friends: the time control (live, or a
+// correspondence game of days for each move), private or listed,
 // rated, a computer player in any seat, and a computer player taking over from one who
 // leaves. `createOptions()` gives their fieldset and `body()`, the `POST /api/rooms`
 // body they make (docs/protocol.md, 'HTTP').
@@ -7,6 +8,10 @@ import { SEATS } from '../geometry.js';
 import { t } from '../i18n.js';
 import { account } from '../account.js';
 import { levelOptions, seatLabel } from './messages.js';
+
+/** The days for each move a correspondence game offers (docs/correspondence.md). */
+export const CORRESPONDENCE_DAYS = [1, 2, 3, 5, 7, 14];
+const DEFAULT_DAYS = 3;
 
 function numberField(testid, key, value, min, max, step = 1) {
   const input = h('input', { type: 'number', 'data-testid': testid, value, min, max, step });
@@ -17,14 +22,18 @@ function numberField(testid, key, value, min, max, step = 1) {
  * body's `clock`, null for no clock. */
 function clockFields() {
   const kind = h('select', { id: 'clock-kind', 'data-testid': 'clock-kind' },
-    ['none', 'sudden_death', 'fischer', 'byoyomi'].map((k) => h('option', { value: k }, t(`clock.kind.${k}`))));
+    ['none', 'sudden_death', 'fischer', 'byoyomi', 'correspondence'].map((k) => h('option', { value: k }, t(`clock.kind.${k}`))));
   const mainMin = numberField('clock-main', 'clock.minutes', 10, 0, 600, 0.5);
+  const days = h('select', { 'data-testid': 'clock-days' },
+    CORRESPONDENCE_DAYS.map((n) => h('option', { value: n, selected: n === DEFAULT_DAYS }, t(n === 1 ? 'clock.dayOption' : 'clock.daysOption', { n }))));
+  const daysLabel = h('label', {}, t('clock.days'), ' ', days);
   const inc = numberField('clock-increment', 'clock.increment', 5, 0, 3600);
   const byo = numberField('clock-byoyomi', 'clock.byoyomi', 30, 1, 3600);
   const periods = numberField('clock-periods', 'clock.periods', 3, 1, 10);
   const showFields = () => {
     const k = kind.value;
-    mainMin.label.hidden = k === 'none';
+    mainMin.label.hidden = k === 'none' || k === 'correspondence';
+    daysLabel.hidden = k !== 'correspondence';
     inc.label.hidden = k !== 'fischer';
     byo.label.hidden = k !== 'byoyomi';
     periods.label.hidden = k !== 'byoyomi';
@@ -32,10 +41,11 @@ function clockFields() {
   kind.addEventListener('change', showFields);
   showFields();
   return {
-    nodes: [h('label', { for: 'clock-kind' }, t('clock.label')), kind, mainMin.label, inc.label, byo.label, periods.label],
+    nodes: [h('label', { for: 'clock-kind' }, t('clock.label')), kind, mainMin.label, daysLabel, inc.label, byo.label, periods.label],
     value() {
       const k = kind.value;
       if (k === 'none') return null;
+      if (k === 'correspondence') return { kind: k, seconds_per_move: Number(days.value) * 86400 };
       const clock = { kind: k, main_seconds: Number(mainMin.input.value) * 60 };
       if (k === 'fischer') clock.increment_seconds = Number(inc.input.value);
       if (k === 'byoyomi') {

@@ -4,6 +4,7 @@ import { h } from '../dom.js';
 import { SEATS } from '../geometry.js';
 import { lang, t } from '../i18n.js';
 import { playerName } from '../players.js';
+import { perMoveText } from '../clocks.js';
 
 /** The computer players' levels, weakest first (messages `bot.level0` … `bot.level4`). */
 export const LEVELS = [0, 1, 2, 3, 4];
@@ -25,7 +26,7 @@ export function roomTitle(room) {
   return names.length ? names.join(' · ') : t('lobby.emptyRoom');
 }
 
-/** A room's time control in a few words: "10 min + 5 s". */
+/** A room's time control in a few words: "10 min + 5 s", "3 days per move". */
 export function clockText(clock) {
   if (!clock || clock.kind === 'none') return t('clock.none');
   const min = (ms) => `${+(ms / 60000).toFixed(1)}`;
@@ -34,6 +35,7 @@ export function clockText(clock) {
     case 'sudden_death': return t('clock.suddenDeathShort', { min: min(clock.main_ms) });
     case 'fischer': return t('clock.fischerShort', { min: min(clock.main_ms), inc: sec(clock.increment_ms) });
     case 'byoyomi': return t('clock.byoyomiShort', { min: min(clock.main_ms), byo: sec(clock.byoyomi_ms), periods: clock.periods });
+    case 'correspondence': return perMoveText(clock.main_ms);
     default: return clock.kind;
   }
 }

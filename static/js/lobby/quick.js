@@ -5,16 +5,21 @@
 // kept by pairing.js) and is given up with Cancel, or by going into another game.
 //
 // The card is drawn again with the page (a language change, logging in), but the wait
-// is the page's: it lives here, outside the card.
+// is the page's: it lives here, outside the card. The correspondence pools (days for
+// each move) have a row of their own, and their waits (corr-wait.js) go on beside a
+// live one.
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
 import { account } from '../account.js';
 import { storeName } from '../prefs.js';
 import {
-  BOT_WAITS, DEFAULT_POOLS, Waiter, botsWait, busiestPool, elapsedText, errorText, isWaitingKey, joinPool,
-  leavePool, playSound, poolKey, poolLabel, setBotsWait, storeWaiting, tableFound, tableTicket, takeNotice,
+  BOT_WAITS, DEFAULT_POOLS, Waiter, botsWait, busiestPool, elapsedText, errorText, isCorrespondencePool, isWaitingKey,
+  joinPool, leavePool, playSound, poolKey, poolLabel, setBotsWait, storeWaiting, tableFound, tableTicket, takeNotice,
   sentences, waitText, waitingTicket,
 } from '../pairing.js';
+import {
+  busyIn, correspondenceMessage, correspondenceWaits, joinCorrespondence, poolName, startCorrespondence, waitsIn,
+} from './corr-wait.js';
 import { clockText, seatLabel } from './messages.js';
 import { roomLink } from './enter.js';
 
@@ -50,6 +55,7 @@ export function leaveQueue() {
 
 function start(lobby) {
   q.started = true;
+  startCorrespondence(() => draw());
   const notice = takeNotice();
   if (notice) q.message = { text: notice, kind: 'notice' };
   lobby.onRender((feed) => {
@@ -199,17 +205,21 @@ function botsChoice() {
  * rated tile asks a guest to log in. */
 function tile(pool) {
   const key = poolKey(pool);
+  const corr = isCorrespondencePool(pool);
   const count = h('span', { class: 'pool-count' });
   const parts = [
-    h('span', { class: 'pool-name' }, pool.name),
+    h('span', { class: 'pool-name' }, corr ? poolName(pool) : pool.name),
     h('span', { class: 'pool-kind' }, t(pool.rated ? 'quick.rated' : 'quick.casual')),
-    h('span', { class: 'pool-clock' }, clockText(pool.clock)),
+    h('span', { class: 'pool-clock' }, corr ? t('quick.perMove') : clockText(pool.clock)),
   ];
   if (pool.rated && !account()) {
-    return { key, count: null, el: h('a', { class: 'pool-tile locked', href: '/account?next=/', 'data-testid': `pool-${key}` }, parts, h('span', { class: 'pool-count' }, t('quick.loginRated'))) };
+    return { key, corr, count: null, el: h('a', { class: `pool-tile locked${corr ? ' corr' : ''}`, href: '/account?next=/', 'data-testid': `pool-${key}` }, parts, h('span', { class: 'pool-count' }, t('quick.loginRated'))) };
   }
-  const el = h('button', { type: 'button', class: `pool-tile${pool.rated ? ' rated' : ''}`, 'data-testid': `pool-${key}`, onclick: () => join(pool) }, parts, count);
-  return { key, count, el };
+  const el = h('button', {
+    type: 'button', class: `pool-tile${pool.rated ? ' rated' : ''}${corr ? ' corr' : ''}`, 'data-testid': `pool-${key}`,
+    onclick: () => (corr ? joinCorrespondence(pool, q.lobby.state.name.trim()) : join(pool)),
+  }, parts, count);
+  return { key, corr, pool, count, el };
 }
 
 function buildView() {
@@ -217,9 +227,16 @@ function buildView() {
   const playNowPool = h('p', { class: 'play-now-pool', 'data-testid': 'play-now-pool' });
   const message = h('div', { class: 'quick-message', role: 'status', 'data-testid': 'quick-message' });
   const grids = h('div', { class: 'pool-grids' });
+  const corrGrid = h('div', { class: 'pool-grid corr-grid', role: 'group', 'aria-labelledby': 'corr-title' });
   const idle = h('div', { class: 'quick-idle' },
     h('div', { class: 'quick-start' }, h('p', {}, t('quick.text')), playNow, playNowPool, botsChoice()),
-    h('div', { class: 'quick-pools' }, h('h3', { id: 'pools-title' }, t('quick.poolsTitle')), grids));
+    h('div', { class: 'quick-pools' }, h('h3', { id: 'pools-title' }, t('quick.poolsTitle')), grids,
+      h('div', { class: 'corr-pools', 'data-testid': 'corr-pools' },
+        h('h3', { id: 'corr-title' }, t('quick.corrTitle')),
+        h('p', { class: 'corr-text' }, t('quick.corrText')),
+        corrGrid)));
+  // The correspondence waits and their news stay in view during a live wait.
+  const corrBox = h('div', { class: 'corr-box', 'aria-live': 'polite', 'data-testid': 'corr-box' });
   const waitTitle = h('h3', { tabindex: '-1', 'data-testid': 'waiting-title' });
   const clock = h('span', { class: 'waiting-clock', role: 'timer', 'aria-live': 'off', 'data-testid': 'waiting-clock' });
   const parts = {
@@ -235,8 +252,8 @@ function buildView() {
   // it holds changes as the wait goes on. The clock ticking in it is not read out.
   const waiting = h('div', { class: 'waiting-panel', 'aria-live': 'polite', 'data-testid': 'waiting-panel' });
   const el = h('section', { class: 'panel path quick', 'aria-labelledby': 'path-quick', 'data-testid': 'quick' },
-    h('h2', { id: 'path-quick' }, t('quick.title')), message, idle, waiting);
-  return { el, playNow, playNowPool, message, grids, idle, waiting, waitTitle, clock, parts, tiles: [], poolsDrawn: '' };
+    h('h2', { id: 'path-quick' }, t('quick.title')), message, idle, waiting, corrBox);
+  return { el, playNow, playNowPool, message, grids, corrGrid, corrBox, idle, waiting, waitTitle, clock, parts, tiles: [], poolsDrawn: '' };
 }
 
 function draw() {
@@ -256,18 +273,24 @@ function draw() {
   if (drawn !== v.poolsDrawn) {
     v.poolsDrawn = drawn;
     v.tiles = order.map(tile);
+    const live = v.tiles.filter((x) => !x.corr);
     v.grids.replaceChildren(
-      h('div', { class: 'pool-grid', role: 'group', 'aria-label': t('quick.casualPools') }, v.tiles.filter((x) => !x.key.endsWith('/rated')).map((x) => x.el)),
-      h('div', { class: 'pool-grid', role: 'group', 'aria-label': t('quick.ratedPools') }, v.tiles.filter((x) => x.key.endsWith('/rated')).map((x) => x.el)));
+      h('div', { class: 'pool-grid', role: 'group', 'aria-label': t('quick.casualPools') }, live.filter((x) => !x.key.endsWith('/rated')).map((x) => x.el)),
+      h('div', { class: 'pool-grid', role: 'group', 'aria-label': t('quick.ratedPools') }, live.filter((x) => x.key.endsWith('/rated')).map((x) => x.el)));
+    v.corrGrid.replaceChildren(...v.tiles.filter((x) => x.corr).map((x) => x.el));
   }
   for (const x of v.tiles) {
     const pool = q.pools.find((p) => poolKey(p) === x.key);
+    const mine = x.corr && waitsIn(x.pool ?? pool);
     if (x.count) {
-      x.count.textContent = typeof pool?.waiting === 'number' ? t('quick.waiting', { n: pool.waiting }) : '';
-      x.count.classList.toggle('some', pool?.waiting > 0);
+      x.count.textContent = mine ? t('quick.corrYouWait')
+        : typeof pool?.waiting === 'number' ? t('quick.waiting', { n: pool.waiting }) : '';
+      x.count.classList.toggle('some', mine || pool?.waiting > 0);
     }
-    if (x.el.tagName === 'BUTTON') x.el.disabled = q.mode !== 'idle' || busy;
+    if (x.el.tagName === 'BUTTON') x.el.disabled = x.corr ? busy || mine || busyIn(x.pool) : q.mode !== 'idle' || busy;
+    x.el.classList.toggle('mine', Boolean(mine));
   }
+  v.corrBox.replaceChildren(...[correspondenceMessage(), correspondenceWaits(q.pools)].filter(Boolean));
   v.playNow.disabled = q.mode !== 'idle' || busy;
   v.playNow.textContent = t(q.mode === 'joining' ? 'quick.joining' : 'quick.playNow');
   const best = busiestPool(q.pools);

@@ -2,7 +2,8 @@
 // `[Position]`/`[Result]` headers) with the headers readers of game records expect put
 // in front — site, date, the players' names, the time control. Pure: runs in node.
 
-/** `[TimeControl]` value: seconds, "+increment" (Fischer), "+periods×byoyomi". */
+/** `[TimeControl]` value: seconds, "+increment" (Fischer), "+periods×byoyomi"; one
+ * move in so many seconds for correspondence, as PGN writes it ("1/86400"). */
 export function timeControlTag(clock) {
   if (!clock || clock.kind === 'none') return '-';
   const s = (ms) => String(Math.round((ms ?? 0) / 1000));
@@ -10,6 +11,7 @@ export function timeControlTag(clock) {
     case 'sudden_death': return s(clock.main_ms);
     case 'fischer': return `${s(clock.main_ms)}+${s(clock.increment_ms)}`;
     case 'byoyomi': return `${s(clock.main_ms)}+${clock.periods}x${s(clock.byoyomi_ms)}`;
+    case 'correspondence': return `1/${s(clock.main_ms)}`;
     default: return String(clock.kind);
   }
 }

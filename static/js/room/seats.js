@@ -7,7 +7,7 @@ import { SEATS } from '../geometry.js';
 import { HAND_ORDER } from '../position.js';
 import { pieceSvg } from '../board.js';
 import { t } from '../i18n.js';
-import { clockText } from '../clocks.js';
+import { clockText, isCorrespondence } from '../clocks.js';
 import { botBadge } from '../bots.js';
 import { pieceLabel, seatLabel } from './messages.js';
 import { ownName } from '../players.js';
@@ -32,8 +32,9 @@ export function placesFor(view) {
 
 /**
  * Draws the panel of `seat` into `node`. `v`: { state, pos (shown position), you,
- * myTurn, active (live active seats), alliance, leaving, checks, clocks, clocksAt,
- * selectedHand, canDrop(kind), onDrop(kind, byKeyboard), place }.
+ * myTurn, active (live active seats), alliance, leaving, checks, clocks, clocksAt, skew
+ * (the server's clock minus this computer's), selectedHand, canDrop(kind),
+ * onDrop(kind, byKeyboard), place }.
  */
 export function renderSeat(node, seat, v) {
   const s = v.state;
@@ -51,7 +52,10 @@ export function renderSeat(node, seat, v) {
     if (info.connected !== false) badges.push(h('span', { class: 'badge ready' }, t('room.badge.here')));
   } else if (waiting && info) badges.push(h('span', { class: `badge ${info.ready ? 'ready' : 'not-ready'}` }, t(info.ready ? 'room.badge.ready' : 'room.badge.not_ready')));
   if (v.checks.has(seat) && !out) badges.push(h('span', { class: 'badge check', 'data-testid': `in-check-${seat}` }, t('room.badge.check')));
-  if (info && info.connected === false) {
+  if (info && info.connected === false && isCorrespondence(v.clocks ?? s.clocks)) {
+    // A correspondence game forfeits nobody for being away: its clock is the only limit.
+    badges.push(h('span', { class: 'badge offline', 'data-testid': `offline-${seat}` }, t('room.badge.offline')));
+  } else if (info && info.connected === false) {
     // A finished game, or a player already out of it, abandons nothing.
     const deadline = finished || out ? null : v.leaving.get(seat);
     const left = deadline ? Math.max(0, Math.ceil((deadline - Date.now()) / 1000)) : null;
@@ -69,7 +73,7 @@ export function renderSeat(node, seat, v) {
       class: 'clock', 'data-clock': seat, 'data-testid': `clock-${seat}`, role: 'timer',
       'aria-label': t('room.clock_of', { seat: seatLabel(seat) }),
     });
-    paintClock(clock, v.clocks, s.status, performance.now() - v.clocksAt);
+    paintClock(clock, v.clocks, s.status, performance.now() - v.clocksAt, v.skew);
   }
   // A bot's card says "bot · level 2" in its badge; a player without a name has none.
   const shown = ownName(info, seat);
@@ -109,14 +113,16 @@ function renderHand(seat, v) {
   }, h('span', { class: 'hand-label' }, t('room.hand')), items.length ? items : h('span', { class: 'empty' }, t('room.hand_empty')));
 }
 
-/** Counts the running clock down between server messages. */
-export function paintClock(node, clocks, status, elapsed) {
+/** Counts the running clock down between server messages (`skew`: the server's clock
+ * minus this computer's, for a correspondence deadline). */
+export function paintClock(node, clocks, status, elapsed, skew = null) {
   const seat = node.dataset.clock;
-  const shown = clockText(clocks, seat, status === 'playing' ? elapsed : 0);
+  const shown = clockText(clocks, seat, status === 'playing' ? elapsed : 0, skew);
   if (!shown) return;
   const running = status === 'playing' && clocks.running === seat;
   if (node.textContent !== shown.text) node.textContent = shown.text;
   node.classList.toggle('running', running);
+  node.classList.toggle('per-move', isCorrespondence(clocks) && !running);
   node.classList.toggle('low', shown.low && (running || shown.total === 0));
   node.dataset.running = String(running);
   node.dataset.ms = String(Math.round(shown.total));

@@ -1,5 +1,6 @@
-// Sounds of the room (small WAV files under /sounds/, off with the `sound` preference)
-// and the browser notification when the turn comes while the page is in the background.
+// Sounds of the room (small WAV files under /sounds/, off with the `sound` preference).
+// The notification when the turn comes while the page is in the background is
+// notify.js's.
 import { getPref } from '../prefs.js';
 import { SOUND_ORDER } from './model.js';
 
@@ -48,23 +49,3 @@ export class Sounds {
     } catch { /* no audio */ }
   }
 }
-
-/** Browser notifications: asked for on request (a click), shown only when the page is hidden. */
-export const notifications = {
-  get supported() { return typeof Notification === 'function'; },
-  get allowed() { return this.supported && Notification.permission === 'granted'; },
-  async ask() {
-    if (!this.supported) return false;
-    if (Notification.permission === 'default') {
-      try { await Notification.requestPermission(); } catch { /* refused */ }
-    }
-    return this.allowed;
-  },
-  show(title, body) {
-    if (!this.allowed || !document.hidden) return;
-    try {
-      const n = new Notification(title, { body, tag: 'sannin-turn', renotify: true });
-      n.onclick = () => { window.focus(); n.close(); };
-    } catch { /* some browsers only allow them from a service worker */ }
-  },
-};
