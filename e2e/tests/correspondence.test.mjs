@@ -449,6 +449,21 @@ test('turned on where the browser can subscribe: the subscription is posted with
   await ctx.close();
 });
 
+/** A new context of `viewport` and `lang` holding the seat tokens of `p` (set once,
+ * before its first page). */
+async function asPerson(p, { viewport, lang }) {
+  const ctx = await context({ viewport, lang });
+  await ctx.addInitScript((l) => { if (!localStorage.getItem('sannin.lang')) localStorage.setItem('sannin.lang', l); }, lang);
+  const state = await p.context.storageState();
+  const origin = state.origins.find((o) => o.origin === live.server.url);
+  await ctx.addInitScript((items) => {
+    if (sessionStorage.getItem('shots.init')) return;
+    sessionStorage.setItem('shots.init', '1');
+    for (const { name, value } of items) if (name.startsWith('sannin.token.')) localStorage.setItem(name, value);
+  }, origin?.localStorage ?? []);
+  return ctx;
+}
+
 test('what people see: My games, the correspondence game page, the pools and the bell, in English and Japanese, desktop and phone', async () => {
   await mkdir(CORR_SHOTS, { recursive: true });
   // One person with a game of each kind: its move in a correspondence game, another's
@@ -456,7 +471,7 @@ test('what people see: My games, the correspondence game page, the pools and the
   const { id: yours, people } = await corrGame(['Ivy', 'Jo', 'Kai']);
   const [ivy, jo, kai] = people;
   const theirs = await createRoom({ clock: { kind: 'correspondence', seconds_per_move: 3 * 86400 } });
-  // Jo plays Ivy's second game as First; Ivy sits Middle; a bot plays Last.
+  // Ivy's second game: Jo plays First, Ivy Middle, Kai Last.
   await joinRoom(jo, live.server, theirs, 'Jo', 'first');
   await joinRoom(ivy, live.server, theirs, 'Ivy', 'middle');
   await joinRoom(kai, live.server, theirs, 'Kai', 'last');
@@ -473,17 +488,8 @@ test('what people see: My games, the correspondence game page, the pools and the
   for (const lang of ['en', 'ja']) {
     for (const [size, viewport] of [['desktop', DESKTOP], ['phone', PHONE]]) {
       const tag = `${lang}-${size}`;
-      const ctx = await context({ viewport, lang });
-      await ctx.addInitScript((l) => { if (!localStorage.getItem('sannin.lang')) localStorage.setItem('sannin.lang', l); }, lang);
-      // Ivy's storage: her seat tokens.
-      const state = await ivy.context.storageState();
-      const origin = state.origins.find((o) => o.origin === live.server.url);
-      await ctx.addInitScript((items) => {
-        if (sessionStorage.getItem('shots.init')) return;
-        sessionStorage.setItem('shots.init', '1');
-        for (const { name, value } of items) if (name.startsWith('sannin.token.')) localStorage.setItem(name, value);
-      }, origin.localStorage);
-      const v = await personIn(ctx, `shots-${tag}`);
+      const v = await personIn(await asPerson(ivy, { viewport, lang }), `shots-${tag}`);
+      const ctx = v.context;
       await v.page.goto(`${live.server.url}/games`);
       await v.page.getByTestId(`my-game-${yours}`).waitFor();
       await v.page.getByTestId(`my-game-${liveGame}`).waitFor();
@@ -498,7 +504,18 @@ test('what people see: My games, the correspondence game page, the pools and the
       await until('seated', () => v.lastState()?.you === 'first');
       await v.page.getByTestId('time-left').waitFor();
       await v.page.evaluate(() => document.fonts.ready);
-      await v.page.screenshot({ path: `${CORR_SHOTS}corr-room-player-${tag}.png` });
+      await v.page.screenshot({ path: `${CORR_SHOTS}corr-room-first-${tag}.png` });
+      // The two others, each on its own seat's side of the board.
+      for (const [p, seat] of [[jo, 'middle'], [kai, 'last']]) {
+        const o = await personIn(await asPerson(p, { viewport, lang }), `${seat}-${tag}`);
+        await o.page.goto(`${live.server.url}/rooms/${yours}`);
+        await until(`${seat} seated`, () => o.lastState()?.you === seat);
+        await o.page.getByTestId('time-left').waitFor();
+        await o.page.evaluate(() => document.fonts.ready);
+        await o.page.screenshot({ path: `${CORR_SHOTS}corr-room-${seat}-${tag}.png` });
+        assert.deepEqual(o.io.errors, []);
+        await o.context.close();
+      }
       const s = await personIn(await context({ viewport, lang }), `spectator-${tag}`);
       await s.context.addInitScript((l) => localStorage.setItem('sannin.lang', l), lang);
       await s.page.goto(`${live.server.url}/rooms/${yours}`);

@@ -162,7 +162,7 @@ function gameItem(g, skew) {
   else if (g.to_move) {
     const info = g.players?.[g.to_move];
     const name = playerName(info, g.to_move);
-    status = t('games.status.other', { who: name ? `${name} (${seatLabel(g.to_move)})` : seatLabel(g.to_move) });
+    status = t('games.status.other', { who: name ? t('room.who', { name, seat: seatLabel(g.to_move) }) : seatLabel(g.to_move) });
   } else status = '';
   let time = null;
   if (left !== null && g.status === 'playing') {

@@ -54,7 +54,7 @@ export function renderSeat(node, seat, v) {
   if (v.checks.has(seat) && !out) badges.push(h('span', { class: 'badge check', 'data-testid': `in-check-${seat}` }, t('room.badge.check')));
   if (info && info.connected === false && isCorrespondence(v.clocks ?? s.clocks)) {
     // A correspondence game forfeits nobody for being away: its clock is the only limit.
-    badges.push(h('span', { class: 'badge offline', 'data-testid': `offline-${seat}` }, t('room.badge.offline')));
+    badges.push(h('span', { class: 'badge absent', 'data-testid': `offline-${seat}` }, t('room.badge.offline')));
   } else if (info && info.connected === false) {
     // A finished game, or a player already out of it, abandons nothing.
     const deadline = finished || out ? null : v.leaving.get(seat);
