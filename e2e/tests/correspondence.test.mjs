@@ -428,7 +428,14 @@ test('turned on where the browser can subscribe: the subscription is posted with
   assert.equal(first.lang, 'en');
   const { id: subId } = await stored(p.page, 'sannin.push');
   assert.match(subId, /./);
+  // A new seat (another game of this browser): posted again with its token, the same id.
+  const second = await createRoom({ clock: DAY_CLOCK });
+  await joinRoom(p, live.server, second, 'Hal', 'middle');
+  const token2 = await p.page.evaluate((r) => localStorage.getItem(`sannin.token.${r}`), second);
+  await until('posted with the new seat', () => posts.at(-1)?.tokens.includes(token2) && posts.at(-1).tokens.includes(token), 15000);
+  await until('the same id', async () => (await stored(p.page, 'sannin.push')).id === subId);
   // A kind less: posted again, the same id.
+  await p.page.getByTestId('bell').click();
   await p.page.getByTestId('notify-kind-draw_offered').uncheck();
   await until('posted again', () => posts.length >= 2 && !posts.at(-1).kinds.includes('draw_offered'));
   await until('the same id', async () => (await stored(p.page, 'sannin.push')).sent && (await stored(p.page, 'sannin.push')).id === subId);

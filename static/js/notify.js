@@ -15,7 +15,7 @@
 // uncaught error.
 import { TOKENS_EVENT, allSeatTokens } from './protocol.js';
 import { allTickets, correspondenceTickets, forgetTable, removeCorrespondenceTicket, storeWaiting, tableTicket, waitingTicket } from './pairing.js';
-import { loadMyGames, myGames, tokenOf } from './mine.js';
+import { loadMyGames, myGames, onMyGames, tokenOf } from './mine.js';
 import { lang, onLangChange } from './i18n.js';
 
 /** The kinds of notification, in the order the bell lists them. */
@@ -339,6 +339,8 @@ export function followNotify() {
     save();
   }
   addEventListener(TOKENS_EVENT, schedule);
+  // The seats posted are those My games lists: a new list may hold a new one.
+  onMyGames(schedule);
   onLangChange(schedule);
   addEventListener('storage', (e) => {
     if (e.key !== KEY) return;
