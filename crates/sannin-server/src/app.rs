@@ -10,7 +10,7 @@ use std::pin::Pin;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use sannin_protocol::RoomSummary;
+use sannin_protocol::{ClockKind, RoomSummary};
 use sannin_rules::{Player, Position};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -25,7 +25,8 @@ use crate::error::ApiError;
 use crate::limits::Budgets;
 use crate::metrics::Metrics;
 use crate::pairing::{NoShow, Pairing, PairingApi, PoolId, Tables};
-use crate::room::{Registry, Room, RoomHandle, RoomSettings};
+use crate::push::Push;
+use crate::room::{Notice, NoticeKind, Registry, Room, RoomHandle, RoomSettings};
 use crate::rooms::{Rooms, RoomsParts};
 use crate::store::column::Json as _;
 use crate::store::{Store, StoredSeat};
@@ -62,6 +63,8 @@ pub struct Shared {
     pub pairing: Arc<dyn PairingApi>,
     /// The lobby's latest picture, as the text of a server-sent event (`http/feed.rs`).
     pub lobby: tokio::sync::watch::Sender<Arc<str>>,
+    /// Web Push notifications.
+    pub push: Arc<Push>,
 }
 
 impl Shared {
@@ -92,6 +95,7 @@ impl Shared {
             };
             Shared {
                 lobby: tokio::sync::watch::channel(Arc::<str>::from("")).0,
+                push: Arc::new(Push::new(config.push.clone(), metrics.clone())),
                 matcher,
                 pairing,
                 budgets: Arc::new(Budgets::new(&config.clients)),
@@ -291,6 +295,10 @@ impl Registry for Shared {
         self.accounts.game_over(&self.tracker, id.to_string());
     }
 
+    fn notify(&self, notice: Notice) {
+        self.push.notify(notice);
+    }
+
     fn table_aborted(
         self: Arc<Self>,
         id: Uuid,
@@ -316,7 +324,29 @@ impl Tables for PairedTables {
                 paired: true,
                 ..RoomSettings::default()
             };
-            shared.create_room(None, settings, seats).await
+            let live = !matches!(
+                settings.clock.as_ref().map(|c| c.kind),
+                Some(ClockKind::Correspondence)
+            );
+            let id = Shared::create_room(&shared, None, settings, seats.clone()).await?;
+            // Each person learns that its ticket found a table.
+            for s in seats.iter().filter(|s| s.bot.is_none()) {
+                shared.push.notify(Notice {
+                    kind: NoticeKind::Matched,
+                    room: id,
+                    seat: s.seat,
+                    token_hash: s.token_hash.clone(),
+                    account_id: s.account_id.clone(),
+                    others: seats
+                        .iter()
+                        .filter(|o| o.seat != s.seat)
+                        .map(|o| o.name.clone())
+                        .collect(),
+                    deadline_ms: None,
+                    live,
+                });
+            }
+            Ok(id)
         })
     }
 }

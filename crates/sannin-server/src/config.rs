@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::bots::BotSettings;
-use crate::cluster::ClusterSettings;
+use crate::cluster::{cluster_settings, ClusterArgs};
 use crate::limits::{self, ClientLimits};
 use crate::time::{SystemTime, TimeSource};
 
@@ -40,6 +40,9 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     pub cluster: ClusterArgs,
+
+    #[command(flatten)]
+    pub push: crate::push::PushArgs,
 }
 
 impl ServeArgs {
@@ -51,27 +54,6 @@ impl ServeArgs {
             n => n,
         }
     }
-}
-
-/// Cluster mode: several `sannin serve` nodes with the same PostgreSQL database and
-/// NATS serve one site (README "Scaling out").
-#[derive(Debug, Clone, Default, clap::Args)]
-pub struct ClusterArgs {
-    /// NATS server (`nats://host:4222`) that joins this node to a cluster: every node
-    /// with the same database and NATS serves the same site. Needs a PostgreSQL
-    /// database. Empty: a single node.
-    #[arg(long, env = "NATS_URL")]
-    pub nats_url: Option<String>,
-
-    /// Prefix of every NATS subject of the site (letters, digits, `_` and `-`), so
-    /// that several sites (or tests) can share one NATS server.
-    #[arg(long, env = "SANNIN_NATS_PREFIX", default_value = "sannin")]
-    pub nats_prefix: String,
-
-    /// Seconds a room's lease lasts unless its node renews it (renewed four times
-    /// per lease). After a node dies, its rooms move to another node within this.
-    #[arg(long, env = "SANNIN_LEASE_SECONDS", default_value_t = 4.0)]
-    pub lease_seconds: f64,
 }
 
 /// Limits and timings. Shared by `serve` and the in-process server of `loadtest`.
@@ -477,6 +459,8 @@ pub struct Config {
     pub accounts: crate::accounts::AccountSettings,
     /// Cluster mode (`--nats-url`); None: a single node.
     pub cluster: Option<crate::cluster::ClusterSettings>,
+    /// Web Push notifications.
+    pub push: crate::push::PushSettings,
 }
 
 /// Default SQLite database, relative to the working directory.
@@ -511,6 +495,7 @@ impl Config {
             .unwrap_or_else(|| DEFAULT_SQLITE_URL.to_string());
         let mut config = Config::from_parts(url, args.static_dir.clone(), &args.limits);
         config.cluster = cluster_settings(&args.cluster);
+        config.push = crate::push::PushSettings::from_args(&args.push);
         config
     }
 
@@ -571,6 +556,7 @@ impl Config {
                 cookie_secure: l.cookie_secure,
             },
             cluster: None,
+            push: crate::push::PushSettings::default(),
         }
     }
 
@@ -604,25 +590,6 @@ impl Config {
     pub fn hard_message_cap(&self) -> usize {
         (self.max_message_bytes * 4).max(64 * 1024)
     }
-}
-
-/// The cluster settings of the flags; None without a NATS URL (a single node).
-fn cluster_settings(a: &ClusterArgs) -> Option<ClusterSettings> {
-    let url = a
-        .nats_url
-        .as_deref()
-        .map(str::trim)
-        .filter(|u| !u.is_empty())?;
-    let lease = if a.lease_seconds.is_finite() && a.lease_seconds > 0.0 {
-        Duration::from_secs_f64(a.lease_seconds)
-    } else {
-        Duration::ZERO
-    };
-    Some(ClusterSettings {
-        nats_url: url.to_string(),
-        prefix: a.nats_prefix.trim().to_string(),
-        lease,
-    })
 }
 
 /// The per-client limits of the flags. A bad proxy entry (only possible when the

@@ -27,6 +27,7 @@ mod limits;
 mod metrics;
 mod net;
 pub mod pairing;
+pub mod push;
 mod rate;
 mod record;
 mod room;
@@ -38,7 +39,8 @@ pub mod time;
 mod token;
 
 pub use bots::BotSettings;
-pub use config::{ClusterArgs, Config, LimitArgs, ServeArgs, DEFAULT_SQLITE_URL};
+pub use cluster::ClusterArgs;
+pub use config::{Config, LimitArgs, ServeArgs, DEFAULT_SQLITE_URL};
 pub use error::{ApiError, ErrorCode};
 pub use rooms::WAKE_SWEEP;
 pub use store::Store;
@@ -150,6 +152,11 @@ pub async fn run(
         // A single node is the site's matcher.
         shared.matcher.activate(shared.shutdown.clone()).await?;
     }
+    shared
+        .push
+        .start(&store, shared.shutdown.clone())
+        .await
+        .context("starting push notifications")?;
     // Rated games that ended while no node could rate them.
     shared.accounts.sweep().await;
     http::feed::start(&shared);

@@ -45,7 +45,9 @@ use crate::room::{RoomDeps, RoomHandle};
 use crate::rooms::Rooms;
 use crate::store::{Fence, Store};
 
+mod args;
 mod bridge;
+pub use args::{cluster_settings, ClusterArgs};
 mod budgets;
 pub use budgets::SocketGuard;
 mod lease;

@@ -9,6 +9,7 @@
 //! | `feed.rs`     | the lobby, live: server-sent events                              |
 //! | `pairing.rs`  | quick pairing: tickets in the pools                              |
 //! | `games.rs`    | my games: the games of a browser's tokens and of an account      |
+//! | `push.rs`     | Web Push: the server's key, the browsers' subscriptions          |
 //! | `ws/`         | a room's WebSocket: the upgrade, a reader and a writer task      |
 //! | `accounts.rs` | accounts: register, log in and out, password, players            |
 //! | `analyse.rs`  | `POST /api/analyse`                                              |
@@ -21,7 +22,7 @@ use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{any, get, post};
+use axum::routing::{any, delete, get, post};
 use axum::Router;
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::set_header::SetResponseHeaderLayer;
@@ -38,6 +39,7 @@ pub mod feed;
 mod games;
 mod lobby;
 mod pairing;
+mod push;
 mod rooms;
 mod ws;
 
@@ -67,6 +69,12 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/pairing", get(pairing::pools).post(pairing::join))
         .route("/api/lobby/events", get(feed::events))
         .route("/api/games/mine", post(games::mine))
+        .route("/api/push/key", get(push::key))
+        .route(
+            "/api/push/subscriptions",
+            post(push::subscribe).layer(DefaultBodyLimit::max(push::MAX_BODY)),
+        )
+        .route("/api/push/subscriptions/{id}", delete(push::unsubscribe))
         .route(
             "/api/pairing/{ticket}",
             get(pairing::status).delete(pairing::leave),

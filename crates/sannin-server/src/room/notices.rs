@@ -6,7 +6,7 @@
 use super::*;
 
 /// What happened, for a seat's player.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::EnumIter)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, strum::EnumIter)]
 pub enum NoticeKind {
     /// Its turn came.
     YourTurn,
@@ -30,6 +30,11 @@ impl NoticeKind {
             NoticeKind::GameOver => "game_over",
             NoticeKind::DrawOffered => "draw_offered",
         }
+    }
+
+    /// The kind of a wire name.
+    pub fn parse(name: &str) -> Option<NoticeKind> {
+        <NoticeKind as strum::IntoEnumIterator>::iter().find(|k| k.as_str() == name)
     }
 }
 
@@ -77,7 +82,10 @@ impl Room {
             token_hash: s.token_hash.clone(),
             account_id: s.account_id.clone(),
             others,
-            deadline_ms: self.clock.as_ref().and_then(|c| c.deadline_unix(now, unix_now)),
+            deadline_ms: self
+                .clock
+                .as_ref()
+                .and_then(|c| c.deadline_unix(now, unix_now)),
             live: !self.is_correspondence(),
         });
     }

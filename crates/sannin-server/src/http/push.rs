@@ -1,0 +1,156 @@
+//! Web Push subscriptions (docs/correspondence.md, "Notifications"): the server's
+//! public key, and the subscriptions browsers make and take back.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::IntoResponse;
+use axum::Json;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::extract::json_object;
+use super::games::MAX_TOKENS;
+use super::ClientAddr;
+use crate::app::Shared;
+use crate::error::ApiError;
+use crate::push::send::browser_keys;
+use crate::push::services::Refused;
+use crate::push::store::{self, Lang, Subscription};
+use crate::room::NoticeKind;
+
+/// The largest subscription body accepted.
+pub const MAX_BODY: usize = 16 * 1024;
+/// Longest token accepted.
+const MAX_TOKEN_CHARS: usize = 128;
+
+#[derive(Deserialize)]
+struct Keys {
+    p256dh: String,
+    auth: String,
+}
+
+#[derive(Deserialize)]
+struct Subscribe {
+    endpoint: String,
+    keys: Keys,
+    #[serde(default)]
+    tokens: Vec<String>,
+    kinds: Option<Vec<String>>,
+    lang: Option<String>,
+    /// What `PushSubscription.toJSON()` adds; not used.
+    #[serde(default, rename = "expirationTime")]
+    _expiration_time: Option<serde_json::Value>,
+}
+
+fn coded(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+    ApiError::Coded {
+        status,
+        code,
+        message: message.into(),
+    }
+}
+
+/// `GET /api/push/key`.
+pub(super) async fn key(State(shared): State<Arc<Shared>>) -> Result<impl IntoResponse, ApiError> {
+    let key = shared.push.public_key().ok_or(ApiError::ShuttingDown)?;
+    Ok(Json(json!({ "public_key": key })))
+}
+
+/// `POST /api/push/subscriptions`.
+pub(super) async fn subscribe(
+    State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<impl IntoResponse, ApiError> {
+    let req: Subscribe = json_object(
+        &body,
+        r#"{"endpoint": "…", "keys": {"p256dh": "…", "auth": "…"}, "tokens": ["…"]}"#,
+    )?;
+    let kinds = match &req.kinds {
+        None => <NoticeKind as strum::IntoEnumIterator>::iter().collect(),
+        Some(names) => names
+            .iter()
+            .map(|n| {
+                NoticeKind::parse(n)
+                    .ok_or_else(|| ApiError::BadRequest(format!("unknown notification kind {n:?}")))
+            })
+            .collect::<Result<BTreeSet<_>, _>>()?,
+    };
+    let lang = match req.lang.as_deref() {
+        None => Lang::En,
+        Some(code) => Lang::parse(code)
+            .ok_or_else(|| ApiError::BadRequest(format!("unknown language {code:?}")))?,
+    };
+    if req.tokens.len() > MAX_TOKENS {
+        return Err(ApiError::BadRequest(format!(
+            "at most {MAX_TOKENS} tokens, not {}",
+            req.tokens.len()
+        )));
+    }
+    let endpoint = shared
+        .push
+        .settings()
+        .services
+        .check(&req.endpoint)
+        .map_err(|r| match r {
+            Refused::Malformed(m) => coded(StatusCode::BAD_REQUEST, "bad_subscription", m),
+            Refused::NotAllowed(m) => coded(StatusCode::BAD_REQUEST, "push_service_not_allowed", m),
+        })?;
+    browser_keys(&req.keys.p256dh, &req.keys.auth)
+        .map_err(|m| coded(StatusCode::BAD_REQUEST, "bad_subscription", m))?;
+    shared.budgets.take_push_subscription(client)?;
+    let mut token_hashes = BTreeSet::new();
+    for t in &req.tokens {
+        let found = match t.chars().count() <= MAX_TOKEN_CHARS {
+            true => store::covered_hash(&shared.store, t).await?,
+            false => None,
+        };
+        let Some(h) = found else {
+            return Err(coded(
+                StatusCode::BAD_REQUEST,
+                "bad_token",
+                "a token names no seat and no pairing ticket",
+            ));
+        };
+        token_hashes.insert(h);
+    }
+    let account_id = shared
+        .accounts
+        .account_of(&headers)
+        .await
+        .map(|(a, _)| a.id);
+    let id = store::upsert(
+        &shared.store,
+        &Subscription {
+            endpoint: endpoint.url.to_string(),
+            p256dh: req.keys.p256dh,
+            auth: req.keys.auth,
+            token_hashes,
+            account_id,
+            kinds,
+            lang,
+        },
+    )
+    .await?;
+    Ok((StatusCode::CREATED, Json(json!({ "id": id }))))
+}
+
+/// `DELETE /api/push/subscriptions/{id}`.
+pub(super) async fn unsubscribe(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    if id.len() <= MAX_TOKEN_CHARS && store::delete(&shared.store, &id).await? {
+        return Ok(StatusCode::NO_CONTENT);
+    }
+    Err(coded(
+        StatusCode::NOT_FOUND,
+        "subscription_not_found",
+        "no such push subscription",
+    ))
+}
