@@ -445,7 +445,8 @@ test('turned on where the browser can subscribe: the subscription is posted with
   await p.page.getByTestId('lang').selectOption('en');
   // Off: the subscription deleted.
   const deleted = p.page.waitForResponse((r) => r.url().endsWith(`/api/push/subscriptions/${encodeURIComponent(subId)}`) && r.request().method() === 'DELETE');
-  await p.page.getByTestId('bell').click();
+  // (The panel may still be open from the language switch.)
+  if (!(await p.page.getByTestId('bell-panel').isVisible())) await p.page.getByTestId('bell').click();
   await p.page.getByTestId('bell-panel').waitFor();
   await p.page.getByTestId('notify-on').uncheck();
   assert.equal((await deleted).status(), 204);

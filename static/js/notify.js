@@ -221,14 +221,16 @@ export function base64urlBytes(text) {
   return Uint8Array.from(raw, (c) => c.charCodeAt(0));
 }
 
-/** The seat tokens to post: those of the games listed as mine (a token of a room
- * that is gone would be refused), else every one kept; and the tickets. */
-async function tokens({ tickets = true } = {}) {
-  let games = myGames()?.games ?? null;
-  if (!games) {
-    try { games = (await loadMyGames()).games; } catch { games = null; }
+/** The seat tokens to post, with the tickets: every seat token kept, or (`listed`)
+ * only those of the games My games lists now — a token of a room that is gone would
+ * be refused. */
+async function tokens({ tickets = true, listed = false } = {}) {
+  let seats = Object.values(allSeatTokens());
+  if (listed) {
+    let games = null;
+    try { games = (await loadMyGames()).games; } catch { games = myGames()?.games ?? null; }
+    if (games) seats = games.map(tokenOf).filter(Boolean);
   }
-  const seats = games ? games.map(tokenOf).filter(Boolean) : Object.values(allSeatTokens());
   return [...new Set([...(tickets ? allTickets() : []), ...seats])].slice(0, MAX_TOKENS);
 }
 
@@ -260,10 +262,10 @@ async function post(sub, { force = true } = {}) {
   let res = await send(body);
   if (res?.code === 'bad_token') {
     await pruneTickets();
-    body.tokens = await tokens();
+    body.tokens = await tokens({ listed: true });
     res = await send(body);
     if (res?.code === 'bad_token') {
-      body.tokens = await tokens({ tickets: false });
+      body.tokens = await tokens({ tickets: false, listed: true });
       res = await send(body);
     }
   }
