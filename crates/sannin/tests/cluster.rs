@@ -488,3 +488,66 @@ fn a_cluster_on_sqlite_is_refused_at_start() {
         "no SQLite file is made for a refused start"
     );
 }
+
+/// One unlabelled counter of `node`'s `/metrics`.
+fn metric(node: &Node, name: &str) -> f64 {
+    let (_, text) = sannin_testkit::http::http(&node.addr, "GET", "/metrics", "").expect("metrics");
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+        .unwrap_or(0.0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_quiet_correspondence_game_sleeps_and_wakes_on_the_other_node() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(pg) = Pg::for_cluster() else { return };
+    let p = prefix();
+    let quick = ["--sleep-after-seconds", "1"];
+    let a = Node::start_with(&pg, &p, LEASE, dir.path(), &quick);
+    let b = Node::start_with(&pg, &p, LEASE, dir.path(), &quick);
+    let room = sannin_testkit::http::create_room(
+        &a.addr,
+        r#"{"clock": {"kind": "correspondence", "seconds_per_move": 86400}}"#,
+    );
+    let (ua, ub) = (a.ws(&room), b.ws(&room));
+    let mut t = Table::start(room.clone(), [&ua, &ub, &ub], &ua).await;
+    let mut played = Vec::new();
+    for _ in 0..3 {
+        played.push(play(&mut t).await);
+    }
+    // Everyone leaves: the room goes to sleep, out of both nodes' memory.
+    let tokens: Vec<String> = t
+        .players
+        .iter()
+        .map(|c| c.token.clone().expect("a token"))
+        .collect();
+    for c in t.players {
+        c.close().await;
+    }
+    t.spectator.close().await;
+    eventually(Duration::from_secs(30), "the room sleeps", async || {
+        metric(&a, "sannin_rooms_slept_total") + metric(&b, "sannin_rooms_slept_total") >= 1.0
+    })
+    .await;
+    let listed = |n: &Node| n.get_json("/api/rooms?status=playing").to_string();
+    assert!(!listed(&a).contains(&room) && !listed(&b).contains(&room));
+    // The players come back through the other node: the room wakes with every move.
+    let mut players = Vec::new();
+    for token in &tokens {
+        let (c, s) = resume(&ub, token).await;
+        assert_eq!(s.moves(), played, "nothing lost while asleep");
+        players.push(c);
+    }
+    let mut spectator = Client::connect(&ub).await;
+    spectator.watch(None).await;
+    let mut t = Table {
+        room: room.clone(),
+        players,
+        spectator,
+    };
+    for _ in 0..2 {
+        played.push(play(&mut t).await);
+    }
+    assert_eq!(history(&a, &room), played);
+    assert!(metric(&a, "sannin_rooms_woken_total") + metric(&b, "sannin_rooms_woken_total") >= 1.0);
+}
