@@ -30,8 +30,7 @@ export async function visitor(browser, label, { viewport = DESKTOP, lang = 'en',
  */
 export async function englishLeft(page, except = []) {
   return page.evaluate(async (exceptions) => {
-    const en = (await import('/js/i18n/en.js')).default;
-    const ja = (await import('/js/i18n/ja.js')).default;
+    const { LANGUAGES: { en, ja } } = await import('/js/i18n.js');
     let text = document.body.innerText;
     for (const el of document.querySelectorAll('[placeholder], [title], [aria-label]')) {
       if (el.closest('[hidden]') || el.getClientRects().length === 0) continue;

@@ -63,7 +63,10 @@ def write_pieces():
 
 
 def write_ui_font():
-    text = (STATIC / "js" / "i18n" / "ja.js").read_text(encoding="utf-8")
+    text = "".join(
+        (STATIC / "js" / "i18n" / name).read_text(encoding="utf-8")
+        for name in ("ja.js", "ja-games.js")
+    )
     chars = sorted({c for c in text if ord(c) > 0x2000} | set("三人将棋") | set(PIECE_CHARS))
     font = TTCollection(str(SANS)).fonts[JP]
     opts = Options()

@@ -1,11 +1,14 @@
 // Every user-visible string comes from one message table per language
-// (`i18n/en.js`, `i18n/ja.js`). `t(key, params)` looks a key up in the reader's
+// (`i18n/en.js`, `i18n/ja.js`, with the pages of games and notifications in
+// `i18n/en-games.js`, `i18n/ja-games.js`). `t(key, params)` looks a key up in the reader's
 // language, falling back to English; `{name}` placeholders are filled from `params`.
 // The language is the one chosen in the header, else the browser's, else English.
 import en from './i18n/en.js';
+import enGames from './i18n/en-games.js';
 import ja from './i18n/ja.js';
+import jaGames from './i18n/ja-games.js';
 
-export const LANGUAGES = { en, ja };
+export const LANGUAGES = { en: { ...en, ...enGames }, ja: { ...ja, ...jaGames } };
 const LANG_KEY = 'sannin.lang';
 const listeners = new Set();
 

@@ -135,6 +135,10 @@ pub struct LoadtestArgs {
     /// The time over which the people of `--pairing` arrive.
     #[arg(long, default_value_t = 10.0)]
     pub pairing_seconds: f64,
+
+    /// The body of `POST /api/rooms` for each room (its settings: a clock, say).
+    #[arg(long, default_value = "{}")]
+    pub room_settings: String,
 }
 
 impl Default for LoadtestArgs {
@@ -156,6 +160,7 @@ impl Default for LoadtestArgs {
             idle: false,
             pairing: 0,
             pairing_seconds: 10.0,
+            room_settings: "{}".to_string(),
         }
     }
 }
@@ -197,7 +202,7 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<Report> {
         return Ok(report);
     }
     let sem = Arc::new(Semaphore::new(args.concurrency.max(1)));
-    let created = create_rooms(&target, rooms, &sem, args.idle).await?;
+    let created = create_rooms(&target, rooms, &sem, &args).await?;
     if args.idle {
         report.idle = Some(idle_connections(&target, &created, &sem).await?);
         target.close().await?;
@@ -226,16 +231,18 @@ async fn create_rooms(
     target: &Target,
     rooms: usize,
     sem: &Arc<Semaphore>,
-    idle: bool,
+    args: &LoadtestArgs,
 ) -> anyhow::Result<Rooms> {
+    let idle = args.idle;
+    let body: Arc<str> = Arc::from(args.room_settings.as_str());
     let rss_before = rss_kib(target.pid);
     let t0 = Instant::now();
     let mut tasks = Vec::with_capacity(rooms);
     for _ in 0..rooms {
-        let (sem, addr) = (sem.clone(), target.addr);
+        let (sem, addr, body) = (sem.clone(), target.addr, body.clone());
         tasks.push(tokio::spawn(async move {
             let _permit = sem.acquire_owned().await;
-            create_room(addr, "{}").await
+            create_room(addr, &body).await
         }));
     }
     let mut ids = Vec::with_capacity(rooms);

@@ -33,6 +33,7 @@ use futures_util::future::BoxFuture;
 
 pub mod matcher;
 pub mod pools;
+mod seating;
 mod service;
 mod store;
 
