@@ -7,8 +7,12 @@ use std::time::Duration;
 
 use crate::bots::BotSettings;
 use crate::cluster::ClusterSettings;
-use crate::limits::{self, ClientLimits};
 use crate::time::{SystemTime, TimeSource};
+
+mod guards;
+
+use guards::client_limits;
+pub use guards::GuardArgs;
 
 /// Flags of `sannin serve`. Every flag can also be given by the environment variable
 /// named next to it.
@@ -346,6 +350,10 @@ pub struct LimitArgs {
     /// `always` or `never`.
     #[arg(long, env = "SANNIN_COOKIE_SECURE", value_enum, default_value_t = crate::accounts::CookieSecure::Auto)]
     pub cookie_secure: crate::accounts::CookieSecure,
+
+    /// Caps on expensive work and budgets added since (`config/guards.rs`).
+    #[command(flatten)]
+    pub guards: GuardArgs,
 }
 
 impl Default for LimitArgs {
@@ -400,6 +408,7 @@ impl Default for LimitArgs {
             analyse_per_minute: 12.0,
             logins_per_minute: 10,
             cookie_secure: crate::accounts::CookieSecure::Auto,
+            guards: GuardArgs::default(),
         }
     }
 }
@@ -569,6 +578,7 @@ impl Config {
             accounts: crate::accounts::AccountSettings {
                 logins_per_minute: l.logins_per_minute,
                 cookie_secure: l.cookie_secure,
+                hashing_concurrency: l.guards.password_hashing_concurrency,
             },
             cluster: None,
         }
@@ -623,44 +633,6 @@ fn cluster_settings(a: &ClusterArgs) -> Option<ClusterSettings> {
         prefix: a.nats_prefix.trim().to_string(),
         lease,
     })
-}
-
-/// The per-client limits of the flags. A bad proxy entry (only possible when the
-/// config is built in code: clap checks the flag) is left out.
-fn client_limits(l: &LimitArgs) -> ClientLimits {
-    ClientLimits {
-        trusted_proxies: limits::split_list(l.trusted_proxies.as_deref().unwrap_or(""))
-            .filter_map(|s| limits::parse_net(s).ok())
-            .collect(),
-        allowed_origins: limits::split_list(l.allowed_origins.as_deref().unwrap_or(""))
-            .map(|s| s.trim_end_matches('/').to_ascii_lowercase())
-            .collect(),
-        rooms: limits::quota(l.rooms_per_minute, l.rooms_burst),
-        bot_rooms: limits::quota(l.bot_rooms_per_minute, l.bot_rooms_burst),
-        // A minute's worth may come at once.
-        tickets: limits::quota(
-            l.tickets_per_minute,
-            l.tickets_per_minute.ceil().clamp(1.0, f64::from(u32::MAX)) as u32,
-        ),
-        max_ws_per_address: l.max_ws_per_address,
-        max_bot_only_rooms_per_address: l.max_bot_only_rooms_per_address,
-        // A minute's worth may come at once.
-        analyses: limits::quota(
-            l.analyse_per_minute,
-            l.analyse_per_minute.ceil().clamp(1.0, f64::from(u32::MAX)) as u32,
-        ),
-        my_games: minute_burst(l.my_games_per_minute),
-        push_subscriptions: minute_burst(l.push_subscriptions_per_minute),
-        analysis_concurrency: l.analyse_concurrency,
-    }
-}
-
-/// `per_minute` on average, a minute's worth at once.
-fn minute_burst(per_minute: f64) -> Option<governor::Quota> {
-    limits::quota(
-        per_minute,
-        per_minute.ceil().clamp(1.0, f64::from(u32::MAX)) as u32,
-    )
 }
 
 fn secs(s: f64) -> Duration {

@@ -67,6 +67,10 @@ pub enum ApiError {
     /// `--analyse-concurrency` analyses are running already.
     #[error("the server is busy with other analyses; try again in a moment")]
     AnalysisBusy,
+    /// Every place for this kind of work (password hashing, replays…) stayed taken
+    /// for as long as a request may wait.
+    #[error("the server is busy {0}; try again in a moment")]
+    Busy(&'static str),
     /// An analysis asked of a finished game.
     #[error("the game is over: nothing to analyse")]
     NothingToAnalyse,
@@ -137,6 +141,7 @@ impl ApiError {
             }
             ApiError::ShuttingDown => "shutting_down",
             ApiError::AnalysisBusy => "analysis_busy",
+            ApiError::Busy(_) => "busy",
             ApiError::NothingToAnalyse => "game_over",
             ApiError::RateLimited { .. } => "rate_limited",
             ApiError::TooManyConnections(_) => "too_many_connections",
@@ -162,7 +167,7 @@ impl ApiError {
             | ApiError::BadClock(_)
             | ApiError::BadBots(_) => StatusCode::BAD_REQUEST,
             ApiError::Replay(_) | ApiError::NothingToAnalyse => StatusCode::UNPROCESSABLE_ENTITY,
-            ApiError::AnalysisBusy => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::AnalysisBusy | ApiError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::TooManyRooms(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::TooManyBotOnlyRooms(_) | ApiError::TooManyBotOnlyRoomsHere(_) => {
                 StatusCode::TOO_MANY_REQUESTS
@@ -185,7 +190,7 @@ impl ApiError {
             | ApiError::PairingCooldown { retry_after, .. } => Some(retry_secs(*retry_after)),
             ApiError::PairingUnavailable => Some(2),
             ApiError::TooManyConnections(_) | ApiError::TooManyRooms(_) => Some(5),
-            ApiError::AnalysisBusy => Some(1),
+            ApiError::AnalysisBusy | ApiError::Busy(_) => Some(1),
             ApiError::TooManyBotOnlyRooms(_) | ApiError::TooManyBotOnlyRoomsHere(_) => Some(60),
             ApiError::ShuttingDown | ApiError::HandshakeTimeout => Some(5),
             _ => None,

@@ -38,7 +38,7 @@ pub mod time;
 mod token;
 
 pub use bots::BotSettings;
-pub use config::{ClusterArgs, Config, LimitArgs, ServeArgs, DEFAULT_SQLITE_URL};
+pub use config::{ClusterArgs, Config, GuardArgs, LimitArgs, ServeArgs, DEFAULT_SQLITE_URL};
 pub use error::{ApiError, ErrorCode};
 pub use rooms::WAKE_SWEEP;
 pub use store::Store;

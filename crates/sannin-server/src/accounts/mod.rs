@@ -88,6 +88,8 @@ pub struct AccountSettings {
     pub logins_per_minute: u32,
     /// When the cookie is `Secure`.
     pub cookie_secure: CookieSecure,
+    /// Passwords hashed at once (0: from the cores and the memory).
+    pub hashing_concurrency: usize,
 }
 
 /// The accounts' state shared by the handlers.
@@ -95,6 +97,8 @@ pub struct AccountSettings {
 pub struct Accounts {
     /// Queries.
     pub db: Db,
+    /// The places where passwords are hashed and checked.
+    pub hashing: Arc<password::Hashing>,
     store: Store,
     settings: AccountSettings,
     trusted: Vec<IpNet>,
@@ -117,6 +121,7 @@ impl Accounts {
             .map(|n| RateLimiter::keyed(Quota::per_minute(n).allow_burst(n)));
         Accounts {
             db: Db::new(store),
+            hashing: Arc::new(password::Hashing::new(settings.hashing_concurrency)),
             store: store.clone(),
             settings,
             trusted,
@@ -227,7 +232,7 @@ impl Accounts {
 
     /// Rates the finished rated games not rated yet.
     pub async fn sweep(&self) {
-        password::warm_up();
+        self.hashing.warm_up();
         match rating::sweep(&self.store, &self.db).await {
             Ok(0) => {}
             Ok(n) => info!(games = n, "rated finished games left unrated"),

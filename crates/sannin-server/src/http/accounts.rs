@@ -20,7 +20,7 @@ use tracing::info;
 
 use super::extract::json_object;
 use crate::accounts::db::{name_key, GameEntry, Rating};
-use crate::accounts::{check_name, check_password, password, rating, Accounts, SESSION_DAYS};
+use crate::accounts::{check_name, check_password, rating, Accounts, SESSION_DAYS};
 use crate::app::Shared;
 use crate::error::ApiError;
 use crate::limits::ClientAddr;
@@ -116,9 +116,7 @@ async fn register(
     shared.accounts.attempt(format!("addr:{client}")).await?;
     check_name(&req.name).map_err(|m| coded(StatusCode::BAD_REQUEST, "bad_name", m))?;
     check_password(&req.password).map_err(|m| coded(StatusCode::BAD_REQUEST, "bad_password", m))?;
-    let hash = password::hash(req.password)
-        .await
-        .map_err(ApiError::Internal)?;
+    let hash = shared.accounts.hashing.hash(req.password).await?;
     if !shared
         .accounts
         .db
@@ -165,7 +163,7 @@ async fn login(
         None => (None, None),
     };
     // An unknown name is checked against a dummy hash: same time, same answer.
-    if !password::verify(req.password, stored).await {
+    if !a.hashing.verify(req.password, stored).await? {
         info!(%client, "failed log-in");
         return Err(bad_credentials());
     }
@@ -234,14 +232,14 @@ async fn change_password(
         .await?;
     check_password(&req.new).map_err(|m| coded(StatusCode::BAD_REQUEST, "bad_password", m))?;
     let stored = a.db.password_hash(&account.id).await?;
-    if !password::verify(req.current, stored).await {
+    if !a.hashing.verify(req.current, stored).await? {
         return Err(coded(
             StatusCode::UNAUTHORIZED,
             "bad_credentials",
             "the current password is wrong",
         ));
     }
-    let hash = password::hash(req.new).await.map_err(ApiError::Internal)?;
+    let hash = a.hashing.hash(req.new).await?;
     a.db.set_password(&account.id, &hash, &session).await?;
     info!(name = %account.name, "password changed; other sessions ended");
     Ok(StatusCode::NO_CONTENT)
