@@ -3,10 +3,13 @@
 //! per-client limits resolved from the flags.
 
 use super::LimitArgs;
+use std::time::Duration;
+
+use crate::limits::work::{default_replay_concurrency, WorkLimits};
 use crate::limits::{self, ClientLimits};
 
 /// Caps on expensive work: password hashing, replays, analyses, look-ups.
-#[derive(Debug, Clone, Default, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct GuardArgs {
     /// Passwords hashed or checked at once (log-ins, registrations, password
     /// changes), each with 19 MiB of memory; others wait up to 5 s, then `503 busy`.
@@ -14,6 +17,33 @@ pub struct GuardArgs {
     /// allows.
     #[arg(long, env = "SANNIN_PASSWORD_HASHING_CONCURRENCY", default_value_t = 0)]
     pub password_hashing_concurrency: usize,
+
+    /// Replays one client address may ask per minute on average (a minute's worth at
+    /// once): `POST /api/replay` and `GET /api/rooms/{id}/history` together; over it,
+    /// `429 rate_limited`. 0: no limit.
+    #[arg(long, env = "SANNIN_REPLAYS_PER_MINUTE", default_value_t = 60.0)]
+    pub replays_per_minute: f64,
+
+    /// Replays played out at once, on the blocking pool; others wait up to 2 s, then
+    /// `503 busy`. 0: half the cores, at least 1.
+    #[arg(long, env = "SANNIN_REPLAY_CONCURRENCY", default_value_t = 0)]
+    pub replay_concurrency: usize,
+
+    /// Analyses (`POST /api/analyse`) one client address may have running or waiting
+    /// at once; one more is answered `503 analysis_busy`. 0: no limit.
+    #[arg(long, env = "SANNIN_ANALYSES_PER_ADDRESS", default_value_t = 1)]
+    pub analyses_per_address: usize,
+}
+
+impl Default for GuardArgs {
+    fn default() -> Self {
+        GuardArgs {
+            password_hashing_concurrency: 0,
+            replays_per_minute: 60.0,
+            replay_concurrency: 0,
+            analyses_per_address: 1,
+        }
+    }
 }
 
 /// The per-client limits of the flags. A bad proxy entry (only possible when the
@@ -43,6 +73,17 @@ pub(super) fn client_limits(l: &LimitArgs) -> ClientLimits {
         my_games: minute_burst(l.my_games_per_minute),
         push_subscriptions: minute_burst(l.push_subscriptions_per_minute),
         analysis_concurrency: l.analyse_concurrency,
+        work: WorkLimits {
+            replays: minute_burst(l.guards.replays_per_minute),
+            replay_concurrency: match l.guards.replay_concurrency {
+                0 => default_replay_concurrency(),
+                n => n,
+            },
+            analyses_per_address: l.guards.analyses_per_address,
+            // In line behind at most a few searches of the longest time.
+            analysis_wait: Duration::from_millis(l.analyse_max_ms.saturating_mul(4))
+                .max(Duration::from_secs(1)),
+        },
     }
 }
 
