@@ -122,3 +122,40 @@ async fn log_ins_arriving_together_keep_memory_bounded() {
         mib(peak.saturating_sub(before))
     );
 }
+
+#[tokio::test]
+async fn player_look_ups_have_a_budget_per_address() {
+    let (_db, server) = Setup::default().sqlite().await;
+    // Three addresses each try 100 look-ups of 50 names: each gets its budget only.
+    let names: Vec<String> = (0..50).map(|i| format!("guess{i}")).collect();
+    let path = format!("/api/players?names={}", names.join(","));
+    for a in 1..4 {
+        let http = http_from(source(a));
+        let (mut ok, mut limited) = (0, 0);
+        for i in 0..100 {
+            let path = if i % 10 == 9 {
+                "/api/players/guess1"
+            } else {
+                path.as_str()
+            };
+            let (s, _, v) = call(&http, &server, "GET", path, None, None).await;
+            match s {
+                200 | 404 => ok += 1,
+                429 => {
+                    assert_eq!(TestServer::error_code(&v), "rate_limited", "{v}");
+                    limited += 1;
+                }
+                _ => panic!("answered {s}: {v}"),
+            }
+        }
+        // A minute's worth at once (60), then one a second.
+        assert!(
+            (60..=62).contains(&ok),
+            "address {a}: {ok} look-ups answered"
+        );
+        assert!(limited >= 38, "address {a}: {limited} refused");
+    }
+    // Another address is not held back by them.
+    let (s, _, _) = call(&http_from(source(9)), &server, "GET", &path, None, None).await;
+    assert_eq!(s, 200);
+}

@@ -33,6 +33,12 @@ pub struct GuardArgs {
     /// at once; one more is answered `503 analysis_busy`. 0: no limit.
     #[arg(long, env = "SANNIN_ANALYSES_PER_ADDRESS", default_value_t = 1)]
     pub analyses_per_address: usize,
+
+    /// Look-ups of players (`GET /api/players?names=…`, `GET /api/players/{name}`)
+    /// one client address may make per minute on average (a minute's worth at once);
+    /// over it, `429 rate_limited`. 0: no limit.
+    #[arg(long, env = "SANNIN_PLAYER_LOOKUPS_PER_MINUTE", default_value_t = 60.0)]
+    pub player_lookups_per_minute: f64,
 }
 
 impl Default for GuardArgs {
@@ -42,6 +48,7 @@ impl Default for GuardArgs {
             replays_per_minute: 60.0,
             replay_concurrency: 0,
             analyses_per_address: 1,
+            player_lookups_per_minute: 60.0,
         }
     }
 }
@@ -75,6 +82,7 @@ pub(super) fn client_limits(l: &LimitArgs) -> ClientLimits {
         analysis_concurrency: l.analyse_concurrency,
         work: WorkLimits {
             replays: minute_burst(l.guards.replays_per_minute),
+            lookups: minute_burst(l.guards.player_lookups_per_minute),
             replay_concurrency: match l.guards.replay_concurrency {
                 0 => default_replay_concurrency(),
                 n => n,

@@ -23,6 +23,7 @@ use crate::accounts::db::{name_key, GameEntry, Rating};
 use crate::accounts::{check_name, check_password, rating, Accounts, SESSION_DAYS};
 use crate::app::Shared;
 use crate::error::ApiError;
+use crate::limits::work::Rate;
 use crate::limits::ClientAddr;
 use crate::store::unix_ms;
 use crate::token::{hash_token, new_token};
@@ -256,8 +257,14 @@ struct Profile {
 
 async fn player(
     State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
     Path(name): Path<String>,
 ) -> Result<Json<Profile>, ApiError> {
+    let site = shared.cluster.as_ref().map(|_| &shared.store);
+    shared
+        .budgets
+        .take_rate(site, Rate::Lookups, client)
+        .await?;
     let db = &shared.accounts.db;
     let account = db.by_name(&name).await?.ok_or_else(|| {
         coded(
@@ -280,11 +287,18 @@ struct NamesQuery {
 }
 
 /// `GET /api/players?names=a,b,c`: the ratings of these accounts (unknown names are
-/// left out), for showing ratings next to names. At most 50 names.
+/// left out), for showing ratings next to names. At most 50 names; each request
+/// spends one of the address's look-ups (`--player-lookups-per-minute`).
 async fn ratings(
     State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
     Query(q): Query<NamesQuery>,
 ) -> Result<Json<Vec<Rating>>, ApiError> {
+    let site = shared.cluster.as_ref().map(|_| &shared.store);
+    shared
+        .budgets
+        .take_rate(site, Rate::Lookups, client)
+        .await?;
     let names: Vec<&str> = q
         .names
         .split(',')

@@ -1,6 +1,6 @@
 //! The budgets and places of the requests that cost CPU: replays of records and
 //! stored games (`POST /api/replay`, `GET /api/rooms/{id}/history`), analyses
-//! (`POST /api/analyse`).
+//! (`POST /api/analyse`), and look-ups of players by name.
 //!
 //! Every such request takes its place and its budget *before* any work: a refused
 //! request costs the server a map look-up. The work itself runs on the blocking pool,
@@ -32,6 +32,8 @@ pub const REPLAY_WAIT: Duration = Duration::from_secs(2);
 pub struct WorkLimits {
     /// Replays and histories per address (`None`: unlimited).
     pub replays: Option<Quota>,
+    /// Look-ups of players by name per address (`None`: unlimited).
+    pub lookups: Option<Quota>,
     /// Replays and histories at once (server-wide).
     pub replay_concurrency: usize,
     /// Analyses running or waiting per address (0: unlimited).
@@ -50,6 +52,7 @@ pub fn default_replay_concurrency() -> usize {
 pub struct Work {
     limits: WorkLimits,
     replays: Option<DefaultKeyedRateLimiter<ClientAddr>>,
+    lookups: Option<DefaultKeyedRateLimiter<ClientAddr>>,
     replay_places: Arc<Semaphore>,
     /// Analyses running or waiting, per address; an address leaves with its last.
     analysers: Arc<Mutex<HashMap<ClientAddr, usize>>>,
@@ -61,6 +64,7 @@ impl Work {
         Work {
             limits: l.clone(),
             replays: l.replays.map(governor::RateLimiter::keyed),
+            lookups: l.lookups.map(governor::RateLimiter::keyed),
             replay_places: Arc::new(Semaphore::new(l.replay_concurrency.max(1))),
             analysers: Arc::new(Mutex::new(HashMap::new())),
         }
@@ -68,7 +72,7 @@ impl Work {
 
     /// Forgets the addresses whose budgets are full again.
     pub fn prune(&self) {
-        if let Some(l) = &self.replays {
+        for l in [&self.replays, &self.lookups].into_iter().flatten() {
             l.retain_recent();
         }
     }
@@ -101,12 +105,15 @@ impl Drop for AnalysisTurn {
 pub enum Rate {
     /// `--replays-per-minute`.
     Replays,
+    /// `--player-lookups-per-minute`.
+    Lookups,
 }
 
 impl Rate {
     fn what(self) -> &'static str {
         match self {
             Rate::Replays => "replays",
+            Rate::Lookups => "look-ups of players",
         }
     }
 }
@@ -125,6 +132,7 @@ impl Budgets {
     ) -> Result<(), ApiError> {
         let (limiter, quota) = match rate {
             Rate::Replays => (self.work.replays.as_ref(), self.work.limits.replays),
+            Rate::Lookups => (self.work.lookups.as_ref(), self.work.limits.lookups),
         };
         match (site, quota) {
             (Some(store), Some(q)) => {
