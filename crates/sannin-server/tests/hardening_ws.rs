@@ -565,3 +565,51 @@ async fn sockets_that_never_take_part_are_closed() {
     player.sync().await;
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reconnecting_does_not_refill_a_players_chat_budget() {
+    // The default chat budget: 20 a minute, 5 at once.
+    let (_db, server) = Setup::default().sqlite().await;
+    let mut table = Table::new(&server, json!({})).await;
+    let token = table.players[0].token.clone().expect("a token");
+    let url = server.ws_url(&table.room);
+    // The player at First sends 5 messages on each of 8 fresh sockets, each from an
+    // address of its own, resuming its seat every time.
+    let (mut accepted, mut limited) = (0u32, 0u32);
+    for i in 0..8 {
+        let mut c = Client::connect_from(&url, source(i), &[]).await;
+        c.resume(&token).await;
+        for k in 0..5 {
+            c.chat(&format!("message {i}.{k}")).await;
+        }
+        let mut answers = 0;
+        while answers < 5 {
+            match c.recv().await {
+                ServerMsg::Chat(m) if m.text.starts_with(&format!("message {i}.")) => accepted += 1,
+                ServerMsg::Error {
+                    code: ErrorCode::RateLimited,
+                    ..
+                } => limited += 1,
+                _ => continue,
+            }
+            answers += 1;
+        }
+        c.close().await;
+    }
+    // A bucket per socket would pass all 40; the seat's one bucket passes its burst
+    // and what refills meanwhile (one every 3 s).
+    assert!(accepted >= 5, "the player can still chat: {accepted}");
+    assert!(
+        accepted <= 8,
+        "the chat budget follows the seat: {accepted} sent, {limited} refused"
+    );
+    // The spectator saw only what was accepted.
+    let mut seen = 0;
+    while let Some(msg) = table.spectator.try_recv(Duration::from_millis(300)).await {
+        if matches!(msg, ServerMsg::Chat(ref m) if m.text.starts_with("message ")) {
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, accepted);
+    server.stop().await;
+}
