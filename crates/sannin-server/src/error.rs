@@ -82,6 +82,13 @@ pub enum ApiError {
         /// When the budget allows one again.
         retry_after: std::time::Duration,
     },
+    /// The log-in budget of an account name is spent (by whoever tried it); the
+    /// account's own devices are let past it.
+    #[error("too many log-in attempts for this account; try again in {} s, or log in from a device that logged in to it before", retry_secs(*.retry_after))]
+    NameRateLimited {
+        /// When the budget allows one again.
+        retry_after: std::time::Duration,
+    },
     /// The client's address already has `--max-ws-per-address` WebSockets open.
     #[error("too many connections from your address (limit {0}); close some first")]
     TooManyConnections(usize),
@@ -143,7 +150,7 @@ impl ApiError {
             ApiError::AnalysisBusy => "analysis_busy",
             ApiError::Busy(_) => "busy",
             ApiError::NothingToAnalyse => "game_over",
-            ApiError::RateLimited { .. } => "rate_limited",
+            ApiError::RateLimited { .. } | ApiError::NameRateLimited { .. } => "rate_limited",
             ApiError::TooManyConnections(_) => "too_many_connections",
             ApiError::ForbiddenOrigin(_) => "forbidden_origin",
             ApiError::UnsupportedMediaType => "unsupported_media_type",
@@ -173,9 +180,9 @@ impl ApiError {
                 StatusCode::TOO_MANY_REQUESTS
             }
             ApiError::ShuttingDown | ApiError::HandshakeTimeout => StatusCode::SERVICE_UNAVAILABLE,
-            ApiError::RateLimited { .. } | ApiError::TooManyConnections(_) => {
-                StatusCode::TOO_MANY_REQUESTS
-            }
+            ApiError::RateLimited { .. }
+            | ApiError::NameRateLimited { .. }
+            | ApiError::TooManyConnections(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::ForbiddenOrigin(_) => StatusCode::FORBIDDEN,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Http { status, .. } | ApiError::Coded { status, .. } => *status,
@@ -187,6 +194,7 @@ impl ApiError {
     pub fn retry_after(&self) -> Option<u64> {
         match self {
             ApiError::RateLimited { retry_after, .. }
+            | ApiError::NameRateLimited { retry_after }
             | ApiError::PairingCooldown { retry_after, .. } => Some(retry_secs(*retry_after)),
             ApiError::PairingUnavailable => Some(2),
             ApiError::TooManyConnections(_) | ApiError::TooManyRooms(_) => Some(5),

@@ -159,3 +159,136 @@ async fn player_look_ups_have_a_budget_per_address() {
     let (s, _, _) = call(&http_from(source(9)), &server, "GET", &path, None, None).await;
     assert_eq!(s, 200);
 }
+
+/// The `name=value` of each cookie an answer sets.
+fn cookies_set(h: &reqwest::header::HeaderMap) -> Vec<String> {
+    h.get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
+        .collect()
+}
+
+#[tokio::test]
+async fn strangers_cannot_lock_the_owner_out_of_its_account() {
+    // The default limits: 10 log-ins a minute per address and per name.
+    let (_db, server) = Setup::default().sqlite().await;
+    let owner = http_from(source(0));
+    let (s, h, v) = call(
+        &owner,
+        &server,
+        "POST",
+        "/api/accounts",
+        Some(json!({"name": "owner", "password": "the owner's password"})),
+        None,
+    )
+    .await;
+    assert_eq!(s, 201, "{v}");
+    let set = cookies_set(&h);
+    let device = set
+        .iter()
+        .find(|c| c.starts_with("sannin_device="))
+        .unwrap_or_else(|| panic!("a known-device cookie: {set:?}"))
+        .clone();
+    let session = set
+        .iter()
+        .find(|c| c.starts_with("sannin_session="))
+        .unwrap()
+        .clone();
+    // The owner logs out: only the device cookie is left.
+    let (s, _, _) = call(
+        &owner,
+        &server,
+        "DELETE",
+        "/api/session",
+        None,
+        Some(&session),
+    )
+    .await;
+    assert_eq!(s, 204);
+
+    // Eight addresses guess the owner's password until the name's budget is spent.
+    let mut name_limited = 0;
+    for a in 1..=8 {
+        let http = http_from(source(a));
+        for k in 0..3 {
+            let (s, _, v) = call(
+                &http,
+                &server,
+                "POST",
+                "/api/session",
+                Some(json!({"name": "owner", "password": format!("guess {a} {k}")})),
+                None,
+            )
+            .await;
+            match s {
+                401 => {}
+                429 => {
+                    let m = v["error"]["message"].as_str().unwrap();
+                    assert!(
+                        !m.contains("your address"),
+                        "the name's budget, not the address's: {m}"
+                    );
+                    assert!(m.contains("account"), "{m}");
+                    name_limited += 1;
+                }
+                _ => panic!("answered {s}: {v}"),
+            }
+        }
+    }
+    assert!(
+        name_limited >= 10,
+        "the name's budget was spent ({name_limited} refused)"
+    );
+    // A new device is held back as well...
+    let (s, _, _) = call(
+        &http_from(source(20)),
+        &server,
+        "POST",
+        "/api/session",
+        Some(json!({"name": "owner", "password": "the owner's password"})),
+        None,
+    )
+    .await;
+    assert_eq!(s, 429);
+    // ...but the owner's device logs in, every time it tries.
+    let mut cookie = String::new();
+    for _ in 0..3 {
+        let (s, h, v) = call(
+            &owner,
+            &server,
+            "POST",
+            "/api/session",
+            Some(json!({"name": "owner", "password": "the owner's password"})),
+            Some(&device),
+        )
+        .await;
+        assert_eq!(s, 200, "the owner's device logs in: {v}");
+        let session = cookies_set(&h)
+            .into_iter()
+            .find(|c| c.starts_with("sannin_session="))
+            .unwrap();
+        cookie = format!("{session}; {device}");
+    }
+    // And changes its password.
+    let (s, _, v) = call(
+        &owner,
+        &server,
+        "POST",
+        "/api/account/password",
+        Some(json!({"current": "the owner's password", "new": "a new password"})),
+        Some(&cookie),
+    )
+    .await;
+    assert_eq!(s, 204, "{v}");
+    // The device cookie of another account does not help with this one.
+    let (s, _, _) = call(
+        &http_from(source(21)),
+        &server,
+        "POST",
+        "/api/session",
+        Some(json!({"name": "owner", "password": "a new password"})),
+        Some("sannin_device=0000"),
+    )
+    .await;
+    assert_eq!(s, 429);
+}

@@ -37,6 +37,12 @@ pub const COOKIE: &str = "sannin_session";
 /// How long a session lasts.
 pub const SESSION_DAYS: i64 = 30;
 
+/// The known-device cookie's name: a device that logged in to an account before.
+pub const DEVICE_COOKIE: &str = "sannin_device";
+
+/// How long a device stays known after its last log-in.
+pub const DEVICE_DAYS: i64 = 365;
+
 /// Account names: 2 to 24 characters, ASCII letters, digits, `_` and `-`, starting
 /// with a letter or a digit (safe in a URL, no look-alikes).
 pub fn check_name(name: &str) -> Result<(), String> {
@@ -167,14 +173,80 @@ impl Accounts {
 
     /// The session token the request's cookie carries.
     pub fn token(headers: &HeaderMap) -> Option<String> {
-        headers
-            .get_all(header::COOKIE)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(';'))
-            .filter_map(|kv| kv.trim().split_once('='))
-            .find(|(k, v)| *k == COOKIE && !v.is_empty())
-            .map(|(_, v)| v.to_string())
+        cookie_of(headers, COOKIE)
+    }
+
+    /// Spends one log-in attempt of the account name `name_key`.
+    ///
+    /// # Errors
+    /// `NameRateLimited` with the wait when the name's budget is spent.
+    pub async fn attempt_name(&self, name_key: &str) -> Result<(), ApiError> {
+        self.attempt(format!("name:{name_key}"))
+            .await
+            .map_err(|e| match e {
+                ApiError::RateLimited { retry_after, .. } => {
+                    ApiError::NameRateLimited { retry_after }
+                }
+                e => e,
+            })
+    }
+
+    /// Whether the request comes from a device of `account_id`'s owner: one holding
+    /// a live session of it, or its known-device cookie. Such a device is let past
+    /// the name's log-in budget, which anyone can spend (its password is still
+    /// checked).
+    pub async fn owners_device(&self, headers: &HeaderMap, account_id: &str) -> bool {
+        if self
+            .account_of(headers)
+            .await
+            .is_some_and(|(a, _)| a.id == account_id)
+        {
+            return true;
+        }
+        let Some(token) = cookie_of(headers, DEVICE_COOKIE) else {
+            return false;
+        };
+        match self.db.device_account(&hash_token(&token)).await {
+            Ok(known) => known.as_deref() == Some(account_id),
+            Err(e) => {
+                error!(error = %e, "reading a known device");
+                false
+            }
+        }
+    }
+
+    /// Remembers the device of this request as one that logged in to `account_id`
+    /// (for [`DEVICE_DAYS`] more): the `Set-Cookie` value of its cookie, a fresh one
+    /// unless the request's is already this account's.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn remember_device(
+        &self,
+        headers: &HeaderMap,
+        account_id: &str,
+        secure: bool,
+    ) -> Result<String, ApiError> {
+        let held = cookie_of(headers, DEVICE_COOKIE);
+        let token = match held {
+            Some(t)
+                if self.db.device_account(&hash_token(&t)).await?.as_deref()
+                    == Some(account_id) =>
+            {
+                t
+            }
+            _ => crate::token::new_token(),
+        };
+        let expires = crate::store::unix_ms() + DEVICE_DAYS * 86_400_000;
+        self.db
+            .remember_device(&hash_token(&token), account_id, expires)
+            .await?;
+        let secure = if secure { "; Secure" } else { "" };
+        // Sent only with log-ins.
+        Ok(format!(
+            "{DEVICE_COOKIE}={token}; Path=/api/session; HttpOnly; SameSite=Lax; Max-Age={}{secure}",
+            DEVICE_DAYS * 86_400
+        ))
     }
 
     /// The logged-in account of a request, with the hash of its session token. A
@@ -239,6 +311,18 @@ impl Accounts {
             Err(e) => error!(error = %e, "rating finished games failed"),
         }
     }
+}
+
+/// The value of the cookie `name` of a request.
+fn cookie_of(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|kv| kv.trim().split_once('='))
+        .find(|(k, v)| *k == name && !v.is_empty())
+        .map(|(_, v)| v.to_string())
 }
 
 #[cfg(test)]

@@ -4,7 +4,10 @@
 //!
 //! A failed log-in says only that the name or the password is wrong, and takes as
 //! long for an unknown name as for a wrong password. Attempts are rate limited per
-//! client address and per name. No handler logs a password or a token.
+//! client address and per name; a device that logged in to the account before (its
+//! known-device cookie) or holds a session of it is let past the name's budget, so
+//! strangers spending it cannot lock the owner out. No handler logs a password or a
+//! token.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -87,23 +90,33 @@ struct SessionInfo {
     rating: Rating,
 }
 
-fn with_cookie(status: StatusCode, cookie: String, body: impl Serialize) -> Response {
-    (status, [(header::SET_COOKIE, cookie)], Json(body)).into_response()
+fn with_cookies(status: StatusCode, cookies: [String; 2], body: impl Serialize) -> Response {
+    let [a, b] = cookies;
+    (
+        status,
+        // Appended: an array of headers would keep only the last of one name.
+        axum::response::AppendHeaders([(header::SET_COOKIE, a), (header::SET_COOKIE, b)]),
+        Json(body),
+    )
+        .into_response()
 }
 
-/// Opens a session for `account_id`; returns the cookie to set.
+/// Opens a session for `account_id` and remembers the device; returns the cookies
+/// to set (the session's, the known device's).
 async fn open_session(
     shared: &Shared,
     account_id: &str,
     headers: &HeaderMap,
     peer: Option<&ConnectInfo<SocketAddr>>,
-) -> Result<String, ApiError> {
+) -> Result<[String; 2], ApiError> {
     let a = &shared.accounts;
     let token = new_token();
     let expires = unix_ms() + SESSION_DAYS * 86_400_000;
     a.db.create_session(&hash_token(&token), account_id, expires)
         .await?;
-    Ok(a.cookie(Some(&token), a.secure(headers, peer)))
+    let secure = a.secure(headers, peer);
+    let device = a.remember_device(headers, account_id, secure).await?;
+    Ok([a.cookie(Some(&token), secure), device])
 }
 
 async fn register(
@@ -137,10 +150,10 @@ async fn register(
         .await?
         .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("account vanished")))?;
     info!(name = %account.name, "account registered");
-    let cookie = open_session(&shared, &account.id, &headers, peer.as_ref().map(|e| &e.0)).await?;
-    Ok(with_cookie(
+    let cookies = open_session(&shared, &account.id, &headers, peer.as_ref().map(|e| &e.0)).await?;
+    Ok(with_cookies(
         StatusCode::CREATED,
-        cookie,
+        cookies,
         SessionInfo {
             rating: account.rating(),
         },
@@ -157,8 +170,15 @@ async fn login(
     let req: Credentials = json_object(&body, r#"{"name": "...", "password": "..."}"#)?;
     let a = &shared.accounts;
     a.attempt(format!("addr:{client}")).await?;
-    a.attempt(format!("name:{}", name_key(&req.name))).await?;
     let found = a.db.by_name_with_hash(&req.name).await?;
+    // Anyone can spend a name's budget; the owner's devices are let past it.
+    let owners = match &found {
+        Some((acc, _)) => a.owners_device(&headers, &acc.id).await,
+        None => false,
+    };
+    if !owners {
+        a.attempt_name(&name_key(&req.name)).await?;
+    }
     let (account, stored) = match found {
         Some((acc, h)) => (Some(acc), Some(h)),
         None => (None, None),
@@ -170,10 +190,10 @@ async fn login(
     }
     let account = account.ok_or_else(bad_credentials)?;
     info!(name = %account.name, "logged in");
-    let cookie = open_session(&shared, &account.id, &headers, peer.as_ref().map(|e| &e.0)).await?;
-    Ok(with_cookie(
+    let cookies = open_session(&shared, &account.id, &headers, peer.as_ref().map(|e| &e.0)).await?;
+    Ok(with_cookies(
         StatusCode::OK,
-        cookie,
+        cookies,
         SessionInfo {
             rating: account.rating(),
         },
@@ -228,9 +248,9 @@ async fn change_password(
     let req: NewPassword = json_object(&body, r#"{"current": "...", "new": "..."}"#)?;
     let a = &shared.accounts;
     let (account, session) = a.account_of(&headers).await.ok_or_else(not_logged_in)?;
+    // Only the address's budget: a session of the account is its owner's device,
+    // let past the name's budget (which strangers can spend).
     a.attempt(format!("addr:{client}")).await?;
-    a.attempt(format!("name:{}", name_key(&account.name)))
-        .await?;
     check_password(&req.new).map_err(|m| coded(StatusCode::BAD_REQUEST, "bad_password", m))?;
     let stored = a.db.password_hash(&account.id).await?;
     if !a.hashing.verify(req.current, stored).await? {
