@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{http_from, rss_bytes, source, Setup, TestServer};
+use common::{http_from, rss_bytes, source, Client, Setup, TestServer};
+use sannin_protocol::{ClientMsg, Seat};
 use serde_json::{json, Value};
 
 /// `method path` from `http` with a JSON body and cookies: status, headers, body.
@@ -291,4 +292,94 @@ async fn strangers_cannot_lock_the_owner_out_of_its_account() {
     )
     .await;
     assert_eq!(s, 429);
+}
+
+/// Registers `name` from `ip`: its session cookie (`name=value`).
+async fn register_from(server: &TestServer, ip: IpAddr, name: &str) -> String {
+    let (s, h, v) = call(
+        &http_from(ip),
+        server,
+        "POST",
+        "/api/accounts",
+        Some(json!({"name": name, "password": format!("{name}'s password")})),
+        None,
+    )
+    .await;
+    assert_eq!(s, 201, "{v}");
+    h.get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
+        .find(|c| c.starts_with("sannin_session="))
+        .expect("a session cookie")
+}
+
+#[tokio::test]
+async fn sockets_of_an_ended_session_lose_its_account() {
+    let (_db, server) = Setup::default().sqlite().await;
+    let room = server.create_room(json!({"rated": true})).await;
+    let url = server.ws_url(&room);
+    // Two devices of one account, each with its own session and an open socket.
+    let ip = source(0);
+    let first = register_from(&server, ip, "walker").await;
+    let (s, h, v) = log_in(&server, source(1), "walker", "walker's password").await;
+    assert_eq!(s, 200, "{v}");
+    let second = h
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
+        .find(|c| c.starts_with("sannin_session="))
+        .unwrap();
+    let mut left_open = Client::connect_from(&url, ip, &[("cookie", &first)]).await;
+    let mut other = Client::connect_from(&url, source(1), &[("cookie", &second)]).await;
+
+    // Log-out of the first session: its socket is closed.
+    let (s, _, _) = call(
+        &http_from(ip),
+        &server,
+        "DELETE",
+        "/api/session",
+        None,
+        Some(&first),
+    )
+    .await;
+    assert_eq!(s, 204);
+    left_open
+        .send(ClientMsg::Join {
+            seat: Some(Seat::First),
+            name: Some("walker".into()),
+        })
+        .await;
+    left_open.expect_closed().await;
+    assert!(left_open.seat.is_none(), "no seat taken after log-out");
+
+    // A password change on a third device ends the second session: its socket too.
+    let (s, h, v) = log_in(&server, source(2), "walker", "walker's password").await;
+    assert_eq!(s, 200, "{v}");
+    let third = h
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
+        .find(|c| c.starts_with("sannin_session="))
+        .unwrap();
+    let mut kept = Client::connect_from(&url, source(2), &[("cookie", &third)]).await;
+    let (s, _, v) = call(
+        &http_from(source(2)),
+        &server,
+        "POST",
+        "/api/account/password",
+        Some(json!({"current": "walker's password", "new": "a new password"})),
+        Some(&third),
+    )
+    .await;
+    assert_eq!(s, 204, "{v}");
+    other
+        .send(ClientMsg::Join {
+            seat: Some(Seat::Middle),
+            name: Some("walker".into()),
+        })
+        .await;
+    other.expect_closed().await;
+    assert!(other.seat.is_none());
+    // The session that changed the password keeps its socket and sits as the account.
+    assert_eq!(kept.join(Some(Seat::Last), "walker").await, Seat::Last);
 }

@@ -8,6 +8,7 @@
 //! | `routes.rs`   | the HTTP API: register, log in and out, password, players     |
 //! | `db.rs`       | queries: accounts, sessions, leaderboard, rating history      |
 //! | `password.rs` | argon2id hashing and verification (a dummy hash for unknowns) |
+//! | `sockets.rs`  | the WebSockets of each session, closed when it ends           |
 //! | `rating/`     | the rating model, and rating a finished game exactly once     |
 
 use std::net::{IpAddr, SocketAddr};
@@ -28,6 +29,7 @@ use crate::token::hash_token;
 pub mod db;
 pub mod password;
 pub mod rating;
+pub mod sockets;
 
 pub use db::{Account, Db};
 
@@ -105,6 +107,8 @@ pub struct Accounts {
     pub db: Db,
     /// The places where passwords are hashed and checked.
     pub hashing: Arc<password::Hashing>,
+    /// The WebSockets of each session, closed when it ends.
+    pub sockets: sockets::SessionSockets,
     store: Store,
     settings: AccountSettings,
     trusted: Vec<IpNet>,
@@ -128,6 +132,7 @@ impl Accounts {
         Accounts {
             db: Db::new(store),
             hashing: Arc::new(password::Hashing::new(settings.hashing_concurrency)),
+            sockets: sockets::SessionSockets::default(),
             store: store.clone(),
             settings,
             trusted,

@@ -219,7 +219,10 @@ async fn logout(
 ) -> Result<Response, ApiError> {
     let a = &shared.accounts;
     if let Some(token) = Accounts::token(&headers) {
-        a.db.delete_session(&hash_token(&token)).await?;
+        let hash = hash_token(&token);
+        a.db.delete_session(&hash).await?;
+        // Its sockets act for the account no more.
+        a.sockets.end(&hash);
     }
     let cookie = a.cookie(None, a.secure(&headers, peer.as_ref().map(|e| &e.0)));
     Ok((StatusCode::NO_CONTENT, [(header::SET_COOKIE, cookie)]).into_response())
@@ -262,6 +265,7 @@ async fn change_password(
     }
     let hash = a.hashing.hash(req.new).await?;
     a.db.set_password(&account.id, &hash, &session).await?;
+    a.sockets.end_all_but(&account.id, &session);
     info!(name = %account.name, "password changed; other sessions ended");
     Ok(StatusCode::NO_CONTENT)
 }
