@@ -579,6 +579,7 @@ impl Config {
                 logins_per_minute: l.logins_per_minute,
                 cookie_secure: l.cookie_secure,
                 hashing_concurrency: l.guards.password_hashing_concurrency,
+                rated_games_per_trio_per_day: l.guards.rated_games_per_trio_per_day,
             },
             cluster: None,
         }

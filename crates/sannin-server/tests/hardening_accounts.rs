@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::{http_from, rss_bytes, source, Client, Setup, TestServer};
-use sannin_protocol::{ClientMsg, Seat};
+use sannin_protocol::{ClientMsg, RoomStatus, Seat, State};
 use serde_json::{json, Value};
 
 /// `method path` from `http` with a JSON body and cookies: status, headers, body.
@@ -382,4 +382,106 @@ async fn sockets_of_an_ended_session_lose_its_account() {
     assert!(other.seat.is_none());
     // The session that changed the password keeps its socket and sits as the account.
     assert_eq!(kept.join(Some(Seat::Last), "walker").await, Seat::Last);
+}
+
+/// A rated game of the three accounts of `cookies` (each from its own address): if
+/// `moves`, each player makes a board move first; then First and Middle resign.
+async fn rated_game(server: &TestServer, cookies: &[String], moves: bool) {
+    let room = server.create_room(json!({"rated": true})).await;
+    let url = server.ws_url(&room);
+    let mut spectator = server.client(&room).await;
+    let mut players = Vec::new();
+    for (i, seat) in Seat::ALL.into_iter().enumerate() {
+        let mut c = Client::connect_from(&url, source(i), &[("cookie", &cookies[i])]).await;
+        assert_eq!(c.join(Some(seat), "x").await, seat);
+        players.push(c);
+    }
+    for p in players.iter_mut() {
+        p.send(ClientMsg::Ready).await;
+    }
+    spectator.until_playing().await;
+    if moves {
+        for _ in 0..3 {
+            let seq = spectator.state().seq;
+            let mover = spectator.state().to_move.expect("someone to move");
+            let p = &mut players[mover.index()];
+            let mine = |s: &State| s.seq >= seq && s.to_move == s.you && !s.legal.is_empty();
+            let state = if mine(p.state()) {
+                p.state().clone()
+            } else {
+                p.until_state("its turn", mine).await
+            };
+            let action = state
+                .legal
+                .iter()
+                .find(|a| a.starts_with('P') && a.contains('-'))
+                .expect("a pawn move")
+                .clone();
+            p.act(&action).await;
+            spectator.until_state("the move", |s| s.seq > seq).await;
+        }
+    }
+    players[0].send(ClientMsg::Resign).await;
+    spectator.until_event("resigned").await;
+    players[1].send(ClientMsg::Resign).await;
+    spectator
+        .until_state("finished", |s| s.status == RoomStatus::Finished)
+        .await;
+}
+
+/// The rated games `name` counts once nothing more is being rated.
+async fn settled_games(server: &TestServer, name: &str, at_least: i64) -> i64 {
+    let http = reqwest::Client::new();
+    let mut last = -1;
+    for _ in 0..200 {
+        let (_, _, v) = call(
+            &http,
+            server,
+            "GET",
+            &format!("/api/players/{name}"),
+            None,
+            None,
+        )
+        .await;
+        let games = v["games"].as_i64().unwrap_or(-1);
+        if games >= at_least && games == last {
+            return games;
+        }
+        last = games;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    last
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ratings_cannot_be_farmed_by_resigning_or_by_one_trio() {
+    // The default limits but the look-ups, which this test polls.
+    let (_db, server) = Setup::default()
+        .limits(|l| l.guards.player_lookups_per_minute = 0.0)
+        .sqlite()
+        .await;
+    let mut cookies = Vec::new();
+    for (i, n) in ["farmer", "helper1", "helper2"].into_iter().enumerate() {
+        cookies.push(register_from(&server, source(i), n).await);
+    }
+    // Resigned before anyone moved: not rated.
+    rated_game(&server, &cookies, false).await;
+    // Each moved once: rated.
+    rated_game(&server, &cookies, true).await;
+    assert_eq!(
+        settled_games(&server, "helper2", 1).await,
+        1,
+        "only the game with moves is rated"
+    );
+    // Ten more: the trio's day holds ten rated games, the eleventh is not rated.
+    for _ in 0..10 {
+        rated_game(&server, &cookies, true).await;
+    }
+    for n in ["farmer", "helper1", "helper2"] {
+        assert_eq!(
+            settled_games(&server, n, 10).await,
+            10,
+            "{n}: ten rated games a day"
+        );
+    }
 }

@@ -98,6 +98,8 @@ pub struct AccountSettings {
     pub cookie_secure: CookieSecure,
     /// Passwords hashed at once (0: from the cores and the memory).
     pub hashing_concurrency: usize,
+    /// Rated games a day for the same three accounts (0: no cap).
+    pub rated_games_per_trio_per_day: u32,
 }
 
 /// The accounts' state shared by the handlers.
@@ -301,16 +303,23 @@ impl Accounts {
     pub fn game_over(self: &Arc<Self>, tracker: &tokio_util::task::TaskTracker, id: String) {
         let me = self.clone();
         tracker.spawn(async move {
-            if let Err(e) = rating::rate_room(&me.store, &me.db, &id).await {
+            if let Err(e) = rating::rate_room(&me.store, &me.db, &id, &me.rating_rules()).await {
                 error!(room = %id, error = %e, "rating a finished game failed; retried at the next start");
             }
         });
     }
 
+    /// Which finished rated games move ratings.
+    fn rating_rules(&self) -> rating::RatingRules {
+        rating::RatingRules {
+            trio_per_day: i64::from(self.settings.rated_games_per_trio_per_day),
+        }
+    }
+
     /// Rates the finished rated games not rated yet.
     pub async fn sweep(&self) {
         self.hashing.warm_up();
-        match rating::sweep(&self.store, &self.db).await {
+        match rating::sweep(&self.store, &self.db, &self.rating_rules()).await {
             Ok(0) => {}
             Ok(n) => info!(games = n, "rated finished games left unrated"),
             Err(e) => error!(error = %e, "rating finished games failed"),

@@ -39,6 +39,15 @@ pub struct GuardArgs {
     /// over it, `429 rate_limited`. 0: no limit.
     #[arg(long, env = "SANNIN_PLAYER_LOOKUPS_PER_MINUTE", default_value_t = 60.0)]
     pub player_lookups_per_minute: f64,
+
+    /// Rated games a day that move the ratings of the same three accounts (counted
+    /// over the last 24 hours); later games of that trio finish unrated. 0: no cap.
+    #[arg(
+        long,
+        env = "SANNIN_RATED_GAMES_PER_TRIO_PER_DAY",
+        default_value_t = 10
+    )]
+    pub rated_games_per_trio_per_day: u32,
 }
 
 impl Default for GuardArgs {
@@ -49,6 +58,7 @@ impl Default for GuardArgs {
             replay_concurrency: 0,
             analyses_per_address: 1,
             player_lookups_per_minute: 60.0,
+            rated_games_per_trio_per_day: 10,
         }
     }
 }
