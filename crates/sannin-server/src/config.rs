@@ -434,6 +434,8 @@ pub struct Config {
     pub max_rooms: usize,
     /// Most spectators (connections without a seat) in one room.
     pub max_connections_per_room: usize,
+    /// Most watchers from one client address in one room (0: no cap).
+    pub spectators_per_address: usize,
     /// Time a newcomer to a full room has to take its seat; also when a silent
     /// connection counts as idle.
     pub hello: Duration,
@@ -534,6 +536,7 @@ impl Config {
             rate_burst: l.rate_burst.max(1),
             max_rooms: l.max_rooms,
             max_connections_per_room: l.max_connections_per_room.max(1),
+            spectators_per_address: l.guards.spectators_per_address,
             hello: secs(l.hello_seconds).max(Duration::from_millis(100)),
             silent_socket: (l.silent_socket_seconds > 0.0).then(|| secs(l.silent_socket_seconds)),
             max_name_chars: l.max_name_chars.max(1),
@@ -592,6 +595,7 @@ impl Config {
             waiting_grace: self.waiting_grace,
             hello: self.hello,
             max_connections_per_room: self.max_connections_per_room,
+            spectators_per_address: self.spectators_per_address,
             max_name_chars: self.max_name_chars,
             finished_idle: self.finished_idle,
             sleep_after: self.sleep_after,

@@ -48,6 +48,13 @@ pub struct GuardArgs {
         default_value_t = 10
     )]
     pub rated_games_per_trio_per_day: u32,
+
+    /// Watchers (`watch`) one client address may have in one room; one more is
+    /// refused with `room_full`. A room full of spectators lets a newcomer in in place
+    /// of the longest-silent watcher of the address holding the most places. 0: no
+    /// cap.
+    #[arg(long, env = "SANNIN_SPECTATORS_PER_ADDRESS", default_value_t = 8)]
+    pub spectators_per_address: usize,
 }
 
 impl Default for GuardArgs {
@@ -59,6 +66,7 @@ impl Default for GuardArgs {
             analyses_per_address: 1,
             player_lookups_per_minute: 60.0,
             rated_games_per_trio_per_day: 10,
+            spectators_per_address: 8,
         }
     }
 }

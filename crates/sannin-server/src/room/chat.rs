@@ -215,6 +215,9 @@ impl Room {
     /// `watch`: spectate (receive the spectators' chat), optionally with a chat name.
     pub(super) fn watch(&mut self, conn: ConnId, name: Option<String>) {
         let seated = self.seat_of(conn).is_some();
+        if !seated && !self.admit_watcher(conn) {
+            return;
+        }
         if !seated {
             let name = match name.map(|n| self.clean_spectator_name(&n)) {
                 Some(Err(e)) => return self.send_error(conn, ErrorCode::BadMessage, e),

@@ -44,6 +44,8 @@ pub(super) struct Conn {
     pub(super) greeted: bool,
     /// When it connected.
     pub(super) since: Moment,
+    /// When it last sent a message.
+    pub(super) heard: Moment,
     /// Frames for it during the current command, queued together by
     /// [`Fanout::flush`].
     staged: Vec<Outbound>,
@@ -63,6 +65,7 @@ impl Conn {
             muted_until: None,
             greeted: false,
             since: now,
+            heard: now,
             staged: Vec::new(),
         }
     }
@@ -120,7 +123,7 @@ fn greeted(out: ConnHandle, cfg: &RoomConfig, now: Moment) -> Conn {
 
 /// Queues a `room_full` error and a close frame (1013, "try again later") for a
 /// connection the room will not keep.
-fn refuse(out: &ConnHandle, message: &str) {
+pub(super) fn refuse(out: &ConnHandle, message: &str) {
     let text = Utf8Bytes::from(ServerMsg::error(ErrorCode::RoomFull, message).to_text());
     let queued = out.tx.try_send(Outbound::Text(text)).is_ok()
         && out.tx.try_send(Outbound::Close(1013, "room full")).is_ok();
@@ -300,6 +303,7 @@ impl Room {
             ClientMsg::Watch { .. } => {
                 if self.fanout.spectators() >= cfg.max_connections_per_room
                     && !self.displace_silent()
+                    && !self.displace_crowded(p.out.addr)
                 {
                     info!(room = %self.id, conn, "room full of spectators: watcher refused");
                     return refuse(
@@ -498,6 +502,7 @@ mod tests {
             tx,
             kill: CancellationToken::new(),
             account: None,
+            addr: None,
         };
         (Conn::new(handle, 60.0, 1, Moment(0)), rx)
     }

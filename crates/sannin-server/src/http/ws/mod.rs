@@ -101,7 +101,7 @@ pub(super) async fn upgrade(
         .max_message_size(cap)
         .max_frame_size(cap)
         .on_upgrade(move |socket| async move {
-            connection(socket, room, shared, account, session).await;
+            connection(socket, room, shared, account, session, client).await;
             drop(held);
         }))
 }
@@ -119,6 +119,7 @@ async fn connection(
     shared: Arc<Shared>,
     account: Option<Arc<ConnAccount>>,
     session: Option<SessionWatch>,
+    client: ClientAddr,
 ) {
     let conn = shared.rooms.next_conn_id();
     // At debug level, as everything logged under it: entering a span costs a lookup in
@@ -126,7 +127,7 @@ async fn connection(
     let span = tracing::debug_span!("conn", room = %room.id, conn);
     async move {
         shared.metrics.connections.fetch_add(1, Ordering::Relaxed);
-        run(socket, conn, room, &shared, account, session).await;
+        run(socket, conn, room, &shared, account, session, client).await;
         shared.metrics.connections.fetch_sub(1, Ordering::Relaxed);
         debug!("connection closed");
     }
@@ -165,6 +166,7 @@ async fn run(
     shared: &Arc<Shared>,
     account: Option<Arc<ConnAccount>>,
     session: Option<SessionWatch>,
+    client: ClientAddr,
 ) {
     let config = &shared.config;
     let (tx, rx) = mpsc::channel::<Outbound>(config.send_queue);
@@ -174,6 +176,7 @@ async fn run(
         tx: tx.clone(),
         kill: kill.clone(),
         account,
+        addr: Some(client),
     };
     let (room, connected) = connect(shared, room, conn, out).await;
     if let Err(code) = connected {
