@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverAndBrowser } from '../lib/setup.mjs';
-import { SHOTS as DEFAULT_SHOTS, person as newPerson, joinRoom, until } from '../lib/people.mjs';
+import { SHOTS as DEFAULT_SHOTS, person as newPerson, joinRoom, playMove, until } from '../lib/people.mjs';
 
 const SHOTS = process.env.SHOTS_DIR ? `${process.env.SHOTS_DIR.replace(/\/$/, '')}/` : DEFAULT_SHOTS;
 const live = serverAndBrowser({ shots: SHOTS });
@@ -78,7 +78,9 @@ test('register and log in through the page, play a rated game, see the new ratin
   await until('ratings by the names', async () => (await last.page.getByTestId('rating-first').textContent().catch(() => '')).includes('1000?'));
   await shoot(last, 'room-rated');
 
+  // Each plays a move (a rated game in which someone made no move is not rated), then
   // First and Middle resign: Last wins.
+  for (const p of [first, middle, last]) await playMove(p);
   for (const p of [first, middle]) {
     await p.page.getByTestId('resign').click();
     await p.page.getByTestId('resign-confirm').click();

@@ -3,6 +3,7 @@
 // games with results, opponents and replay links) and `/leaderboard`.
 import { h } from './dom.js';
 import { lang, onLangChange, t } from './i18n.js';
+import { safeNext } from './next.js';
 import { api } from './protocol.js';
 import {
   account, changePassword, currentAccount, login, logout, onAccountChange, profileLink, ratingText, register,
@@ -90,9 +91,9 @@ export function showAccount(app) {
           h('button', { type: 'button', 'data-testid': 'logout', onclick: () => logout() }, t('account.logout'))),
         passwordForm()));
     } else {
-      // Back where the reader came from: a path of this site only (never `//host`).
-      const next = new URLSearchParams(location.search).get('next') ?? '';
-      const back = () => { location.assign(/^\/(?![/\\])/.test(next) ? next : '/'); };
+      // Back where the reader came from: a page of this site only (next.js).
+      const next = new URLSearchParams(location.search).get('next');
+      const back = () => { location.assign(safeNext(next, location.origin)); };
       app.replaceChildren(h('div', { class: 'account-page' },
         h('section', { class: 'panel' }, h('h1', {}, t('account.title')), h('p', {}, t('account.intro'))),
         h('div', { class: 'account-forms' }, credentialsForm('login', back), credentialsForm('register', back))));

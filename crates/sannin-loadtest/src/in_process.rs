@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::bail;
-use sannin_server::{Config, LimitArgs};
+use sannin_server::{Config, GuardArgs, LimitArgs};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
@@ -45,6 +45,10 @@ impl LocalServer {
             max_ws_per_address: 0,
             max_bot_only_rooms_per_address: 0,
             tickets_per_minute: 0.0,
+            guards: GuardArgs {
+                spectators_per_address: 0,
+                ..GuardArgs::default()
+            },
             ..LimitArgs::default()
         };
         let config = Config::new(url).with_limits(&limits);

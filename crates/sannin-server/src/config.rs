@@ -7,8 +7,12 @@ use std::time::Duration;
 
 use crate::bots::BotSettings;
 use crate::cluster::{cluster_settings, ClusterArgs};
-use crate::limits::{self, ClientLimits};
 use crate::time::{SystemTime, TimeSource};
+
+mod guards;
+
+use guards::client_limits;
+pub use guards::GuardArgs;
 
 /// Flags of `sannin serve`. Every flag can also be given by the environment variable
 /// named next to it.
@@ -328,6 +332,10 @@ pub struct LimitArgs {
     /// `always` or `never`.
     #[arg(long, env = "SANNIN_COOKIE_SECURE", value_enum, default_value_t = crate::accounts::CookieSecure::Auto)]
     pub cookie_secure: crate::accounts::CookieSecure,
+
+    /// Caps on expensive work and budgets added since (`config/guards.rs`).
+    #[command(flatten)]
+    pub guards: GuardArgs,
 }
 
 impl Default for LimitArgs {
@@ -382,6 +390,7 @@ impl Default for LimitArgs {
             analyse_per_minute: 12.0,
             logins_per_minute: 10,
             cookie_secure: crate::accounts::CookieSecure::Auto,
+            guards: GuardArgs::default(),
         }
     }
 }
@@ -407,6 +416,8 @@ pub struct Config {
     pub max_rooms: usize,
     /// Most spectators (connections without a seat) in one room.
     pub max_connections_per_room: usize,
+    /// Most watchers from one client address in one room (0: no cap).
+    pub spectators_per_address: usize,
     /// Time a newcomer to a full room has to take its seat; also when a silent
     /// connection counts as idle.
     pub hello: Duration,
@@ -510,6 +521,7 @@ impl Config {
             rate_burst: l.rate_burst.max(1),
             max_rooms: l.max_rooms,
             max_connections_per_room: l.max_connections_per_room.max(1),
+            spectators_per_address: l.guards.spectators_per_address,
             hello: secs(l.hello_seconds).max(Duration::from_millis(100)),
             silent_socket: (l.silent_socket_seconds > 0.0).then(|| secs(l.silent_socket_seconds)),
             max_name_chars: l.max_name_chars.max(1),
@@ -554,6 +566,8 @@ impl Config {
             accounts: crate::accounts::AccountSettings {
                 logins_per_minute: l.logins_per_minute,
                 cookie_secure: l.cookie_secure,
+                hashing_concurrency: l.guards.password_hashing_concurrency,
+                rated_games_per_trio_per_day: l.guards.rated_games_per_trio_per_day,
             },
             cluster: None,
             push: crate::push::PushSettings::default(),
@@ -567,6 +581,7 @@ impl Config {
             waiting_grace: self.waiting_grace,
             hello: self.hello,
             max_connections_per_room: self.max_connections_per_room,
+            spectators_per_address: self.spectators_per_address,
             max_name_chars: self.max_name_chars,
             finished_idle: self.finished_idle,
             sleep_after: self.sleep_after,
@@ -590,44 +605,6 @@ impl Config {
     pub fn hard_message_cap(&self) -> usize {
         (self.max_message_bytes * 4).max(64 * 1024)
     }
-}
-
-/// The per-client limits of the flags. A bad proxy entry (only possible when the
-/// config is built in code: clap checks the flag) is left out.
-fn client_limits(l: &LimitArgs) -> ClientLimits {
-    ClientLimits {
-        trusted_proxies: limits::split_list(l.trusted_proxies.as_deref().unwrap_or(""))
-            .filter_map(|s| limits::parse_net(s).ok())
-            .collect(),
-        allowed_origins: limits::split_list(l.allowed_origins.as_deref().unwrap_or(""))
-            .map(|s| s.trim_end_matches('/').to_ascii_lowercase())
-            .collect(),
-        rooms: limits::quota(l.rooms_per_minute, l.rooms_burst),
-        bot_rooms: limits::quota(l.bot_rooms_per_minute, l.bot_rooms_burst),
-        // A minute's worth may come at once.
-        tickets: limits::quota(
-            l.tickets_per_minute,
-            l.tickets_per_minute.ceil().clamp(1.0, f64::from(u32::MAX)) as u32,
-        ),
-        max_ws_per_address: l.max_ws_per_address,
-        max_bot_only_rooms_per_address: l.max_bot_only_rooms_per_address,
-        // A minute's worth may come at once.
-        analyses: limits::quota(
-            l.analyse_per_minute,
-            l.analyse_per_minute.ceil().clamp(1.0, f64::from(u32::MAX)) as u32,
-        ),
-        my_games: minute_burst(l.my_games_per_minute),
-        push_subscriptions: minute_burst(l.push_subscriptions_per_minute),
-        analysis_concurrency: l.analyse_concurrency,
-    }
-}
-
-/// `per_minute` on average, a minute's worth at once.
-fn minute_burst(per_minute: f64) -> Option<governor::Quota> {
-    limits::quota(
-        per_minute,
-        per_minute.ceil().clamp(1.0, f64::from(u32::MAX)) as u32,
-    )
 }
 
 fn secs(s: f64) -> Duration {

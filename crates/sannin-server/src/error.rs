@@ -67,6 +67,10 @@ pub enum ApiError {
     /// `--analyse-concurrency` analyses are running already.
     #[error("the server is busy with other analyses; try again in a moment")]
     AnalysisBusy,
+    /// Every place for this kind of work (password hashing, replays…) stayed taken
+    /// for as long as a request may wait.
+    #[error("the server is busy {0}; try again in a moment")]
+    Busy(&'static str),
     /// An analysis asked of a finished game.
     #[error("the game is over: nothing to analyse")]
     NothingToAnalyse,
@@ -75,6 +79,13 @@ pub enum ApiError {
     RateLimited {
         /// What was counted.
         what: &'static str,
+        /// When the budget allows one again.
+        retry_after: std::time::Duration,
+    },
+    /// The log-in budget of an account name is spent (by whoever tried it); the
+    /// account's own devices are let past it.
+    #[error("too many log-in attempts for this account; try again in {} s, or log in from a device that logged in to it before", retry_secs(*.retry_after))]
+    NameRateLimited {
         /// When the budget allows one again.
         retry_after: std::time::Duration,
     },
@@ -137,8 +148,9 @@ impl ApiError {
             }
             ApiError::ShuttingDown => "shutting_down",
             ApiError::AnalysisBusy => "analysis_busy",
+            ApiError::Busy(_) => "busy",
             ApiError::NothingToAnalyse => "game_over",
-            ApiError::RateLimited { .. } => "rate_limited",
+            ApiError::RateLimited { .. } | ApiError::NameRateLimited { .. } => "rate_limited",
             ApiError::TooManyConnections(_) => "too_many_connections",
             ApiError::ForbiddenOrigin(_) => "forbidden_origin",
             ApiError::UnsupportedMediaType => "unsupported_media_type",
@@ -162,15 +174,15 @@ impl ApiError {
             | ApiError::BadClock(_)
             | ApiError::BadBots(_) => StatusCode::BAD_REQUEST,
             ApiError::Replay(_) | ApiError::NothingToAnalyse => StatusCode::UNPROCESSABLE_ENTITY,
-            ApiError::AnalysisBusy => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::AnalysisBusy | ApiError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::TooManyRooms(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::TooManyBotOnlyRooms(_) | ApiError::TooManyBotOnlyRoomsHere(_) => {
                 StatusCode::TOO_MANY_REQUESTS
             }
             ApiError::ShuttingDown | ApiError::HandshakeTimeout => StatusCode::SERVICE_UNAVAILABLE,
-            ApiError::RateLimited { .. } | ApiError::TooManyConnections(_) => {
-                StatusCode::TOO_MANY_REQUESTS
-            }
+            ApiError::RateLimited { .. }
+            | ApiError::NameRateLimited { .. }
+            | ApiError::TooManyConnections(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::ForbiddenOrigin(_) => StatusCode::FORBIDDEN,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Http { status, .. } | ApiError::Coded { status, .. } => *status,
@@ -182,10 +194,11 @@ impl ApiError {
     pub fn retry_after(&self) -> Option<u64> {
         match self {
             ApiError::RateLimited { retry_after, .. }
+            | ApiError::NameRateLimited { retry_after }
             | ApiError::PairingCooldown { retry_after, .. } => Some(retry_secs(*retry_after)),
             ApiError::PairingUnavailable => Some(2),
             ApiError::TooManyConnections(_) | ApiError::TooManyRooms(_) => Some(5),
-            ApiError::AnalysisBusy => Some(1),
+            ApiError::AnalysisBusy | ApiError::Busy(_) => Some(1),
             ApiError::TooManyBotOnlyRooms(_) | ApiError::TooManyBotOnlyRoomsHere(_) => Some(60),
             ApiError::ShuttingDown | ApiError::HandshakeTimeout => Some(5),
             _ => None,

@@ -40,7 +40,7 @@ mod token;
 
 pub use bots::BotSettings;
 pub use cluster::ClusterArgs;
-pub use config::{Config, LimitArgs, ServeArgs, DEFAULT_SQLITE_URL};
+pub use config::{Config, GuardArgs, LimitArgs, ServeArgs, DEFAULT_SQLITE_URL};
 pub use error::{ApiError, ErrorCode};
 pub use rooms::WAKE_SWEEP;
 pub use store::Store;

@@ -121,7 +121,10 @@ fn mu(v: &Value) -> f64 {
 /// A server whose log-in budget no test here runs out of (the throttle has a test of
 /// its own).
 fn setup() -> Setup {
-    Setup::default().limits(|l| l.logins_per_minute = 1000)
+    Setup::default().limits(|l| {
+        l.logins_per_minute = 1000;
+        l.guards.player_lookups_per_minute = 0.0;
+    })
 }
 
 /// Three logged-in players seated First, Middle, Last in `room`, ready, the game
@@ -141,6 +144,33 @@ async fn seat_three(server: &TestServer, room: &str, cookies: &[String]) -> (Vec
     let mut spectator = spectator;
     spectator.until_playing().await;
     (players, spectator)
+}
+
+/// Each player makes one board move, in turn (a rated game moves ratings only if
+/// every player moved).
+async fn each_moves_once(players: &mut [Client], spectator: &mut Client) {
+    for _ in 0..3 {
+        let seq = spectator.state().seq;
+        let mover = spectator.state().to_move.expect("someone to move");
+        let p = &mut players[mover.index()];
+        let mine = |s: &State| s.seq >= seq && s.to_move == s.you && !s.legal.is_empty();
+        let state = if mine(p.state()) {
+            p.state().clone()
+        } else {
+            p.until_state("its turn", mine).await
+        };
+        let action = state
+            .legal
+            .iter()
+            .find(|a| a.starts_with('P') && a.contains('-'))
+            .or_else(|| state.legal.iter().find(|a| a.contains('-')))
+            .expect("a board move")
+            .clone();
+        p.act(&action).await;
+        spectator
+            .until_state("the move's state", |s| s.seq > seq)
+            .await;
+    }
 }
 
 /// Plays `actions` in order, each by the player to move.
@@ -547,6 +577,7 @@ async fn rated_games_move_ratings_once() {
             let start = sannin_rules::Position::voluntary_alliance_start().to_string();
             let room2 = create_rated(&server, json!({"position": start})).await;
             let (mut players, mut spectator) = seat_three(&server, &room2, &cookies).await;
+            each_moves_once(&mut players, &mut spectator).await;
             players[1].send(ClientMsg::Resign).await;
             let end = spectator
                 .until_state("finished", |s| s.status == RoomStatus::Finished)
@@ -575,6 +606,7 @@ async fn rated_games_move_ratings_once() {
             let before: Vec<f64> = after2.iter().map(mu).collect();
             let room3 = create_rated(&server, json!({})).await;
             let (mut players, mut spectator) = seat_three(&server, &room3, &cookies).await;
+            each_moves_once(&mut players, &mut spectator).await;
             players[0].send(ClientMsg::OfferDraw).await;
             spectator.until_event("draw_offered").await;
             players[1].send(ClientMsg::AcceptDraw).await;

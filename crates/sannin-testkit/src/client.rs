@@ -1,5 +1,6 @@
 //! A WebSocket client that reads every server message as a `sannin_protocol` type.
 
+use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
@@ -7,7 +8,7 @@ use sannin_protocol::{
     ChatMessage, ClientMsg, ErrorCode, Event, Follower, RoomStatus, Seat, ServerMsg, State,
 };
 use serde_json::Value;
-use tokio::net::TcpStream;
+use tokio::net::{TcpSocket, TcpStream};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
@@ -63,6 +64,16 @@ impl Client {
     /// `("x-forwarded-for", "10.0.0.1")`): a client that has read nothing yet, or why
     /// there is none.
     pub async fn upgrade(url: &str, headers: &[(&str, &str)]) -> Result<Client, ConnectError> {
+        Client::upgrade_from(url, headers, None).await
+    }
+
+    /// [`Client::upgrade`] from the source address `from` (any of 127.0.0.0/8 on a
+    /// loopback server: each counts as a client address of its own).
+    pub async fn upgrade_from(
+        url: &str,
+        headers: &[(&str, &str)],
+        from: Option<IpAddr>,
+    ) -> Result<Client, ConnectError> {
         let mut req = url
             .into_client_request()
             .unwrap_or_else(|e| panic!("a WebSocket request for {url}: {e}"));
@@ -73,7 +84,25 @@ impl Client {
                 .unwrap_or_else(|e| panic!("a header value {value:?}: {e}"));
             req.headers_mut().insert(name, value);
         }
-        match tokio::time::timeout(TIMEOUT, tokio_tungstenite::connect_async(req)).await {
+        let connect = async move {
+            let Some(ip) = from else {
+                return tokio_tungstenite::connect_async(req).await;
+            };
+            let host = req.uri().host().unwrap_or("127.0.0.1").to_string();
+            let port = req.uri().port_u16().unwrap_or(80);
+            let to = tokio::net::lookup_host((host.as_str(), port))
+                .await?
+                .next()
+                .ok_or_else(|| std::io::Error::other("no address"))?;
+            let socket = match ip {
+                IpAddr::V4(_) => TcpSocket::new_v4()?,
+                IpAddr::V6(_) => TcpSocket::new_v6()?,
+            };
+            socket.bind(SocketAddr::new(ip, 0))?;
+            let stream = socket.connect(to).await?;
+            tokio_tungstenite::client_async(req, MaybeTlsStream::Plain(stream)).await
+        };
+        match tokio::time::timeout(TIMEOUT, connect).await {
             Err(_) => Err(ConnectError::Failed(format!(
                 "no answer from {url} in time"
             ))),
@@ -115,6 +144,20 @@ impl Client {
     /// A connection and the `state` it is sent first.
     pub async fn connect(url: &str) -> Client {
         Client::connect_with_headers(url, &[]).await
+    }
+
+    /// A connection from the source address `from` with these extra headers, and the
+    /// `state` it is sent first.
+    pub async fn connect_from(url: &str, from: IpAddr, headers: &[(&str, &str)]) -> Client {
+        let mut c = Client::upgrade_from(url, headers, Some(from))
+            .await
+            .unwrap_or_else(|e| panic!("ws connect from {from}: {e:?}"));
+        let first = c.recv().await;
+        assert!(
+            matches!(first, ServerMsg::State(_)),
+            "first message is a state: {first:?}"
+        );
+        c
     }
 
     /// A connection carrying `cookie` (`name=value`) in its upgrade request, and the

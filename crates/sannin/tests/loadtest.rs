@@ -80,6 +80,8 @@ fn external_server_cpu_spectators_and_idle_memory() {
                 "0",
                 "--max-ws-per-address",
                 "0",
+                "--spectators-per-address",
+                "0",
             ])
             .current_dir(dir.path())
             .env_remove("DATABASE_URL")

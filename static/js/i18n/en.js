@@ -570,6 +570,7 @@ export default {
   'account.error.bad_name': 'Names have 2 to 24 characters: letters a–z, digits, _ and -, starting with a letter or digit.',
   'account.error.bad_password': 'Passwords have at least 8 characters.',
   'account.error.rate_limited': 'Too many attempts. Wait a minute and try again.',
+  'account.error.busy': 'The server is busy. Try again in a moment.',
   'account.error.not_logged_in': 'You are not logged in.',
   'account.error.player_not_found': 'No player has that name.',
   'profile.pageTitle': '{name} — Sannin',

@@ -569,6 +569,7 @@ export default {
   'account.error.bad_name': '名前は2〜24文字の英字・数字・_・-で、英字か数字で始めてください。',
   'account.error.bad_password': 'パスワードは8文字以上にしてください。',
   'account.error.rate_limited': '試行が多すぎます。1分ほど待ってからやり直してください。',
+  'account.error.busy': 'サーバーが混み合っています。少し待ってからやり直してください。',
   'account.error.not_logged_in': 'ログインしていません。',
   'account.error.player_not_found': 'その名前のプレイヤーはいません。',
   'profile.pageTitle': '{name} — 三人将棋',

@@ -214,6 +214,45 @@ impl Db {
         Ok(row.map(account))
     }
 
+    /// Remembers a device that logged in to `account_id` (its token's hash) until
+    /// `expires_at` (unix ms); the account's expired devices go at the same time.
+    pub async fn remember_device(
+        &self,
+        token_hash: &str,
+        account_id: &str,
+        expires_at: i64,
+    ) -> sqlx::Result<()> {
+        let now = unix_ms();
+        sqlx::query("DELETE FROM known_devices WHERE account_id = $1 AND expires_at <= $2")
+            .bind(account_id)
+            .bind(now)
+            .execute(&self.pool)
+            .await?;
+        sqlx::query(
+            "INSERT INTO known_devices (token_hash, account_id, created_at, expires_at) \
+             VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (token_hash) DO UPDATE SET expires_at = excluded.expires_at",
+        )
+        .bind(token_hash)
+        .bind(account_id)
+        .bind(now)
+        .bind(expires_at)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// The account a known device logged in to, while it is remembered.
+    pub async fn device_account(&self, token_hash: &str) -> sqlx::Result<Option<String>> {
+        sqlx::query_scalar(
+            "SELECT account_id FROM known_devices WHERE token_hash = $1 AND expires_at > $2",
+        )
+        .bind(token_hash)
+        .bind(unix_ms())
+        .fetch_optional(&self.pool)
+        .await
+    }
+
     /// Ends a session.
     pub async fn delete_session(&self, token_hash: &str) -> sqlx::Result<()> {
         sqlx::query("DELETE FROM sessions WHERE token_hash = $1")

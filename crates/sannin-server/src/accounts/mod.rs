@@ -8,6 +8,7 @@
 //! | `routes.rs`   | the HTTP API: register, log in and out, password, players     |
 //! | `db.rs`       | queries: accounts, sessions, leaderboard, rating history      |
 //! | `password.rs` | argon2id hashing and verification (a dummy hash for unknowns) |
+//! | `sockets.rs`  | the WebSockets of each session, closed when it ends           |
 //! | `rating/`     | the rating model, and rating a finished game exactly once     |
 
 use std::net::{IpAddr, SocketAddr};
@@ -28,6 +29,7 @@ use crate::token::hash_token;
 pub mod db;
 pub mod password;
 pub mod rating;
+pub mod sockets;
 
 pub use db::{Account, Db};
 
@@ -36,6 +38,12 @@ pub const COOKIE: &str = "sannin_session";
 
 /// How long a session lasts.
 pub const SESSION_DAYS: i64 = 30;
+
+/// The known-device cookie's name: a device that logged in to an account before.
+pub const DEVICE_COOKIE: &str = "sannin_device";
+
+/// How long a device stays known after its last log-in.
+pub const DEVICE_DAYS: i64 = 365;
 
 /// Account names: 2 to 24 characters, ASCII letters, digits, `_` and `-`, starting
 /// with a letter or a digit (safe in a URL, no look-alikes).
@@ -88,6 +96,10 @@ pub struct AccountSettings {
     pub logins_per_minute: u32,
     /// When the cookie is `Secure`.
     pub cookie_secure: CookieSecure,
+    /// Passwords hashed at once (0: from the cores and the memory).
+    pub hashing_concurrency: usize,
+    /// Rated games a day for the same three accounts (0: no cap).
+    pub rated_games_per_trio_per_day: u32,
 }
 
 /// The accounts' state shared by the handlers.
@@ -95,6 +107,10 @@ pub struct AccountSettings {
 pub struct Accounts {
     /// Queries.
     pub db: Db,
+    /// The places where passwords are hashed and checked.
+    pub hashing: Arc<password::Hashing>,
+    /// The WebSockets of each session, closed when it ends.
+    pub sockets: sockets::SessionSockets,
     store: Store,
     settings: AccountSettings,
     trusted: Vec<IpNet>,
@@ -117,6 +133,8 @@ impl Accounts {
             .map(|n| RateLimiter::keyed(Quota::per_minute(n).allow_burst(n)));
         Accounts {
             db: Db::new(store),
+            hashing: Arc::new(password::Hashing::new(settings.hashing_concurrency)),
+            sockets: sockets::SessionSockets::default(),
             store: store.clone(),
             settings,
             trusted,
@@ -162,14 +180,80 @@ impl Accounts {
 
     /// The session token the request's cookie carries.
     pub fn token(headers: &HeaderMap) -> Option<String> {
-        headers
-            .get_all(header::COOKIE)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(';'))
-            .filter_map(|kv| kv.trim().split_once('='))
-            .find(|(k, v)| *k == COOKIE && !v.is_empty())
-            .map(|(_, v)| v.to_string())
+        cookie_of(headers, COOKIE)
+    }
+
+    /// Spends one log-in attempt of the account name `name_key`.
+    ///
+    /// # Errors
+    /// `NameRateLimited` with the wait when the name's budget is spent.
+    pub async fn attempt_name(&self, name_key: &str) -> Result<(), ApiError> {
+        self.attempt(format!("name:{name_key}"))
+            .await
+            .map_err(|e| match e {
+                ApiError::RateLimited { retry_after, .. } => {
+                    ApiError::NameRateLimited { retry_after }
+                }
+                e => e,
+            })
+    }
+
+    /// Whether the request comes from a device of `account_id`'s owner: one holding
+    /// a live session of it, or its known-device cookie. Such a device is let past
+    /// the name's log-in budget, which anyone can spend (its password is still
+    /// checked).
+    pub async fn owners_device(&self, headers: &HeaderMap, account_id: &str) -> bool {
+        if self
+            .account_of(headers)
+            .await
+            .is_some_and(|(a, _)| a.id == account_id)
+        {
+            return true;
+        }
+        let Some(token) = cookie_of(headers, DEVICE_COOKIE) else {
+            return false;
+        };
+        match self.db.device_account(&hash_token(&token)).await {
+            Ok(known) => known.as_deref() == Some(account_id),
+            Err(e) => {
+                error!(error = %e, "reading a known device");
+                false
+            }
+        }
+    }
+
+    /// Remembers the device of this request as one that logged in to `account_id`
+    /// (for [`DEVICE_DAYS`] more): the `Set-Cookie` value of its cookie, a fresh one
+    /// unless the request's is already this account's.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn remember_device(
+        &self,
+        headers: &HeaderMap,
+        account_id: &str,
+        secure: bool,
+    ) -> Result<String, ApiError> {
+        let held = cookie_of(headers, DEVICE_COOKIE);
+        let token = match held {
+            Some(t)
+                if self.db.device_account(&hash_token(&t)).await?.as_deref()
+                    == Some(account_id) =>
+            {
+                t
+            }
+            _ => crate::token::new_token(),
+        };
+        let expires = crate::store::unix_ms() + DEVICE_DAYS * 86_400_000;
+        self.db
+            .remember_device(&hash_token(&token), account_id, expires)
+            .await?;
+        let secure = if secure { "; Secure" } else { "" };
+        // Sent only with log-ins.
+        Ok(format!(
+            "{DEVICE_COOKIE}={token}; Path=/api/session; HttpOnly; SameSite=Lax; Max-Age={}{secure}",
+            DEVICE_DAYS * 86_400
+        ))
     }
 
     /// The logged-in account of a request, with the hash of its session token. A
@@ -219,21 +303,40 @@ impl Accounts {
     pub fn game_over(self: &Arc<Self>, tracker: &tokio_util::task::TaskTracker, id: String) {
         let me = self.clone();
         tracker.spawn(async move {
-            if let Err(e) = rating::rate_room(&me.store, &me.db, &id).await {
+            if let Err(e) = rating::rate_room(&me.store, &me.db, &id, &me.rating_rules()).await {
                 error!(room = %id, error = %e, "rating a finished game failed; retried at the next start");
             }
         });
     }
 
+    /// Which finished rated games move ratings.
+    fn rating_rules(&self) -> rating::RatingRules {
+        rating::RatingRules {
+            trio_per_day: i64::from(self.settings.rated_games_per_trio_per_day),
+        }
+    }
+
     /// Rates the finished rated games not rated yet.
     pub async fn sweep(&self) {
-        password::warm_up();
-        match rating::sweep(&self.store, &self.db).await {
+        self.hashing.warm_up();
+        match rating::sweep(&self.store, &self.db, &self.rating_rules()).await {
             Ok(0) => {}
             Ok(n) => info!(games = n, "rated finished games left unrated"),
             Err(e) => error!(error = %e, "rating finished games failed"),
         }
     }
+}
+
+/// The value of the cookie `name` of a request.
+fn cookie_of(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|kv| kv.trim().split_once('='))
+        .find(|(k, v)| *k == name && !v.is_empty())
+        .map(|(_, v)| v.to_string())
 }
 
 #[cfg(test)]

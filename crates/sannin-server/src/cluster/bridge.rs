@@ -116,6 +116,7 @@ async fn on_cmd(
             let out = ConnHandle {
                 tx,
                 kill,
+                addr: None,
                 account: account.map(|name| {
                     Arc::new(ConnAccount {
                         id: account_id.unwrap_or_default(),

@@ -4,7 +4,10 @@
 //!
 //! A failed log-in says only that the name or the password is wrong, and takes as
 //! long for an unknown name as for a wrong password. Attempts are rate limited per
-//! client address and per name. No handler logs a password or a token.
+//! client address and per name; a device that logged in to the account before (its
+//! known-device cookie) or holds a session of it is let past the name's budget, so
+//! strangers spending it cannot lock the owner out. No handler logs a password or a
+//! token.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -20,9 +23,10 @@ use tracing::info;
 
 use super::extract::json_object;
 use crate::accounts::db::{name_key, GameEntry, Rating};
-use crate::accounts::{check_name, check_password, password, rating, Accounts, SESSION_DAYS};
+use crate::accounts::{check_name, check_password, rating, Accounts, SESSION_DAYS};
 use crate::app::Shared;
 use crate::error::ApiError;
+use crate::limits::work::Rate;
 use crate::limits::ClientAddr;
 use crate::store::unix_ms;
 use crate::token::{hash_token, new_token};
@@ -86,23 +90,33 @@ struct SessionInfo {
     rating: Rating,
 }
 
-fn with_cookie(status: StatusCode, cookie: String, body: impl Serialize) -> Response {
-    (status, [(header::SET_COOKIE, cookie)], Json(body)).into_response()
+fn with_cookies(status: StatusCode, cookies: [String; 2], body: impl Serialize) -> Response {
+    let [a, b] = cookies;
+    (
+        status,
+        // Appended: an array of headers would keep only the last of one name.
+        axum::response::AppendHeaders([(header::SET_COOKIE, a), (header::SET_COOKIE, b)]),
+        Json(body),
+    )
+        .into_response()
 }
 
-/// Opens a session for `account_id`; returns the cookie to set.
+/// Opens a session for `account_id` and remembers the device; returns the cookies
+/// to set (the session's, the known device's).
 async fn open_session(
     shared: &Shared,
     account_id: &str,
     headers: &HeaderMap,
     peer: Option<&ConnectInfo<SocketAddr>>,
-) -> Result<String, ApiError> {
+) -> Result<[String; 2], ApiError> {
     let a = &shared.accounts;
     let token = new_token();
     let expires = unix_ms() + SESSION_DAYS * 86_400_000;
     a.db.create_session(&hash_token(&token), account_id, expires)
         .await?;
-    Ok(a.cookie(Some(&token), a.secure(headers, peer)))
+    let secure = a.secure(headers, peer);
+    let device = a.remember_device(headers, account_id, secure).await?;
+    Ok([a.cookie(Some(&token), secure), device])
 }
 
 async fn register(
@@ -116,9 +130,7 @@ async fn register(
     shared.accounts.attempt(format!("addr:{client}")).await?;
     check_name(&req.name).map_err(|m| coded(StatusCode::BAD_REQUEST, "bad_name", m))?;
     check_password(&req.password).map_err(|m| coded(StatusCode::BAD_REQUEST, "bad_password", m))?;
-    let hash = password::hash(req.password)
-        .await
-        .map_err(ApiError::Internal)?;
+    let hash = shared.accounts.hashing.hash(req.password).await?;
     if !shared
         .accounts
         .db
@@ -138,10 +150,10 @@ async fn register(
         .await?
         .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("account vanished")))?;
     info!(name = %account.name, "account registered");
-    let cookie = open_session(&shared, &account.id, &headers, peer.as_ref().map(|e| &e.0)).await?;
-    Ok(with_cookie(
+    let cookies = open_session(&shared, &account.id, &headers, peer.as_ref().map(|e| &e.0)).await?;
+    Ok(with_cookies(
         StatusCode::CREATED,
-        cookie,
+        cookies,
         SessionInfo {
             rating: account.rating(),
         },
@@ -158,23 +170,30 @@ async fn login(
     let req: Credentials = json_object(&body, r#"{"name": "...", "password": "..."}"#)?;
     let a = &shared.accounts;
     a.attempt(format!("addr:{client}")).await?;
-    a.attempt(format!("name:{}", name_key(&req.name))).await?;
     let found = a.db.by_name_with_hash(&req.name).await?;
+    // Anyone can spend a name's budget; the owner's devices are let past it.
+    let owners = match &found {
+        Some((acc, _)) => a.owners_device(&headers, &acc.id).await,
+        None => false,
+    };
+    if !owners {
+        a.attempt_name(&name_key(&req.name)).await?;
+    }
     let (account, stored) = match found {
         Some((acc, h)) => (Some(acc), Some(h)),
         None => (None, None),
     };
     // An unknown name is checked against a dummy hash: same time, same answer.
-    if !password::verify(req.password, stored).await {
+    if !a.hashing.verify(req.password, stored).await? {
         info!(%client, "failed log-in");
         return Err(bad_credentials());
     }
     let account = account.ok_or_else(bad_credentials)?;
     info!(name = %account.name, "logged in");
-    let cookie = open_session(&shared, &account.id, &headers, peer.as_ref().map(|e| &e.0)).await?;
-    Ok(with_cookie(
+    let cookies = open_session(&shared, &account.id, &headers, peer.as_ref().map(|e| &e.0)).await?;
+    Ok(with_cookies(
         StatusCode::OK,
-        cookie,
+        cookies,
         SessionInfo {
             rating: account.rating(),
         },
@@ -200,7 +219,10 @@ async fn logout(
 ) -> Result<Response, ApiError> {
     let a = &shared.accounts;
     if let Some(token) = Accounts::token(&headers) {
-        a.db.delete_session(&hash_token(&token)).await?;
+        let hash = hash_token(&token);
+        a.db.delete_session(&hash).await?;
+        // Its sockets act for the account no more.
+        a.sockets.end(&hash);
     }
     let cookie = a.cookie(None, a.secure(&headers, peer.as_ref().map(|e| &e.0)));
     Ok((StatusCode::NO_CONTENT, [(header::SET_COOKIE, cookie)]).into_response())
@@ -229,20 +251,21 @@ async fn change_password(
     let req: NewPassword = json_object(&body, r#"{"current": "...", "new": "..."}"#)?;
     let a = &shared.accounts;
     let (account, session) = a.account_of(&headers).await.ok_or_else(not_logged_in)?;
+    // Only the address's budget: a session of the account is its owner's device,
+    // let past the name's budget (which strangers can spend).
     a.attempt(format!("addr:{client}")).await?;
-    a.attempt(format!("name:{}", name_key(&account.name)))
-        .await?;
     check_password(&req.new).map_err(|m| coded(StatusCode::BAD_REQUEST, "bad_password", m))?;
     let stored = a.db.password_hash(&account.id).await?;
-    if !password::verify(req.current, stored).await {
+    if !a.hashing.verify(req.current, stored).await? {
         return Err(coded(
             StatusCode::UNAUTHORIZED,
             "bad_credentials",
             "the current password is wrong",
         ));
     }
-    let hash = password::hash(req.new).await.map_err(ApiError::Internal)?;
+    let hash = a.hashing.hash(req.new).await?;
     a.db.set_password(&account.id, &hash, &session).await?;
+    a.sockets.end_all_but(&account.id, &session);
     info!(name = %account.name, "password changed; other sessions ended");
     Ok(StatusCode::NO_CONTENT)
 }
@@ -258,8 +281,14 @@ struct Profile {
 
 async fn player(
     State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
     Path(name): Path<String>,
 ) -> Result<Json<Profile>, ApiError> {
+    let site = shared.cluster.as_ref().map(|_| &shared.store);
+    shared
+        .budgets
+        .take_rate(site, Rate::Lookups, client)
+        .await?;
     let db = &shared.accounts.db;
     let account = db.by_name(&name).await?.ok_or_else(|| {
         coded(
@@ -282,11 +311,18 @@ struct NamesQuery {
 }
 
 /// `GET /api/players?names=a,b,c`: the ratings of these accounts (unknown names are
-/// left out), for showing ratings next to names. At most 50 names.
+/// left out), for showing ratings next to names. At most 50 names; each request
+/// spends one of the address's look-ups (`--player-lookups-per-minute`).
 async fn ratings(
     State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
     Query(q): Query<NamesQuery>,
 ) -> Result<Json<Vec<Rating>>, ApiError> {
+    let site = shared.cluster.as_ref().map(|_| &shared.store);
+    shared
+        .budgets
+        .take_rate(site, Rate::Lookups, client)
+        .await?;
     let names: Vec<&str> = q
         .names
         .split(',')

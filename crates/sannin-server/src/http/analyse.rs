@@ -2,12 +2,14 @@
 //! position for a player studying it, and the JSON shape shared with
 //! `sannin analyse --json`.
 //!
-//! Bounded three ways so that analysis never takes the server from the games: the
-//! search time is capped (`--analyse-max-ms`), at most `--analyse-concurrency`
-//! searches run at once (one more is answered `503 analysis_busy` at once, not
-//! queued), and each client address has a budget (`--analyse-per-minute`). The
-//! search runs on the blocking pool outside the game bots' queue
-//! ([`crate::bots`]), so a waiting bot never waits for an analysis.
+//! Bounded so that analysis never takes the server from the games: the search time is
+//! capped (`--analyse-max-ms`), at most `--analyse-concurrency` searches run at once
+//! (others wait in line, first come first served, up to four times that cap, then
+//! `503 analysis_busy`), an address has at most `--analyses-per-address` requests
+//! running or waiting (one more: `503 analysis_busy` at once), and each address has
+//! a budget (`--analyse-per-minute`). The place and the budget are taken before the
+//! moves are played; the replay and the search run on the blocking pool outside the
+//! game bots' queue ([`crate::bots`]), so a waiting bot never waits for an analysis.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,7 +22,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::app::Shared;
-use crate::bots::{analysis_json, game_of};
+use crate::bots::analysis_json;
 use crate::error::ApiError;
 use crate::limits::ClientAddr;
 
@@ -53,38 +55,59 @@ pub async fn analyse(
         &body,
         r#"{"position": "...", "moves": [...], "movetime_ms": 1000}"#,
     )?;
-    let game = game_of(req.position.as_deref(), &req.moves).map_err(ApiError::Replay)?;
-    if game.to_move().is_none() {
-        return Err(ApiError::NothingToAnalyse);
-    }
+    // The position is read at once (a string, cheaply); the moves are played only
+    // once a place and the budget are taken, on the blocking pool.
+    let start =
+        crate::history::start_position(req.position.as_deref()).map_err(ApiError::Replay)?;
     let settings = shared.config.analysis;
     let time = req
         .movetime_ms
         .map_or(DEFAULT_TIME, Duration::from_millis)
         .min(settings.max_time);
-    // Busy before budget: a refused request costs the client nothing.
-    let permit = shared.budgets.analysis_slot()?;
+    // Busy before budget: a refused request costs the client nothing. One request
+    // per address runs or waits at a time.
+    let turn = shared.budgets.analysis_turn(client)?;
+    let permit = shared.budgets.analysis_slot().await?;
     match &shared.cluster {
         // A cluster keeps this budget in the database, for every node at once.
         Some(c) => c.take_analysis(client).await?,
         None => shared.budgets.take_analysis(client)?,
     }
-    let position = game.position().clone();
-    let found = tokio::task::spawn_blocking(move || {
-        let found = sannin_bot::analyse(
-            &game,
-            AnalyseLimits {
-                movetime: Some(time),
-                nodes: None,
-            },
-        );
+    let moves = req.moves;
+    let (position, found) = tokio::task::spawn_blocking(move || {
+        let out = game_of_moves(start, &moves).and_then(|game| {
+            if game.to_move().is_none() {
+                return Err(ApiError::NothingToAnalyse);
+            }
+            let position = game.position().clone();
+            let found = sannin_bot::analyse(
+                &game,
+                AnalyseLimits {
+                    movetime: Some(time),
+                    nodes: None,
+                },
+            )
+            .ok_or(ApiError::NothingToAnalyse)?;
+            Ok((position, found))
+        });
         // The slot is held until the search ends, even if the client left.
-        drop(permit);
-        found
+        drop((permit, turn));
+        out
     })
     .await
-    .map_err(|e| ApiError::Internal(e.into()))?
-    .ok_or(ApiError::NothingToAnalyse)?;
+    .map_err(|e| ApiError::Internal(e.into()))??;
     tracing::debug!(client = %client, depth = found.depth, nodes = found.nodes, "analysis");
     Ok(Json(analysis_json(&position, &found)))
+}
+
+/// The game of `start` after `moves`.
+fn game_of_moves(
+    start: sannin_rules::Position,
+    moves: &[String],
+) -> Result<sannin_rules::Game, ApiError> {
+    let mut game = sannin_rules::Game::from_position(start);
+    for (i, token) in moves.iter().enumerate() {
+        crate::history::play_token(&mut game, i + 1, token).map_err(ApiError::Replay)?;
+    }
+    Ok(game)
 }

@@ -20,6 +20,7 @@ use crate::bots;
 use crate::clock::ClockRequest;
 use crate::error::ApiError;
 use crate::history::{self, History};
+use crate::limits::work::Rate;
 use crate::room::{Gone, RoomHandle, RoomSettings};
 use crate::store::{StoredSeat, BOT_TOKEN_HASH};
 use std::time::Duration;
@@ -226,18 +227,28 @@ pub(super) async fn record(
 /// is stored).
 pub(super) async fn history(
     State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
     Path(id): Path<String>,
 ) -> Result<Json<History>, ApiError> {
     let uuid = parse_id(&id)?;
     if shared.rooms.broken.reason(uuid).is_some() {
         return Err(ApiError::RoomBroken(id));
     }
+    let site = shared.cluster.as_ref().map(|_| &shared.store);
+    shared
+        .budgets
+        .take_rate(site, Rate::Replays, client)
+        .await?;
     let stored = shared
         .rooms
         .read(uuid)
         .await?
         .ok_or_else(|| ApiError::RoomNotFound(id.clone()))?;
-    match history::of_stored(stored.start_position.as_deref(), &stored.actions) {
+    let played = shared
+        .budgets
+        .replay(move || history::of_stored(stored.start_position.as_deref(), &stored.actions))
+        .await?;
+    match played {
         Ok(history) => Ok(Json(history)),
         Err(e) => Err(shared.rooms.is_broken(uuid, &format!("{e:#}")).await),
     }
@@ -257,9 +268,21 @@ struct ReplayRequest {
 
 /// `POST /api/replay`: a pasted record (or a position alone) played out ply by ply, for
 /// the analysis board and the position editor.
-pub(super) async fn replay(body: Bytes) -> Result<Json<History>, ApiError> {
+pub(super) async fn replay(
+    State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
+    body: Bytes,
+) -> Result<Json<History>, ApiError> {
     let req: ReplayRequest = json_object(&body, r#"{"record": "...", "position": "..."}"#)?;
-    history::of_record(&req.record, req.position.as_deref())
+    let site = shared.cluster.as_ref().map(|_| &shared.store);
+    shared
+        .budgets
+        .take_rate(site, Rate::Replays, client)
+        .await?;
+    shared
+        .budgets
+        .replay(move || history::of_record(&req.record, req.position.as_deref()))
+        .await?
         .map(Json)
         .map_err(ApiError::Replay)
 }

@@ -22,9 +22,10 @@ use axum::http::HeaderMap;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use ipnet::IpNet;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::Semaphore;
 
 pub mod site;
+pub mod work;
 
 use crate::error::ApiError;
 
@@ -53,6 +54,8 @@ pub struct ClientLimits {
     pub push_subscriptions: Option<Quota>,
     /// Most analyses running at once, server-wide (`--analyse-concurrency`).
     pub analysis_concurrency: usize,
+    /// Replays, analyses and look-ups: their budgets and places.
+    pub work: work::WorkLimits,
 }
 
 /// The entries of a list flag: separated by commas or spaces.
@@ -198,6 +201,8 @@ pub struct Budgets {
     /// Slots of the analyses running (server-wide, apart from the game bots' queue).
     analysis_slots: Arc<Semaphore>,
     analysis_concurrency: usize,
+    /// Replays, analyses and look-ups (`work.rs`).
+    work: work::Work,
 }
 
 impl Budgets {
@@ -216,6 +221,7 @@ impl Budgets {
             push_subscriptions: l.push_subscriptions.map(RateLimiter::keyed),
             analysis_slots: Arc::new(Semaphore::new(l.analysis_concurrency)),
             analysis_concurrency: l.analysis_concurrency,
+            work: work::Work::new(&l.work),
         }
     }
 
@@ -269,18 +275,6 @@ impl Budgets {
             })?;
         }
         Ok(())
-    }
-
-    /// A slot for one analysis, at once or not at all (a busy server says so
-    /// rather than queueing).
-    ///
-    /// # Errors
-    /// `AnalysisBusy` when `--analyse-concurrency` analyses are running.
-    pub fn analysis_slot(&self) -> Result<OwnedSemaphorePermit, ApiError> {
-        self.analysis_slots
-            .clone()
-            .try_acquire_owned()
-            .map_err(|_| ApiError::AnalysisBusy)
     }
 
     /// Takes one room creation (and one bot-room creation when `bots`) from `addr`'s
@@ -365,6 +359,7 @@ impl Budgets {
 
     /// Forgets every address whose budgets are full again (as good as new).
     pub fn prune(&self) {
+        self.work.prune();
         for l in [
             &self.rooms,
             &self.bot_rooms,

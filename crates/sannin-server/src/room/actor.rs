@@ -288,6 +288,10 @@ impl Room {
     }
 
     pub(super) async fn on_msg(&mut self, conn: ConnId, msg: ClientMsg, received: StdInstant) {
+        let now = self.now();
+        if let Some(c) = self.fanout.conns.get_mut(&conn) {
+            c.heard = now;
+        }
         match msg {
             ClientMsg::Join { seat, name } => self.join(conn, seat, name).await,
             ClientMsg::Resume { token } => self.resume(conn, token).await,

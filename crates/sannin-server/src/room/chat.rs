@@ -7,7 +7,8 @@
 //! the last messages of each channel in memory for late joiners, and a restored room
 //! reads them back.
 //!
-//! Limits: per connection a token bucket (`--chat-per-minute`, `--chat-burst`); a
+//! Limits: a token bucket (`--chat-per-minute`, `--chat-burst`) per seat token for a
+//! seated player (reconnecting does not refill it), per connection for a spectator; a
 //! spectator that runs past it is muted for `--chat-mute-seconds`. The spectators'
 //! channel as a whole carries at most `--spectator-chat-per-minute` (burst
 //! `--spectator-chat-burst`), however many spectators write: what is beyond is refused
@@ -214,6 +215,9 @@ impl Room {
     /// `watch`: spectate (receive the spectators' chat), optionally with a chat name.
     pub(super) fn watch(&mut self, conn: ConnId, name: Option<String>) {
         let seated = self.seat_of(conn).is_some();
+        if !seated && !self.admit_watcher(conn) {
+            return;
+        }
         if !seated {
             let name = match name.map(|n| self.clean_spectator_name(&n)) {
                 Some(Err(e)) => return self.send_error(conn, ErrorCode::BadMessage, e),
@@ -263,7 +267,13 @@ impl Room {
             );
             return false;
         }
-        if !c.chat_bucket.allow(now) {
+        // A seated player's chat budget is its seat token's, kept across reconnects;
+        // a spectator's is its connection's.
+        let seat_allowed = self.seat_allows(conn, super::conns::SeatRate::Chat);
+        let Some(c) = self.fanout.conns.get_mut(&conn) else {
+            return false;
+        };
+        if !seat_allowed.unwrap_or_else(|| c.chat_bucket.allow(now)) {
             if channel == Channel::Spectators && !cfg.chat_mute.is_zero() {
                 c.muted_until = Some(now + cfg.chat_mute);
                 let secs = cfg.chat_mute.as_secs_f64().ceil();

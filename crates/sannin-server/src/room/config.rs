@@ -20,6 +20,8 @@ pub struct RoomConfig {
     pub hello: Duration,
     /// Most spectators (connections without a seat) in one room.
     pub max_connections_per_room: usize,
+    /// Most watchers from one client address in one room (0: no cap).
+    pub spectators_per_address: usize,
     /// Longest name in characters.
     pub max_name_chars: usize,
     /// How long an idle finished room stays in memory.

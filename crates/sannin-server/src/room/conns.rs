@@ -10,8 +10,9 @@
 //! time is up, it is refused with `room_full` and closed (1013). So neither idle
 //! sockets nor a crowd of spectators can lock players out of their own game.
 //!
-//! Message budgets of seated players are kept here too, per seat token, so that a
-//! player's budget follows it across reconnects (a fresh socket does not refill it).
+//! Message and chat budgets of seated players are kept here too, per seat token, so
+//! that a player's budgets follow it across reconnects (a fresh socket, or `resume`
+//! on one, does not refill them).
 
 use std::sync::atomic::Ordering;
 
@@ -43,6 +44,8 @@ pub(super) struct Conn {
     pub(super) greeted: bool,
     /// When it connected.
     pub(super) since: Moment,
+    /// When it last sent a message.
+    pub(super) heard: Moment,
     /// Frames for it during the current command, queued together by
     /// [`Fanout::flush`].
     staged: Vec<Outbound>,
@@ -62,9 +65,25 @@ impl Conn {
             muted_until: None,
             greeted: false,
             since: now,
+            heard: now,
             staged: Vec::new(),
         }
     }
+}
+
+/// The budgets of one seat token: every message, and chat messages.
+#[derive(Debug)]
+pub(super) struct SeatBudget {
+    token_hash: String,
+    messages: TokenBucket,
+    chat: TokenBucket,
+}
+
+/// Which budget of a seat token.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum SeatRate {
+    Messages,
+    Chat,
 }
 
 /// A connection on probation: it arrived while the room was full of spectators.
@@ -104,7 +123,7 @@ fn greeted(out: ConnHandle, cfg: &RoomConfig, now: Moment) -> Conn {
 
 /// Queues a `room_full` error and a close frame (1013, "try again later") for a
 /// connection the room will not keep.
-fn refuse(out: &ConnHandle, message: &str) {
+pub(super) fn refuse(out: &ConnHandle, message: &str) {
     let text = Utf8Bytes::from(ServerMsg::error(ErrorCode::RoomFull, message).to_text());
     let queued = out.tx.try_send(Outbound::Text(text)).is_ok()
         && out.tx.try_send(Outbound::Close(1013, "room full")).is_ok();
@@ -134,9 +153,10 @@ pub(super) struct Fanout {
     dirty: Vec<ConnId>,
     /// Connections on probation (module docs); not in `conns`, so they receive nothing.
     pending: HashMap<ConnId, Pending>,
-    /// Message budgets of the seated players, by the hash of their seat token: a few
-    /// entries (only tokens that hold a seat are kept), looked up at every message.
-    seat_buckets: Vec<(String, TokenBucket)>,
+    /// Message and chat budgets of the seated players, by the hash of their seat
+    /// token: a few entries (only tokens that hold a seat are kept), looked up at
+    /// every message.
+    seat_buckets: Vec<SeatBudget>,
     /// Reused list of the connections to send a snapshot to.
     scratch: Vec<(ConnId, Option<Player>)>,
 }
@@ -283,6 +303,7 @@ impl Room {
             ClientMsg::Watch { .. } => {
                 if self.fanout.spectators() >= cfg.max_connections_per_room
                     && !self.displace_silent()
+                    && !self.displace_crowded(p.out.addr)
                 {
                     info!(room = %self.id, conn, "room full of spectators: watcher refused");
                     return refuse(
@@ -356,25 +377,38 @@ impl Room {
     /// Takes one message from the budget of `conn`'s seat (module docs); true for a
     /// connection without a seat (its socket's own budget applies).
     pub(super) fn seat_budget_allows(&mut self, conn: ConnId) -> bool {
-        let Some(p) = self.seat_of(conn) else {
-            return true;
-        };
-        let Some(seat) = self.seats[p.index()].as_ref() else {
-            return true;
-        };
+        self.seat_allows(conn, SeatRate::Messages).unwrap_or(true)
+    }
+
+    /// Takes one from the budget `rate` of `conn`'s seat token: whether it was there;
+    /// None for a connection without a seat.
+    pub(super) fn seat_allows(&mut self, conn: ConnId, rate: SeatRate) -> Option<bool> {
+        let p = self.seat_of(conn)?;
+        let seat = self.seats[p.index()].as_ref()?;
         let now = self.now();
         let buckets = &mut self.fanout.seat_buckets;
-        if let Some((_, bucket)) = buckets.iter_mut().find(|(h, _)| *h == seat.token_hash) {
-            return bucket.allow(now);
-        }
-        // A new token: forget the budgets of tokens that hold no seat here any more.
-        let held: Vec<&String> = self.seats.iter().flatten().map(|s| &s.token_hash).collect();
-        buckets.retain(|(h, _)| held.contains(&h));
-        let cfg = &self.deps.config;
-        let mut bucket = TokenBucket::new(cfg.rate_per_second, cfg.rate_burst, now);
-        let allowed = bucket.allow(now);
-        buckets.push((seat.token_hash.clone(), bucket));
-        allowed
+        let i = match buckets.iter().position(|b| b.token_hash == seat.token_hash) {
+            Some(i) => i,
+            None => {
+                // A new token: forget the budgets of tokens that hold no seat here any
+                // more.
+                let held: Vec<&String> =
+                    self.seats.iter().flatten().map(|s| &s.token_hash).collect();
+                buckets.retain(|b| held.contains(&&b.token_hash));
+                let cfg = &self.deps.config;
+                buckets.push(SeatBudget {
+                    token_hash: seat.token_hash.clone(),
+                    messages: TokenBucket::new(cfg.rate_per_second, cfg.rate_burst, now),
+                    chat: TokenBucket::new(cfg.chat_per_minute / 60.0, cfg.chat_burst, now),
+                });
+                buckets.len() - 1
+            }
+        };
+        let b = &mut buckets[i];
+        Some(match rate {
+            SeatRate::Messages => b.messages.allow(now),
+            SeatRate::Chat => b.chat.allow(now),
+        })
     }
 
     pub(super) fn deliver(&mut self, conn: ConnId, msg: Utf8Bytes) {
@@ -468,6 +502,7 @@ mod tests {
             tx,
             kill: CancellationToken::new(),
             account: None,
+            addr: None,
         };
         (Conn::new(handle, 60.0, 1, Moment(0)), rx)
     }

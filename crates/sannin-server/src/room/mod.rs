@@ -65,6 +65,7 @@ mod chat;
 mod commit;
 mod config;
 mod conns;
+mod crowd;
 mod draws;
 mod flags;
 mod handle;
@@ -118,6 +119,9 @@ pub struct ConnHandle {
     pub kill: CancellationToken,
     /// The account the connection is logged in to (its session cookie), if any.
     pub account: Option<Arc<ConnAccount>>,
+    /// The client address it came from (None: not known, e.g. relayed by another
+    /// node of a cluster).
+    pub addr: Option<crate::limits::ClientAddr>,
 }
 
 /// The account a connection is logged in to.

@@ -8,8 +8,10 @@
 mod db;
 mod search;
 mod server;
+mod sources;
 
 pub use db::{on_both_databases, postgres_admin_url, TestDb};
 pub use sannin_testkit::{Client, ConnectError, Table, Ws, TIMEOUT};
 pub use search::{find_game, has_mate, search_game, Rng};
 pub use server::{sqlite_server, Setup, TestServer};
+pub use sources::{http_from, rss_bytes, source};

@@ -6,14 +6,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use sannin_protocol::{RoomDetails, RoomSummary};
-use sannin_server::{Config, LimitArgs, ManualTime};
+use sannin_server::{Config, GuardArgs, LimitArgs, ManualTime};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
 use super::{Client, TestDb, TIMEOUT};
 
 /// How a test server is configured: the test limits (short grace period, no rate
-/// limit to speak of, quick unloading) unless told otherwise.
+/// limit to speak of, no cap on watchers per address, quick unloading) unless told
+/// otherwise.
 #[derive(Clone)]
 pub struct Setup {
     pub limits: LimitArgs,
@@ -28,6 +29,11 @@ impl Default for Setup {
             rate_per_second: 1000.0,
             rate_burst: 1000,
             finished_idle_seconds: 0.5,
+            // Tests crowd rooms from one address; the cap has a test of its own.
+            guards: GuardArgs {
+                spectators_per_address: 0,
+                ..GuardArgs::default()
+            },
             ..LimitArgs::default()
         })
     }

@@ -14,8 +14,16 @@ use crate::accounts::db::{Account, Db};
 use crate::history::apply_stored;
 use crate::room::RoomSettings;
 use crate::store::column::Named as _;
-use crate::store::{unix_ms, Store};
+use crate::store::{unix_ms, ActionKind, Store};
 use sannin_protocol::RoomStatus;
+
+/// Which finished rated games move ratings (docs/ratings.md, "Games that are not
+/// rated").
+#[derive(Debug, Clone, Copy)]
+pub struct RatingRules {
+    /// Rated games a day for the same three accounts (0: no cap).
+    pub trio_per_day: i64,
+}
 
 /// What rating a room did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,7 +34,8 @@ pub enum Rated {
     Already,
     /// Not a finished rated game.
     NotRated,
-    /// A seat has no account: recorded as skipped.
+    /// A seat has no account, a player made no move, or the same three accounts
+    /// played their day's rated games: recorded as skipped.
     Skipped,
 }
 
@@ -34,7 +43,12 @@ pub enum Rated {
 ///
 /// # Errors
 /// Database errors, a stored game that does not replay.
-pub async fn rate_room(store: &Store, db: &Db, id: &str) -> anyhow::Result<Rated> {
+pub async fn rate_room(
+    store: &Store,
+    db: &Db,
+    id: &str,
+    rules: &RatingRules,
+) -> anyhow::Result<Rated> {
     let Some(room) = store.load_room(id).await? else {
         return Ok(Rated::NotRated);
     };
@@ -61,6 +75,17 @@ pub async fn rate_room(store: &Store, db: &Db, id: &str) -> anyhow::Result<Rated
     let Some(outcome) = game.outcome().cloned() else {
         return Ok(Rated::NotRated);
     };
+    // A game in which a player made no move proves nothing about anyone's play.
+    let idle = Player::ALL.into_iter().find(|p| {
+        !room
+            .actions
+            .iter()
+            .any(|a| a.kind == ActionKind::Act && a.player == Some(*p))
+    });
+    if let Some(p) = idle {
+        info!(room = %id, player = ?p, "rated game in which a player made no move: not rated");
+        return record_skipped(db, id).await;
+    }
     let teams = rating::teams(&tracker.finish(outcome));
     let names: Vec<(Player, String)> = Player::ALL
         .into_iter()
@@ -83,6 +108,13 @@ pub async fn rate_room(store: &Store, db: &Db, id: &str) -> anyhow::Result<Rated
             warn!(room = %id, "rated game without three accounts: not rated");
             return record_skipped(db, id).await;
         }
+        if rules.trio_per_day > 0 {
+            let ids = [0, 1, 2].map(|i| accounts[i].id.as_str());
+            if games_of_trio(db, ids, unix_ms() - 86_400_000).await? >= rules.trio_per_day {
+                info!(room = %id, "the same three accounts' rated games of the day are spent: not rated");
+                return record_skipped(db, id).await;
+            }
+        }
         let before = [0, 1, 2].map(|i| (accounts[i].mu, accounts[i].sigma));
         let after = rating::update(&teams, before);
         match write(db, id, &teams, &names, &accounts, after).await? {
@@ -95,6 +127,21 @@ pub async fn rate_room(store: &Store, db: &Db, id: &str) -> anyhow::Result<Rated
         }
     }
     anyhow::bail!("room {id}: ratings kept changing under the update; try again later")
+}
+
+/// How many games `ids`, all three, played that moved ratings since `since` (unix ms).
+async fn games_of_trio(db: &Db, ids: [&str; 3], since: i64) -> sqlx::Result<i64> {
+    sqlx::query_scalar(
+        "SELECT COUNT(*) FROM (SELECT room_id FROM rating_history \
+         WHERE account_id IN ($1, $2, $3) AND rated_at > $4 \
+         GROUP BY room_id HAVING COUNT(*) = 3) AS trio",
+    )
+    .bind(ids[0])
+    .bind(ids[1])
+    .bind(ids[2])
+    .bind(since)
+    .fetch_one(db.pool())
+    .await
 }
 
 async fn already(db: &Db, id: &str) -> sqlx::Result<bool> {
@@ -194,7 +241,7 @@ async fn write(
 ///
 /// # Errors
 /// Database errors.
-pub async fn sweep(store: &Store, db: &Db) -> anyhow::Result<usize> {
+pub async fn sweep(store: &Store, db: &Db, rules: &RatingRules) -> anyhow::Result<usize> {
     let ids: Vec<String> = sqlx::query_scalar(
         "SELECT r.id FROM rooms r WHERE r.status = 'finished' \
            AND r.settings LIKE '%\"rated\":true%' \
@@ -205,7 +252,7 @@ pub async fn sweep(store: &Store, db: &Db) -> anyhow::Result<usize> {
     .await?;
     let mut n = 0;
     for id in ids {
-        match rate_room(store, db, &id).await {
+        match rate_room(store, db, &id, rules).await {
             Ok(Rated::Now) => n += 1,
             Ok(_) => {}
             Err(e) => warn!(room = %id, error = %e, "cannot rate a finished game"),

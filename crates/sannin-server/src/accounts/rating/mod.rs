@@ -6,5 +6,5 @@
 mod apply;
 mod model;
 
-pub use apply::{rate_room, sweep, Rated};
+pub use apply::{rate_room, sweep, Rated, RatingRules};
 pub use model::*;

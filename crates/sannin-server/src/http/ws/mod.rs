@@ -22,6 +22,8 @@ use futures_util::{SinkExt, StreamExt};
 use sannin_protocol::ServerMsg;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+
+use crate::accounts::sockets::SessionWatch;
 use tracing::{debug, Instrument};
 
 use super::ClientAddr;
@@ -64,14 +66,20 @@ pub(super) async fn upgrade(
     .await
     .map_err(|_| ApiError::HandshakeTimeout)??;
     // The account of the session cookie, for the seats of rated rooms.
-    let account = match crate::accounts::Accounts::token(&headers) {
-        None => None,
-        Some(_) => shared.accounts.account_of(&headers).await.map(|(a, _)| {
-            Arc::new(ConnAccount {
-                id: a.id,
-                name: a.name,
-            })
-        }),
+    // The socket closes when that session ends (log-out, password change).
+    let (account, session) = match crate::accounts::Accounts::token(&headers) {
+        None => (None, None),
+        Some(_) => match shared.accounts.account_of(&headers).await {
+            None => (None, None),
+            Some((a, hash)) => {
+                let watch = shared.accounts.sockets.watch(&hash, &a.id);
+                let account = Arc::new(ConnAccount {
+                    id: a.id,
+                    name: a.name,
+                });
+                (Some(account), Some(watch))
+            }
+        },
     };
     let held = match &shared.cluster {
         // A cluster counts the sockets of every node.
@@ -93,7 +101,7 @@ pub(super) async fn upgrade(
         .max_message_size(cap)
         .max_frame_size(cap)
         .on_upgrade(move |socket| async move {
-            connection(socket, room, shared, account).await;
+            connection(socket, room, shared, account, session, client).await;
             drop(held);
         }))
 }
@@ -110,6 +118,8 @@ async fn connection(
     room: RoomHandle,
     shared: Arc<Shared>,
     account: Option<Arc<ConnAccount>>,
+    session: Option<SessionWatch>,
+    client: ClientAddr,
 ) {
     let conn = shared.rooms.next_conn_id();
     // At debug level, as everything logged under it: entering a span costs a lookup in
@@ -117,7 +127,7 @@ async fn connection(
     let span = tracing::debug_span!("conn", room = %room.id, conn);
     async move {
         shared.metrics.connections.fetch_add(1, Ordering::Relaxed);
-        run(socket, conn, room, &shared, account).await;
+        run(socket, conn, room, &shared, account, session, client).await;
         shared.metrics.connections.fetch_sub(1, Ordering::Relaxed);
         debug!("connection closed");
     }
@@ -155,6 +165,8 @@ async fn run(
     room: RoomHandle,
     shared: &Arc<Shared>,
     account: Option<Arc<ConnAccount>>,
+    session: Option<SessionWatch>,
+    client: ClientAddr,
 ) {
     let config = &shared.config;
     let (tx, rx) = mpsc::channel::<Outbound>(config.send_queue);
@@ -164,6 +176,7 @@ async fn run(
         tx: tx.clone(),
         kill: kill.clone(),
         account,
+        addr: Some(client),
     };
     let (room, connected) = connect(shared, room, conn, out).await;
     if let Err(code) = connected {
@@ -180,6 +193,15 @@ async fn run(
     }
     debug!("connected");
     let pings = Arc::new(Pings::default());
+    // A weak end of the queue: it must not keep the writer from ending.
+    let replies = tx.downgrade();
+    let ended = session.as_ref().map(|w| w.ended.clone());
+    let session_ended = async move {
+        match ended {
+            Some(t) => t.cancelled_owned().await,
+            None => std::future::pending().await,
+        }
+    };
     let mut writer = tokio::spawn(
         writer::Writer {
             sink,
@@ -226,7 +248,25 @@ async fn run(
                 writer.abort();
             }
         }
+        () = session_ended => {
+            debug!("its session ended: closing");
+            reader.abort();
+            if let Some(tx) = replies.upgrade() {
+                let text = ServerMsg::error(
+                    ErrorCode::LoginRequired,
+                    "you logged out, or your password was changed: this connection closes",
+                )
+                .to_text();
+                let _ = tx.try_send(Outbound::Text(text.into()));
+                let _ = tx.try_send(Outbound::Close(1008, "the session ended"));
+            }
+            room.disconnect(conn).await;
+            if tokio::time::timeout(std::time::Duration::from_secs(2), &mut writer).await.is_err() {
+                writer.abort();
+            }
+        }
     }
+    drop(session);
 }
 
 /// The stamps of our last pings not answered yet. A pong carrying one of them is the

@@ -1,0 +1,215 @@
+//! The budgets and places of the requests that cost CPU: replays of records and
+//! stored games (`POST /api/replay`, `GET /api/rooms/{id}/history`), analyses
+//! (`POST /api/analyse`), and look-ups of players by name.
+//!
+//! Every such request takes its place and its budget *before* any work: a refused
+//! request costs the server a map look-up. The work itself runs on the blocking pool,
+//! never on the async threads that serve the games, and no more of it at once than
+//! its places allow; a request that finds them taken waits a little in line (first
+//! come, first served), then is answered `503`.
+//!
+//! Analysis is shared per address: one address has at most
+//! `--analyses-per-address` requests running or waiting, and the waiting line is
+//! first come, first served, so a few addresses asking again and again cannot keep a
+//! newcomer out: it waits behind at most one request of each of them.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use governor::{DefaultKeyedRateLimiter, Quota};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use super::{take, Budgets, ClientAddr};
+use crate::error::ApiError;
+use crate::store::Store;
+
+/// How long a replay waits for a place before `503 busy`.
+pub const REPLAY_WAIT: Duration = Duration::from_secs(2);
+
+/// The resolved settings of the CPU work of requests.
+#[derive(Debug, Clone, Default)]
+pub struct WorkLimits {
+    /// Replays and histories per address (`None`: unlimited).
+    pub replays: Option<Quota>,
+    /// Look-ups of players by name per address (`None`: unlimited).
+    pub lookups: Option<Quota>,
+    /// Replays and histories at once (server-wide).
+    pub replay_concurrency: usize,
+    /// Analyses running or waiting per address (0: unlimited).
+    pub analyses_per_address: usize,
+    /// How long an analysis waits in line for a place.
+    pub analysis_wait: Duration,
+}
+
+/// Half the cores, at least one: the rest stay with the games.
+pub fn default_replay_concurrency() -> usize {
+    (std::thread::available_parallelism().map_or(1, usize::from) / 2).max(1)
+}
+
+/// The places and budgets of [`WorkLimits`], kept in [`Budgets`].
+#[derive(Debug)]
+pub struct Work {
+    limits: WorkLimits,
+    replays: Option<DefaultKeyedRateLimiter<ClientAddr>>,
+    lookups: Option<DefaultKeyedRateLimiter<ClientAddr>>,
+    replay_places: Arc<Semaphore>,
+    /// Analyses running or waiting, per address; an address leaves with its last.
+    analysers: Arc<Mutex<HashMap<ClientAddr, usize>>>,
+}
+
+impl Work {
+    /// Full budgets and free places.
+    pub fn new(l: &WorkLimits) -> Work {
+        Work {
+            limits: l.clone(),
+            replays: l.replays.map(governor::RateLimiter::keyed),
+            lookups: l.lookups.map(governor::RateLimiter::keyed),
+            replay_places: Arc::new(Semaphore::new(l.replay_concurrency.max(1))),
+            analysers: Arc::new(Mutex::new(HashMap::new())),
+        }
+    }
+
+    /// Forgets the addresses whose budgets are full again.
+    pub fn prune(&self) {
+        for l in [&self.replays, &self.lookups].into_iter().flatten() {
+            l.retain_recent();
+        }
+    }
+}
+
+/// One of an address's analyses, running or waiting; its count drops with it.
+#[derive(Debug)]
+pub struct AnalysisTurn {
+    addr: ClientAddr,
+    analysers: Arc<Mutex<HashMap<ClientAddr, usize>>>,
+}
+
+impl Drop for AnalysisTurn {
+    fn drop(&mut self) {
+        let mut m = self
+            .analysers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(n) = m.get_mut(&self.addr) {
+            *n -= 1;
+            if *n == 0 {
+                m.remove(&self.addr);
+            }
+        }
+    }
+}
+
+/// Which per-address budget of [`Work`].
+#[derive(Debug, Clone, Copy)]
+pub enum Rate {
+    /// `--replays-per-minute`.
+    Replays,
+    /// `--player-lookups-per-minute`.
+    Lookups,
+}
+
+impl Rate {
+    fn what(self) -> &'static str {
+        match self {
+            Rate::Replays => "replays",
+            Rate::Lookups => "look-ups of players",
+        }
+    }
+}
+
+impl Budgets {
+    /// Takes one from `addr`'s budget `rate`: in the database for the whole site when
+    /// `site` is the cluster's store, else in memory.
+    ///
+    /// # Errors
+    /// `RateLimited`; database errors.
+    pub async fn take_rate(
+        &self,
+        site: Option<&Store>,
+        rate: Rate,
+        addr: ClientAddr,
+    ) -> Result<(), ApiError> {
+        let (limiter, quota) = match rate {
+            Rate::Replays => (self.work.replays.as_ref(), self.work.limits.replays),
+            Rate::Lookups => (self.work.lookups.as_ref(), self.work.limits.lookups),
+        };
+        match (site, quota) {
+            (Some(store), Some(q)) => {
+                let key = format!("{}:{addr}", rate.what());
+                super::site::take_budget(
+                    store,
+                    rate.what(),
+                    &key,
+                    q.replenish_interval(),
+                    q.burst_size().get(),
+                )
+                .await
+            }
+            _ => take(limiter, addr, rate.what()),
+        }
+    }
+
+    /// Runs the replay `f` on the blocking pool once a place is free.
+    ///
+    /// # Errors
+    /// `busy` when no place frees within [`REPLAY_WAIT`].
+    pub async fn replay<T: Send + 'static>(
+        &self,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, ApiError> {
+        let place =
+            tokio::time::timeout(REPLAY_WAIT, self.work.replay_places.clone().acquire_owned())
+                .await
+                .map_err(|_| ApiError::Busy("replaying games"))?
+                .map_err(|_| ApiError::ShuttingDown)?;
+        tokio::task::spawn_blocking(move || {
+            let out = f();
+            drop(place);
+            out
+        })
+        .await
+        .map_err(|e| ApiError::Internal(e.into()))
+    }
+
+    /// `addr`'s turn at analysis: refused at once when the address already has
+    /// `--analyses-per-address` analyses running or waiting.
+    ///
+    /// # Errors
+    /// `AnalysisBusy`.
+    pub fn analysis_turn(&self, addr: ClientAddr) -> Result<AnalysisTurn, ApiError> {
+        let max = self.work.limits.analyses_per_address;
+        let mut m = self
+            .work
+            .analysers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let n = m.entry(addr).or_insert(0);
+        if max > 0 && *n >= max {
+            return Err(ApiError::AnalysisBusy);
+        }
+        *n += 1;
+        Ok(AnalysisTurn {
+            addr,
+            analysers: self.work.analysers.clone(),
+        })
+    }
+
+    /// A slot for one analysis: at once, or after waiting in line (first come, first
+    /// served) at most the analysis wait.
+    ///
+    /// # Errors
+    /// `AnalysisBusy` when none frees in time, or analysis is off.
+    pub async fn analysis_slot(&self) -> Result<OwnedSemaphorePermit, ApiError> {
+        if self.analysis_concurrency == 0 {
+            return Err(ApiError::AnalysisBusy);
+        }
+        tokio::time::timeout(
+            self.work.limits.analysis_wait,
+            self.analysis_slots.clone().acquire_owned(),
+        )
+        .await
+        .map_err(|_| ApiError::AnalysisBusy)?
+        .map_err(|_| ApiError::AnalysisBusy)
+    }
+}
