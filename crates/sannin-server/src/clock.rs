@@ -9,6 +9,7 @@
 //! started minus a credit for the round trip of the mover's connection, capped; the
 //! room computes the credit and hands it in.
 
+use std::cell::Cell;
 use std::fmt::Debug;
 use std::time::Duration;
 
@@ -189,6 +190,10 @@ pub struct GameClock {
     left: [PlayerTime; 3],
     /// The running clock: whose, and since when (time-source ms).
     running: Option<(Player, u64)>,
+    /// Correspondence: the running turn's deadline in unix ms, once known — kept, so
+    /// that it reads the same at every snapshot and after a restart (the wall clock
+    /// and the time source are read apart, and would differ by a millisecond).
+    wall_deadline: Cell<Option<i64>>,
 }
 
 /// The clocks stored with an action (`actions.clocks`): each player's time left, and
@@ -219,6 +224,7 @@ impl GameClock {
             settings,
             left: [t; 3],
             running: None,
+            wall_deadline: Cell::new(None),
         }
     }
 
@@ -275,7 +281,12 @@ impl GameClock {
             return None;
         }
         let deadline = self.deadline(0)?;
-        Some(unix_now + deadline as i64 - now as i64)
+        if let Some(known) = self.wall_deadline.get() {
+            return Some(known);
+        }
+        let wall = unix_now + deadline as i64 - now as i64;
+        self.wall_deadline.set(Some(wall));
+        Some(wall)
     }
 
     /// Whose clock runs.
@@ -286,6 +297,7 @@ impl GameClock {
     /// Starts `p`'s clock at `now` (stopping any other without charging it). A
     /// correspondence clock starts full: nothing carries over from the last move.
     pub fn start(&mut self, p: Player, now: u64) {
+        self.wall_deadline.set(None);
         if self.is_correspondence() {
             self.left[p.index()].main_ms = self.settings.main_ms;
         }
@@ -293,8 +305,10 @@ impl GameClock {
     }
 
     /// Starts `p`'s clock at `now` with `left_ms` left: a correspondence turn that
-    /// began before a restart, whose deadline is `left_ms` away.
-    pub fn resume(&mut self, p: Player, now: u64, left_ms: u64) {
+    /// began before a restart, whose deadline `wall_deadline` (unix ms) is `left_ms`
+    /// away.
+    pub fn resume(&mut self, p: Player, now: u64, left_ms: u64, wall_deadline: i64) {
+        self.wall_deadline.set(Some(wall_deadline));
         self.left[p.index()].main_ms = left_ms;
         self.running = Some((p, now));
     }
@@ -350,6 +364,7 @@ impl GameClock {
             return 0;
         };
         self.running = None;
+        self.wall_deadline.set(None);
         let s = self.settings;
         let t = &mut self.left[p.index()];
         if used <= t.main_ms {
@@ -372,6 +387,7 @@ impl GameClock {
     pub fn flag(&mut self, p: Player) {
         if self.running() == Some(p) {
             self.running = None;
+            self.wall_deadline.set(None);
         }
         self.left[p.index()] = PlayerTime {
             main_ms: 0,
@@ -531,7 +547,7 @@ mod tests {
         let saved = c.saved(2_000_000_000 + 3_600_000, unix);
         let (mut back, deadline) = GameClock::restore(s, &saved).unwrap();
         assert_eq!(deadline, Some(unix + 86_400_000 - 3_600_000));
-        back.resume(Player::First, 5, 1_000);
+        back.resume(Player::First, 5, 1_000, unix + 1_000);
         assert!(!back.flag_fell(1_004, 0));
         assert!(back.flag_fell(1_005, 0));
         assert_eq!(

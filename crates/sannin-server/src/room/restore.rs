@@ -35,7 +35,7 @@ impl Room {
         match deadline.or(first_deadline) {
             Some(d) if c.is_correspondence() => {
                 let left = u64::try_from(d.saturating_sub(time.unix_ms())).unwrap_or(0);
-                c.resume(p, now, left);
+                c.resume(p, now, left, d);
             }
             _ => c.start(p, now),
         }
