@@ -184,7 +184,7 @@ pub struct PlayerTime {
 }
 
 /// The clocks of a game.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct GameClock {
     settings: ClockSettings,
     left: [PlayerTime; 3],
@@ -207,6 +207,14 @@ struct SavedClocks {
     /// Correspondence: when the running clock falls, unix ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     deadline_ms: Option<i64>,
+}
+
+/// Equal clocks: the same settings, times and running clock (the deadline kept in
+/// unix ms is what they tell, not what they are).
+impl PartialEq for GameClock {
+    fn eq(&self, other: &Self) -> bool {
+        self.settings == other.settings && self.left == other.left && self.running == other.running
+    }
 }
 
 impl Json for SavedClocks {
