@@ -127,6 +127,15 @@ pub enum ApiError {
 }
 
 impl ApiError {
+    /// An error with its own `code` and `status` ([`ApiError::Coded`]).
+    pub fn coded(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::Coded {
+            status,
+            code,
+            message: message.into(),
+        }
+    }
+
     /// Stable machine-readable code.
     pub fn code(&self) -> &'static str {
         match self {

@@ -9,7 +9,7 @@ mod common;
 use std::io::Write;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use common::{find_game, on_both_databases, Client, Setup, TestDb, TestServer};
+use common::{each_moves_once, find_game, on_both_databases, Client, Setup, TestDb, TestServer};
 use sannin_protocol::{ClientMsg, ErrorCode, RoomStatus, RulesEvent, Seat, State};
 use serde_json::{json, Value};
 use sqlx::{Connection, Executor, Row};
@@ -56,19 +56,7 @@ async fn call(
     body: Option<Value>,
     cookie: Option<&str>,
 ) -> (u16, reqwest::header::HeaderMap, Value) {
-    let mut req = http().request(method.parse().unwrap(), server.url(path));
-    if let Some(b) = body {
-        req = req
-            .header("content-type", "application/json")
-            .body(b.to_string());
-    }
-    if let Some(c) = cookie {
-        req = req.header("cookie", c);
-    }
-    let r = req.send().await.expect("request");
-    let status = r.status().as_u16();
-    let headers = r.headers().clone();
-    (status, headers, r.json().await.unwrap_or(Value::Null))
+    common::call(&http(), server, method, path, body, cookie).await
 }
 
 /// The `name=value` of the session cookie an answer sets.
@@ -144,33 +132,6 @@ async fn seat_three(server: &TestServer, room: &str, cookies: &[String]) -> (Vec
     let mut spectator = spectator;
     spectator.until_playing().await;
     (players, spectator)
-}
-
-/// Each player makes one board move, in turn (a rated game moves ratings only if
-/// every player moved).
-async fn each_moves_once(players: &mut [Client], spectator: &mut Client) {
-    for _ in 0..3 {
-        let seq = spectator.state().seq;
-        let mover = spectator.state().to_move.expect("someone to move");
-        let p = &mut players[mover.index()];
-        let mine = |s: &State| s.seq >= seq && s.to_move == s.you && !s.legal.is_empty();
-        let state = if mine(p.state()) {
-            p.state().clone()
-        } else {
-            p.until_state("its turn", mine).await
-        };
-        let action = state
-            .legal
-            .iter()
-            .find(|a| a.starts_with('P') && a.contains('-'))
-            .or_else(|| state.legal.iter().find(|a| a.contains('-')))
-            .expect("a board move")
-            .clone();
-        p.act(&action).await;
-        spectator
-            .until_state("the move's state", |s| s.seq > seq)
-            .await;
-    }
 }
 
 /// Plays `actions` in order, each by the player to move.

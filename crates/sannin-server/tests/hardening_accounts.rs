@@ -1,41 +1,14 @@
 //! The accounts under attack from several real client addresses (127.0.1.N), over
-//! real sockets: log-ins that all arrive at once, log-in budgets spent against a
-//! name by strangers, sockets that outlive their session, names looked up in bulk.
+//! real sockets: log-in budgets spent against a name by strangers, sockets that outlive their session, names looked up in bulk.
 
 mod common;
 
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
-use common::{http_from, rss_bytes, source, Client, Setup, TestServer};
-use sannin_protocol::{ClientMsg, RoomStatus, Seat, State};
+use common::{call, each_moves_once, http_from, source, Client, Setup, TestServer};
+use sannin_protocol::{ClientMsg, RoomStatus, Seat};
 use serde_json::{json, Value};
-
-/// `method path` from `http` with a JSON body and cookies: status, headers, body.
-async fn call(
-    http: &reqwest::Client,
-    server: &TestServer,
-    method: &str,
-    path: &str,
-    body: Option<Value>,
-    cookie: Option<&str>,
-) -> (u16, reqwest::header::HeaderMap, Value) {
-    let mut req = http.request(method.parse().unwrap(), server.url(path));
-    if let Some(b) = body {
-        req = req
-            .header("content-type", "application/json")
-            .body(b.to_string());
-    }
-    if let Some(c) = cookie {
-        req = req.header("cookie", c);
-    }
-    let r = req.send().await.expect("a request");
-    let status = r.status().as_u16();
-    let headers = r.headers().clone();
-    (status, headers, r.json().await.unwrap_or(Value::Null))
-}
 
 /// A log-in of `name` from `ip`.
 async fn log_in(
@@ -53,75 +26,6 @@ async fn log_in(
         None,
     )
     .await
-}
-
-#[tokio::test]
-async fn log_ins_arriving_together_keep_memory_bounded() {
-    // The default limits: each address stays within its log-in budget.
-    let (_db, server) = Setup::default().sqlite().await;
-    // The dummy hash is ready and the allocator settled.
-    let (s, _, _) = log_in(&server, source(99), "nobody-here", "not the password").await;
-    assert_eq!(s, 401);
-    let before = rss_bytes();
-    let peak = Arc::new(AtomicU64::new(before));
-    let done = Arc::new(AtomicBool::new(false));
-    let sampler = {
-        let (peak, done) = (peak.clone(), done.clone());
-        tokio::spawn(async move {
-            while !done.load(Ordering::Relaxed) {
-                peak.fetch_max(rss_bytes(), Ordering::Relaxed);
-                tokio::time::sleep(Duration::from_millis(5)).await;
-            }
-        })
-    };
-    // 30 addresses, three log-ins each, all at once (unknown names: each checks the
-    // dummy hash, 19 MiB of work like any other).
-    let server = Arc::new(server);
-    let mut tasks = Vec::new();
-    for a in 0..30 {
-        for k in 0..3 {
-            let server = server.clone();
-            tasks.push(tokio::spawn(async move {
-                let (s, _, v) =
-                    log_in(&server, source(a), &format!("guess{a}-{k}"), "password?").await;
-                (s, v)
-            }));
-        }
-    }
-    let mut refused = 0;
-    let mut busy = 0;
-    for t in tasks {
-        let (s, v) = t.await.unwrap();
-        match s {
-            401 => refused += 1,
-            503 => {
-                assert_eq!(TestServer::error_code(&v), "busy", "{v}");
-                busy += 1;
-            }
-            _ => panic!("a log-in answered {s}: {v}"),
-        }
-    }
-    done.store(true, Ordering::Relaxed);
-    sampler.await.unwrap();
-    let peak = peak.load(Ordering::Relaxed);
-    let mib = |b: u64| b / (1024 * 1024);
-    eprintln!(
-        "RSS {} MiB before, peak {} MiB; {refused} checked, {busy} busy",
-        mib(before),
-        mib(peak)
-    );
-    assert!(refused > 0, "some log-ins were checked");
-    assert!(
-        peak < 300 * 1024 * 1024,
-        "90 log-ins at once took the server to {} MiB",
-        mib(peak)
-    );
-    // Fewer hashes at once than log-ins: well under 90 × 19 MiB.
-    assert!(
-        peak.saturating_sub(before) < 200 * 1024 * 1024,
-        "grew by {} MiB",
-        mib(peak.saturating_sub(before))
-    );
 }
 
 #[tokio::test]
@@ -401,25 +305,7 @@ async fn rated_game(server: &TestServer, cookies: &[String], moves: bool) {
     }
     spectator.until_playing().await;
     if moves {
-        for _ in 0..3 {
-            let seq = spectator.state().seq;
-            let mover = spectator.state().to_move.expect("someone to move");
-            let p = &mut players[mover.index()];
-            let mine = |s: &State| s.seq >= seq && s.to_move == s.you && !s.legal.is_empty();
-            let state = if mine(p.state()) {
-                p.state().clone()
-            } else {
-                p.until_state("its turn", mine).await
-            };
-            let action = state
-                .legal
-                .iter()
-                .find(|a| a.starts_with('P') && a.contains('-'))
-                .expect("a pawn move")
-                .clone();
-            p.act(&action).await;
-            spectator.until_state("the move", |s| s.seq > seq).await;
-        }
+        each_moves_once(&mut players, &mut spectator).await;
     }
     players[0].send(ClientMsg::Resign).await;
     spectator.until_event("resigned").await;

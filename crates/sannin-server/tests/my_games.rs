@@ -20,18 +20,9 @@ async fn post(
     body: &Value,
     cookie: Option<&str>,
 ) -> (u16, Option<String>, Value) {
-    let mut req = reqwest::Client::new().post(server.url(path)).json(body);
-    if let Some(c) = cookie {
-        req = req.header("cookie", c);
-    }
-    let res = req.send().await.expect("request");
-    let status = res.status().as_u16();
-    let set = res
-        .headers()
-        .get("set-cookie")
-        .and_then(|v| v.to_str().ok())
-        .map(|v| v.split(';').next().unwrap_or("").to_string());
-    (status, set, res.json().await.unwrap_or(Value::Null))
+    let http = reqwest::Client::new();
+    let (status, h, v) = call(&http, server, "POST", path, Some(body.clone()), cookie).await;
+    (status, set_cookie(&h), v)
 }
 
 async fn mine(server: &TestServer, tokens: &[&str], cookie: Option<&str>) -> Value {

@@ -27,22 +27,9 @@ async fn call(
     body: Option<Value>,
     cookie: Option<&str>,
 ) -> (u16, Option<String>, Value) {
-    let mut req = reqwest::Client::new().request(method.parse().unwrap(), server.url(path));
-    if let Some(b) = body {
-        req = req.json(&b);
-    }
-    if let Some(c) = cookie {
-        req = req.header("cookie", c);
-    }
-    let res = req.send().await.expect("request");
-    let status = res.status().as_u16();
-    let set = res
-        .headers()
-        .get("set-cookie")
-        .and_then(|v| v.to_str().ok())
-        .map(|v| v.split(';').next().unwrap_or("").to_string());
-    let body = res.json().await.unwrap_or(Value::Null);
-    (status, set, body)
+    let http = reqwest::Client::new();
+    let (status, h, v) = common::call(&http, server, method, path, body, cookie).await;
+    (status, common::set_cookie(&h), v)
 }
 
 /// A ticket in the pool of `clock`; its secret.

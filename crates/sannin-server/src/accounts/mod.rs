@@ -327,8 +327,8 @@ impl Accounts {
     }
 }
 
-/// The value of the cookie `name` of a request.
-fn cookie_of(headers: &HeaderMap, name: &str) -> Option<String> {
+/// The value of the cookie `name` of a request (none when empty).
+pub fn cookie_of(headers: &HeaderMap, name: &str) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()

@@ -42,16 +42,8 @@ pub fn routes() -> Router<Arc<Shared>> {
         .route("/api/leaderboard", get(leaderboard))
 }
 
-fn coded(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
-    ApiError::Coded {
-        status,
-        code,
-        message: message.into(),
-    }
-}
-
 fn bad_credentials() -> ApiError {
-    coded(
+    ApiError::coded(
         StatusCode::UNAUTHORIZED,
         "bad_credentials",
         "wrong name or password",
@@ -59,7 +51,7 @@ fn bad_credentials() -> ApiError {
 }
 
 fn not_logged_in() -> ApiError {
-    coded(
+    ApiError::coded(
         StatusCode::UNAUTHORIZED,
         "not_logged_in",
         "you are not logged in",
@@ -128,8 +120,9 @@ async fn register(
 ) -> Result<Response, ApiError> {
     let req: Credentials = json_object(&body, r#"{"name": "...", "password": "..."}"#)?;
     shared.accounts.attempt(format!("addr:{client}")).await?;
-    check_name(&req.name).map_err(|m| coded(StatusCode::BAD_REQUEST, "bad_name", m))?;
-    check_password(&req.password).map_err(|m| coded(StatusCode::BAD_REQUEST, "bad_password", m))?;
+    check_name(&req.name).map_err(|m| ApiError::coded(StatusCode::BAD_REQUEST, "bad_name", m))?;
+    check_password(&req.password)
+        .map_err(|m| ApiError::coded(StatusCode::BAD_REQUEST, "bad_password", m))?;
     let hash = shared.accounts.hashing.hash(req.password).await?;
     if !shared
         .accounts
@@ -137,7 +130,7 @@ async fn register(
         .create(&req.name, &hash, rating::initial())
         .await?
     {
-        return Err(coded(
+        return Err(ApiError::coded(
             StatusCode::CONFLICT,
             "name_taken",
             format!("the name {:?} is taken", req.name),
@@ -254,10 +247,11 @@ async fn change_password(
     // Only the address's budget: a session of the account is its owner's device,
     // let past the name's budget (which strangers can spend).
     a.attempt(format!("addr:{client}")).await?;
-    check_password(&req.new).map_err(|m| coded(StatusCode::BAD_REQUEST, "bad_password", m))?;
+    check_password(&req.new)
+        .map_err(|m| ApiError::coded(StatusCode::BAD_REQUEST, "bad_password", m))?;
     let stored = a.db.password_hash(&account.id).await?;
     if !a.hashing.verify(req.current, stored).await? {
-        return Err(coded(
+        return Err(ApiError::coded(
             StatusCode::UNAUTHORIZED,
             "bad_credentials",
             "the current password is wrong",
@@ -291,7 +285,7 @@ async fn player(
         .await?;
     let db = &shared.accounts.db;
     let account = db.by_name(&name).await?.ok_or_else(|| {
-        coded(
+        ApiError::coded(
             StatusCode::NOT_FOUND,
             "player_not_found",
             format!("no player named {name:?}"),

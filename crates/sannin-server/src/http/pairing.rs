@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::extract::{json_object, ClientAddr};
+use crate::accounts::cookie_of;
 use crate::app::Shared;
 use crate::clock::ClockRequest;
 use crate::error::ApiError;
@@ -166,14 +167,7 @@ fn bots_after(seconds: Option<f64>, rated: bool) -> Result<Option<u64>, ApiError
 
 /// The browser cookie of a request, if it carries a well-formed one.
 fn browser_of(headers: &HeaderMap) -> Option<String> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|kv| kv.trim().split_once('='))
-        .find(|(k, _)| *k == BROWSER_COOKIE)
-        .map(|(_, v)| v.to_string())
+    cookie_of(headers, BROWSER_COOKIE)
         .filter(|v| v.len() == 32 && v.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 

@@ -46,14 +46,6 @@ struct Subscribe {
     _expiration_time: Option<serde_json::Value>,
 }
 
-fn coded(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
-    ApiError::Coded {
-        status,
-        code,
-        message: message.into(),
-    }
-}
-
 /// `GET /api/push/key`.
 pub(super) async fn key(State(shared): State<Arc<Shared>>) -> Result<impl IntoResponse, ApiError> {
     let key = shared.push.public_key().ok_or(ApiError::ShuttingDown)?;
@@ -98,11 +90,15 @@ pub(super) async fn subscribe(
         .services
         .check(&req.endpoint)
         .map_err(|r| match r {
-            Refused::Malformed(m) => coded(StatusCode::BAD_REQUEST, "bad_subscription", m),
-            Refused::NotAllowed(m) => coded(StatusCode::BAD_REQUEST, "push_service_not_allowed", m),
+            Refused::Malformed(m) => {
+                ApiError::coded(StatusCode::BAD_REQUEST, "bad_subscription", m)
+            }
+            Refused::NotAllowed(m) => {
+                ApiError::coded(StatusCode::BAD_REQUEST, "push_service_not_allowed", m)
+            }
         })?;
     browser_keys(&req.keys.p256dh, &req.keys.auth)
-        .map_err(|m| coded(StatusCode::BAD_REQUEST, "bad_subscription", m))?;
+        .map_err(|m| ApiError::coded(StatusCode::BAD_REQUEST, "bad_subscription", m))?;
     shared.budgets.take_push_subscription(client)?;
     let mut token_hashes = BTreeSet::new();
     for t in &req.tokens {
@@ -111,7 +107,7 @@ pub(super) async fn subscribe(
             false => None,
         };
         let Some(h) = found else {
-            return Err(coded(
+            return Err(ApiError::coded(
                 StatusCode::BAD_REQUEST,
                 "bad_token",
                 "a token names no seat and no pairing ticket",
@@ -148,7 +144,7 @@ pub(super) async fn unsubscribe(
     if id.len() <= MAX_TOKEN_CHARS && store::delete(&shared.store, &id).await? {
         return Ok(StatusCode::NO_CONTENT);
     }
-    Err(coded(
+    Err(ApiError::coded(
         StatusCode::NOT_FOUND,
         "subscription_not_found",
         "no such push subscription",

@@ -5,11 +5,13 @@
 // Each test binary uses a part of the harness.
 #![allow(dead_code, unused_imports)]
 
+mod api;
 mod db;
 mod search;
 mod server;
 mod sources;
 
+pub use api::{call, each_moves_once, set_cookie};
 pub use db::{on_both_databases, postgres_admin_url, TestDb};
 pub use sannin_testkit::{Client, ConnectError, Table, Ws, TIMEOUT};
 pub use search::{find_game, has_mate, search_game, Rng};
