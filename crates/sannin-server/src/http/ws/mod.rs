@@ -231,6 +231,7 @@ async fn run(
                 .silent_socket
                 .map(|d| tokio::time::Instant::now() + d),
             refused_in_a_row: 0,
+            session_ended: session.as_ref().map(|w| w.ended.clone()),
         }
         .run()
         .in_current_span(),
@@ -252,12 +253,7 @@ async fn run(
             debug!("its session ended: closing");
             reader.abort();
             if let Some(tx) = replies.upgrade() {
-                let text = ServerMsg::error(
-                    ErrorCode::LoginRequired,
-                    "you logged out, or your password was changed: this connection closes",
-                )
-                .to_text();
-                let _ = tx.try_send(Outbound::Text(text.into()));
+                let _ = tx.try_send(reader::session_ended_frame());
                 let _ = tx.try_send(Outbound::Close(1008, "the session ended"));
             }
             room.disconnect(conn).await;

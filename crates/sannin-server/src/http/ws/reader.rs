@@ -82,6 +82,10 @@ pub(super) struct Reader {
     pub silent_until: Option<Instant>,
     /// Frames refused in a row.
     pub refused_in_a_row: u32,
+    /// Cancelled when the log-in session the socket came with ends (log-out, password
+    /// change). Checked before each frame: a frame read after the session ended is
+    /// never the account's, whenever the task that closes the socket gets to run.
+    pub session_ended: Option<CancellationToken>,
 }
 
 /// What the reader does next after a frame.
@@ -155,6 +159,11 @@ impl Reader {
 
     /// One frame from the client.
     async fn frame(&mut self, frame: Message) -> Next {
+        if self.session_ended.as_ref().is_some_and(|t| t.is_cancelled()) {
+            self.reply(session_ended_frame());
+            self.reply(Outbound::Close(1008, "the session ended"));
+            return Next::Stop;
+        }
         if matches!(frame, Message::Text(_) | Message::Binary(_)) {
             self.pings.said();
         }
@@ -263,4 +272,12 @@ mod tests {
         assert_eq!(round_trip(2_000, 1_000), None, "from the future");
         assert_eq!(round_trip(0, 60_001), None, "over a minute old");
     }
+}
+
+/// The last word to a socket whose log-in session ended.
+pub(super) fn session_ended_frame() -> Outbound {
+    error_frame(
+        ErrorCode::LoginRequired,
+        "you logged out, or your password was changed: this connection closes",
+    )
 }
