@@ -119,6 +119,12 @@ pub struct LimitArgs {
     #[arg(long, env = "SANNIN_SEND_QUEUE", default_value_t = 256)]
     pub send_queue: usize,
 
+    /// Bytes of messages queued for one connection (one message of any size fits an
+    /// empty queue); a client that falls further behind is disconnected (it can
+    /// resume and get a fresh state).
+    #[arg(long, env = "SANNIN_SEND_QUEUE_BYTES", default_value_t = 256 * 1024)]
+    pub send_queue_bytes: usize,
+
     /// Seconds between server pings (skipped for a connection that both sent and was
     /// sent a message since the last one); a connection silent for three intervals is
     /// closed.
@@ -129,6 +135,12 @@ pub struct LimitArgs {
     /// unloaded (and loaded again from the database when someone asks for it).
     #[arg(long, env = "SANNIN_FINISHED_IDLE_SECONDS", default_value_t = 600.0)]
     pub finished_idle_seconds: f64,
+
+    /// Seconds between two sweeps that rate the rated games finished in the last day
+    /// and not rated yet (a node that stopped between a game's end and its rating, a
+    /// rating that failed); every node of a cluster sweeps. 0: only at start.
+    #[arg(long, env = "SANNIN_RATING_SWEEP_SECONDS", default_value_t = 60.0)]
+    pub rating_sweep_seconds: f64,
 
     /// Seconds a playing room with nobody connected and no timer due within a minute
     /// (a correspondence game) stays in memory; it then sleeps: unloaded, loaded
@@ -352,8 +364,10 @@ impl Default for LimitArgs {
             silent_socket_seconds: 60.0,
             max_name_chars: 32,
             send_queue: 256,
+            send_queue_bytes: 256 * 1024,
             ping_seconds: 20.0,
             finished_idle_seconds: 600.0,
+            rating_sweep_seconds: 60.0,
             sleep_after_seconds: 60.0,
             waiting_room_ttl_seconds: 600.0,
             db_connections: 8,
@@ -426,12 +440,14 @@ pub struct Config {
     pub silent_socket: Option<Duration>,
     /// Longest name in characters.
     pub max_name_chars: usize,
-    /// Per-connection send queue length.
-    pub send_queue: usize,
+    /// What one connection's send queue holds.
+    pub send_queue: crate::room::Bounds,
     /// Ping interval.
     pub ping_interval: Duration,
     /// How long an idle finished room stays in memory.
     pub finished_idle: Duration,
+    /// Time between two rating sweeps (`None`: only at start).
+    pub rating_sweep: Option<Duration>,
     /// How long a quiet playing room stays in memory before it sleeps (None: never).
     pub sleep_after: Option<Duration>,
     /// How long a waiting room with no human and no connection lives (None: forever).
@@ -525,9 +541,13 @@ impl Config {
             hello: secs(l.hello_seconds).max(Duration::from_millis(100)),
             silent_socket: (l.silent_socket_seconds > 0.0).then(|| secs(l.silent_socket_seconds)),
             max_name_chars: l.max_name_chars.max(1),
-            send_queue: l.send_queue.max(8),
+            send_queue: crate::room::Bounds {
+                frames: l.send_queue.max(8),
+                bytes: l.send_queue_bytes.max(1024),
+            },
             ping_interval: secs(l.ping_seconds).max(Duration::from_millis(100)),
             finished_idle: secs(l.finished_idle_seconds),
+            rating_sweep: Some(secs(l.rating_sweep_seconds)).filter(|d| !d.is_zero()),
             sleep_after: Some(secs(l.sleep_after_seconds)).filter(|d| !d.is_zero()),
             waiting_room_ttl: Some(secs(l.waiting_room_ttl_seconds)).filter(|d| !d.is_zero()),
             db_connections: l.db_connections.max(1),

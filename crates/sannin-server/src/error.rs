@@ -75,7 +75,7 @@ pub enum ApiError {
     #[error("the game is over: nothing to analyse")]
     NothingToAnalyse,
     /// The client's address spent its budget of `what` (`--rooms-per-minute`…).
-    #[error("too many {what} created from your address; try again in {} s", retry_secs(*.retry_after))]
+    #[error("too many {what} from your address; try again in {} s", retry_secs(*.retry_after))]
     RateLimited {
         /// What was counted.
         what: &'static str,

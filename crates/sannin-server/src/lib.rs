@@ -157,8 +157,13 @@ pub async fn run(
         .start(&store, shared.shutdown.clone())
         .await
         .context("starting push notifications")?;
-    // Rated games that ended while no node could rate them.
-    shared.accounts.sweep().await;
+    shared.accounts.warm_up();
+    // Rated games that ended while no node could rate them; then, now and then, those
+    // of the last day that a node's stop or a failure left unrated.
+    shared.accounts.sweep(0).await;
+    if let Some(every) = shared.config.rating_sweep {
+        shared.accounts.sweep_every(every, shared.shutdown.clone());
+    }
     http::feed::start(&shared);
     let router = http::router(shared.clone());
     let cancel = shared.shutdown.clone();

@@ -28,6 +28,9 @@ pub const WAKE_SWEEP: std::time::Duration = std::time::Duration::from_secs(10);
 const WAKE_BATCH: i64 = 64;
 use crate::store::{unix_ms, Fence, LoadError, Store, StoredRoom, BOT_TOKEN_HASH};
 
+mod finished;
+pub use finished::FinishedRooms;
+
 /// The rooms of this node.
 #[derive(Debug)]
 pub struct Rooms {
@@ -48,6 +51,8 @@ pub struct Rooms {
     map: Mutex<BTreeMap<Uuid, RoomHandle>>,
     /// Rooms that could not be restored.
     pub broken: BrokenRooms,
+    /// Finished rooms read without being started.
+    pub finished: FinishedRooms,
     /// Rooms not finished, for `--max-rooms`.
     open: AtomicUsize,
     max_open: usize,
@@ -82,6 +87,7 @@ impl Rooms {
             registry,
             map: Mutex::new(BTreeMap::new()),
             broken: BrokenRooms::default(),
+            finished: FinishedRooms::default(),
             open: AtomicUsize::new(0),
             max_open: parts.max_open,
             next_conn: AtomicU64::new(1),
@@ -166,6 +172,7 @@ impl Rooms {
     /// meanwhile (loaded concurrently): then that copy, and this one is dropped
     /// unstarted.
     pub fn start_restored(&self, room: Room) -> RoomHandle {
+        self.finished.forget(room.id());
         let mut map = self.map();
         if let Some(h) = map.get(&room.id()) {
             return h.clone();
@@ -322,6 +329,42 @@ impl Rooms {
         };
         let room = self.rebuild(id, self.local_deps()?, stored).await?;
         Ok(Some(self.start_restored(room)))
+    }
+
+    /// `f` of finished room `id`, which does not run here, read without starting it
+    /// (`finished` module): from the kept copy, or rebuilt from the database once
+    /// `take` allows (the reader's budget). `None` when it runs here or is not
+    /// finished: the running room answers then.
+    ///
+    /// # Errors
+    /// `RoomNotFound`, `RoomBroken`, `take`'s error, database errors.
+    pub async fn read_finished<T>(
+        &self,
+        id: Uuid,
+        take: impl FnOnce() -> Result<(), ApiError>,
+        f: impl FnOnce(&Room) -> T,
+    ) -> Result<Option<T>, ApiError> {
+        if self.local(id).is_some() {
+            return Ok(None);
+        }
+        let mut f = Some(f);
+        if let Some(v) = self.finished.with(id, |r| f.take().map(|f| f(r))) {
+            return Ok(v);
+        }
+        if self.broken.reason(id).is_some() {
+            return Err(ApiError::RoomBroken(id.to_string()));
+        }
+        take()?;
+        let Some(stored) = self.read(id).await? else {
+            return Err(ApiError::RoomNotFound(id.to_string()));
+        };
+        if stored.status != RoomStatus::Finished {
+            return Ok(None);
+        }
+        let room = self.rebuild(id, self.local_deps()?, stored).await?;
+        let v = f.take().map(|f| f(&room));
+        self.finished.keep(room);
+        Ok(v)
     }
 
     /// Loads the sleeping rooms whose next timer is less than [`SLEEP_MARGIN`] away,

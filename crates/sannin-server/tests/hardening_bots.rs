@@ -155,6 +155,70 @@ async fn a_person_s_bot_answers_before_a_flood_of_bot_rooms_searches() {
     server.stop().await;
 }
 
+/// A room of two level-3 bots (Middle, Last) created from `from`, with a person from
+/// the same address as First, started.
+async fn own_room_beside_bots(server: &TestServer, from: std::net::IpAddr) -> (String, Client) {
+    let body = json!({"bots": {"middle": 3, "last": 3}});
+    let (status, _, v) = call(
+        &http_from(from),
+        server,
+        "POST",
+        "/api/rooms",
+        Some(body),
+        None,
+    )
+    .await;
+    assert_eq!(status, 201, "{v}");
+    let room = v["id"].as_str().expect("an id").to_string();
+    let mut me = Client::connect_from(&server.ws_url(&room), from, &[]).await;
+    assert_eq!(me.join(Some(Seat::First), "Many").await, Seat::First);
+    me.send(ClientMsg::Ready).await;
+    me.until_event("game_started").await;
+    (room, me)
+}
+
+/// One search slot. One address keeps eight rooms busy, each with itself seated
+/// beside two level-3 bots and moving at once whenever its turn comes (so its eight
+/// rooms always have a search asked: rooms with a person, which the bot-only lane does
+/// not hold back). A person from another address plays its own bots: its bot answers
+/// after at most a few of that address's searches, not after the eight queued before
+/// it — the slots go round the addresses.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_address_s_rooms_do_not_queue_ahead_of_everyone_s_bots() {
+    const ROOMS: usize = 8;
+    let (_db, server) = setup().sqlite().await;
+    let mut busy = Vec::new();
+    for _ in 0..ROOMS {
+        let (_, mut c) = own_room_beside_bots(&server, source(0)).await;
+        busy.push(tokio::spawn(async move {
+            loop {
+                push_a_pawn(&mut c).await;
+            }
+        }));
+    }
+    // The busy address's requests fill the queue.
+    until_metric(&server, QUEUED_WITH_HUMAN, (ROOMS - 2) as f64).await;
+    let (_room, mut me) = own_room_beside_bots(&server, source(1)).await;
+    let before = metric(&server, SEARCHES_WITH_HUMAN).await;
+    push_a_pawn(&mut me).await;
+    me.until_state("my bot's answer", |s| {
+        s.moves().len() >= 2 || s.status == RoomStatus::Finished
+    })
+    .await;
+    let during = metric(&server, SEARCHES_WITH_HUMAN).await - before;
+    // My bot's search, the one running when I moved, the busy address's one request
+    // queued before mine, and one more on either side of the reads of the counter.
+    assert!(
+        during <= 5.0,
+        "{during} searches ran before my bot answered (the busy address had {ROOMS} rooms)"
+    );
+    assert!(metric(&server, "sannin_bot_lanes").await <= 2.0);
+    for t in busy {
+        t.abort();
+    }
+    server.stop().await;
+}
+
 // ---- the bot's clock -------------------------------------------------------------
 
 /// The clocks read a hand-driven time source. While the person's bot waits for the

@@ -1,6 +1,7 @@
 //! A room's places under attack from several real client addresses (127.0.1.N): a
-//! player's chat budget that reconnecting from other addresses does not refill, and
-//! spectator places that a few addresses cannot keep to themselves.
+//! player's chat budget that reconnecting from other addresses does not refill,
+//! spectator places that a few addresses cannot keep to themselves, and finished
+//! rooms that reading cannot pile up in memory.
 
 mod common;
 
@@ -180,4 +181,98 @@ async fn spectator_places_go_to_many_addresses() {
     })
     .await;
     assert_eq!(p.until_seated().await, Seat::First);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reading_finished_rooms_has_a_budget_and_starts_no_room() {
+    const BUDGET: usize = 10;
+    let (_db, server) = Setup::default()
+        .limits(|l| {
+            l.rooms_per_minute = 0.0;
+            l.finished_idle_seconds = 0.2;
+            l.guards.room_loads_per_minute = BUDGET as f64;
+        })
+        .sqlite()
+        .await;
+    // Finished games, out of memory once their players have gone.
+    let mut rooms = Vec::new();
+    for _ in 0..BUDGET + 5 {
+        let mut t = Table::new(&server, json!({})).await;
+        t.finish_by_resignations().await;
+        rooms.push(t.room.clone());
+    }
+    const IN_MEMORY: &str = "sannin_rooms{status=\"finished\"}";
+    let deadline = std::time::Instant::now() + TIMEOUT;
+    while server.metric(IN_MEMORY).await > 0.0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the finished rooms unload"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // One address reads them all: its budget's worth are answered, then 429; none is
+    // started, and what was read is kept in a small cache.
+    let reader = http_from(source(0));
+    let mut answered = 0;
+    for room in &rooms {
+        let (s, _, v) = call(
+            &reader,
+            &server,
+            "GET",
+            &format!("/api/rooms/{room}"),
+            None,
+            None,
+        )
+        .await;
+        match s {
+            200 => {
+                assert_eq!(v["id"], room.as_str());
+                answered += 1;
+            }
+            429 => assert_eq!(v["error"]["code"], "rate_limited", "{v}"),
+            _ => panic!("{s} {v}"),
+        }
+    }
+    assert_eq!(answered, BUDGET);
+    assert_eq!(server.metric(IN_MEMORY).await, 0.0, "no room started");
+    assert_eq!(
+        server.metric("sannin_finished_rooms_read").await,
+        BUDGET as f64
+    );
+    // What is kept is read again for nothing, its record too.
+    let (s, _, _) = call(
+        &reader,
+        &server,
+        "GET",
+        &format!("/api/rooms/{}", rooms[0]),
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(s, 200);
+    let record = reader
+        .get(server.url(&format!("/api/rooms/{}/record", rooms[1])))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(record.status(), 200);
+    assert!(record.text().await.unwrap().contains("Result"));
+    // A socket to a room not in memory takes from the same budget.
+    let url = server.ws_url(&rooms[BUDGET + 1]);
+    match Client::upgrade_from(&url, &[], Some(source(0))).await {
+        Err(ConnectError::Refused { status, .. }) => assert_eq!(status, 429),
+        other => panic!("expected 429, got {:?}", other.map(|_| "a socket")),
+    }
+    // Another address has a budget of its own.
+    let (s, _, _) = call(
+        &http_from(source(1)),
+        &server,
+        "GET",
+        &format!("/api/rooms/{}", rooms[BUDGET + 2]),
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(s, 200);
+    server.stop().await;
 }

@@ -551,3 +551,83 @@ async fn a_quiet_correspondence_game_sleeps_and_wakes_on_the_other_node() {
     assert_eq!(history(&a, &room), played);
     assert!(metric(&a, "sannin_rooms_woken_total") + metric(&b, "sannin_rooms_woken_total") >= 1.0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_whose_node_died_before_rating_it_is_rated_by_another_node() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(pg) = Pg::for_cluster() else { return };
+    let p = prefix();
+    let often = ["--rating-sweep-seconds", "1"];
+    let a = Node::start_with(&pg, &p, LEASE, dir.path(), &often);
+    let b = Node::start_with(&pg, &p, LEASE, dir.path(), &often);
+    // A rated game of three accounts on node a: each moves once, then two resign.
+    let cookies: Vec<String> = ["ayame", "botan", "chidori"]
+        .iter()
+        .map(|name| {
+            let body = format!(r#"{{"name": "{name}", "password": "a long password"}}"#);
+            let r = sannin_testkit::http::http_with(&a.addr, "POST", "/api/accounts", &body, &[])
+                .expect("register");
+            assert_eq!(r.status, 201, "{}", r.body);
+            r.cookie().expect("a session cookie")
+        })
+        .collect();
+    let room = sannin_testkit::http::create_room(&a.addr, r#"{"rated": true}"#);
+    let url = a.ws(&room);
+    let mut spectator = Client::connect(&url).await;
+    spectator.watch(None).await;
+    let mut players = Vec::new();
+    for (seat, cookie) in Seat::ALL.into_iter().zip(&cookies) {
+        let mut c = Client::connect_with_cookie(&url, cookie).await;
+        assert_eq!(c.join(Some(seat), "x").await, seat);
+        c.send(ClientMsg::Ready).await;
+        players.push(c);
+    }
+    let mut t = Table {
+        room: room.clone(),
+        players,
+        spectator,
+    };
+    for c in t.clients_mut() {
+        c.until_playing().await;
+    }
+    for _ in 0..3 {
+        play(&mut t).await;
+    }
+    t.finish_by_resignations().await;
+    let rated = |pg: &Pg| {
+        pg.value(&format!(
+            "SELECT COUNT(*) FROM rated_games WHERE room_id = '{room}' AND kind <> 'skipped'"
+        )) == "1"
+    };
+    eventually(
+        Duration::from_secs(30),
+        "node a rates the game",
+        async || rated(&pg),
+    )
+    .await;
+    let ratings = |pg: &Pg| {
+        pg.value("SELECT string_agg(name || ' ' || mu || ' ' || sigma || ' ' || games, ', ' ORDER BY name) FROM accounts")
+    };
+    let as_rated = ratings(&pg);
+    // Node a dies; the database is put back as it was between the game's end and its
+    // rating (what a node that dies at that moment leaves).
+    a.signal("KILL");
+    drop(t);
+    pg.value(&format!(
+        "UPDATE accounts SET mu = h.mu_before, sigma = h.sigma_before, games = games - 1 \
+           FROM rating_history h WHERE h.account_id = accounts.id AND h.room_id = '{room}'; \
+         DELETE FROM rating_history WHERE room_id = '{room}'; \
+         DELETE FROM rated_games WHERE room_id = '{room}'"
+    ));
+    assert!(!rated(&pg));
+    assert_ne!(ratings(&pg), as_rated);
+    // Node b, running all along, rates it at its next sweep, as node a had.
+    eventually(
+        Duration::from_secs(30),
+        "node b rates the game",
+        async || rated(&pg),
+    )
+    .await;
+    assert_eq!(ratings(&pg), as_rated);
+    assert!(b.log_text().contains("rated finished games left unrated"));
+}

@@ -20,6 +20,7 @@ use axum::http::{header, HeaderMap};
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use ipnet::IpNet;
+use tokio_util::sync::CancellationToken;
 use tracing::{error, info};
 
 use crate::error::ApiError;
@@ -299,12 +300,12 @@ impl Accounts {
     }
 
     /// Rates room `id` in the background if it was a rated game (called when a game
-    /// ends; the sweep at start catches whatever a stop cut short).
+    /// ends; the sweeps catch whatever a stop or a failure cut short).
     pub fn game_over(self: &Arc<Self>, tracker: &tokio_util::task::TaskTracker, id: String) {
         let me = self.clone();
         tracker.spawn(async move {
             if let Err(e) = rating::rate_room(&me.store, &me.db, &id, &me.rating_rules()).await {
-                error!(room = %id, error = %e, "rating a finished game failed; retried at the next start");
+                error!(room = %id, error = %e, "rating a finished game failed; the next sweep tries again");
             }
         });
     }
@@ -316,10 +317,35 @@ impl Accounts {
         }
     }
 
-    /// Rates the finished rated games not rated yet.
-    pub async fn sweep(&self) {
+    /// Readies password hashing (its memory is taken once, at start).
+    pub fn warm_up(&self) {
         self.hashing.warm_up();
-        match rating::sweep(&self.store, &self.db, &self.rating_rules()).await {
+    }
+
+    /// Sweeps every `every` (below) the games finished in the last day, until `stop`.
+    pub fn sweep_every(self: &Arc<Self>, every: std::time::Duration, stop: CancellationToken) {
+        /// How far back the sweeps look: older games were swept before (the sweep at
+        /// start looks at all).
+        const LOOK_BACK_MS: i64 = 24 * 3600 * 1000;
+        let me = self.clone();
+        tokio::spawn(async move {
+            let first = tokio::time::Instant::now() + every;
+            let mut tick = tokio::time::interval_at(first, every);
+            loop {
+                tokio::select! {
+                    () = stop.cancelled() => break,
+                    _ = tick.tick() => me.sweep(crate::store::unix_ms() - LOOK_BACK_MS).await,
+                }
+            }
+        });
+    }
+
+    /// Rates the finished rated games not rated yet that finished at or after `since`
+    /// (unix ms; 0: all of them): those of a node that stopped between a game's end
+    /// and its rating, and ratings that failed. Rating is idempotent (a game is rated
+    /// once, whichever node gets to it first), so every node may sweep.
+    pub async fn sweep(&self, since: i64) {
+        match rating::sweep(&self.store, &self.db, &self.rating_rules(), since).await {
             Ok(0) => {}
             Ok(n) => info!(games = n, "rated finished games left unrated"),
             Err(e) => error!(error = %e, "rating finished games failed"),

@@ -33,12 +33,20 @@
 //!   the *bot-only lane*, and only then queues for a slot (giving the lane up as soon
 //!   as it has one). So at most one bot-only request waits among the slot's waiters.
 //!
+//! Before either, a room created by a known client address takes the one place of
+//! that address's *lane* for its kind of table ([`Queue::owner`]): at most one search
+//! of an address's rooms with a person (and one of its rooms of bots alone) waits
+//! among the slot's waiters, whatever the number of its rooms. The slots
+//! therefore go round the addresses in turn, and one address's many rooms (of bots
+//! alone, or each with itself seated beside two bots) cannot queue ahead of everyone
+//! else's bots.
+//!
 //! A person's bot therefore waits at most for the searches running now, one bot-only
-//! search, and the bots of other rooms with people that asked before it, however
-//! many rooms of bots alone there are; and those rooms are not starved either: their
-//! one waiting request is served in its turn, and when no person's bot waits they use
-//! every slot. Both queues are tokio [`Semaphore`]s — fair (FIFO) queues whose waiters
-//! leave the queue when dropped — rather than a hand-written scheduler.
+//! search, and one search of each other address that asked before it, however many
+//! rooms any address has; and those rooms are not starved either: their one waiting
+//! request is served in its turn, and when no person's bot waits they use every slot.
+//! The queues are tokio [`Semaphore`]s — fair (FIFO) queues whose waiters leave the
+//! queue when dropped — rather than a hand-written scheduler.
 //!
 //! # The bot's clock
 //!
@@ -60,6 +68,7 @@
 //! Rooms of bots alone are also capped in number (`--max-bot-only-rooms`):
 //! [`Shared::reserve_bot_only_room`] is asked before such a room is created.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
@@ -73,6 +82,7 @@ use tokio::sync::Semaphore;
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use crate::limits::ClientAddr;
 use crate::time::TimeSource;
 
 mod analysis;
@@ -116,7 +126,7 @@ pub fn default_concurrency() -> usize {
 }
 
 /// Who sits at a bot's table: which queue its searches wait in (see the module docs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Table {
     /// A person plays at least one seat.
     WithHuman,
@@ -141,6 +151,59 @@ impl Table {
         match self {
             Table::WithHuman => 0,
             Table::BotsOnly => 1,
+        }
+    }
+}
+
+/// Where a bot's search waits for its slot (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Queue {
+    /// Who sits at the table.
+    pub table: Table,
+    /// The client address that created the room, whose lane the search takes first
+    /// (`None`: not known, e.g. a room restored after a restart).
+    pub owner: Option<ClientAddr>,
+}
+
+impl From<Table> for Queue {
+    fn from(table: Table) -> Queue {
+        Queue { table, owner: None }
+    }
+}
+
+/// The lanes of the addresses with a search asked, one for each kind of table, each
+/// one place.
+type Lanes = Arc<Mutex<HashMap<(ClientAddr, Table), Arc<Semaphore>>>>;
+
+/// An address's lane, held while a search of its rooms waits for it or in it; the
+/// last holder removes it from [`Lanes`].
+struct Lane {
+    lanes: Lanes,
+    owner: (ClientAddr, Table),
+    place: Arc<Semaphore>,
+}
+
+impl Lane {
+    fn of(lanes: &Lanes, owner: (ClientAddr, Table)) -> Lane {
+        let mut m = lanes.lock().unwrap_or_else(|e| e.into_inner());
+        let place = m
+            .entry(owner)
+            .or_insert_with(|| Arc::new(Semaphore::new(1)))
+            .clone();
+        Lane {
+            lanes: lanes.clone(),
+            owner,
+            place,
+        }
+    }
+}
+
+impl Drop for Lane {
+    fn drop(&mut self) {
+        let mut m = self.lanes.lock().unwrap_or_else(|e| e.into_inner());
+        // The map's and this one: nobody else waits in it or holds it.
+        if Arc::strong_count(&self.place) == 2 {
+            m.remove(&self.owner);
         }
     }
 }
@@ -275,6 +338,8 @@ pub struct Bots {
     slots: Arc<Semaphore>,
     /// The one place from which a room of bots alone may queue for a slot.
     bot_only_lane: Arc<Semaphore>,
+    /// The lane of each client address with a search asked.
+    lanes: Lanes,
     stats: Arc<BotStats>,
     chooser: Chooser,
     /// Rooms of bots alone being created now (places taken, rooms not running yet).
@@ -291,6 +356,7 @@ impl Bots {
         Bots {
             slots: Arc::new(Semaphore::new(settings.concurrency)),
             bot_only_lane: Arc::new(Semaphore::new(1)),
+            lanes: Lanes::default(),
             settings,
             stats: Arc::new(BotStats::default()),
             chooser: sannin_bot::choose,
@@ -378,6 +444,12 @@ impl Bots {
             by_table(&|i| s.searches[i].load(Ordering::Relaxed).to_string()),
         );
         one(
+            "sannin_bot_lanes",
+            "gauge",
+            "Lanes (a client address and a kind of table) with a bot search of their rooms waiting or running now (one waits in the slots' queue at a time).",
+            plain(self.lanes().to_string()),
+        );
+        one(
             "sannin_bot_only_rooms_refused_total",
             "counter",
             "Rooms of bots alone refused for --max-bot-only-rooms.",
@@ -386,7 +458,7 @@ impl Bots {
     }
 
     /// Starts choosing an action for the player to move in `game` at `level`, in a
-    /// room seated as `table`; `standstill` (made when the turn started) is marked
+    /// room queued as `queue` (its table, its owner); `standstill` (made when the turn started) is marked
     /// with the times the bot's clock stands. With a `clock`, the search also stops at
     /// the bot's share of the time it has left ([`sannin_bot::move_time`]). The future
     /// resolves to `None` only when the game has no player to move. Nothing runs until
@@ -396,15 +468,21 @@ impl Bots {
         game: Game,
         level: Level,
         seed: u64,
-        table: Table,
+        queue: impl Into<Queue>,
         standstill: Arc<Standstill>,
         clock: Option<ClockTime>,
     ) -> Thinking {
         let this = self.clone();
+        let queue = queue.into();
         Box::pin(async move {
-            this.think_inner(game, level, seed, table, standstill, clock)
+            this.think_inner(game, level, seed, queue, standstill, clock)
                 .await
         })
+    }
+
+    /// Lanes (an address and a kind of table) with a search asked now.
+    pub fn lanes(&self) -> usize {
+        self.lanes.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
     async fn think_inner(
@@ -412,10 +490,11 @@ impl Bots {
         game: Game,
         level: Level,
         seed: u64,
-        table: Table,
+        queue: Queue,
         standstill: Arc<Standstill>,
         clock: Option<ClockTime>,
     ) -> Option<BotMove> {
+        let table = queue.table;
         let asked = Instant::now();
         game.to_move()?;
         let limit = self.settings.move_limit;
@@ -425,6 +504,11 @@ impl Bots {
             let _waiting = Gauge::up(&stats.waiting);
             let _queued = Gauge::up(&stats.waiting_by_table[table.i()]);
             // The semaphores are never closed; if they were, search without a slot.
+            let lane = queue.owner.map(|o| Lane::of(&self.lanes, (o, table)));
+            let _own = match &lane {
+                Some(l) => l.place.acquire().await.ok(),
+                None => None,
+            };
             let _lane = match table {
                 Table::WithHuman => None,
                 Table::BotsOnly => self.bot_only_lane.acquire().await.ok(),

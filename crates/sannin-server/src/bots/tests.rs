@@ -248,6 +248,52 @@ async fn a_person_s_bot_goes_before_queued_rooms_of_bots_alone() {
     assert_eq!(bots.stats().waiting.load(Ordering::Relaxed), 0);
 }
 
+/// One slot, taken. One address asks for four searches of rooms where a person sits
+/// (its own, beside bots), then another address for one: the slots go round the
+/// addresses, so the newcomer is served after one of the first address's, not four.
+#[tokio::test]
+async fn searches_go_round_the_addresses() {
+    let bots = Bots::new(settings(5_000, 1)).with_chooser(slowish);
+    let done = Arc::new(Mutex::new(Vec::new()));
+    let addr = |n: u8| Some(ClientAddr::of(std::net::IpAddr::from([127, 0, 1, n])));
+    let ask = |name: &'static str, owner: Option<ClientAddr>| {
+        let (bots, done) = (bots.clone(), done.clone());
+        let queue = Queue {
+            table: Table::WithHuman,
+            owner,
+        };
+        tokio::spawn(async move {
+            let m = bots
+                .think(Game::new(), level(2), 1, queue, standstill(), None)
+                .await;
+            assert!(m.is_some());
+            done.lock().unwrap().push(name);
+        })
+    };
+    let mut tasks = vec![ask("running", None)];
+    for (name, owner) in [
+        ("many 1", addr(2)),
+        ("many 2", addr(2)),
+        ("many 3", addr(2)),
+        ("many 4", addr(2)),
+        ("newcomer", addr(3)),
+    ] {
+        // Each request is in its queue before the next is made.
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        tasks.push(ask(name, owner));
+    }
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    assert_eq!(bots.lanes(), 2);
+    for t in tasks {
+        t.await.expect("task");
+    }
+    assert_eq!(
+        *done.lock().unwrap(),
+        ["running", "many 1", "newcomer", "many 2", "many 3", "many 4"]
+    );
+    assert_eq!(bots.lanes(), 0, "a lane goes with its last search");
+}
+
 /// A request dropped while it waits (the game moved on) leaves the queues and
 /// the gauges.
 #[tokio::test]

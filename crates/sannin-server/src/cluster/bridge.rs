@@ -12,7 +12,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt as _;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
@@ -109,7 +108,7 @@ async fn on_cmd(
             account_id,
         } => {
             let local = rooms.next_conn_id();
-            let (tx, rx) = mpsc::channel(cluster.send_queue);
+            let (tx, rx) = crate::room::outbox(cluster.send_queue);
             let kill = CancellationToken::new();
             let subject = cluster.subject(room.id, &format!("to.{node}"));
             tokio::spawn(pump(cluster.clone(), subject, conn, rx, kill.clone()));
@@ -174,7 +173,7 @@ async fn pump(
     cluster: Arc<Cluster>,
     subject: String,
     conn: u64,
-    mut rx: mpsc::Receiver<Outbound>,
+    mut rx: crate::room::Inbox,
     kill: CancellationToken,
 ) {
     loop {

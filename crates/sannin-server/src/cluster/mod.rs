@@ -122,7 +122,7 @@ pub struct Cluster {
     /// The per-address budgets, kept site-wide in the database.
     clients: ClientLimits,
     /// The send queue of a socket of another node, in frames (`--send-queue`).
-    send_queue: usize,
+    send_queue: crate::room::Bounds,
     /// Quick pairing across the site (`pairing.rs`).
     site_pairing: std::sync::OnceLock<Arc<pairing::SitePairing>>,
 }
@@ -138,7 +138,7 @@ impl Cluster {
         settings: &ClusterSettings,
         store: &Store,
         clients: &ClientLimits,
-        send_queue: usize,
+        send_queue: crate::room::Bounds,
     ) -> anyhow::Result<Arc<Cluster>> {
         let max_ws = clients.max_ws_per_address;
         let node = Uuid::new_v4().simple().to_string()[..12].to_string();
@@ -556,8 +556,11 @@ impl Cluster {
     pub async fn take_room(&self, addr: ClientAddr, bots: bool) -> Result<(), ApiError> {
         let l = &self.clients;
         let budgets = [
-            (l.rooms.as_ref(), "rooms"),
-            (l.bot_rooms.as_ref().filter(|_| bots), "rooms with bots"),
+            (l.rooms.as_ref(), "rooms created"),
+            (
+                l.bot_rooms.as_ref().filter(|_| bots),
+                "rooms with bots created",
+            ),
         ];
         for (quota, what) in budgets {
             if let Some(q) = quota {

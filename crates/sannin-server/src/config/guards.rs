@@ -55,6 +55,19 @@ pub struct GuardArgs {
     /// cap.
     #[arg(long, env = "SANNIN_SPECTATORS_PER_ADDRESS", default_value_t = 8)]
     pub spectators_per_address: usize,
+
+    /// Fresh full states (`watch` and `resume`: a state and the chat history; `sync`:
+    /// a state) one client address may ask per minute on average (a minute's worth at
+    /// once); over it, the message is answered `rate_limited`. 0: no limit.
+    #[arg(long, env = "SANNIN_STATES_PER_MINUTE", default_value_t = 120.0)]
+    pub states_per_minute: f64,
+
+    /// Rooms not in memory that one client address may have read from the database
+    /// per minute on average (a minute's worth at once): a WebSocket to such a room,
+    /// or `GET /api/rooms/{id}` and its record (a finished room is then kept read in
+    /// a small cache, not started); over it, `429 rate_limited`. 0: no limit.
+    #[arg(long, env = "SANNIN_ROOM_LOADS_PER_MINUTE", default_value_t = 60.0)]
+    pub room_loads_per_minute: f64,
 }
 
 impl Default for GuardArgs {
@@ -67,6 +80,8 @@ impl Default for GuardArgs {
             player_lookups_per_minute: 60.0,
             rated_games_per_trio_per_day: 10,
             spectators_per_address: 8,
+            states_per_minute: 120.0,
+            room_loads_per_minute: 60.0,
         }
     }
 }
@@ -97,6 +112,8 @@ pub(super) fn client_limits(l: &LimitArgs) -> ClientLimits {
         ),
         my_games: minute_burst(l.my_games_per_minute),
         push_subscriptions: minute_burst(l.push_subscriptions_per_minute),
+        states: minute_burst(l.guards.states_per_minute),
+        room_loads: minute_burst(l.guards.room_loads_per_minute),
         analysis_concurrency: l.analyse_concurrency,
         work: WorkLimits {
             replays: minute_burst(l.guards.replays_per_minute),

@@ -217,5 +217,11 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
          # TYPE sannin_rooms_broken gauge\nsannin_rooms_broken {}\n",
         shared.rooms.broken.len()
     ));
+    body.push_str(&format!(
+        "# HELP sannin_finished_rooms_read Finished rooms kept read (not started) for \
+         GET /api/rooms/{{id}} and its record.\n\
+         # TYPE sannin_finished_rooms_read gauge\nsannin_finished_rooms_read {}\n",
+        shared.rooms.finished.len()
+    ));
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body).into_response()
 }

@@ -114,6 +114,7 @@ pub(super) async fn create(
         bot_takeover: req.bot_takeover,
         bot_takeover_level: req.bot_takeover.then_some(takeover_level),
         rated: req.rated,
+        created_by: Some(client),
         ..RoomSettings::default()
     };
     match &shared.cluster {
@@ -150,8 +151,21 @@ fn parse_id(id: &str) -> Result<Uuid, ApiError> {
         .map_err(|_| ApiError::RoomNotFound(id.to_string()))
 }
 
-pub(super) async fn find(shared: &Arc<Shared>, id: &str) -> Result<RoomHandle, ApiError> {
+/// Room `id` for a request of `client`: one that is not in memory is read from the
+/// database within `client`'s budget (`--room-loads-per-minute`; a single node: a
+/// cluster's rooms run on their owners).
+pub(super) async fn find(
+    shared: &Arc<Shared>,
+    id: &str,
+    client: ClientAddr,
+) -> Result<RoomHandle, ApiError> {
     let uuid = parse_id(id)?;
+    if let Some(h) = shared.rooms.local(uuid) {
+        return Ok(h);
+    }
+    if shared.cluster.is_none() {
+        shared.budgets.take_room_load(client)?;
+    }
     shared
         .room(uuid)
         .await?
@@ -164,13 +178,14 @@ pub(super) async fn find(shared: &Arc<Shared>, id: &str) -> Result<RoomHandle, A
 async fn ask<T, F>(
     shared: &Arc<Shared>,
     id: &str,
+    client: ClientAddr,
     ask: impl Fn(RoomHandle) -> F,
 ) -> Result<T, ApiError>
 where
     F: std::future::Future<Output = Result<T, Gone>>,
 {
     for _ in 0..2 {
-        let room = find(shared, id).await?;
+        let room = find(shared, id, client).await?;
         match tokio::time::timeout(Duration::from_secs(10), ask(room.clone())).await {
             Ok(Ok(v)) => return Ok(v),
             Ok(Err(Gone)) => shared.rooms.unload_if(&room),
@@ -185,17 +200,43 @@ where
     Err(ApiError::ShuttingDown)
 }
 
+/// `f` of room `id` if it is a finished room not in memory, read without starting it
+/// (`rooms::FinishedRooms`; a single node). `None`: ask the running room.
+async fn read_finished<T>(
+    shared: &Arc<Shared>,
+    id: &str,
+    client: ClientAddr,
+    f: impl FnOnce(&crate::room::Room) -> T,
+) -> Result<Option<T>, ApiError> {
+    if shared.cluster.is_some() {
+        return Ok(None);
+    }
+    let take = || shared.budgets.take_room_load(client);
+    shared.rooms.read_finished(parse_id(id)?, take, f).await
+}
+
 pub(super) async fn details(
     State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
     Path(id): Path<String>,
 ) -> Result<Json<RoomDetails>, ApiError> {
+    if let Some(d) = read_finished(&shared, &id, client, |r| r.details()).await? {
+        return Ok(Json(d));
+    }
     Ok(Json(
-        ask(&shared, &id, |room| async move { room.details().await }).await?,
+        ask(
+            &shared,
+            &id,
+            client,
+            |room| async move { room.details().await },
+        )
+        .await?,
     ))
 }
 
 pub(super) async fn record(
     State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
@@ -210,11 +251,17 @@ pub(super) async fn record(
         .filter(|s| *s == "https")
         .unwrap_or("http");
     let site = format!("{scheme}://{host}/rooms/{id}");
-    let record = ask(&shared, &id, |room| {
-        let site = site.clone();
-        async move { room.record(site).await }
-    })
-    .await?;
+    let read = read_finished(&shared, &id, client, |r| r.record(site.clone())).await?;
+    let record = match read {
+        Some(r) => r,
+        None => {
+            ask(&shared, &id, client, |room| {
+                let site = site.clone();
+                async move { room.record(site).await }
+            })
+            .await?
+        }
+    };
     Ok((
         [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
         record,

@@ -52,6 +52,10 @@ pub struct ClientLimits {
     pub my_games: Option<Quota>,
     /// Push subscriptions made or changed per address (`None`: unlimited).
     pub push_subscriptions: Option<Quota>,
+    /// Fresh full states (`watch`, `resume`, `sync`) per address (`None`: unlimited).
+    pub states: Option<Quota>,
+    /// Rooms read or started from the database per address (`None`: unlimited).
+    pub room_loads: Option<Quota>,
     /// Most analyses running at once, server-wide (`--analyse-concurrency`).
     pub analysis_concurrency: usize,
     /// Replays, analyses and look-ups: their budgets and places.
@@ -198,6 +202,8 @@ pub struct Budgets {
     tickets: Option<DefaultKeyedRateLimiter<String>>,
     my_games: Option<DefaultKeyedRateLimiter<ClientAddr>>,
     push_subscriptions: Option<DefaultKeyedRateLimiter<ClientAddr>>,
+    states: Option<DefaultKeyedRateLimiter<ClientAddr>>,
+    room_loads: Option<DefaultKeyedRateLimiter<ClientAddr>>,
     /// Slots of the analyses running (server-wide, apart from the game bots' queue).
     analysis_slots: Arc<Semaphore>,
     analysis_concurrency: usize,
@@ -219,6 +225,8 @@ impl Budgets {
             tickets: l.tickets.map(RateLimiter::keyed),
             my_games: l.my_games.map(RateLimiter::keyed),
             push_subscriptions: l.push_subscriptions.map(RateLimiter::keyed),
+            states: l.states.map(RateLimiter::keyed),
+            room_loads: l.room_loads.map(RateLimiter::keyed),
             analysis_slots: Arc::new(Semaphore::new(l.analysis_concurrency)),
             analysis_concurrency: l.analysis_concurrency,
             work: work::Work::new(&l.work),
@@ -256,6 +264,28 @@ impl Budgets {
         take(self.push_subscriptions.as_ref(), addr, "push subscriptions")
     }
 
+    /// Takes one fresh full state (`watch`, `resume`: a state and the chat history,
+    /// tens of kilobytes each; `sync`: a state) from `addr`'s budget (`--states-per-minute`).
+    ///
+    /// # Errors
+    /// `RateLimited`.
+    pub fn take_state(&self, addr: ClientAddr) -> Result<(), ApiError> {
+        take(self.states.as_ref(), addr, "fresh states")
+    }
+
+    /// Takes one room read or started from the database (one not in memory) from
+    /// `addr`'s budget (`--room-loads-per-minute`).
+    ///
+    /// # Errors
+    /// `RateLimited`.
+    pub fn take_room_load(&self, addr: ClientAddr) -> Result<(), ApiError> {
+        take(
+            self.room_loads.as_ref(),
+            addr,
+            "rooms read from the database",
+        )
+    }
+
     /// Takes one pairing ticket from the budget of each of `keys` (`addr:…`, and
     /// `account:…` when logged in).
     ///
@@ -284,8 +314,11 @@ impl Budgets {
     /// `RateLimited`, with the time until the budget allows one again.
     pub fn take_room(&self, addr: ClientAddr, bots: bool) -> Result<(), ApiError> {
         let limiters = [
-            (self.rooms.as_ref(), "rooms"),
-            (self.bot_rooms.as_ref().filter(|_| bots), "rooms with bots"),
+            (self.rooms.as_ref(), "rooms created"),
+            (
+                self.bot_rooms.as_ref().filter(|_| bots),
+                "rooms with bots created",
+            ),
         ];
         for (limiter, what) in limiters {
             if let Some(l) = limiter {
@@ -366,6 +399,8 @@ impl Budgets {
             &self.analyses,
             &self.my_games,
             &self.push_subscriptions,
+            &self.states,
+            &self.room_loads,
         ]
         .into_iter()
         .flatten()

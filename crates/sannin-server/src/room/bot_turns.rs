@@ -85,7 +85,10 @@ impl Room {
             self.game.clone(),
             level,
             seed,
-            table,
+            bots::Queue {
+                table,
+                owner: self.settings.created_by,
+            },
             standstill.clone(),
             clock,
         );

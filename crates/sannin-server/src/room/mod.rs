@@ -70,6 +70,7 @@ mod draws;
 mod flags;
 mod handle;
 mod notices;
+mod outbox;
 mod pregame;
 mod rematch;
 mod restore;
@@ -89,6 +90,7 @@ pub use abort::{CONNECT_TIME, FIRST_MOVE_TIME};
 pub use config::RoomConfig;
 pub use handle::{Gone, RemoteRoom, RoomHandle};
 pub use notices::{Notice, NoticeKind};
+pub use outbox::{outbox, Bounds, Inbox, Outbox};
 pub use restore::start_kind;
 pub use seats::checked_name;
 pub use sleep::SLEEP_MARGIN;
@@ -113,8 +115,8 @@ pub enum Outbound {
 /// The room's side of a connection.
 #[derive(Debug, Clone)]
 pub struct ConnHandle {
-    /// Bounded queue to the connection's writer task.
-    pub tx: mpsc::Sender<Outbound>,
+    /// Bounded queue to the connection's writer task (`outbox`).
+    pub tx: Outbox,
     /// Cancelled to drop the connection at once (slow client).
     pub kill: CancellationToken,
     /// The account the connection is logged in to (its session cookie), if any.
@@ -201,6 +203,11 @@ pub struct RoomSettings {
     /// A table of quick pairing: its seats are taken at creation, it starts once its
     /// players are connected, and it is given up when one does not show.
     pub paired: bool,
+    /// The client address that created the room: its bots' searches queue in that
+    /// address's lane (`bots` module docs). Kept in memory only (an address is not
+    /// kept with a game's record): a room restored after a restart has none.
+    #[serde(skip)]
+    pub created_by: Option<crate::limits::ClientAddr>,
 }
 
 impl Json for RoomSettings {

@@ -85,7 +85,7 @@ impl Room {
     }
 
     /// The game record with the room's headers (`crate::record`).
-    pub(super) fn record(&self, site: String) -> String {
+    pub fn record(&self, site: String) -> String {
         let headers = crate::record::RecordHeaders {
             site,
             started_at_ms: self.created_at_ms,
@@ -312,7 +312,7 @@ impl Room {
             .map(|cells| cells.iter().map(|c| c.to_string()).collect())
     }
 
-    pub(super) fn details(&self) -> RoomDetails {
+    pub fn details(&self) -> RoomDetails {
         RoomDetails {
             room: self.info(),
             position: self.game.position().position_string(),

@@ -237,17 +237,24 @@ async fn write(
 }
 
 /// Rates every finished rated game not rated yet (a node that stopped between the
-/// end of a game and its rating). Returns how many moved ratings.
+/// end of a game and its rating, a rating that failed) that finished at or after
+/// `since` (unix ms; 0: all). Returns how many moved ratings.
 ///
 /// # Errors
 /// Database errors.
-pub async fn sweep(store: &Store, db: &Db, rules: &RatingRules) -> anyhow::Result<usize> {
+pub async fn sweep(
+    store: &Store,
+    db: &Db,
+    rules: &RatingRules,
+    since: i64,
+) -> anyhow::Result<usize> {
     let ids: Vec<String> = sqlx::query_scalar(
-        "SELECT r.id FROM rooms r WHERE r.status = 'finished' \
+        "SELECT r.id FROM rooms r WHERE r.status = 'finished' AND r.updated_at >= $1 \
            AND r.settings LIKE '%\"rated\":true%' \
            AND NOT EXISTS (SELECT 1 FROM rated_games g WHERE g.room_id = r.id) \
          ORDER BY r.updated_at",
     )
+    .bind(since)
     .fetch_all(db.pool())
     .await?;
     let mut n = 0;

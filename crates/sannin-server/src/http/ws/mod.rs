@@ -20,7 +20,6 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
 use sannin_protocol::ServerMsg;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::accounts::sockets::SessionWatch;
@@ -55,11 +54,11 @@ pub(super) async fn upgrade(
     }
     let limit = shared.config.listener.ws_handshake_timeout;
     let room = tokio::time::timeout(limit, async {
-        let mut room = super::rooms::find(&shared, &id).await?;
+        let mut room = super::rooms::find(&shared, &id, client).await?;
         if room.is_closed() {
             // Unloaded (idle and finished) just now: load it again.
             shared.rooms.unload_if(&room);
-            room = super::rooms::find(&shared, &id).await?;
+            room = super::rooms::find(&shared, &id, client).await?;
         }
         Ok::<_, ApiError>(room)
     })
@@ -169,7 +168,7 @@ async fn run(
     client: ClientAddr,
 ) {
     let config = &shared.config;
-    let (tx, rx) = mpsc::channel::<Outbound>(config.send_queue);
+    let (tx, rx) = crate::room::outbox(config.send_queue);
     let kill = CancellationToken::new();
     let (mut sink, stream) = socket.split();
     let out = ConnHandle {
@@ -232,6 +231,8 @@ async fn run(
                 .map(|d| tokio::time::Instant::now() + d),
             refused_in_a_row: 0,
             session_ended: session.as_ref().map(|w| w.ended.clone()),
+            budgets: shared.budgets.clone(),
+            addr: client,
         }
         .run()
         .in_current_span(),

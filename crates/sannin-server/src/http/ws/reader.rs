@@ -18,16 +18,17 @@ use axum::extract::ws::{Message, Utf8Bytes, WebSocket};
 use futures_util::stream::SplitStream;
 use futures_util::StreamExt;
 use sannin_protocol::{ClientMsg, ServerMsg};
-use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::debug;
 
 use super::Pings;
+use crate::error::ApiError;
 use crate::error::ErrorCode;
+use crate::limits::{Budgets, ClientAddr};
 use crate::metrics::Metrics;
 use crate::rate::TokenBucket;
-use crate::room::{ConnId, Outbound, RoomHandle};
+use crate::room::{ConnId, Outbound, Outbox, RoomHandle};
 use crate::time::TimeSource;
 
 /// Frames refused in a row (over the rate limit, none accepted in between) after which
@@ -69,7 +70,7 @@ pub(super) struct Reader {
     pub conn: ConnId,
     pub room: RoomHandle,
     /// The connection's own queue, for the errors the reader answers itself.
-    pub replies: mpsc::Sender<Outbound>,
+    pub replies: Outbox,
     pub kill: CancellationToken,
     pub pings: Arc<Pings>,
     pub metrics: Arc<Metrics>,
@@ -86,6 +87,10 @@ pub(super) struct Reader {
     /// change). Checked before each frame: a frame read after the session ended is
     /// never the account's, whenever the task that closes the socket gets to run.
     pub session_ended: Option<CancellationToken>,
+    /// The budgets of the client's address (fresh states).
+    pub budgets: Arc<Budgets>,
+    /// The client's address.
+    pub addr: ClientAddr,
 }
 
 /// What the reader does next after a frame.
@@ -159,7 +164,11 @@ impl Reader {
 
     /// One frame from the client.
     async fn frame(&mut self, frame: Message) -> Next {
-        if self.session_ended.as_ref().is_some_and(|t| t.is_cancelled()) {
+        if self
+            .session_ended
+            .as_ref()
+            .is_some_and(|t| t.is_cancelled())
+        {
             self.reply(session_ended_frame());
             self.reply(Outbound::Close(1008, "the session ended"));
             return Next::Stop;
@@ -240,6 +249,24 @@ impl Reader {
         }
         match ClientMsg::parse(text.as_str()) {
             Ok(msg) => {
+                let fresh_state = matches!(
+                    msg,
+                    ClientMsg::Resume { .. } | ClientMsg::Watch { .. } | ClientMsg::Sync
+                );
+                if fresh_state {
+                    if let Err(ApiError::RateLimited { retry_after, .. }) =
+                        self.budgets.take_state(self.addr)
+                    {
+                        self.reply(error_frame(
+                            ErrorCode::RateLimited,
+                            format!(
+                                "too many fresh states asked from your address: try again in {} s",
+                                retry_after.as_secs().max(1)
+                            ),
+                        ));
+                        return Next::Go;
+                    }
+                }
                 if matches!(
                     msg,
                     ClientMsg::Join { .. } | ClientMsg::Resume { .. } | ClientMsg::Watch { .. }
@@ -260,6 +287,14 @@ impl Reader {
     }
 }
 
+/// The last word to a socket whose log-in session ended.
+pub(super) fn session_ended_frame() -> Outbound {
+    error_frame(
+        ErrorCode::LoginRequired,
+        "you logged out, or your password was changed: this connection closes",
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,12 +307,4 @@ mod tests {
         assert_eq!(round_trip(2_000, 1_000), None, "from the future");
         assert_eq!(round_trip(0, 60_001), None, "over a minute old");
     }
-}
-
-/// The last word to a socket whose log-in session ended.
-pub(super) fn session_ended_frame() -> Outbound {
-    error_frame(
-        ErrorCode::LoginRequired,
-        "you logged out, or your password was changed: this connection closes",
-    )
 }

@@ -14,11 +14,10 @@ use std::time::Duration;
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use futures_util::stream::SplitSink;
 use futures_util::SinkExt;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::Pings;
-use crate::room::Outbound;
+use crate::room::{Inbox, Outbound};
 use crate::time::TimeSource;
 
 /// How long a connection closed for a bad frame or a flood is kept open after its
@@ -32,7 +31,7 @@ const WRITE_BATCH: usize = 64;
 /// What the writer works with.
 pub(super) struct Writer {
     pub sink: SplitSink<WebSocket, Message>,
-    pub rx: mpsc::Receiver<Outbound>,
+    pub rx: Inbox,
     pub kill: CancellationToken,
     pub pings: Arc<Pings>,
     pub time: Arc<dyn TimeSource>,
@@ -77,14 +76,14 @@ impl Writer {
                 return Ok(true);
             }
             match self.rx.try_recv() {
-                Ok(out) => {
+                Some(out) => {
                     if fed == WRITE_BATCH {
                         self.sink.flush().await?;
                         fed = 0;
                     }
                     frame = self.frame(out, linger);
                 }
-                Err(_) => break,
+                None => break,
             }
         }
         self.sink.flush().await?;
