@@ -47,6 +47,8 @@ impl LocalServer {
             tickets_per_minute: 0.0,
             guards: GuardArgs {
                 spectators_per_address: 0,
+                states_per_minute: 0.0,
+                room_loads_per_minute: 0.0,
                 ..GuardArgs::default()
             },
             ..LimitArgs::default()
