@@ -27,9 +27,11 @@ if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ]; then
   npm ci --no-audit --no-fund
 fi
 
-# Build the server once up front so that the tests' own build is a no-op.
+# Build the server once up front so that the tests' own build is a no-op. The `test`
+# profile is the one `cargo test` builds with: after the Rust tests, only the binary's
+# own crate is compiled again, not the whole workspace in a profile of its own.
 if [ -z "${SANNIN_BIN:-}" ]; then
-  (cd .. && cargo build -p sannin)
+  (cd .. && cargo build --profile test -p sannin)
 fi
 
 if [ $# -gt 0 ]; then

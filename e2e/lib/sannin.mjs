@@ -21,11 +21,12 @@ function freePort() {
   });
 }
 
-/** `cargo build -p sannin` unless SANNIN_BIN names a binary; returns the binary path. */
+/** `cargo build --profile test -p sannin` unless SANNIN_BIN names a binary; returns the binary path. */
 export function buildServer() {
   if (process.env.SANNIN_BIN) return process.env.SANNIN_BIN;
-  const res = spawnSync('cargo', ['build', '-p', 'sannin'], { cwd: REPO, stdio: ['ignore', 'inherit', 'inherit'] });
-  if (res.status !== 0) throw new Error('cargo build -p sannin failed');
+  // The profile `cargo test` builds with (its output is target/debug too).
+  const res = spawnSync('cargo', ['build', '--profile', 'test', '-p', 'sannin'], { cwd: REPO, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (res.status !== 0) throw new Error('cargo build --profile test -p sannin failed');
   return join(REPO, 'target', 'debug', 'sannin');
 }
 
