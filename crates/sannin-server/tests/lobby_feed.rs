@@ -108,14 +108,25 @@ async fn the_lobby_sees_tables_seats_and_pools_change_live() {
     })
     .await;
 
-    // Ann leaves before the start: her seat is free again seconds later, not minutes.
+    // Ann leaves before the start: her seat is free again seconds later, not minutes,
+    // counted from when the room saw her go (the test's clock stands until then).
     ann.close().await;
+    let away = feed
+        .until("Ann away", |p| {
+            p["waiting"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["id"] == room)
+                .is_some_and(|r| r["seats"]["middle"]["connected"] == false)
+        })
+        .await;
+    assert_eq!(seat_name(&away, &room, "middle"), Some("Ann"), "held");
     time.advance(Duration::from_secs(9));
-    let held = feed.next().await;
-    assert_eq!(
-        seat_name(&held, &room, "middle"),
-        Some("Ann"),
-        "held a little"
+    let details = server.room(&room).await;
+    assert!(
+        details.room.seats.middle.is_some(),
+        "held a little: {details:?}"
     );
     time.advance(Duration::from_secs(2));
     feed.until("the seat freed", |p| {
