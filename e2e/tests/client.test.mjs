@@ -214,7 +214,7 @@ test('drops from hand and illumination', async () => {
   await r2.page.close();
 });
 
-test('events: alliance banner, check on the king, result; names are text', async () => {
+test('events: alliance notice, check on the king, result; names are text', async () => {
   const { page, server, errors } = await openRoom(state({ you: 'middle', to_move: 'first' }), { token: 't' });
   const ws = server();
   let seq = 3;
@@ -222,10 +222,10 @@ test('events: alliance banner, check on the king, result; names are text', async
   ev({ type: 'action', player: 'first', action: 'P3c-4c' });
   ev({ type: 'check', player: 'Middle', by: ['First'] });
   ev({ type: 'alliance_formed', allies: ['First', 'Last'], cause: 'discovered' });
-  await page.getByTestId('banner-alliance').waitFor();
+  await page.locator('[data-testid="notice-line"][data-kind="alliance"]').waitFor();
   // Named for the reader (Middle, left alone): who allied against it, why, and what it
   // changes for it (RULES §12.5).
-  assert.match(await page.getByTestId('banner-alliance').textContent(), /Akira \(First\) and Chiyo \(Last\) are now allied against you.*discovered attack.*Your king is promoted/);
+  assert.match(await page.getByTestId('notice-line').textContent(), /Akira \(First\) and Chiyo \(Last\) are now allied against you.*discovered attack.*Your king is promoted/);
   assert.ok(await cell(page, '10m').evaluate((n) => n.classList.contains('check')));
   // Name with markup shows as text, runs nothing.
   assert.match(await page.getByTestId('seat-middle').textContent(), /<img src=x/);

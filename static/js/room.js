@@ -74,7 +74,8 @@ class RoomView {
     this.historyTries = 0;
     this.sounds = new Sounds();
     this.build();
-    onLangChange(() => { this.relabel(); this.render(); });
+    // The notice line's words were those of the language before (the list keeps them).
+    onLangChange(() => { this.notices.dismiss(); this.relabel(); this.render(); });
   }
 
   get state() { return this.model.state; }
@@ -302,9 +303,9 @@ class RoomView {
       this.offlineBar,
       h('div', { class: 'room-grid' },
         h('div', { class: 'table', 'data-testid': 'seats' },
-          h('div', { class: 'status-strip' }, this.turn, this.notices.line),
+          h('div', { class: 'status-strip' }, this.turn, this.notices.line, this.notices.error),
           this.slots.left, this.slots.right,
-          h('div', { class: 'board-wrap' }, this.boardBox, this.notices.banners, this.looking, this.liveButton, this.notices.error),
+          h('div', { class: 'board-wrap' }, this.boardBox, this.looking, this.liveButton),
           this.slots.bottom,
           h('div', { class: 'side-controls' }, this.nav, this.controls, this.result, this.viewPicker)),
         h('div', { class: 'pregame-area' }, this.pregame.node),
@@ -427,7 +428,6 @@ class RoomView {
       if (!SEATS.includes(this.viewSeat)) this.viewSeat = 'middle';
     }
     this.board.setView(this.viewSeat);
-    if (wasStatus === 'waiting' && s.status !== 'waiting') this.notices.clearBanners();
     const turnCame = this.myTurn && !this.wasMyTurn;
     if (turnCame && this.premove) input.firePremove(this);
     this.notifyTurn(turnCame);
@@ -448,6 +448,7 @@ class RoomView {
     if (ev.clocks) this.setClocks(ev.clocks);
     const ctx = this.ctx(); // named as seated before the event
     const { notices, sounds } = applyEvent(this.model, ev);
+    if (ev.type === 'action') this.notices.moved();
     for (const n of notices) {
       // The reader's own going and coming back (a reload, the lobby handing the seat to
       // this page) is no news to the reader.

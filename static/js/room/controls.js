@@ -82,7 +82,27 @@ export function renderControls(r) {
       parts.push(h('button', { type: 'button', class: 'small resign', 'data-testid': 'resign', onclick: () => { r.confirmResign = true; r.focusNext = 'resign-confirm'; r.render(); } }, t('room.resign.button')));
     }
   }
+  if (isOut(r) && !r.keepWatching) parts.push(outOffer(r));
   r.controls.replaceChildren(...parts);
+}
+
+/** Whether the reader's seat is out of a game that goes on without it. */
+export function isOut(r) {
+  const s = r.state;
+  return Boolean(s?.status === 'playing' && r.you && r.model.pos?.active && !r.model.pos.active.has(r.you));
+}
+
+/** "New game" (the lobby) or "Keep watching" (the offer goes) for a player who is out. */
+function outOffer(r) {
+  return h('div', { class: 'out-offer', role: 'group', 'data-testid': 'out-offer', 'aria-labelledby': 'out-offer-title' },
+    h('strong', { id: 'out-offer-title' }, t('room.out.title')),
+    h('span', { class: 'hint' }, t('room.out.text')),
+    h('div', { class: 'row' },
+      h('a', { class: 'button primary', href: '/', 'data-testid': 'new-game' }, t('room.out.new_game')),
+      h('button', {
+        type: 'button', class: 'small', 'data-testid': 'keep-watching',
+        onclick: () => { r.keepWatching = true; r.render(); },
+      }, t('room.out.keep_watching'))));
 }
 
 /** « ‹ ply › » and "back to the live position". */
@@ -152,6 +172,8 @@ function rematchParts(r) {
         asked.length ? t('room.rematch.ask_n', { n: asked.length }) : t('room.rematch.ask')));
     }
   }
+  // A player whose game is over may go straight on to another one.
+  if (r.you) parts.push(h('a', { class: 'button', href: '/', 'data-testid': 'new-game' }, t('room.out.new_game')));
   return parts;
 }
 
