@@ -21,7 +21,7 @@ import { takeClaim } from './mine.js';
 import { ChatPanel } from './chat.js';
 import { JOIN_INTENT_KEY, getPref, onPrefChange, setPref, shortId, storedName, storeName } from './prefs.js';
 import { t, onLangChange } from './i18n.js';
-import { forgetRatings, onRatings, ratingOf } from './account.js';
+import { account, forgetRatings, onRatings, ratingOf } from './account.js';
 import { announce } from './site.js';
 import { describeAction } from './say.js';
 import {
@@ -294,12 +294,13 @@ class RoomView {
     this.headTitle = h('h1', { title: this.roomId });
     this.clockInfo = h('span', { class: 'clock-info', 'data-testid': 'clock-info' });
     this.watching = h('span', { class: 'watching', 'data-testid': 'watching', hidden: true });
+    this.ratedTag = h('span', { class: 'rated-tag', 'data-testid': 'rated', hidden: true });
     this.spectatorCount = h('span', { class: 'spectator-count', 'data-testid': 'spectators' });
     this.copyButton = h('button', { type: 'button', class: 'small', 'data-testid': 'copy-link', onclick: () => this.copyLink() });
     this.copyBox = h('span', { class: 'copy-box', hidden: true });
 
     this.app.replaceChildren(h('div', { class: 'room', 'data-testid': 'room' },
-      h('div', { class: 'room-head' }, this.headTitle, this.watching, this.spectatorCount, this.clockInfo, this.copyButton, this.copyBox, this.roomTop),
+      h('div', { class: 'room-head' }, this.headTitle, this.ratedTag, this.watching, this.spectatorCount, this.clockInfo, this.copyButton, this.copyBox, this.roomTop),
       this.offlineBar,
       h('div', { class: 'room-grid' },
         h('div', { class: 'table', 'data-testid': 'seats' },
@@ -556,6 +557,10 @@ class RoomView {
   join(seat) {
     const field = this.pregame.nameInput;
     const name = (field?.value ?? storedName()).trim();
+    if (this.state?.rated && !account()) {
+      this.flash(t('room.join.rated_login'));
+      return;
+    }
     if (!name) {
       this.flash(t('room.join.need_name'));
       field?.focus();
@@ -638,6 +643,8 @@ class RoomView {
     if (s.clocks) parts.push(t('room.clock', { desc: describeClock(s.clocks) }));
     if (s.private) parts.push(t('room.private'));
     this.clockInfo.textContent = parts.join(' · ');
+    this.ratedTag.hidden = !s.rated;
+    this.ratedTag.textContent = t('room.rated');
     this.watching.hidden = Boolean(this.you);
     this.watching.textContent = t('room.watching');
     const n = s.spectators ?? 0;
