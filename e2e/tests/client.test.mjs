@@ -237,6 +237,10 @@ test('events: alliance notice, check on the king, result; names are text', async
   })));
   await page.getByTestId('result').waitFor();
   assert.match(await page.getByTestId('result').textContent(), /Akira \(First\) and Chiyo \(Last\) win/);
+  // The game is over for the reader: a rematch, or a new game from the lobby.
+  assert.ok(await page.getByTestId('rematch').isVisible());
+  assert.equal(await page.getByTestId('result').getByTestId('new-game').getAttribute('href'), '/');
+  assert.equal(await page.getByTestId('out-offer').count(), 0);
   assert.equal(await page.getByTestId('seat-middle').getAttribute('data-eliminated'), 'true');
   await page.screenshot({ path: `${SHOTS}mock-finished.png`, fullPage: true });
   assert.deepEqual(errors, []);
