@@ -227,6 +227,26 @@ test('events: alliance notice, check on the king, result; names are text', async
   // changes for it (RULES §12.5).
   assert.match(await page.getByTestId('notice-line').textContent(), /Akira \(First\) and Chiyo \(Last\) are now allied against you.*discovered attack.*Your king is promoted/);
   assert.ok(await cell(page, '10m').evaluate((n) => n.classList.contains('check')));
+  // The notice lies above the board, on a phone too, never over it.
+  for (const [tag, viewport] of [['desktop', { width: 1366, height: 768 }], ['phone', { width: 390, height: 844 }]]) {
+    await page.setViewportSize(viewport);
+    const box = await page.getByTestId('notice-line').boundingBox();
+    const board = await page.locator('svg.board').boundingBox();
+    assert.ok(box.y + box.height <= board.y, `${tag}: the notice above the board`);
+    await page.screenshot({ path: `${SHOTS}mock-alliance-${tag}.png` });
+  }
+  // In Japanese, on a phone: the whole notice is read, still above the board.
+  await page.getByTestId('lang').selectOption('ja');
+  assert.equal(await page.locator('.notice-line.shown').count(), 0, 'the notice in English went');
+  ev({ type: 'alliance_formed', allies: ['First', 'Last'], cause: 'discovered' });
+  await page.locator('[data-testid="notice-line"][data-kind="alliance"]').waitFor();
+  const text = page.locator('.notice-line .notice-text');
+  assert.ok(await text.evaluate((n) => n.scrollHeight <= n.clientHeight + 1), 'not cut off');
+  assert.ok((await page.locator('.notice-line .notice').boundingBox()).y + (await page.locator('.notice-line .notice').boundingBox()).height
+    <= (await page.locator('svg.board').boundingBox()).y, 'above the board');
+  await page.screenshot({ path: `${SHOTS}mock-alliance-phone-ja.png` });
+  await page.getByTestId('lang').selectOption('en');
+  await page.setViewportSize({ width: 1200, height: 900 });
   // Name with markup shows as text, runs nothing.
   assert.match(await page.getByTestId('seat-middle').textContent(), /<img src=x/);
   assert.equal(await page.evaluate(() => window.pwned), undefined);
