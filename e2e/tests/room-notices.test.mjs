@@ -131,14 +131,20 @@ test('a player out while the others play on: New game, or Keep watching; desktop
   await fan.page.screenshot({ path: `${SHOTS}notices-spectator-desktop.png` });
   await fan.page.setViewportSize(PHONE);
   await fan.page.screenshot({ path: `${SHOTS}notices-spectator-phone.png`, fullPage: true });
-  // Keep watching puts the offer away; New game goes to the lobby.
+  // New game goes to the lobby; back in the room, Keep watching puts the offer away,
+  // and it stays away after a reload.
   await p.page.setViewportSize(DESKTOP);
-  await p.page.getByTestId('keep-watching').click();
-  assert.equal(await offer.count(), 0);
-  await p.page.reload();
   await p.page.getByTestId('new-game').click();
   await p.page.waitForURL(`${live.server.url}/`);
   await p.page.getByTestId('play-computer').waitFor();
+  await p.page.goBack();
+  await p.page.getByTestId('keep-watching').click();
+  assert.equal(await offer.count(), 0);
+  const states = p.io.states.length;
+  await p.page.reload();
+  await until('a state after the reload', () => p.io.states.length > states);
+  await p.page.waitForSelector('[data-testid="seat-first"][data-eliminated="true"]');
+  assert.equal(await offer.count(), 0);
   for (const q of [p, fan]) assert.deepEqual(q.io.errors, []);
   for (const q of [p, fan]) await q.context.close();
 });

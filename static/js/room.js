@@ -36,7 +36,7 @@ import { MoveTable } from './room/movetable.js';
 import { Pregame } from './room/pregame.js';
 import { placesFor, paintClock, renderSeat } from './room/seats.js';
 import {
-  followRematch, renderControls, renderNav, renderResult, renderViewPicker,
+  followRematch, keepsWatching, renderControls, renderNav, renderResult, renderViewPicker,
 } from './room/controls.js';
 import * as input from './room/input.js';
 import { Sounds } from './room/sound.js';
@@ -63,6 +63,7 @@ class RoomView {
     this.pendingAction = false;
     this.illumPreview = false;
     this.confirmResign = false;
+    this.keepWatching = keepsWatching(roomId); // a player out said "Keep watching"
     this.confirming = null; // an action waiting for "Play it" (confirmMoves preference)
     this.wasMyTurn = false;
     this.viewSeat = null;

@@ -92,6 +92,17 @@ export function isOut(r) {
   return Boolean(s?.status === 'playing' && r.you && r.model.pos?.active && !r.model.pos.active.has(r.you));
 }
 
+const KEEP_WATCHING_KEY = 'sannin.keepWatching';
+
+/** Whether the reader said "Keep watching" in room `roomId` (for this tab's session). */
+export function keepsWatching(roomId) {
+  try { return sessionStorage.getItem(`${KEEP_WATCHING_KEY}.${roomId}`) === '1'; } catch { return false; }
+}
+
+function keepWatching(roomId) {
+  try { sessionStorage.setItem(`${KEEP_WATCHING_KEY}.${roomId}`, '1'); } catch { /* for this page only */ }
+}
+
 /** "New game" (the lobby) or "Keep watching" (the offer goes) for a player who is out. */
 function outOffer(r) {
   return h('div', { class: 'out-offer', role: 'group', 'data-testid': 'out-offer', 'aria-labelledby': 'out-offer-title' },
@@ -101,7 +112,7 @@ function outOffer(r) {
       h('a', { class: 'button primary', href: '/', 'data-testid': 'new-game' }, t('room.out.new_game')),
       h('button', {
         type: 'button', class: 'small', 'data-testid': 'keep-watching',
-        onclick: () => { r.keepWatching = true; r.render(); },
+        onclick: () => { keepWatching(r.roomId); r.keepWatching = true; r.render(); },
       }, t('room.out.keep_watching'))));
 }
 
