@@ -287,6 +287,18 @@ test('server errors are shown in words; bad tokens are forgotten', async () => {
   await page.getByText('That seat token is not valid here.').waitFor();
   assert.equal(await page.evaluate(() => localStorage.getItem('sannin.token.r1')), null);
   assert.deepEqual(sent.at(-1), { type: 'watch' });
+  // Errors go above the board, never over it, and are read whole (on a phone too).
+  const long = 'This game is rated: log in (top right) to take a seat. You can watch without an account, and chat with the other spectators meanwhile.';
+  for (const [tag, viewport] of [['desktop', { width: 1366, height: 768 }], ['phone', { width: 390, height: 844 }]]) {
+    await page.setViewportSize(viewport);
+    server().send(JSON.stringify({ type: 'error', code: 'busy', message: long }));
+    const error = page.getByTestId('error');
+    await until('the error shown', async () => (await error.textContent()) === long);
+    const box = await error.boundingBox();
+    assert.ok(box.y + box.height <= (await page.locator('svg.board').boundingBox()).y, `${tag}: above the board`);
+    assert.ok(await error.evaluate((n) => n.scrollHeight <= n.clientHeight + 1), `${tag}: not cut off`);
+    await page.screenshot({ path: `${SHOTS}mock-error-${tag}.png` });
+  }
   await page.close();
 });
 
