@@ -3,7 +3,7 @@
 // and the result with the rematch.
 import { h } from '../dom.js';
 import { SEATS } from '../geometry.js';
-import { t } from '../i18n.js';
+import { lang, t } from '../i18n.js';
 import { savedToken, saveToken } from '../protocol.js';
 import { pieceLabel, reasonText, resultLine, seatLabel, who } from './messages.js';
 import { plyCount, shownPly } from './model.js';
@@ -103,8 +103,15 @@ function keepWatching(roomId) {
   try { sessionStorage.setItem(`${KEEP_WATCHING_KEY}.${roomId}`, '1'); } catch { /* for this page only */ }
 }
 
-/** "New game" (the lobby) or "Keep watching" (the offer goes) for a player who is out. */
+/** "New game" (the lobby) or "Keep watching" (the offer goes) for a player who is out:
+ * the same element from one render to the next (moves keep coming), anew in another
+ * language. */
 function outOffer(r) {
+  if (r.outOffer?.lang !== lang()) r.outOffer = { lang: lang(), node: buildOutOffer(r) };
+  return r.outOffer.node;
+}
+
+function buildOutOffer(r) {
   return h('div', { class: 'out-offer', role: 'group', 'data-testid': 'out-offer', 'aria-labelledby': 'out-offer-title' },
     h('strong', { id: 'out-offer-title' }, t('room.out.title')),
     h('span', { class: 'hint' }, t('room.out.text')),
