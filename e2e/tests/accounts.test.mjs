@@ -1,5 +1,6 @@
 // Accounts in the browser against the real server: registering and logging in through
-// the account page, a rated room made from the lobby, a guest refused a seat in it, a
+// the account page, a rated room made from the lobby (said rated, with no computer
+// players to add), a guest sent to log in instead of taking a seat in it, a
 // rated game played to its end by resignations, and the new ratings on the profile
 // pages and the leaderboard. Screenshots (desktop and phone, English and Japanese) go
 // to e2e/screenshots/ (or SHOTS_DIR).
@@ -61,14 +62,33 @@ test('register and log in through the page, play a rated game, see the new ratin
   assert.equal(first.lastState().rated, true);
   assert.equal(first.lastState().seats.first.name, 'akira');
 
-  // A guest cannot sit: a clear error, and the seat stays free.
+  // The room says that it is rated, and its host is offered no computer player.
+  await first.page.getByTestId('rated').waitFor();
+  assert.equal(await first.page.getByTestId('rated').textContent(), 'Rated');
+  await first.page.getByTestId('no-bots-rated').waitFor();
+  assert.equal(await first.page.locator('[data-testid^="add-bot-"]').count(), 0);
+  assert.match(await first.page.getByTestId('no-bots-rated').textContent(), /no computer players/);
+  await shoot(first, 'room-rated-host');
+
+  // A guest is asked to log in, with a link to the account page and back, in place of
+  // a name to enter; the seat stays free.
   const guest = await person('guest');
   await guest.page.goto(`${live.server.url}/rooms/${roomId}`);
-  await guest.page.getByTestId('room-name').fill('Guest');
-  await guest.page.getByTestId('sit-last').click();
-  await until('login_required', async () => (await guest.page.getByTestId('error').getAttribute('data-code')) === 'login_required');
-  assert.match(await guest.page.getByTestId('error').textContent(), /log in/i);
-  await guest.page.screenshot({ path: `${SHOTS}accounts-guest-refused.png` });
+  await guest.page.getByTestId('rated-login').waitFor();
+  assert.equal(await guest.page.getByTestId('room-name').isVisible(), false);
+  assert.equal(await guest.page.getByTestId('sit-last').isVisible(), false);
+  assert.equal(await guest.page.getByTestId('rated-login').textContent(), 'Log in to play rated games');
+  assert.equal(await guest.page.getByTestId('rated').textContent(), 'Rated');
+  await shoot(guest, 'room-rated-guest');
+  await guest.page.getByTestId('lang').selectOption('ja');
+  assert.equal(await guest.page.getByTestId('rated-login').textContent(), 'レーティング対局をするにはログイン');
+  assert.equal(await guest.page.getByTestId('rated').textContent(), 'レーティング対局');
+  await shoot(guest, 'room-rated-guest-ja');
+  await guest.page.getByTestId('lang').selectOption('en');
+  await guest.page.getByTestId('rated-login').click();
+  await guest.page.getByTestId('login-form').waitFor();
+  assert.equal(new URL(guest.page.url()).searchParams.get('next'), `/rooms/${roomId}`);
+  assert.equal(guest.lastState()?.seats?.last ?? null, null);
 
   await joinRoom(middle, live.server, roomId, 'whatever', 'middle');
   await joinRoom(last, live.server, roomId, 'whatever', 'last');

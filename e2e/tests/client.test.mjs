@@ -214,7 +214,7 @@ test('drops from hand and illumination', async () => {
   await r2.page.close();
 });
 
-test('events: alliance banner, check on the king, result; names are text', async () => {
+test('events: alliance notice, check on the king, result; names are text', async () => {
   const { page, server, errors } = await openRoom(state({ you: 'middle', to_move: 'first' }), { token: 't' });
   const ws = server();
   let seq = 3;
@@ -222,11 +222,31 @@ test('events: alliance banner, check on the king, result; names are text', async
   ev({ type: 'action', player: 'first', action: 'P3c-4c' });
   ev({ type: 'check', player: 'Middle', by: ['First'] });
   ev({ type: 'alliance_formed', allies: ['First', 'Last'], cause: 'discovered' });
-  await page.getByTestId('banner-alliance').waitFor();
+  await page.locator('[data-testid="notice-line"][data-kind="alliance"]').waitFor();
   // Named for the reader (Middle, left alone): who allied against it, why, and what it
   // changes for it (RULES §12.5).
-  assert.match(await page.getByTestId('banner-alliance').textContent(), /Akira \(First\) and Chiyo \(Last\) are now allied against you.*discovered attack.*Your king is promoted/);
+  assert.match(await page.getByTestId('notice-line').textContent(), /Akira \(First\) and Chiyo \(Last\) are now allied against you.*discovered attack.*Your king is promoted/);
   assert.ok(await cell(page, '10m').evaluate((n) => n.classList.contains('check')));
+  // The notice lies above the board, on a phone too, never over it.
+  for (const [tag, viewport] of [['desktop', { width: 1366, height: 768 }], ['phone', { width: 390, height: 844 }]]) {
+    await page.setViewportSize(viewport);
+    const box = await page.getByTestId('notice-line').boundingBox();
+    const board = await page.locator('svg.board').boundingBox();
+    assert.ok(box.y + box.height <= board.y, `${tag}: the notice above the board`);
+    await page.screenshot({ path: `${SHOTS}mock-alliance-${tag}.png` });
+  }
+  // In Japanese, on a phone: the whole notice is read, still above the board.
+  await page.getByTestId('lang').selectOption('ja');
+  assert.equal(await page.locator('.notice-line.shown').count(), 0, 'the notice in English went');
+  ev({ type: 'alliance_formed', allies: ['First', 'Last'], cause: 'discovered' });
+  await page.locator('[data-testid="notice-line"][data-kind="alliance"]').waitFor();
+  const text = page.locator('.notice-line .notice-text');
+  assert.ok(await text.evaluate((n) => n.scrollHeight <= n.clientHeight + 1), 'not cut off');
+  assert.ok((await page.locator('.notice-line .notice').boundingBox()).y + (await page.locator('.notice-line .notice').boundingBox()).height
+    <= (await page.locator('svg.board').boundingBox()).y, 'above the board');
+  await page.screenshot({ path: `${SHOTS}mock-alliance-phone-ja.png` });
+  await page.getByTestId('lang').selectOption('en');
+  await page.setViewportSize({ width: 1200, height: 900 });
   // Name with markup shows as text, runs nothing.
   assert.match(await page.getByTestId('seat-middle').textContent(), /<img src=x/);
   assert.equal(await page.evaluate(() => window.pwned), undefined);
@@ -237,6 +257,10 @@ test('events: alliance banner, check on the king, result; names are text', async
   })));
   await page.getByTestId('result').waitFor();
   assert.match(await page.getByTestId('result').textContent(), /Akira \(First\) and Chiyo \(Last\) win/);
+  // The game is over for the reader: a rematch, or a new game from the lobby.
+  assert.ok(await page.getByTestId('rematch').isVisible());
+  assert.equal(await page.getByTestId('result').getByTestId('new-game').getAttribute('href'), '/');
+  assert.equal(await page.getByTestId('out-offer').count(), 0);
   assert.equal(await page.getByTestId('seat-middle').getAttribute('data-eliminated'), 'true');
   await page.screenshot({ path: `${SHOTS}mock-finished.png`, fullPage: true });
   assert.deepEqual(errors, []);
@@ -263,6 +287,18 @@ test('server errors are shown in words; bad tokens are forgotten', async () => {
   await page.getByText('That seat token is not valid here.').waitFor();
   assert.equal(await page.evaluate(() => localStorage.getItem('sannin.token.r1')), null);
   assert.deepEqual(sent.at(-1), { type: 'watch' });
+  // Errors go above the board, never over it, and are read whole (on a phone too).
+  const long = 'This game is rated: log in (top right) to take a seat. You can watch without an account, and chat with the other spectators meanwhile.';
+  for (const [tag, viewport] of [['desktop', { width: 1366, height: 768 }], ['phone', { width: 390, height: 844 }]]) {
+    await page.setViewportSize(viewport);
+    server().send(JSON.stringify({ type: 'error', code: 'busy', message: long }));
+    const error = page.getByTestId('error');
+    await until('the error shown', async () => (await error.textContent()) === long);
+    const box = await error.boundingBox();
+    assert.ok(box.y + box.height <= (await page.locator('svg.board').boundingBox()).y, `${tag}: above the board`);
+    assert.ok(await error.evaluate((n) => n.scrollHeight <= n.clientHeight + 1), `${tag}: not cut off`);
+    await page.screenshot({ path: `${SHOTS}mock-error-${tag}.png` });
+  }
   await page.close();
 });
 

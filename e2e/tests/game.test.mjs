@@ -228,9 +228,9 @@ test('a pre-game alliance reseats the players and starts with the alliance', asy
   await a.page.getByTestId('propose-middle').click();
   await b.page.getByTestId('accept-alliance').click();
   for (const p of [a, b, c]) {
-    await p.page.getByTestId('banner-alliance').waitFor();
+    await p.page.locator('[data-testid="notice-line"][data-kind="alliance"]').waitFor();
     // Cat reads it about itself: "you play First".
-    assert.match(await p.page.getByTestId('banner-alliance').textContent(), p === c ? /you play First/ : /Cat plays First/);
+    assert.match(await p.page.getByTestId('notice-line').textContent(), p === c ? /you play First/ : /Cat plays First/);
   }
   await until('Cat reseated as First', () => c.lastState()?.you === 'first');
   for (const p of [a, b, c]) await p.page.getByTestId('ready').click();

@@ -71,7 +71,7 @@ test('phone: the board stays where it is while moves come in, and the page does 
   const scroll0 = await p.page.evaluate(() => window.scrollY);
   for (let round = 0; round < 3; round++) {
     const { ply } = await playMove(p);
-    // The two bots answer; the move table, notices and banners grow meanwhile.
+    // The two bots answer; the move table and notices grow meanwhile.
     await until('the bots answered', () => {
       const st = p.lastState();
       return st.moves.length >= ply + 3 && st.to_move === 'first' ? st : null;
@@ -255,7 +255,7 @@ test('a finished game steps from its start to its end; the record downloads with
   for (const q of [people[0], people[1], fan, late]) await q.context.close();
 });
 
-test('a newcomer from "Play the computer": plays with the mouse, then ←/Home/End step through the game; banners let clicks through; no English default names', async () => {
+test('a newcomer from "Play the computer": plays with the mouse, then ←/Home/End step through the game; the start notice above the board; no English default names', async () => {
   const p = await person('newcomer', { width: 1366, height: 768 });
   await p.page.goto(`${live.server.url}/`);
   await p.page.getByTestId('computer-level').selectOption('0');
@@ -294,19 +294,17 @@ test('a newcomer from "Play the computer": plays with the mouse, then ←/Home/E
   const id = await createRoom({ bots: { middle: 0, last: 0 } });
   await joinRoom(p, live.server, id, 'Akira', 'first');
   await p.page.getByTestId('ready').click();
-  // In a game that starts while the page is open, the start banner lies over the top
-  // rows of the board: a click there reaches the
-  // board, only the banner's close button is the banner's.
-  const banner = p.page.locator('[data-testid="banners"] .banner').first();
-  await banner.waitFor();
-  const hit = await banner.evaluate((b) => {
-    const r = b.querySelector('span').getBoundingClientRect();
-    const c = b.querySelector('.close').getBoundingClientRect();
-    const under = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-    const close = document.elementFromPoint(c.left + c.width / 2, c.top + c.height / 2);
-    return { board: Boolean(under?.closest('svg.board, .board-box')), banner: Boolean(under?.closest('.banner')), close: close === b.querySelector('.close') };
+  // In a game that starts while the page is open, the start notice goes in the line
+  // above the board: the board's top rows stay clear, a click there reaches the board.
+  await p.page.locator('[data-testid="notice-line"][data-kind="start"]').waitFor();
+  const clear = await p.page.evaluate(() => {
+    const line = document.querySelector('[data-testid="notice-line"]').getBoundingClientRect();
+    const board = document.querySelector('svg.board').getBoundingClientRect();
+    const top = [...document.querySelectorAll('[data-cell]')].map((c) => c.getBoundingClientRect()).reduce((a, b) => (b.top < a.top ? b : a));
+    const under = document.elementFromPoint(top.left + top.width / 2, top.top + top.height / 2);
+    return { above: line.bottom <= board.top, board: Boolean(under?.closest('svg.board')) };
   });
-  assert.deepEqual(hit, { board: true, banner: false, close: true });
+  assert.deepEqual(clear, { above: true, board: true });
 
   assert.deepEqual(p.io.errors, []);
   await p.context.close();

@@ -51,8 +51,13 @@ export function botBadge(seat, info) {
 }
 
 /** "Add bot" on free seats and "Remove bot" on bot seats, for a seated player of a
- * waiting room. `send` sends a protocol message. */
+ * waiting room (a rated room only says that it seats no bots). `send` sends a protocol
+ * message. */
 export function botControls(state, send) {
+  // Rated rooms seat accounts only: no bot to add.
+  if (state.rated) {
+    return h('div', { class: 'bot-controls', 'data-testid': 'bot-controls' }, h('p', { class: 'hint', 'data-testid': 'no-bots-rated' }, t('room.bot.rated')));
+  }
   const rows = [];
   for (const seat of SEATS) {
     const info = state.seats?.[seat];

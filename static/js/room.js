@@ -21,7 +21,7 @@ import { takeClaim } from './mine.js';
 import { ChatPanel } from './chat.js';
 import { JOIN_INTENT_KEY, getPref, onPrefChange, setPref, shortId, storedName, storeName } from './prefs.js';
 import { t, onLangChange } from './i18n.js';
-import { forgetRatings, onRatings, ratingOf } from './account.js';
+import { account, forgetRatings, onRatings, ratingOf } from './account.js';
 import { announce } from './site.js';
 import { describeAction } from './say.js';
 import {
@@ -36,7 +36,7 @@ import { MoveTable } from './room/movetable.js';
 import { Pregame } from './room/pregame.js';
 import { placesFor, paintClock, renderSeat } from './room/seats.js';
 import {
-  followRematch, renderControls, renderNav, renderResult, renderViewPicker,
+  followRematch, keepsWatching, renderControls, renderNav, renderResult, renderViewPicker,
 } from './room/controls.js';
 import * as input from './room/input.js';
 import { Sounds } from './room/sound.js';
@@ -63,6 +63,7 @@ class RoomView {
     this.pendingAction = false;
     this.illumPreview = false;
     this.confirmResign = false;
+    this.keepWatching = keepsWatching(roomId); // a player out said "Keep watching"
     this.confirming = null; // an action waiting for "Play it" (confirmMoves preference)
     this.wasMyTurn = false;
     this.viewSeat = null;
@@ -74,7 +75,8 @@ class RoomView {
     this.historyTries = 0;
     this.sounds = new Sounds();
     this.build();
-    onLangChange(() => { this.relabel(); this.render(); });
+    // The notice line's words were those of the language before (the list keeps them).
+    onLangChange(() => { this.notices.dismiss(); this.relabel(); this.render(); });
   }
 
   get state() { return this.model.state; }
@@ -293,18 +295,19 @@ class RoomView {
     this.headTitle = h('h1', { title: this.roomId });
     this.clockInfo = h('span', { class: 'clock-info', 'data-testid': 'clock-info' });
     this.watching = h('span', { class: 'watching', 'data-testid': 'watching', hidden: true });
+    this.ratedTag = h('span', { class: 'rated-tag', 'data-testid': 'rated', hidden: true });
     this.spectatorCount = h('span', { class: 'spectator-count', 'data-testid': 'spectators' });
     this.copyButton = h('button', { type: 'button', class: 'small', 'data-testid': 'copy-link', onclick: () => this.copyLink() });
     this.copyBox = h('span', { class: 'copy-box', hidden: true });
 
     this.app.replaceChildren(h('div', { class: 'room', 'data-testid': 'room' },
-      h('div', { class: 'room-head' }, this.headTitle, this.watching, this.spectatorCount, this.clockInfo, this.copyButton, this.copyBox, this.roomTop),
+      h('div', { class: 'room-head' }, this.headTitle, this.ratedTag, this.watching, this.spectatorCount, this.clockInfo, this.copyButton, this.copyBox, this.roomTop),
       this.offlineBar,
       h('div', { class: 'room-grid' },
         h('div', { class: 'table', 'data-testid': 'seats' },
-          h('div', { class: 'status-strip' }, this.turn, this.notices.line),
+          h('div', { class: 'status-strip' }, this.turn, this.notices.line, this.notices.error),
           this.slots.left, this.slots.right,
-          h('div', { class: 'board-wrap' }, this.boardBox, this.notices.banners, this.looking, this.liveButton, this.notices.error),
+          h('div', { class: 'board-wrap' }, this.boardBox, this.looking, this.liveButton),
           this.slots.bottom,
           h('div', { class: 'side-controls' }, this.nav, this.controls, this.result, this.viewPicker)),
         h('div', { class: 'pregame-area' }, this.pregame.node),
@@ -427,7 +430,6 @@ class RoomView {
       if (!SEATS.includes(this.viewSeat)) this.viewSeat = 'middle';
     }
     this.board.setView(this.viewSeat);
-    if (wasStatus === 'waiting' && s.status !== 'waiting') this.notices.clearBanners();
     const turnCame = this.myTurn && !this.wasMyTurn;
     if (turnCame && this.premove) input.firePremove(this);
     this.notifyTurn(turnCame);
@@ -448,6 +450,7 @@ class RoomView {
     if (ev.clocks) this.setClocks(ev.clocks);
     const ctx = this.ctx(); // named as seated before the event
     const { notices, sounds } = applyEvent(this.model, ev);
+    if (ev.type === 'action') this.notices.moved();
     for (const n of notices) {
       // The reader's own going and coming back (a reload, the lobby handing the seat to
       // this page) is no news to the reader.
@@ -555,6 +558,10 @@ class RoomView {
   join(seat) {
     const field = this.pregame.nameInput;
     const name = (field?.value ?? storedName()).trim();
+    if (this.state?.rated && !account()) {
+      this.flash(t('room.join.rated_login'));
+      return;
+    }
     if (!name) {
       this.flash(t('room.join.need_name'));
       field?.focus();
@@ -637,6 +644,8 @@ class RoomView {
     if (s.clocks) parts.push(t('room.clock', { desc: describeClock(s.clocks) }));
     if (s.private) parts.push(t('room.private'));
     this.clockInfo.textContent = parts.join(' · ');
+    this.ratedTag.hidden = !s.rated;
+    this.ratedTag.textContent = t('room.rated');
     this.watching.hidden = Boolean(this.you);
     this.watching.textContent = t('room.watching');
     const n = s.spectators ?? 0;

@@ -3,7 +3,7 @@
 // and the result with the rematch.
 import { h } from '../dom.js';
 import { SEATS } from '../geometry.js';
-import { t } from '../i18n.js';
+import { lang, t } from '../i18n.js';
 import { savedToken, saveToken } from '../protocol.js';
 import { pieceLabel, reasonText, resultLine, seatLabel, who } from './messages.js';
 import { plyCount, shownPly } from './model.js';
@@ -82,7 +82,45 @@ export function renderControls(r) {
       parts.push(h('button', { type: 'button', class: 'small resign', 'data-testid': 'resign', onclick: () => { r.confirmResign = true; r.focusNext = 'resign-confirm'; r.render(); } }, t('room.resign.button')));
     }
   }
+  if (isOut(r) && !r.keepWatching) parts.push(outOffer(r));
   r.controls.replaceChildren(...parts);
+}
+
+/** Whether the reader's seat is out of a game that goes on without it. */
+export function isOut(r) {
+  const s = r.state;
+  return Boolean(s?.status === 'playing' && r.you && r.model.pos?.active && !r.model.pos.active.has(r.you));
+}
+
+const KEEP_WATCHING_KEY = 'sannin.keepWatching';
+
+/** Whether the reader said "Keep watching" in room `roomId` (for this tab's session). */
+export function keepsWatching(roomId) {
+  try { return sessionStorage.getItem(`${KEEP_WATCHING_KEY}.${roomId}`) === '1'; } catch { return false; }
+}
+
+function keepWatching(roomId) {
+  try { sessionStorage.setItem(`${KEEP_WATCHING_KEY}.${roomId}`, '1'); } catch { /* for this page only */ }
+}
+
+/** "New game" (the lobby) or "Keep watching" (the offer goes) for a player who is out:
+ * the same element from one render to the next (moves keep coming), anew in another
+ * language. */
+function outOffer(r) {
+  if (r.outOffer?.lang !== lang()) r.outOffer = { lang: lang(), node: buildOutOffer(r) };
+  return r.outOffer.node;
+}
+
+function buildOutOffer(r) {
+  return h('div', { class: 'out-offer', role: 'group', 'data-testid': 'out-offer', 'aria-labelledby': 'out-offer-title' },
+    h('strong', { id: 'out-offer-title' }, t('room.out.title')),
+    h('span', { class: 'hint' }, t('room.out.text')),
+    h('div', { class: 'row' },
+      h('a', { class: 'button primary', href: '/', 'data-testid': 'new-game' }, t('room.out.new_game')),
+      h('button', {
+        type: 'button', class: 'small', 'data-testid': 'keep-watching',
+        onclick: () => { keepWatching(r.roomId); r.keepWatching = true; r.render(); },
+      }, t('room.out.keep_watching'))));
 }
 
 /** « ‹ ply › » and "back to the live position". */
@@ -152,6 +190,8 @@ function rematchParts(r) {
         asked.length ? t('room.rematch.ask_n', { n: asked.length }) : t('room.rematch.ask')));
     }
   }
+  // A player whose game is over may go straight on to another one.
+  if (r.you) parts.push(h('a', { class: 'button', href: '/', 'data-testid': 'new-game' }, t('room.out.new_game')));
   return parts;
 }
 

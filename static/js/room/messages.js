@@ -1,4 +1,4 @@
-// The words of the room page: notices, banners and the turn line, in the reader's
+// The words of the room page: notices and the turn line, in the reader's
 // language (i18n.js), naming people the way they know them — "you" for the reader,
 // else "Name (Seat)".
 import { t } from '../i18n.js';
@@ -64,7 +64,7 @@ function allianceSides(allies, ctx) {
   return { a, lone };
 }
 
-/** The alliance banner: what happened, and what it changes for this reader (RULES §12.5). */
+/** The alliance notice: what happened, and what it changes for this reader (RULES §12.5). */
 function allianceFormed(ev, ctx) {
   const { a, lone } = allianceSides(ev.allies, ctx);
   const cause = t(`room.cause.${ev.cause}`);

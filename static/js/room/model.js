@@ -176,8 +176,8 @@ export const SOUND_ORDER = ['end', 'mate', 'alliance', 'check', 'capture', 'move
 
 /**
  * Takes one event. Returns `{ notices, sounds }`: a notice is the event itself plus
- * `kind` ('' | 'check' | 'mate' | 'alliance' | 'start' | 'result') and `banner` (shown
- * over the board as well as in the list).
+ * `kind` ('' | 'check' | 'mate' | 'alliance' | 'start' | 'result') and `banner` (news
+ * that matters: set off on the notice line above the board as well as in the list).
  */
 export function applyEvent(m, ev) {
   const s = m.state;
@@ -221,7 +221,7 @@ export function applyEvent(m, ev) {
       break;
     case 'eliminated':
       m.checkBy.delete(seatOf(ev.player));
-      // A mate has had its banner already ("… was mated by …"): the elimination that
+      // A mate has been news already ("… was mated by …"): the elimination that
       // follows goes to the list only.
       note('mate', ev.reason !== 'mated');
       sounds.push('mate');

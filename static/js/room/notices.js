@@ -1,43 +1,71 @@
-// Notices: the list (newest first, scrolling inside itself), the one-line strip above
-// the board with the latest of them, passing banners laid over the board (they never
-// push it), and errors, also over the board.
+// Notices: the list (newest first, scrolling inside itself), the notice line above the
+// board with the latest of them, and errors, in the same place. Nothing is ever laid
+// over the board: the line has a fixed height in the strip above it, holds one notice
+// at a time, and goes with the next move or a click. The news that matters (the game
+// started, an alliance, a mate) is set off and stays a moment even if a move comes at
+// once (bots answer within a blink).
 import { h } from '../dom.js';
-import { t } from '../i18n.js';
 
 const KEEP = 80;
+/** How long news that matters stays at least, whatever moves come meanwhile. */
+const NEWS_MS = 4000;
 
 export class Notices {
   constructor() {
     this.log = h('ul', { class: 'log', 'data-testid': 'log', 'aria-live': 'polite' });
-    this.line = h('div', { class: 'notice-line', 'data-testid': 'notice-line', 'aria-hidden': 'true' });
-    this.banners = h('div', { class: 'banners', 'data-testid': 'banners', role: 'status' });
+    this.text = h('span', { class: 'notice-text' });
+    // The log reads the notices out: the line is for the eyes (a click clears it).
+    this.line = h('div', {
+      class: 'notice-line', 'data-testid': 'notice-line', 'aria-hidden': 'true', onclick: () => this.dismiss(),
+    }, h('span', { class: 'notice' }, this.text, h('span', { class: 'close' }, '×')));
     this.error = h('div', { class: 'error', role: 'alert', 'data-testid': 'error' });
     this.errorTimer = null;
+    this.shownAt = 0;
+    this.news = false;
+    this.dismissTimer = null;
   }
 
-  add(text, kind = '', banner = false) {
+  /** A notice for the list and the line; `news`: set off on the line. */
+  add(text, kind = '', news = false) {
     if (!text) return;
     this.log.prepend(h('li', { class: kind }, text));
     while (this.log.children.length > KEEP) this.log.lastChild.remove();
-    this.line.className = `notice-line ${kind}`;
-    this.line.textContent = text;
-    if (banner) this.banner(text, kind);
+    // Lesser news does not push aside news that matters while it is fresh.
+    if (this.news && !news && this.fresh()) return;
+    this.show(text, kind, news);
   }
 
-  /** A banner over the board. Results, mates and alliances stay until dismissed (or
-   * until the next one); other news fades. At most two are shown. */
-  banner(text, kind) {
-    const close = h('button', { type: 'button', class: 'close', 'aria-label': t('room.dismiss') }, '×');
-    const b = h('div', { class: `banner ${kind}`, 'data-testid': `banner-${kind || 'note'}` }, h('span', {}, text), close);
-    close.addEventListener('click', () => b.remove());
-    const stays = kind === 'alliance' || kind === 'mate';
-    setTimeout(() => b.remove(), stays ? 20000 : 6000);
-    this.banners.append(b);
-    while (this.banners.children.length > 2) this.banners.firstChild.remove();
+  show(text, kind, news) {
+    clearTimeout(this.dismissTimer);
+    this.news = news;
+    this.shownAt = Date.now();
+    this.line.className = `notice-line shown ${kind}${news ? ' news' : ''}`;
+    this.line.dataset.kind = kind || 'note';
+    this.line.title = text;
+    this.text.textContent = text;
   }
 
-  clearBanners() {
-    this.banners.replaceChildren();
+  fresh() {
+    return Date.now() - this.shownAt < NEWS_MS;
+  }
+
+  /** A move was made: the line clears (news that matters, once it has been seen). */
+  moved() {
+    if (!this.news || !this.fresh()) {
+      this.dismiss();
+      return;
+    }
+    clearTimeout(this.dismissTimer);
+    this.dismissTimer = setTimeout(() => this.dismiss(), NEWS_MS - (Date.now() - this.shownAt));
+  }
+
+  dismiss() {
+    clearTimeout(this.dismissTimer);
+    this.news = false;
+    this.line.className = 'notice-line';
+    this.line.dataset.kind = '';
+    this.line.removeAttribute('title');
+    this.text.textContent = '';
   }
 
   showError(text, code = '') {

@@ -6,6 +6,7 @@ import { SEATS } from '../geometry.js';
 import { lang, t } from '../i18n.js';
 import { storedName } from '../prefs.js';
 import { botControls } from '../bots.js';
+import { account, currentAccount, onAccountChange } from '../account.js';
 import { seatLabel, who } from './messages.js';
 
 export class Pregame {
@@ -27,8 +28,15 @@ export class Pregame {
     this.nameInput = h('input', { 'data-testid': 'room-name', maxlength: 32, value: storedName() });
     this.anyButton = h('button', { type: 'button', 'data-testid': 'sit-any', onclick: () => this.r.join(null) });
     this.joinTitle = h('h2');
-    this.joinForm = h('div', { class: 'join-form' }, this.joinTitle, this.nameInput,
+    this.joinFields = h('div', { class: 'join-fields' }, this.nameInput,
       h('div', { class: 'seat-buttons' }, Object.values(this.seatButtons), this.anyButton));
+    // A rated room seats accounts only: a guest is sent to log in (and back here).
+    this.ratedText = h('p');
+    this.ratedLink = h('a', { class: 'button primary', 'data-testid': 'rated-login' });
+    this.ratedLogin = h('div', { class: 'rated-login', 'data-testid': 'rated-login-box' }, this.ratedText, this.ratedLink);
+    this.joinForm = h('div', { class: 'join-form' }, this.joinTitle, this.joinFields, this.ratedLogin);
+    currentAccount();
+    onAccountChange(() => this.r.render());
     // The seated player's buttons stay the same elements from one render to the next: a
     // click whose press and release fall on either side of a redraw would be lost.
     this.fullNote = h('p');
@@ -46,6 +54,17 @@ export class Pregame {
     this.pairedText = h('p');
     this.pairedNote = h('div', { class: 'paired-note', 'data-testid': 'paired-note' }, this.pairedTitle, this.pairedText);
     this.node.replaceChildren(this.pairedNote, this.joinForm, this.fullNote, this.seated);
+  }
+
+  /** In a rated room, a guest gets "Log in to play rated games" in place of the seats. */
+  renderRatedLogin(s) {
+    const guest = Boolean(s.rated) && !account();
+    this.ratedLogin.hidden = !guest;
+    this.joinFields.hidden = guest;
+    if (!guest) return;
+    this.ratedText.textContent = t('room.join.rated_text');
+    this.ratedLink.textContent = t('room.join.rated_login');
+    this.ratedLink.href = `/account?next=${encodeURIComponent(location.pathname)}`;
   }
 
   isReady() {
@@ -72,6 +91,7 @@ export class Pregame {
     if (this.node.hidden) return;
     if (!this.joinForm) this.buildJoinForm();
     this.joinTitle.textContent = t('room.join.title');
+    this.renderRatedLogin(s);
     this.nameInput.placeholder = t('room.join.name');
     this.nameInput.setAttribute('aria-label', t('room.join.name'));
     this.anyButton.textContent = t('room.join.any');
