@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
@@ -49,8 +49,38 @@ enum Command {
     Analyse(analyse_cmd::AnalyseArgs),
 }
 
+/// `command` with the environment variables of its options (and its subcommands')
+/// that are set but empty left unread: an empty value means the default, as
+/// `.env.example` says (`SANNIN_GRACE_SECONDS=` in an env file, a unit or a shell).
+fn empty_env_means_default(mut command: clap::Command) -> clap::Command {
+    let blank: Vec<clap::Id> = command
+        .get_arguments()
+        .filter(|a| {
+            a.get_env()
+                .and_then(std::env::var_os)
+                .is_some_and(|v| v.is_empty())
+        })
+        .map(|a| a.get_id().clone())
+        .collect();
+    for id in blank {
+        command = command.mut_arg(id, |a| a.env(None));
+    }
+    let subcommands: Vec<String> = command
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    for name in subcommands {
+        command = command.mut_subcommand(name, empty_env_means_default);
+    }
+    command
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = empty_env_means_default(Cli::command()).get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     let result = match cli.command {
         Command::Perft(args) => rules_cmd::perft(args),
         Command::Moves(args) => rules_cmd::moves(args),

@@ -102,3 +102,44 @@ fn bad_input_is_a_clear_error_never_a_panic() {
         assert!(!err.trim().is_empty(), "{args:?} gave no message");
     }
 }
+
+/// A variable set but empty (`SANNIN_GRACE_SECONDS=` in an env file) means the
+/// default, for numbers, paths, choices and the database alike; a bad value that is
+/// not empty is still refused, naming its option.
+#[test]
+fn empty_environment_values_mean_the_defaults() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, addr) = common::start_server(dir.path(), "warn", |c| {
+        for var in [
+            "DATABASE_URL",
+            "SANNIN_GRACE_SECONDS",
+            "SANNIN_STATIC_DIR",
+            "SANNIN_COOKIE_SECURE",
+            "SANNIN_ROOMS_PER_MINUTE",
+            "NATS_URL",
+        ] {
+            c.env(var, "");
+        }
+    });
+    let room = common::create_room(&addr);
+    assert_eq!(room.len(), 36, "{room}");
+    let (status, page) = sannin_testkit::http::http(&addr, "GET", "/", "").unwrap();
+    assert_eq!(status, 200);
+    assert!(
+        page.contains("<html"),
+        "the client is served from the default place"
+    );
+    assert!(
+        dir.path().join("data/sannin.db").exists(),
+        "the default database"
+    );
+
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_sannin"))
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .env("SANNIN_GRACE_SECONDS", "soon")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--grace-seconds"), "{}", stderr(&o));
+}
