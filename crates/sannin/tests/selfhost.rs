@@ -1299,10 +1299,15 @@ fn shipped_rule_book_matches_the_shared_one() {
 /// every node.
 #[test]
 fn cluster_compose_runs_nodes_behind_a_proxy_on_postgres_and_nats() {
-    let doc: Value = serde_norway::from_str(&read("docker-compose.cluster.yml"))
+    let mut doc: Value = serde_norway::from_str(&read("docker-compose.cluster.yml"))
         .expect("docker-compose.cluster.yml");
+    // The nodes share their settings through a YAML merge key (`<<: *anchor`), which
+    // Compose applies.
+    doc.apply_merge().expect("merge keys");
     let services = doc["services"].as_mapping().expect("services");
     let vars = server_vars();
+    let df = dockerfile();
+    let image_env = df.env(df.runtime());
     let by_image = |prefix: &str| -> Vec<String> {
         services
             .iter()
@@ -1319,11 +1324,22 @@ fn cluster_compose_runs_nodes_behind_a_proxy_on_postgres_and_nats() {
         "{services:?}"
     );
     let (db, nats, proxy) = (&db[0], &nats[0], &proxy[0]);
+    // NATS says when it is up (a node started before it would exit), on the
+    // monitoring port its command opens.
     let mut nats_cmd = Vec::new();
     strings_in(&doc["services"][nats.as_str()]["command"], &mut nats_cmd);
+    let mut nats_hc = Vec::new();
+    strings_in(&doc["services"][nats.as_str()]["healthcheck"]["test"], &mut nats_hc);
+    let monitor = nats_cmd
+        .iter()
+        .position(|a| a == "-m")
+        .and_then(|i| nats_cmd.get(i + 1))
+        .unwrap_or_else(|| panic!("NATS opens its monitoring port: {nats_cmd:?}"));
     assert!(
-        nats_cmd.iter().any(|a| a == "-js"),
-        "NATS runs with JetStream: {nats_cmd:?}"
+        nats_hc
+            .iter()
+            .any(|s| s.contains(&format!(":{monitor}/healthz"))),
+        "NATS health check on /healthz of its monitoring port: {nats_hc:?}"
     );
 
     let nodes: Vec<String> = services
@@ -1347,6 +1363,23 @@ fn cluster_compose_runs_nodes_behind_a_proxy_on_postgres_and_nats() {
                 vars.contains_key(name),
                 "{n} sets {name}, which the server does not read"
             );
+        }
+        // Every setting reaches each node (a line in `.env` takes effect), with the
+        // server's own default.
+        for name in vars.keys() {
+            assert!(
+                env.contains_key(name) || image_env.contains_key(name),
+                "{n}: {name} is neither passed by docker-compose.cluster.yml nor set by \
+                 the Dockerfile: setting it in .env would do nothing"
+            );
+        }
+        for (name, raw) in &env {
+            let inner = raw.strip_prefix("${").and_then(|r| r.strip_suffix('}'));
+            if let (Some(Some(d)), Some((_, compose_default))) =
+                (vars.get(name), inner.and_then(|i| i.split_once(":-")))
+            {
+                assert_eq!(compose_default, d, "{n}: the default of {name}");
+            }
         }
         let get = |k: &str| {
             interpolate(
@@ -1372,9 +1405,10 @@ fn cluster_compose_runs_nodes_behind_a_proxy_on_postgres_and_nats() {
             "{n}: the proxy's X-Forwarded-For must be believed"
         );
         for dep in [db, nats] {
-            assert!(
-                s["depends_on"].get(dep.as_str()).is_some(),
-                "{n} waits for {dep}"
+            assert_eq!(
+                s["depends_on"][dep.as_str()]["condition"].as_str(),
+                Some("service_healthy"),
+                "{n} waits for a healthy {dep}"
             );
         }
         assert!(
