@@ -117,3 +117,38 @@ async fn log_shows(path: &std::path::Path, what: &str) {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+/// A start names each migration it applied, then the version the schema is at; a
+/// second start on the same database applies none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_start_logs_the_migrations_it_applied() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let first_start = |name: &str| {
+        let log_path = dir.path().join(name);
+        let log = std::fs::File::create(&log_path).expect("log file");
+        let (server, _) = start_server(dir.path(), "info", |cmd| {
+            cmd.stdout(Stdio::from(log.try_clone().expect("log file")))
+                .stderr(Stdio::from(log));
+        });
+        drop(server);
+        std::fs::read_to_string(&log_path).expect("the log")
+    };
+    let first = first_start("first.log");
+    let applied: Vec<&str> = first
+        .lines()
+        .filter(|l| l.contains("database migration applied"))
+        .collect();
+    assert!(
+        applied.iter().any(|l| l.contains("version=20250101000000")),
+        "the first migration is named:\n{first}"
+    );
+    let files = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../../migrations"))
+        .expect("migrations")
+        .count();
+    assert_eq!(applied.len(), files, "one line per migration:\n{first}");
+    assert!(first.contains("database schema up to date"), "{first}");
+
+    let second = first_start("second.log");
+    assert!(!second.contains("database migration applied"), "{second}");
+    assert!(second.contains("newly_applied=0"), "{second}");
+}

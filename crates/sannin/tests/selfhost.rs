@@ -1329,7 +1329,10 @@ fn cluster_compose_runs_nodes_behind_a_proxy_on_postgres_and_nats() {
     let mut nats_cmd = Vec::new();
     strings_in(&doc["services"][nats.as_str()]["command"], &mut nats_cmd);
     let mut nats_hc = Vec::new();
-    strings_in(&doc["services"][nats.as_str()]["healthcheck"]["test"], &mut nats_hc);
+    strings_in(
+        &doc["services"][nats.as_str()]["healthcheck"]["test"],
+        &mut nats_hc,
+    );
     let monitor = nats_cmd
         .iter()
         .position(|a| a == "-m")

@@ -58,6 +58,41 @@ struct HeldLease {
 /// agree.
 pub const PG_NOW_MS: &str = "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT";
 
+/// Applies the migrations the database lacks, and logs which: each one applied now,
+/// by version and name, then the version the schema is at (a self-hoster sees what an
+/// upgrade changed, and which backup matches which binary).
+async fn migrate(pool: &AnyPool) -> anyhow::Result<()> {
+    // Before the first start there is no table of applied migrations: none applied.
+    let before: Vec<i64> = sqlx::query_scalar("SELECT version FROM _sqlx_migrations")
+        .fetch_all(pool)
+        .await
+        .unwrap_or_default();
+    MIGRATOR
+        .run(pool)
+        .await
+        .context("running database migrations")?;
+    let mut latest = None;
+    for m in MIGRATOR
+        .iter()
+        .filter(|m| !m.migration_type.is_down_migration())
+    {
+        if !before.contains(&m.version) {
+            tracing::info!(version = m.version, name = %m.description, "database migration applied");
+        }
+        latest = Some(m.version);
+    }
+    tracing::info!(
+        version = latest.unwrap_or_default(),
+        migrations = MIGRATOR.iter().count(),
+        newly_applied = MIGRATOR
+            .iter()
+            .filter(|m| !before.contains(&m.version))
+            .count(),
+        "database schema up to date"
+    );
+    Ok(())
+}
+
 /// Wall-clock unix time in milliseconds: what is stored (`created_at`, `updated_at`,
 /// `at_ms`) and shown. Timers read the server's monotonic time source instead
 /// (`crate::time`).
@@ -115,10 +150,7 @@ impl Store {
             .connect_with(options.clone())
             .await
             .context("connecting to the database")?;
-        MIGRATOR
-            .run(&pool)
-            .await
-            .context("running database migrations")?;
+        migrate(&pool).await?;
         let writer = writer::Writer::spawn(
             pool.clone(),
             sqlite,
