@@ -1,5 +1,3 @@
-# syntax=docker/dockerfile:1
-#
 # The sannin server in a small Debian image.
 #
 #   docker build -t sannin .
