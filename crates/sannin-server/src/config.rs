@@ -39,6 +39,12 @@ pub struct ServeArgs {
     #[arg(long, env = "SANNIN_WORKERS", default_value_t = 0)]
     pub workers: usize,
 
+    /// Token `GET /metrics` must carry (`Authorization: Bearer TOKEN`); without it the
+    /// answer is `401`. Empty: `/metrics` answers anyone (then keep it off the public
+    /// address, at the proxy).
+    #[arg(long, env = "SANNIN_METRICS_TOKEN")]
+    pub metrics_token: Option<String>,
+
     #[command(flatten)]
     pub limits: LimitArgs,
 
@@ -416,6 +422,8 @@ pub struct Config {
     pub database_url: String,
     /// Directory served at `/`.
     pub static_dir: PathBuf,
+    /// The token `GET /metrics` must carry (`None`: open).
+    pub metrics_token: Option<String>,
     /// Abandonment grace period.
     pub grace: Duration,
     /// Before the start, how long the seat of a player who left stays held.
@@ -523,6 +531,7 @@ impl Config {
         let mut config = Config::from_parts(url, args.static_dir.clone(), &args.limits);
         config.cluster = cluster_settings(&args.cluster);
         config.push = crate::push::PushSettings::from_args(&args.push);
+        config.metrics_token = args.metrics_token.clone().filter(|t| !t.is_empty());
         config
     }
 
@@ -530,6 +539,7 @@ impl Config {
         Config {
             database_url,
             static_dir: static_dir.unwrap_or_else(default_static_dir),
+            metrics_token: None,
             grace: secs(l.grace_seconds),
             waiting_grace: secs(l.waiting_grace_seconds),
             max_message_bytes: l.max_message_bytes.max(64),

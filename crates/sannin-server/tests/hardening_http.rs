@@ -1,8 +1,8 @@
 //! The public server under attack, over real sockets (docs/protocol.md §2.2): budgets
 //! per client address (rooms, rooms with bots, WebSockets), the connection cap and
 //! the header timeout of the listener, the lobby kept right as rooms change, the
-//! security headers, the `Origin` and `Content-Type` rules, and JSON bodies on every
-//! `/api/` error.
+//! security headers, the `Origin` and `Content-Type` rules, JSON bodies on every
+//! `/api/` error, and `/metrics` behind its token when one is set.
 
 mod common;
 
@@ -618,5 +618,38 @@ async fn websockets_hold_their_slot_of_the_connection_cap() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(answered, "healthz answers once a WebSocket is closed");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_need_the_token_when_one_is_set() {
+    let db = common::TestDb::sqlite();
+    let mut config = Setup::default().config(&db);
+    config.metrics_token = Some("s3cret-metrics".into());
+    let server = TestServer::start(config).await;
+    let get = |auth: Option<&'static str>| {
+        let mut req = reqwest::Client::new().get(server.url("/metrics"));
+        if let Some(a) = auth {
+            req = req.header("authorization", a);
+        }
+        async move { req.send().await.expect("a response") }
+    };
+    for auth in [
+        None,
+        Some("Bearer wrong"),
+        Some("s3cret-metrics"),
+        Some("Bearer s3cret-metric"),
+    ] {
+        let res = get(auth).await;
+        assert_eq!(res.status(), 401, "{auth:?}");
+        let body: Value = res.json().await.unwrap();
+        assert_eq!(body["error"]["code"], "unauthorized", "{body}");
+    }
+    let res = get(Some("Bearer s3cret-metrics")).await;
+    assert_eq!(res.status(), 200);
+    assert!(res.text().await.unwrap().contains("sannin_rooms"));
+    // The rest of the site is not behind it.
+    let (status, _) = server.get_json("/api/rooms").await;
+    assert_eq!(status, 200);
     server.stop().await;
 }

@@ -30,6 +30,7 @@ use tower_http::set_header::SetResponseHeaderLayer;
 use crate::app::Shared;
 use crate::error::ApiError;
 use crate::limits::origin_allowed;
+use crate::token::hash_token;
 
 mod accounts;
 mod analyse;
@@ -191,7 +192,24 @@ async fn api_not_found(req: Request) -> ApiError {
     }
 }
 
-async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
+async fn metrics(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    if let Some(token) = &shared.config.metrics_token {
+        let given = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "));
+        // Compared by their hashes, like seat tokens: how long a comparison takes
+        // tells nothing of the token itself.
+        let ok = given.is_some_and(|g| hash_token(g) == hash_token(token));
+        if !ok {
+            return ApiError::coded(
+                StatusCode::UNAUTHORIZED,
+                "unauthorized",
+                "GET /metrics needs `Authorization: Bearer <the --metrics-token>`",
+            )
+            .into_response();
+        }
+    }
     let mut body = shared.metrics.render(shared.rooms.counts());
     shared.bots.render_metrics(&mut body);
     let (commits, rows) = shared.store.action_commits();
