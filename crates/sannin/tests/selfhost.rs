@@ -1297,6 +1297,38 @@ fn shipped_rule_book_matches_the_shared_one() {
 /// The cluster compose file: PostgreSQL, NATS with JetStream, two or more nodes of
 /// this repository's image that share the database and NATS, and Caddy in front of
 /// every node.
+/// Node `n` of the cluster file, whose environment is `env`, sets only variables the
+/// server reads (`vars`, with their defaults), each with the server's default, and
+/// gets every one of them (a line in `.env` takes effect), unless the image sets it.
+fn every_setting_reaches(
+    n: &str,
+    env: &BTreeMap<String, String>,
+    vars: &BTreeMap<String, Option<String>>,
+    image_env: &BTreeMap<String, String>,
+) {
+    for name in env.keys() {
+        assert!(
+            vars.contains_key(name),
+            "{n} sets {name}, which the server does not read"
+        );
+    }
+    for name in vars.keys() {
+        assert!(
+            env.contains_key(name) || image_env.contains_key(name),
+            "{n}: {name} is neither passed by docker-compose.cluster.yml nor set by \
+             the Dockerfile: setting it in .env would do nothing"
+        );
+    }
+    for (name, raw) in env {
+        let inner = raw.strip_prefix("${").and_then(|r| r.strip_suffix('}'));
+        if let (Some(Some(d)), Some((_, compose_default))) =
+            (vars.get(name), inner.and_then(|i| i.split_once(":-")))
+        {
+            assert_eq!(compose_default, d, "{n}: the default of {name}");
+        }
+    }
+}
+
 #[test]
 fn cluster_compose_runs_nodes_behind_a_proxy_on_postgres_and_nats() {
     let mut doc: Value = serde_norway::from_str(&read("docker-compose.cluster.yml"))
@@ -1361,29 +1393,7 @@ fn cluster_compose_runs_nodes_behind_a_proxy_on_postgres_and_nats() {
         );
         assert!(s.get("ports").is_none(), "{n}: only the proxy is published");
         let env = service_env(s);
-        for name in env.keys() {
-            assert!(
-                vars.contains_key(name),
-                "{n} sets {name}, which the server does not read"
-            );
-        }
-        // Every setting reaches each node (a line in `.env` takes effect), with the
-        // server's own default.
-        for name in vars.keys() {
-            assert!(
-                env.contains_key(name) || image_env.contains_key(name),
-                "{n}: {name} is neither passed by docker-compose.cluster.yml nor set by \
-                 the Dockerfile: setting it in .env would do nothing"
-            );
-        }
-        for (name, raw) in &env {
-            let inner = raw.strip_prefix("${").and_then(|r| r.strip_suffix('}'));
-            if let (Some(Some(d)), Some((_, compose_default))) =
-                (vars.get(name), inner.and_then(|i| i.split_once(":-")))
-            {
-                assert_eq!(compose_default, d, "{n}: the default of {name}");
-            }
-        }
+        every_setting_reaches(n, &env, &vars, &image_env);
         let get = |k: &str| {
             interpolate(
                 env.get(k).unwrap_or_else(|| panic!("{n}: {k}")),
