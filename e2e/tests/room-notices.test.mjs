@@ -70,6 +70,10 @@ test('phone: one notice at a time, in the line above the board; it goes with the
   assert.equal(await shownNotice(p.page), 'The game has started.');
   assert.deepEqual(await overBoard(p.page), []);
   assert.equal(await p.page.locator('.notice-line .notice:visible').count(), 1);
+  // The room is named by its players, cut short on a phone rather than wrapped.
+  const title = p.page.locator('.room-head h1');
+  assert.equal(await title.textContent(), 'Akira · Bot (random moves) · Bot (random moves)');
+  assert.ok(await title.evaluate((h) => h.scrollWidth > h.clientWidth && getComputedStyle(h).textOverflow === 'ellipsis'));
   const boardTop = await p.page.locator('svg.board').evaluate((b) => b.getBoundingClientRect().top);
   await p.page.screenshot({ path: `${SHOTS}notices-start-phone.png` });
   // A click puts it away; the board does not move.

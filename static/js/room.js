@@ -14,7 +14,7 @@ import { START_POSITION, indexLegal } from './position.js';
 import { Board } from './board.js';
 import { RoomConnection, api, savedToken } from './protocol.js';
 import { backToQueue, forgetTable, leaveNotice, sentences, tableFound, tableTicket, ticketStatus } from './pairing.js';
-import { ownName } from './players.js';
+import { ownName, playerName } from './players.js';
 import { describeClock, isCorrespondence } from './clocks.js';
 import { canNotify, onNotifyChange, setKind, showTurn, turnOn, wants } from './notify.js';
 import { takeClaim } from './mine.js';
@@ -327,7 +327,7 @@ class RoomView {
     if (!this.wasMyTurn) document.title = this.title;
     this.soundLabel.textContent = t('room.sound');
     this.notifyLabel.textContent = t('room.notify');
-    this.headTitle.textContent = t('room.title', { id: shortId(this.roomId) });
+    this.headTitle.textContent = this.roomName();
     this.copyButton.textContent = t('room.copy_link');
     this.movesTitle.textContent = t('room.moves.title');
     this.tabButtons.chat.textContent = t('room.tab.chat');
@@ -657,9 +657,18 @@ class RoomView {
     renderTurn(this);
   }
 
+  /** The room's name: its players' in seat order (a free seat left out), else "Room 5700af31". */
+  roomName() {
+    const seats = this.state?.seats ?? {};
+    const names = SEATS.filter((s) => seats[s]).map((s) => playerName(seats[s], s) ?? seatLabel(s));
+    return names.length ? names.join(' · ') : t('room.title', { id: shortId(this.roomId) });
+  }
+
   renderSeats(view = shown(this.model)) {
     const s = this.state;
     if (!s) return;
+    const name = this.roomName();
+    if (this.headTitle.textContent !== name) this.headTitle.textContent = name;
     const places = placesFor(this.viewSeat ?? 'middle');
     const v = {
       state: s,
