@@ -342,14 +342,13 @@ impl Rooms {
         &self,
         id: Uuid,
         take: impl FnOnce() -> Result<(), ApiError>,
-        f: impl FnOnce(&Room) -> T,
+        f: impl Fn(&Room) -> T,
     ) -> Result<Option<T>, ApiError> {
         if self.local(id).is_some() {
             return Ok(None);
         }
-        let mut f = Some(f);
-        if let Some(v) = self.finished.with(id, |r| f.take().map(|f| f(r))) {
-            return Ok(v);
+        if let Some(v) = self.finished.with(id, &f) {
+            return Ok(Some(v));
         }
         if self.broken.reason(id).is_some() {
             return Err(ApiError::RoomBroken(id.to_string()));
@@ -362,9 +361,9 @@ impl Rooms {
             return Ok(None);
         }
         let room = self.rebuild(id, self.local_deps()?, stored).await?;
-        let v = f.take().map(|f| f(&room));
+        let v = f(&room);
         self.finished.keep(room);
-        Ok(v)
+        Ok(Some(v))
     }
 
     /// Loads the sleeping rooms whose next timer is less than [`SLEEP_MARGIN`] away,

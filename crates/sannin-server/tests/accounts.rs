@@ -9,7 +9,10 @@ mod common;
 use std::io::Write;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use common::{each_moves_once, find_game, on_both_databases, Client, Setup, TestDb, TestServer};
+use common::{
+    each_moves_once, find_game, on_both_databases, session_cookie, Client, Setup, TestDb,
+    TestServer,
+};
 use sannin_protocol::{ClientMsg, ErrorCode, RoomStatus, RulesEvent, Seat, State};
 use serde_json::{json, Value};
 use sqlx::{Connection, Executor, Row};
@@ -59,12 +62,6 @@ async fn call(
     common::call(&http(), server, method, path, body, cookie).await
 }
 
-/// The `name=value` of the session cookie an answer sets.
-fn session_cookie(h: &reqwest::header::HeaderMap) -> String {
-    let set = h.get("set-cookie").expect("a Set-Cookie").to_str().unwrap();
-    set.split(';').next().unwrap().trim().to_string()
-}
-
 fn password_of(name: &str) -> String {
     format!("pw-{name}-Secret-7781")
 }
@@ -81,7 +78,7 @@ async fn register(server: &TestServer, name: &str) -> String {
     .await;
     assert_eq!(status, 201, "{v}");
     assert_eq!(v["name"], name);
-    session_cookie(&h)
+    session_cookie(&h).expect("a session cookie")
 }
 
 async fn rating(server: &TestServer, name: &str) -> Value {
@@ -199,7 +196,7 @@ async fn accounts_sessions_and_password_changes() {
             assert!(set.contains(part), "{set}");
         }
         assert!(!set.contains("Secure"), "plain http: no Secure ({set})");
-        let first_session = session_cookie(&h);
+        let first_session = session_cookie(&h).expect("a session cookie");
 
         // Names are unique whatever their case; bad names and passwords are refused.
         for (body, status, code) in [
@@ -260,7 +257,7 @@ async fn accounts_sessions_and_password_changes() {
         )
         .await;
         assert_eq!(s, 200, "{v}");
-        let session = session_cookie(&h);
+        let session = session_cookie(&h).expect("a session cookie");
         let (s, _, me) = call(&server, "GET", "/api/session", None, Some(&session)).await;
         assert_eq!((s, me["name"].as_str()), (200, Some("alice")));
         let (s, _, v) = call(&server, "GET", "/api/session", None, None).await;

@@ -6,27 +6,12 @@ mod common;
 use std::net::IpAddr;
 use std::time::Duration;
 
-use common::{call, each_moves_once, http_from, source, Client, Setup, TestServer};
+use common::{
+    call, cookies_set, each_moves_once, http_from, log_in_from, session_cookie, source, Client,
+    Setup, TestServer,
+};
 use sannin_protocol::{ClientMsg, RoomStatus, Seat};
-use serde_json::{json, Value};
-
-/// A log-in of `name` from `ip`.
-async fn log_in(
-    server: &TestServer,
-    ip: IpAddr,
-    name: &str,
-    password: &str,
-) -> (u16, reqwest::header::HeaderMap, Value) {
-    call(
-        &http_from(ip),
-        server,
-        "POST",
-        "/api/session",
-        Some(json!({"name": name, "password": password})),
-        None,
-    )
-    .await
-}
+use serde_json::json;
 
 #[tokio::test]
 async fn player_look_ups_have_a_budget_per_address() {
@@ -63,14 +48,6 @@ async fn player_look_ups_have_a_budget_per_address() {
     // Another address is not held back by them.
     let (s, _, _) = call(&http_from(source(9)), &server, "GET", &path, None, None).await;
     assert_eq!(s, 200);
-}
-
-/// The `name=value` of each cookie an answer sets.
-fn cookies_set(h: &reqwest::header::HeaderMap) -> Vec<String> {
-    h.get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
-        .collect()
 }
 
 #[tokio::test]
@@ -210,11 +187,7 @@ async fn register_from(server: &TestServer, ip: IpAddr, name: &str) -> String {
     )
     .await;
     assert_eq!(s, 201, "{v}");
-    h.get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
-        .find(|c| c.starts_with("sannin_session="))
-        .expect("a session cookie")
+    session_cookie(&h).expect("a session cookie")
 }
 
 #[tokio::test]
@@ -225,14 +198,9 @@ async fn sockets_of_an_ended_session_lose_its_account() {
     // Two devices of one account, each with its own session and an open socket.
     let ip = source(0);
     let first = register_from(&server, ip, "walker").await;
-    let (s, h, v) = log_in(&server, source(1), "walker", "walker's password").await;
+    let (s, h, v) = log_in_from(&server, source(1), "walker", "walker's password").await;
     assert_eq!(s, 200, "{v}");
-    let second = h
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
-        .find(|c| c.starts_with("sannin_session="))
-        .unwrap();
+    let second = session_cookie(&h).expect("a session cookie");
     let mut left_open = Client::connect_from(&url, ip, &[("cookie", &first)]).await;
     let mut other = Client::connect_from(&url, source(1), &[("cookie", &second)]).await;
 
@@ -257,14 +225,9 @@ async fn sockets_of_an_ended_session_lose_its_account() {
     assert!(left_open.seat.is_none(), "no seat taken after log-out");
 
     // A password change on a third device ends the second session: its socket too.
-    let (s, h, v) = log_in(&server, source(2), "walker", "walker's password").await;
+    let (s, h, v) = log_in_from(&server, source(2), "walker", "walker's password").await;
     assert_eq!(s, 200, "{v}");
-    let third = h
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
-        .find(|c| c.starts_with("sannin_session="))
-        .unwrap();
+    let third = session_cookie(&h).expect("a session cookie");
     let mut kept = Client::connect_from(&url, source(2), &[("cookie", &third)]).await;
     let (s, _, v) = call(
         &http_from(source(2)),

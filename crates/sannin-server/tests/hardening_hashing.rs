@@ -4,38 +4,18 @@
 
 mod common;
 
-use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{call, http_from, rss_bytes, source, Setup, TestServer};
-use serde_json::{json, Value};
-
-/// A log-in of `name` from `ip`.
-async fn log_in(
-    server: &TestServer,
-    ip: IpAddr,
-    name: &str,
-    password: &str,
-) -> (u16, reqwest::header::HeaderMap, Value) {
-    call(
-        &http_from(ip),
-        server,
-        "POST",
-        "/api/session",
-        Some(json!({"name": name, "password": password})),
-        None,
-    )
-    .await
-}
+use common::{log_in_from, rss_bytes, source, Setup, TestServer};
 
 #[tokio::test]
 async fn log_ins_arriving_together_keep_memory_bounded() {
     // The default limits: each address stays within its log-in budget.
     let (_db, server) = Setup::default().sqlite().await;
     // The dummy hash is ready and the allocator settled.
-    let (s, _, _) = log_in(&server, source(99), "nobody-here", "not the password").await;
+    let (s, _, _) = log_in_from(&server, source(99), "nobody-here", "not the password").await;
     assert_eq!(s, 401);
     let before = rss_bytes();
     let peak = Arc::new(AtomicU64::new(before));
@@ -58,7 +38,7 @@ async fn log_ins_arriving_together_keep_memory_bounded() {
             let server = server.clone();
             tasks.push(tokio::spawn(async move {
                 let (s, _, v) =
-                    log_in(&server, source(a), &format!("guess{a}-{k}"), "password?").await;
+                    log_in_from(&server, source(a), &format!("guess{a}-{k}"), "password?").await;
                 (s, v)
             }));
         }

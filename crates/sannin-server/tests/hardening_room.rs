@@ -27,18 +27,15 @@ async fn reconnecting_does_not_refill_a_players_chat_budget() {
         for k in 0..5 {
             c.chat(&format!("message {i}.{k}")).await;
         }
-        let mut answers = 0;
-        while answers < 5 {
-            match c.recv().await {
-                ServerMsg::Chat(m) if m.text.starts_with(&format!("message {i}.")) => accepted += 1,
-                ServerMsg::Error {
-                    code: ErrorCode::RateLimited,
-                    ..
-                } => limited += 1,
-                _ => continue,
-            }
-            answers += 1;
-        }
+        let mine = format!("message {i}.");
+        let (yes, no) = count_answers(
+            &mut c,
+            5,
+            |m| matches!(m, ServerMsg::Chat(chat) if chat.text.starts_with(&mine)),
+        )
+        .await;
+        accepted += yes;
+        limited += no;
         c.close().await;
     }
     // A bucket per socket would pass all 40; the seat's one bucket passes its burst

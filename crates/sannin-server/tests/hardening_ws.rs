@@ -237,18 +237,9 @@ async fn reconnecting_does_not_refill_a_seats_budget() {
         for _ in 0..per_socket {
             c.send(ClientMsg::Ping).await;
         }
-        let mut answers = 0;
-        while answers < per_socket {
-            match c.recv().await {
-                ServerMsg::Pong => accepted += 1,
-                ServerMsg::Error {
-                    code: ErrorCode::RateLimited,
-                    ..
-                } => limited += 1,
-                _ => continue,
-            }
-            answers += 1;
-        }
+        let (yes, no) = count_answers(&mut c, per_socket, |m| matches!(m, ServerMsg::Pong)).await;
+        accepted += yes;
+        limited += no;
         c.close().await;
     }
     // A bucket per socket would let at least burst − 1 (after `resume`) through on

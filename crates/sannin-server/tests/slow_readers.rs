@@ -38,8 +38,8 @@ async fn unread_socket(
     ws
 }
 
-/// What an attack did: the server's memory growth at its peak, the sockets dropped
-/// as too slow, and the sockets still held open (dropped by the caller).
+/// What an attack did: the server's memory growth at its peak (MB), and the sockets
+/// dropped as too slow.
 struct Attack {
     grown_mb: u64,
     dropped: f64,

@@ -174,30 +174,16 @@ impl Db {
         tx.commit().await
     }
 
-    /// Stores a session (the token's hash) until `expires_at` (unix ms).
+    /// Stores a session (the token's hash) until `expires_at` (unix ms); the account's
+    /// expired sessions go at the same time.
     pub async fn create_session(
         &self,
         token_hash: &str,
         account_id: &str,
         expires_at: i64,
     ) -> sqlx::Result<()> {
-        let now = unix_ms();
-        // Expired sessions of the account go at the same time.
-        sqlx::query("DELETE FROM sessions WHERE account_id = $1 AND expires_at <= $2")
-            .bind(account_id)
-            .bind(now)
-            .execute(&self.pool)
-            .await?;
-        sqlx::query(
-            "INSERT INTO sessions (token_hash, account_id, created_at, expires_at) VALUES ($1, $2, $3, $4)",
-        )
-        .bind(token_hash)
-        .bind(account_id)
-        .bind(now)
-        .bind(expires_at)
-        .execute(&self.pool)
-        .await?;
-        Ok(())
+        self.store_token("sessions", token_hash, account_id, expires_at)
+            .await
     }
 
     /// The account of a live session.
@@ -222,17 +208,33 @@ impl Db {
         account_id: &str,
         expires_at: i64,
     ) -> sqlx::Result<()> {
+        self.store_token("known_devices", token_hash, account_id, expires_at)
+            .await
+    }
+
+    /// Stores a token's hash for `account_id` in `table` (`sessions`, `known_devices`:
+    /// the same columns) until `expires_at`, or moves its expiry if it is there;
+    /// the account's expired rows of the table go first.
+    async fn store_token(
+        &self,
+        table: &'static str,
+        token_hash: &str,
+        account_id: &str,
+        expires_at: i64,
+    ) -> sqlx::Result<()> {
         let now = unix_ms();
-        sqlx::query("DELETE FROM known_devices WHERE account_id = $1 AND expires_at <= $2")
-            .bind(account_id)
-            .bind(now)
-            .execute(&self.pool)
-            .await?;
-        sqlx::query(
-            "INSERT INTO known_devices (token_hash, account_id, created_at, expires_at) \
+        sqlx::query(&format!(
+            "DELETE FROM {table} WHERE account_id = $1 AND expires_at <= $2"
+        ))
+        .bind(account_id)
+        .bind(now)
+        .execute(&self.pool)
+        .await?;
+        sqlx::query(&format!(
+            "INSERT INTO {table} (token_hash, account_id, created_at, expires_at) \
              VALUES ($1, $2, $3, $4) \
-             ON CONFLICT (token_hash) DO UPDATE SET expires_at = excluded.expires_at",
-        )
+             ON CONFLICT (token_hash) DO UPDATE SET expires_at = excluded.expires_at"
+        ))
         .bind(token_hash)
         .bind(account_id)
         .bind(now)

@@ -206,7 +206,7 @@ async fn read_finished<T>(
     shared: &Arc<Shared>,
     id: &str,
     client: ClientAddr,
-    f: impl FnOnce(&crate::room::Room) -> T,
+    f: impl Fn(&crate::room::Room) -> T,
 ) -> Result<Option<T>, ApiError> {
     if shared.cluster.is_some() {
         return Ok(None);

@@ -92,6 +92,7 @@ impl Outbox {
     }
 
     /// Bytes of text queued and not yet taken by the writer.
+    #[cfg(test)]
     pub fn queued_bytes(&self) -> usize {
         self.queued.load(Ordering::Acquire)
     }

@@ -71,23 +71,22 @@ async fn migrate(pool: &AnyPool) -> anyhow::Result<()> {
         .run(pool)
         .await
         .context("running database migrations")?;
-    let mut latest = None;
+    let (mut latest, mut migrations, mut newly_applied) = (0, 0, 0);
     for m in MIGRATOR
         .iter()
         .filter(|m| !m.migration_type.is_down_migration())
     {
         if !before.contains(&m.version) {
             tracing::info!(version = m.version, name = %m.description, "database migration applied");
+            newly_applied += 1;
         }
-        latest = Some(m.version);
+        latest = m.version;
+        migrations += 1;
     }
     tracing::info!(
-        version = latest.unwrap_or_default(),
-        migrations = MIGRATOR.iter().count(),
-        newly_applied = MIGRATOR
-            .iter()
-            .filter(|m| !before.contains(&m.version))
-            .count(),
+        version = latest,
+        migrations,
+        newly_applied,
         "database schema up to date"
     );
     Ok(())

@@ -1,10 +1,12 @@
 //! Requests and moves the accounts' tests share.
 
-use sannin_protocol::State;
-use sannin_testkit::Client;
-use serde_json::Value;
+use std::net::IpAddr;
 
-use super::TestServer;
+use sannin_protocol::{ErrorCode, ServerMsg, State};
+use sannin_testkit::Client;
+use serde_json::{json, Value};
+
+use super::{http_from, TestServer};
 
 /// `method path` from `http` with a JSON body and an optional cookie: status,
 /// headers, JSON body.
@@ -31,10 +33,43 @@ pub async fn call(
     (status, headers, r.json().await.unwrap_or(Value::Null))
 }
 
+/// A log-in of `name` with `password` from `ip` (`POST /api/session`).
+pub async fn log_in_from(
+    server: &TestServer,
+    ip: IpAddr,
+    name: &str,
+    password: &str,
+) -> (u16, reqwest::header::HeaderMap, Value) {
+    call(
+        &http_from(ip),
+        server,
+        "POST",
+        "/api/session",
+        Some(json!({"name": name, "password": password})),
+        None,
+    )
+    .await
+}
+
 /// The `name=value` of the cookie an answer sets, if any.
 pub fn set_cookie(h: &reqwest::header::HeaderMap) -> Option<String> {
     let set = h.get("set-cookie")?.to_str().ok()?;
     Some(set.split(';').next().unwrap_or("").trim().to_string())
+}
+
+/// The `name=value` of each cookie an answer sets.
+pub fn cookies_set(h: &reqwest::header::HeaderMap) -> Vec<String> {
+    h.get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
+        .collect()
+}
+
+/// The `name=value` of the session cookie an answer sets, among its cookies.
+pub fn session_cookie(h: &reqwest::header::HeaderMap) -> Option<String> {
+    cookies_set(h)
+        .into_iter()
+        .find(|c| c.starts_with("sannin_session="))
 }
 
 /// Each player makes one board move, in turn (a rated game moves ratings only if
@@ -62,4 +97,25 @@ pub async fn each_moves_once(players: &mut [Client], spectator: &mut Client) {
             .until_state("the move's state", |s| s.seq > seq)
             .await;
     }
+}
+
+/// Reads `c`'s answers to `n` messages it sent: how many `accepted` recognises, and how
+/// many were refused `rate_limited` (other messages are skipped).
+pub async fn count_answers(
+    c: &mut Client,
+    n: u32,
+    accepted: impl Fn(&ServerMsg) -> bool,
+) -> (u32, u32) {
+    let (mut yes, mut limited) = (0, 0);
+    while yes + limited < n {
+        match c.recv().await {
+            ServerMsg::Error {
+                code: ErrorCode::RateLimited,
+                ..
+            } => limited += 1,
+            m if accepted(&m) => yes += 1,
+            _ => {}
+        }
+    }
+    (yes, limited)
 }

@@ -11,7 +11,9 @@ mod search;
 mod server;
 mod sources;
 
-pub use api::{call, each_moves_once, set_cookie};
+pub use api::{
+    call, cookies_set, count_answers, each_moves_once, log_in_from, session_cookie, set_cookie,
+};
 pub use db::{on_both_databases, postgres_admin_url, TestDb};
 pub use sannin_testkit::{Client, ConnectError, Table, Ws, TIMEOUT};
 pub use search::{find_game, has_mate, search_game, Rng};
