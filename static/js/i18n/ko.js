@@ -622,7 +622,7 @@ export default {
   'quick.rated': '레이팅',
   'quick.casualPools': '친선 대국',
   'quick.ratedPools': '레이팅 대국',
-  'quick.loginRated': '레이팅 대국은 로그인 후',
+  'quick.loginRated': '로그인 필요',
   'quick.waiting': '{n}명 대기',
   'quick.lookingIn': '상대 찾는 중 · {pool}',
   'quick.lookingTwo': '상대 두 명을 찾는 중…',

@@ -624,7 +624,7 @@ export default {
   'quick.rated': 'На рейтинг',
   'quick.casualPools': 'Партии без рейтинга',
   'quick.ratedPools': 'Рейтинговые партии',
-  'quick.loginRated': 'Войдите, чтобы играть на рейтинг',
+  'quick.loginRated': 'Нужен вход',
   'quick.waiting': 'ждут: {n}',
   'quick.lookingIn': 'Ищем соперников · {pool}',
   'quick.lookingTwo': 'Ищем двух соперников…',

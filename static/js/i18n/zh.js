@@ -622,7 +622,7 @@ export default {
   'quick.rated': '积分',
   'quick.casualPools': '休闲对局',
   'quick.ratedPools': '积分对局',
-  'quick.loginRated': '登录后下积分对局',
+  'quick.loginRated': '需要登录',
   'quick.waiting': '{n} 人等待',
   'quick.lookingIn': '寻找对手 · {pool}',
   'quick.lookingTwo': '正在寻找两名对手…',
