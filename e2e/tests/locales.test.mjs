@@ -238,6 +238,7 @@ async function measure(lacking) {
   const range = document.createRange();
   const misdrawn = [];
   for (const [node, i, c, f] of placed) {
+    if (!node.isConnected) continue; // re-rendered (the live lists) meanwhile
     range.setStart(node, i);
     range.setEnd(node, i + 1);
     const laid = range.getBoundingClientRect().width;
@@ -248,7 +249,7 @@ async function measure(lacking) {
   return { count: new Set([...seen.values()].map(([c]) => c)).size, options: options.map((o) => o.textContent).join(''), boxes, misdrawn: misdrawn.slice(0, 20) };
 }
 
-test('with only DejaVu installed, Chinese and Korean show as glyphs of the bundled fonts, not boxes', async () => {
+test('with only DejaVu installed, Chinese and Korean show as glyphs of the bundled fonts, not boxes, on the lobby and the game page', async () => {
   const families = { zh: 'Sannin ZH', ko: 'Sannin KO' };
   // A character of the language that no bundled font holds.
   const bundled = new Set([...fontChars('ja'), ...fontChars('zh'), ...fontChars('ko')]);
@@ -270,6 +271,15 @@ test('with only DejaVu installed, Chinese and Korean show as glyphs of the bundl
     assert.deepEqual(r.boxes, [], `${code}: characters drawn as boxes (char, weight, font)`);
     assert.deepEqual(r.misdrawn, [], `${code}: characters laid out in another font (char, width, width in its font, weight, element)`);
     await shot(page, { path: `${SHOTS}glyphs-${code}.png` });
+    // And on the game page, seated against the computer.
+    await page.getByTestId('play-computer').click();
+    await page.waitForURL(/\/rooms\/[^/]+$/);
+    await until('playing', () => v.lastState()?.status === 'playing');
+    await page.locator('[data-cell] .piece').first().waitFor();
+    const room = await page.evaluate(measure, controls[code]);
+    assert.ok(room.count > 20, `the ${code} game page shows CJK text (${room.count} characters)`);
+    assert.deepEqual(room.boxes, [], `${code} game page: characters drawn as boxes`);
+    assert.deepEqual(room.misdrawn, [], `${code} game page: characters laid out in another font`);
     assert.deepEqual(v.io.errors, []);
     await v.context.close();
   }
