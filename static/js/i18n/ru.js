@@ -415,7 +415,7 @@ export default {
   'room.badge.countdown_game': 'нет на месте — партия будет брошена через {n} с',
   'room.badge.ally': 'союзник: {seat}',
   'room.badge.out': 'выбыл',
-  'room.free_seat': 'свободное место',
+  'room.free_seat': 'свободно',
   'room.clock_of': 'Часы: {seat}',
   'room.hand': 'Рука',
   'room.hand_of': 'Рука: {seat}',
