@@ -1,6 +1,6 @@
 // What the site tests (lobby, rules, analysis board, accessibility) share: a person in a
 // browser without CJK fonts whose WebSocket frames are recorded, the check that no
-// English is left on a Japanese page, and axe-core.
+// English is left on a page in another language, and axe-core.
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { personIn } from './people.mjs';
@@ -13,24 +13,28 @@ export const SHOTS = '/tmp/shots-site/';
 export const DESKTOP = { width: 1366, height: 768 };
 export const PHONE = { width: 390, height: 844 };
 
+/** The browser locale that asks for each language of the client. */
+export const BROWSER_LOCALES = { en: 'en-GB', ja: 'ja-JP', ru: 'ru-RU', zh: 'zh-CN', ko: 'ko-KR' };
+
 /** A context of its own (own storage) with its room WebSocket frames recorded. */
 export async function visitor(browser, label, { viewport = DESKTOP, lang = 'en', prefs = null } = {}) {
   // Reduced motion: no colour transitions half way through in the screenshots.
-  const context = await browser.newContext({ viewport, locale: lang === 'ja' ? 'ja-JP' : 'en-GB', reducedMotion: 'reduce' });
+  const context = await browser.newContext({ viewport, locale: BROWSER_LOCALES[lang] ?? lang, reducedMotion: 'reduce' });
   const v = await personIn(context, label);
   if (prefs) await v.page.addInitScript((p) => localStorage.setItem('sannin.prefs', p), JSON.stringify(prefs));
   return v;
 }
 
 /**
- * English texts still visible on a page shown in Japanese: every message whose English
- * and Japanese texts differ is looked for (its literal parts of 4 letters or more) in
- * the visible text, placeholders, titles and accessible names of the page. `except`
- * lists texts that are data, not messages (player names…).
+ * English texts still visible on a page shown in another language (`code`, Japanese
+ * unless told): every message whose English and translated texts differ is looked for
+ * (its literal parts of 4 letters or more) in the visible text, placeholders, titles and
+ * accessible names of the page. `except` lists texts that are data, not messages
+ * (player names…).
  */
-export async function englishLeft(page, except = []) {
-  return page.evaluate(async (exceptions) => {
-    const { LANGUAGES: { en, ja } } = await import('/js/i18n.js');
+export async function englishLeft(page, except = [], code = 'ja') {
+  return page.evaluate(async ([exceptions, lang]) => {
+    const { LANGUAGES: { en, [lang]: ja } } = await import('/js/i18n.js');
     let text = document.body.innerText;
     for (const el of document.querySelectorAll('[placeholder], [title], [aria-label]')) {
       if (el.closest('[hidden]') || el.getClientRects().length === 0) continue;
@@ -49,7 +53,7 @@ export async function englishLeft(page, except = []) {
     const words = (document.body.innerText.match(/[A-Za-z]{3,}/g) ?? [])
       .filter((w) => !exceptions.some((e) => e.includes(w)));
     return { messages: found, words: [...new Set(words)] };
-  }, except);
+  }, [except, code]);
 }
 
 /** Runs axe-core (WCAG 2.x A and AA rules) on the page; returns its violations. */

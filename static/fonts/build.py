@@ -5,10 +5,20 @@
 - ../pieces/kanji.js: the outlines of the piece kanji (Noto Serif CJK JP Bold) as
   SVG path data, drawn on the board as paths (no font loading at all);
 - sannin-ja.woff2: Noto Sans CJK JP Regular cut down to the characters of the
-  Japanese message table (i18n/ja.js) and the logo, used through @font-face with a
-  unicode-range, so only pages that show Japanese text fetch it.
+  Japanese message tables (i18n/ja.js, ja-games.js) and the logo;
+- sannin-zh.woff2: Noto Sans CJK SC Regular cut down to the characters of the
+  Simplified Chinese tables (i18n/zh.js, zh-games.js);
+- sannin-ko.woff2: Noto Sans CJK KR Regular cut down to the characters of the Korean
+  tables (i18n/ko.js, ko-games.js): hangul and the few hanja and kana they quote.
 
-Needs fonttools and brotli (pip install fonttools brotli). Run after changing ja.js:
+Each is used through @font-face with a unicode-range (static/css/app.css), so only pages
+that show such characters fetch it, and each language's stack names its own face
+first. Each sannin-<code>.chars.txt lists the characters its font holds, so a test can
+tell when a table outgrows its font. Russian needs no font of its own: Cyrillic is in
+every system font (DejaVu included).
+
+Needs fonttools and brotli (pip install fonttools brotli). Run after changing a
+Japanese, Chinese or Korean table:
     python3 static/fonts/build.py
 """
 import json
@@ -62,13 +72,24 @@ def write_pieces():
         f"export const KANJI_PATHS = {{\n{body},\n}};\n", encoding="utf-8")
 
 
-def write_ui_font():
+# The face of each bundled interface font in the Noto Sans CJK collection, and the
+# characters it needs beyond its message tables: the language's own name in the
+# header's switch (site.js, LANGUAGE_NAMES), and for Japanese the logo and pieces.
+UI_FONTS = {
+    "ja": (0, "日本語" + LOGO_CHARS + PIECE_CHARS),
+    "zh": (2, "中文"),
+    "ko": (1, "한국어"),
+}
+
+
+def write_ui_font(code):
+    face, extra = UI_FONTS[code]
     text = "".join(
         (STATIC / "js" / "i18n" / name).read_text(encoding="utf-8")
-        for name in ("ja.js", "ja-games.js")
+        for name in (f"{code}.js", f"{code}-games.js")
     )
-    chars = sorted({c for c in text if ord(c) > 0x2000} | set("三人将棋") | set(PIECE_CHARS))
-    font = TTCollection(str(SANS)).fonts[JP]
+    chars = sorted({c for c in text if ord(c) > 0x2000} | set(extra))
+    font = TTCollection(str(SANS)).fonts[face]
     opts = Options()
     opts.flavor = "woff2"
     opts.layout_features = []  # horizontal text needs none; the CJK tables are large
@@ -78,12 +99,14 @@ def write_ui_font():
     sub.populate(unicodes=[ord(c) for c in chars])
     sub.subset(font)
     font.flavor = "woff2"
-    font.save(str(HERE / "sannin-ja.woff2"))
-    # The characters it holds, so a test can tell when ja.js outgrows the font.
-    (HERE / "sannin-ja.chars.txt").write_text("".join(chars) + "\n", encoding="utf-8")
-    print(f"sannin-ja.woff2: {len(chars)} characters")
+    out = HERE / f"sannin-{code}.woff2"
+    font.save(str(out))
+    # The characters it holds, so a test can tell when a table outgrows the font.
+    (HERE / f"sannin-{code}.chars.txt").write_text("".join(chars) + "\n", encoding="utf-8")
+    print(f"{out.name}: {len(chars)} characters, {out.stat().st_size} bytes")
 
 
 if __name__ == "__main__":
     write_pieces()
-    write_ui_font()
+    for code in UI_FONTS:
+        write_ui_font(code)

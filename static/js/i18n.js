@@ -1,14 +1,35 @@
 // Every user-visible string comes from one message table per language
-// (`i18n/en.js`, `i18n/ja.js`, with the pages of games and notifications in
-// `i18n/en-games.js`, `i18n/ja-games.js`). `t(key, params)` looks a key up in the reader's
-// language, falling back to English; `{name}` placeholders are filled from `params`.
-// The language is the one chosen in the header, else the browser's, else English.
+// (`i18n/en.js`, `i18n/ja.js`, `i18n/ru.js`, `i18n/zh.js`, `i18n/ko.js`, with the pages of
+// games and notifications in `i18n/<code>-games.js`). `t(key, params)` looks a key up in
+// the reader's language, falling back to English; `{name}` placeholders are filled from
+// `params`. A message that depends on a count may be an object of plural forms
+// (`{ one, few, many, other }`, the categories of `Intl.PluralRules` for the language),
+// chosen by `params.n`. The language is the one chosen in the header, else the
+// browser's, else English.
 import en from './i18n/en.js';
 import enGames from './i18n/en-games.js';
 import ja from './i18n/ja.js';
 import jaGames from './i18n/ja-games.js';
+import ru from './i18n/ru.js';
+import ruGames from './i18n/ru-games.js';
+import zh from './i18n/zh.js';
+import zhGames from './i18n/zh-games.js';
+import ko from './i18n/ko.js';
+import koGames from './i18n/ko-games.js';
 
-export const LANGUAGES = { en: { ...en, ...enGames }, ja: { ...ja, ...jaGames } };
+export const LANGUAGES = {
+  en: { ...en, ...enGames },
+  ja: { ...ja, ...jaGames },
+  ru: { ...ru, ...ruGames },
+  zh: { ...zh, ...zhGames },
+  ko: { ...ko, ...koGames },
+};
+/** Each language named in itself, for the header's switch. */
+export const LANGUAGE_NAMES = { en: 'English', ja: '日本語', ru: 'Русский', zh: '中文', ko: '한국어' };
+/** The full language tag of each code: `<html lang>`, dates and plural rules. */
+export const LANGUAGE_TAGS = { en: 'en', ja: 'ja', ru: 'ru', zh: 'zh-Hans', ko: 'ko' };
+/** The locale that formats dates and times in each language. */
+const DATE_LOCALES = { en: 'en-GB', ja: 'ja-JP', ru: 'ru-RU', zh: 'zh-Hans-CN', ko: 'ko-KR' };
 const LANG_KEY = 'sannin.lang';
 const listeners = new Set();
 
@@ -17,16 +38,21 @@ function initialLang() {
     const saved = localStorage.getItem(LANG_KEY);
     if (saved && saved in LANGUAGES) return saved;
   } catch { /* storage blocked: use the browser's language */ }
-  const wanted = (navigator.languages ?? [navigator.language ?? 'en']).map((l) => String(l).slice(0, 2));
+  const wanted = (navigator.languages ?? [navigator.language ?? 'en']).map((l) => String(l).toLowerCase().split(/[-_]/)[0]);
   return wanted.find((l) => l in LANGUAGES) ?? 'en';
 }
 
 let current = initialLang();
-document.documentElement.lang = current;
+document.documentElement.lang = LANGUAGE_TAGS[current];
 
-/** The reader's language code (`en`, `ja`). */
+/** The reader's language code (`en`, `ja`, `ru`, `zh`, `ko`). */
 export function lang() {
   return current;
+}
+
+/** The locale for `toLocaleString` and friends in the reader's language. */
+export function dateLocale() {
+  return DATE_LOCALES[current];
 }
 
 /** Switches language, remembers it and tells every subscriber (views re-render). */
@@ -34,7 +60,7 @@ export function setLang(code) {
   if (!(code in LANGUAGES) || code === current) return;
   current = code;
   try { localStorage.setItem(LANG_KEY, code); } catch { /* not remembered */ }
-  document.documentElement.lang = code;
+  document.documentElement.lang = LANGUAGE_TAGS[code];
   for (const fn of listeners) fn(code);
 }
 
@@ -47,6 +73,18 @@ export function onLangChange(fn) {
 /** The message `key` in the current language with `{param}`s filled in. A missing
  * key shows itself, so a forgotten translation is visible, never blank. */
 export function t(key, params = {}) {
-  const text = LANGUAGES[current][key] ?? en[key] ?? key;
+  const text = pluralForm(LANGUAGES[current][key] ?? en[key] ?? key, params.n);
   return text.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
+}
+
+const pluralRules = new Map();
+
+/** A message itself, or the form of a message of plural forms that suits the count `n`
+ * (`other` when no count is given or the language's category is missing). */
+export function pluralForm(message, n, code = current) {
+  if (typeof message === 'string') return message;
+  const count = typeof n === 'string' && n.trim() !== '' ? Number(n) : n;
+  if (typeof count !== 'number' || !Number.isFinite(count)) return message.other;
+  if (!pluralRules.has(code)) pluralRules.set(code, new Intl.PluralRules(LANGUAGE_TAGS[code]));
+  return message[pluralRules.get(code).select(count)] ?? message.other;
 }

@@ -2,7 +2,7 @@
 // `/players/{name}` (a player's rating, its history as a small SVG chart, the rated
 // games with results, opponents and replay links) and `/leaderboard`.
 import { h } from './dom.js';
-import { lang, onLangChange, t } from './i18n.js';
+import { dateLocale, onLangChange, t } from './i18n.js';
 import { safeNext } from './next.js';
 import { api } from './protocol.js';
 import {
@@ -10,7 +10,7 @@ import {
 } from './account.js';
 
 function dateText(ms) {
-  return new Date(ms).toLocaleString(lang() === 'ja' ? 'ja-JP' : 'en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+  return new Date(ms).toLocaleString(dateLocale(), { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 /** The message of an API error in the reader's language when there is one. */

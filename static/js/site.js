@@ -3,7 +3,7 @@
 // the preferences dialog; and a polite live region for announcements. The tab's title
 // starts with "(2) " while it is the reader's move in two games.
 import { h } from './dom.js';
-import { LANGUAGES, lang, onLangChange, setLang, t } from './i18n.js';
+import { LANGUAGES, LANGUAGE_NAMES, LANGUAGE_TAGS, lang, onLangChange, setLang, t } from './i18n.js';
 import { PREF_CHOICES, allPrefs, onPrefChange, setPref } from './prefs.js';
 import { KANJI_PATHS } from '../pieces/kanji.js';
 import { account, currentAccount, onAccountChange, profileLink } from './account.js';
@@ -11,7 +11,6 @@ import { followMyGames, onMyGames, setLoggedIn } from './mine.js';
 import { bellButton } from './bell.js';
 import { followNotify, setNotifyAccount } from './notify.js';
 
-const LANGUAGE_NAMES = { en: 'English', ja: '日本語' };
 
 /** Which page the path is: 'lobby', 'rules', 'analysis', 'room', 'games', 'account',
  * 'leaderboard' or 'player'. */
@@ -116,7 +115,7 @@ export function mountHeader(page) {
     const select = h('select', {
       'data-testid': 'lang', 'aria-label': t('site.language'),
       onchange: (e) => setLang(e.target.value),
-    }, Object.keys(LANGUAGES).map((code) => h('option', { value: code, selected: code === lang(), lang: code }, LANGUAGE_NAMES[code] ?? code)));
+    }, Object.keys(LANGUAGES).map((code) => h('option', { value: code, selected: code === lang(), lang: LANGUAGE_TAGS[code] }, LANGUAGE_NAMES[code] ?? code)));
     const me = account();
     const who = me
       ? h('a', { href: profileLink(me.name), class: 'account-link', 'data-testid': 'account-name' }, me.name)

@@ -2,7 +2,7 @@
 // won, and the computer players' levels — each in the reader's language (i18n).
 import { h } from '../dom.js';
 import { SEATS } from '../geometry.js';
-import { lang, t } from '../i18n.js';
+import { dateLocale, t } from '../i18n.js';
 import { playerName } from '../players.js';
 import { perMoveText } from '../clocks.js';
 
@@ -43,7 +43,7 @@ export function clockText(clock) {
 /** A time (milliseconds since the epoch) as the reader's language writes it; null if none. */
 export function dateText(ms) {
   if (typeof ms !== 'number') return null;
-  return new Date(ms).toLocaleString(lang() === 'ja' ? 'ja-JP' : 'en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+  return new Date(ms).toLocaleString(dateLocale(), { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 /** "3 moves"; null where the count is not known. */
