@@ -1,11 +1,30 @@
 // The reader's account (docs/accounts.md): who is logged in (the session cookie is
 // HttpOnly, so the page asks `GET /api/session`), logging in and out, and the ratings
 // of account players shown next to their names (`GET /api/players?names=…`, cached).
+// The server answers a guest's `GET /api/session` with 401, which the browser logs as
+// an error: the page only asks where this browser may hold a session — it logged in
+// here (a hint in localStorage, not the session itself), or on the account page.
 import { api } from './protocol.js';
 
 let me = null;
 let loaded = null;
 const listeners = new Set();
+const HINT_KEY = 'sannin.session';
+
+/** Whether this browser may hold a session: a log-in here left the hint. */
+function maySessionExist() {
+  try {
+    if (localStorage.getItem(HINT_KEY)) return true;
+  } catch { /* storage blocked: ask */ return true; }
+  return location.pathname === '/account';
+}
+
+function hint(on) {
+  try {
+    if (on) localStorage.setItem(HINT_KEY, '1');
+    else localStorage.removeItem(HINT_KEY);
+  } catch { /* not remembered */ }
+}
 
 function tell() {
   for (const fn of listeners) fn(me);
@@ -13,8 +32,12 @@ function tell() {
 
 /** The logged-in account (`{name, rating, provisional, games}`) or null, once known. */
 export function currentAccount() {
+  if (!loaded && !maySessionExist()) loaded = Promise.resolve(null).then(() => { tell(); return me; });
   if (!loaded) {
-    loaded = api('/api/session').then((a) => { me = a; }, () => { me = null; }).then(() => { tell(); return me; });
+    loaded = api('/api/session').then((a) => { me = a; hint(true); }, (e) => {
+      me = null;
+      if (e.status === 401) hint(false);
+    }).then(() => { tell(); return me; });
   }
   return loaded;
 }
@@ -32,6 +55,7 @@ export function onAccountChange(fn) {
 
 function changed(a) {
   me = a;
+  hint(Boolean(a));
   loaded = Promise.resolve(a);
   tell();
   return a;
