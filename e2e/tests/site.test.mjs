@@ -32,7 +32,7 @@ test('the server serves the client at /rules and /analysis', async () => {
 
 test('the Japanese web font covers every character of the Japanese messages', () => {
   const chars = new Set([...readFileSync(`${STATIC}fonts/sannin-ja.chars.txt`, 'utf8').trim()]);
-  const ja = ['ja.js', 'ja-games.js'].map((f) => readFileSync(`${STATIC}js/i18n/${f}`, 'utf8')).join('');
+  const ja = ['ja.js', 'ja-games.js', 'ja-play.js'].map((f) => readFileSync(`${STATIC}js/i18n/${f}`, 'utf8')).join('');
   const missing = [...new Set([...ja].filter((c) => c.codePointAt(0) > 0x3000 && !chars.has(c)))];
   assert.deepEqual(missing, [], 'run python3 static/fonts/build.py after changing ja.js');
 });

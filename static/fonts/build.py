@@ -5,7 +5,7 @@
 - ../pieces/kanji.js: the outlines of the piece kanji (Noto Serif CJK JP Bold) as
   SVG path data, drawn on the board as paths (no font loading at all);
 - sannin-ja.woff2: Noto Sans CJK JP Regular cut down to the characters of the
-  Japanese message table (i18n/ja.js) and the logo, used through @font-face with a
+  Japanese message tables (i18n/ja*.js) and the logo, used through @font-face with a
   unicode-range, so only pages that show Japanese text fetch it.
 
 Needs fonttools and brotli (pip install fonttools brotli). Run after changing ja.js:
@@ -65,7 +65,7 @@ def write_pieces():
 def write_ui_font():
     text = "".join(
         (STATIC / "js" / "i18n" / name).read_text(encoding="utf-8")
-        for name in ("ja.js", "ja-games.js")
+        for name in ("ja.js", "ja-games.js", "ja-play.js")
     )
     chars = sorted({c for c in text if ord(c) > 0x2000} | set("三人将棋") | set(PIECE_CHARS))
     font = TTCollection(str(SANS)).fonts[JP]

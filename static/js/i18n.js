@@ -1,14 +1,17 @@
 // Every user-visible string comes from one message table per language
 // (`i18n/en.js`, `i18n/ja.js`, with the pages of games and notifications in
-// `i18n/en-games.js`, `i18n/ja-games.js`). `t(key, params)` looks a key up in the reader's
+// `i18n/en-games.js`, `i18n/ja-games.js`, the aids to play in `i18n/en-play.js`,
+// `i18n/ja-play.js`). `t(key, params)` looks a key up in the reader's
 // language, falling back to English; `{name}` placeholders are filled from `params`.
 // The language is the one chosen in the header, else the browser's, else English.
 import en from './i18n/en.js';
 import enGames from './i18n/en-games.js';
+import enPlay from './i18n/en-play.js';
 import ja from './i18n/ja.js';
 import jaGames from './i18n/ja-games.js';
+import jaPlay from './i18n/ja-play.js';
 
-export const LANGUAGES = { en: { ...en, ...enGames }, ja: { ...ja, ...jaGames } };
+export const LANGUAGES = { en: { ...en, ...enGames, ...enPlay }, ja: { ...ja, ...jaGames, ...jaPlay } };
 const LANG_KEY = 'sannin.lang';
 const listeners = new Set();
 
@@ -47,6 +50,6 @@ export function onLangChange(fn) {
 /** The message `key` in the current language with `{param}`s filled in. A missing
  * key shows itself, so a forgotten translation is visible, never blank. */
 export function t(key, params = {}) {
-  const text = LANGUAGES[current][key] ?? en[key] ?? key;
+  const text = LANGUAGES[current][key] ?? LANGUAGES.en[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
 }
