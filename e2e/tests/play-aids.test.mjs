@@ -12,7 +12,7 @@ import { mkdir } from 'node:fs/promises';
 import { launch } from '../lib/browser.mjs';
 import { mockServer, ORIGIN, START } from '../lib/mock.mjs';
 import { startServer } from '../lib/sannin.mjs';
-import { until } from '../lib/people.mjs';
+import { personIn, until } from '../lib/people.mjs';
 
 const SHOTS = process.env.SHOTS_DIR ?? new URL('../screenshots/', import.meta.url).pathname;
 let browser;
@@ -212,4 +212,102 @@ test('the lobby has no Refresh button; the reconnect notice never covers the sit
   await page.getByTestId('play-now').waitFor();
   assert.equal(await page.getByRole('button', { name: /refresh|reload/i }).count(), 0);
   await page.close();
+});
+
+test('typed moves: completions from the legal moves, an unknown or illegal text refused and nothing sent (scripted server)', async () => {
+  const legal = ['P3c-4c', 'P3c-4d', 'B2g-4h', 'B2g-6i', 'B2g-8j', 'B2gx10k+', 'B2gx10k='];
+  const { page, sent } = await openRoom(state({ you: 'first', legal }), { viewport: { width: 1366, height: 768 } });
+  await page.waitForSelector('[data-testid="turn"].mine');
+  const box = page.getByLabel('Type a move');
+  assert.equal(await box.getAttribute('data-testid'), 'typed-move');
+  assert.deepEqual(await page.$$eval('[data-testid="typed-options"] option', (ns) => ns.map((n) => n.value)), legal);
+  const acts = () => sent.filter((m) => m.type === 'act');
+  const tries = [
+    ['hello', /“hello” is not a move/],
+    ['P3c-5e', /P3c-5e is not a legal move here/],
+    ['Bx10k', /add \+ to promote or = not to/],
+  ];
+  for (const [text, want] of tries.slice(0, 3)) {
+    await box.fill(text);
+    await box.press('Enter');
+    assert.match(await page.getByTestId('typed-message').textContent(), want, text);
+  }
+  assert.equal(acts().length, 0, 'nothing sent');
+  // The short form, any case: one bishop can go to 10k and promote.
+  await box.fill('bx10k+');
+  await box.press('Enter');
+  await until('sent', () => acts().length === 1);
+  assert.deepEqual(acts(), [{ type: 'act', action: 'B2gx10k+' }]);
+  assert.equal(await box.inputValue(), '');
+  // In node's terms: every legal text matches itself, short forms find their move.
+  const m = await page.evaluate(async (l) => {
+    const { matchTyped } = await import('/js/room/typed.js');
+    return [l.every((a) => matchTyped(a, l).action === a), matchTyped('B-6i', l).action, matchTyped('p3c4d', l).action,
+      matchTyped('P3c-4d', l).action, matchTyped('P*5e', l).error, matchTyped(' b2g - 8j ', l).action];
+  }, legal);
+  assert.deepEqual(m, [true, 'B2g-6i', 'P3c-4d', 'P3c-4d', 'illegal', 'B2g-8j']);
+  await page.close();
+});
+
+test('guests: the lobby, a game page and a profile log no console error and no failed request', async () => {
+  const srv = await realServer();
+  const post = (path, body) => fetch(`${srv.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  assert.equal((await post('/api/accounts', { name: 'hanako', password: 'correct horse' })).status, 201);
+  const room = await (await post('/api/rooms', { bots: { middle: 0, last: 0 } })).json();
+  const context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (msg) => { if (msg.type() === 'error') problems.push(`console: ${msg.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page: ${e.message}`));
+  page.on('response', (res) => { if (res.status() >= 400) problems.push(`${res.status()} ${res.request().method()} ${res.url()}`); });
+  page.on('requestfailed', (req) => problems.push(`failed ${req.url()}`));
+  await page.goto(`${srv.url}/`);
+  await page.getByTestId('play-now').waitFor();
+  await page.goto(`${srv.url}/rooms/${room.id}`);
+  await page.waitForSelector('[data-cell] .piece');
+  await page.getByTestId('conn-status').filter({ hasText: 'Connected' }).waitFor();
+  await page.goto(`${srv.url}/players/hanako`);
+  await page.getByTestId('profile-name').waitFor();
+  await page.waitForTimeout(500);
+  assert.deepEqual(problems.filter((p) => !/ERR_ABORTED|net::ERR_ABORTED/.test(p)), []);
+  await context.close();
+});
+
+test('a move typed against the real server is played; an illegal one refused; the bots\' moves read out when asked for', async () => {
+  const srv = await realServer();
+  const p = await personIn(await browser.newContext({ viewport: { width: 1366, height: 768 } }), 'typist');
+  // "Announce moves" on, as the preferences dialog leaves it.
+  await p.page.goto(`${srv.url}/`);
+  await p.page.getByTestId('open-prefs').click();
+  assert.equal(await p.page.getByTestId('pref-announceMoves').isChecked(), false, 'off by default');
+  await p.page.getByTestId('pref-announceMoves').check();
+  await p.page.getByTestId('prefs-close').click();
+  await p.page.getByTestId('computer-level').selectOption('0');
+  await p.page.getByTestId('play-computer').click();
+  await until('playing', () => p.lastState()?.status === 'playing');
+  await p.page.waitForSelector('[data-testid="turn"].mine');
+  const box = p.page.getByLabel('Type a move');
+  await box.fill('P3c-6f');
+  await box.press('Enter');
+  await p.page.getByTestId('typed-message').filter({ hasText: 'P3c-6f is not a legal move here.' }).waitFor();
+  assert.equal(p.io.sent.filter((m) => m.type === 'act').length, 0);
+  await box.fill('B-4h');
+  await box.press('Enter');
+  await until('the move played and both bots answered', () => {
+    const st = p.lastState();
+    return st.moves[0] === 'B2g-4h' && st.moves.length >= 3 ? st : null;
+  });
+  await p.page.locator('[data-testid="moves"] [data-ply="3"]').waitFor();
+  const last = p.lastState();
+  const words = await p.page.evaluate(({ player, action }) => import('/js/say.js').then((m) => m.sayMove(player, action)), { player: last.move_players[2], action: last.moves[2] });
+  assert.match(words, /^Last: /);
+  const said = await until('the last bot\'s move read out', async () => {
+    const text = await p.page.getByTestId('announcer').textContent();
+    return text.startsWith(words) ? text : null;
+  });
+  assert.match(said, /^Last: \w+ from \d+[a-m] (to|takes on) \d+[a-m]/);
+  assert.equal(await p.page.getByTestId('announcer').getAttribute('aria-live'), 'polite');
+  await p.page.screenshot({ path: `${SHOTS}aids-typed.png` });
+  assert.deepEqual(p.io.errors, []);
+  await p.context.close();
 });

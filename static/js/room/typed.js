@@ -20,8 +20,9 @@ const SAY_AFTER_MS = 250;
  * no spaces. */
 export function normalise(text) {
   return String(text).replace(/\s+/g, '').replace(/[a-zA-Z]/g, (c, i, s) => {
-    // A letter right after a digit is a rank; any other is a piece.
-    return /\d/.test(s[i - 1] ?? '') ? c.toLowerCase() : c.toUpperCase();
+    // A letter right after a digit is a rank, an x before one a capture; any other a piece.
+    if (/\d/.test(s[i - 1] ?? '') || (/x/i.test(c) && /\d/.test(s[i + 1] ?? ''))) return c.toLowerCase();
+    return c.toUpperCase();
   });
 }
 
@@ -106,7 +107,7 @@ export class TypedMove {
       this.input.focus({ preventScroll: true });
       return;
     }
-    const text = normalise(typed);
+    const text = got.error === 'unknown' ? typed.trim() : normalise(typed);
     this.say(t(`room.typed.${got.error}`, { text, options: got.options?.join(', ') ?? '' }));
   }
 
