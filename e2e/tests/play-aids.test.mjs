@@ -131,9 +131,9 @@ function overlap(a, b) {
   return Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5;
 }
 
-test('phone: the pieces in hand are 44 px touch targets and no "×3" lies on a piece', async () => {
+test('phone: the pieces in hand and the marked cells are 44 px touch targets; no "×3" lies on a piece', async () => {
   const position = START.replace(' F -/-/- FML - FML', ' L RBG/R2BGS2NL5P/3G2SNL2P FML - FML');
-  const { page, errors } = await openRoom(state({ position, you: 'last', to_move: 'last', legal: ['G*5e'] }), { viewport: { width: 390, height: 844 } });
+  const { page, errors, sent } = await openRoom(state({ position, you: 'last', to_move: 'last', legal: ['G*5e'] }), { viewport: { width: 390, height: 844 } });
   await page.waitForSelector('[data-testid="drop-P"]');
   const found = await page.$$eval('.hand-piece', (ns) => ns.map((n) => {
     const rect = (el) => { const r = el.getBoundingClientRect(); return { left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width, height: r.height }; };
@@ -149,6 +149,17 @@ test('phone: the pieces in hand are 44 px touch targets and no "×3" lies on a p
   assert.ok(counted.length >= 5);
   for (const p of counted) assert.ok(!overlap(p.glyph, p.count), `${p.kind}: the count lies on the piece`);
   await page.screenshot({ path: `${SHOTS}aids-phone-hands.png` });
+  // The board's cells are smaller than 44 px here: a marked cell takes the taps within
+  // 22 px of its centre, past its drawn edge.
+  await page.getByTestId('drop-G').click();
+  const hex = await cell(page, '5e').locator('.hex').boundingBox();
+  assert.ok(hex.width < 44, `small cells (${hex.width})`);
+  const centre = { x: hex.x + hex.width / 2, y: hex.y + hex.height / 2 };
+  const miss = { x: centre.x, y: centre.y + 19 };
+  assert.equal(await page.evaluate(({ x, y }) => document.elementFromPoint(x, y).closest('[data-cell]').dataset.cell, miss) === '5e', false, 'the tap lands on another cell');
+  await page.mouse.click(miss.x, miss.y);
+  await until('the drop sent', () => sent.some((m) => m.type === 'act'));
+  assert.deepEqual(sent.filter((m) => m.type === 'act'), [{ type: 'act', action: 'G*5e' }]);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -9,6 +9,8 @@ const SIZE = 10; // hexagon circumradius in SVG units
 /** The marks of targets: a dot for a move, a ring round a capture, a small dot for a
  * drop (a piece in hand may go to most of the board: it must not paint it over). */
 const MARK_RADIUS = { move: SIZE * 0.28, capture: SIZE * 0.8, drop: SIZE * 0.17 };
+/** The least touch target, in CSS px (WCAG 2.5.5). */
+const TOUCH_PX = 44;
 
 // Pieces are drawn by pieces.js in the reader's piece style (preferences).
 import { pieceSvg } from './pieces.js';
@@ -122,9 +124,10 @@ export class Board {
         g.append(el('polygon', { class: 'garden-ring', points: hexPoints(SIZE * 0.78) }));
       }
       g.append(el('g', { class: 'content' }));
-      g.addEventListener('click', () => {
-        this.setFocusCell(name, false);
-        this.onActivate(name);
+      g.addEventListener('click', (e) => {
+        const to = this.snapped(name, e);
+        this.setFocusCell(to, false);
+        this.onActivate(to);
       });
       g.addEventListener('keydown', (e) => this.onKey(e, name));
       this.cells.set(name, g);
@@ -133,6 +136,26 @@ export class Board {
     svg.append(labels, cells);
     this.svg = svg;
     this.container.replaceChildren(svg);
+  }
+
+  /**
+   * The cell a tap means. On a small board (a phone: cells under 44 CSS px) a marked
+   * cell — a target or where a premove may go — takes the taps within 22 px of its
+   * centre, beyond its drawn edge: every mark is a 44 px touch target. Clicks made by
+   * keyboard (`detail` 0) and taps on a marked cell are taken as they are.
+   */
+  snapped(name, e) {
+    const marks = this.last ? [...(this.last.targets?.keys() ?? []), ...(this.last.hints ?? [])] : [];
+    if (!marks.length || marks.includes(name) || e.detail === 0) return name;
+    let best = name;
+    let bestDist = TOUCH_PX / 2;
+    for (const cell of marks) {
+      const r = this.cells.get(cell)?.querySelector('.hex')?.getBoundingClientRect();
+      if (!r || r.width >= TOUCH_PX) return name;
+      const d = Math.hypot(e.clientX - (r.left + r.width / 2), e.clientY - (r.top + r.height / 2));
+      if (d < bestDist) { best = cell; bestDist = d; }
+    }
+    return best;
   }
 
   setFocusCell(name, focus = true) {
