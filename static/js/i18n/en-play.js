@@ -6,7 +6,7 @@ export default {
   'room.drop.none': 'No legal drop for this piece ({piece}).',
   'room.drop.none_check': 'No legal drop for this piece ({piece}): you are in check.',
   'room.typed.label': 'Type a move',
-  'room.typed.placeholder': 'e.g. P3c-4d, S-9l, P*5e',
+  'room.typed.placeholder': 'P3c-4d, S-9l, P*5e…',
   'room.typed.play': 'Play',
   'room.typed.help': 'Moves are written as in the game record: piece, from, - or x, to (+ to promote, = not to); a drop as P*5e.',
   'room.typed.empty': 'Type a move first.',

@@ -5,7 +5,7 @@ export default {
   'room.drop.none': 'この駒（{piece}）を打てる升はありません。',
   'room.drop.none_check': 'この駒（{piece}）を打てる升はありません：王手されています。',
   'room.typed.label': '指し手を入力',
-  'room.typed.placeholder': '例：P3c-4d、S-9l、P*5e',
+  'room.typed.placeholder': '例：P3c-4d、P*5e',
   'room.typed.play': '指す',
   'room.typed.help': '棋譜と同じ書き方です：駒、元の升、- か x、行き先（成るなら +、成らないなら =）。打つ手は P*5e のように。',
   'room.typed.empty': '指し手を入力してください。',
