@@ -82,8 +82,3 @@ export function reach(position, from) {
   }
   return out;
 }
-
-/** The empty cells, where a piece in hand may be dropped as far as the board shows. */
-export function emptyCells(position) {
-  return new Set(CELLS.map((c) => c.name).filter((name) => !position.board.has(name)));
-}

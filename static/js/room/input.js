@@ -7,7 +7,7 @@ import { premoveAction } from './premove.js';
 import { pieceLabel } from './messages.js';
 import { getPref } from '../prefs.js';
 import { boardHasArrows } from '../board.js';
-import { emptyCells, reach } from '../reach.js';
+import { reach } from '../reach.js';
 
 /** Target cells of the selection: Map<cell, 'move'|'capture'>. */
 export function targets(r) {
@@ -21,12 +21,13 @@ export function targets(r) {
   return out;
 }
 
-/** Where the piece picked for a premove may go by its moves (reach.js): a Set. */
+/** Where the piece picked for a premove may go by its moves (reach.js): a Set. A piece
+ * in hand may go to any empty cell: nothing is marked rather than the whole board. */
 export function premoveHints(r) {
   const sel = r.premoveSel;
   const pos = r.model.pos;
-  if (!sel || !pos || r.premove || r.model.view !== null) return new Set();
-  return sel.cell ? reach(pos, sel.cell) : emptyCells(pos);
+  if (!sel?.cell || !pos || r.premove || r.model.view !== null) return new Set();
+  return reach(pos, sel.cell);
 }
 
 export function selectionStillValid(r) {
