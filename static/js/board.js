@@ -235,7 +235,7 @@ export class Board {
       if (target) content.append(el('circle', { class: `target-mark ${target}`, r: MARK_RADIUS[target] }));
       // Where a premove may go: a soft ring of its own, never taken for a legal target.
       const hint = !target && s.hints?.has(name);
-      if (hint) content.append(el('circle', { class: 'hint-mark', r: SIZE * 0.3 }));
+      if (hint) content.append(el('circle', { class: 'hint-mark', r: piece ? SIZE * 0.8 : SIZE * 0.3 }));
       const flags = {
         selected: s.selected === name,
         source: s.sources?.has(name),
