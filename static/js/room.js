@@ -618,7 +618,7 @@ class RoomView {
         hints: view.live ? input.premoveHints(this) : null,
       });
     }
-    this.typed.update(this.myTurn && view.live ? s.legal ?? [] : []);
+    this.typed.update(this.myTurn && view.live ? s.legal ?? [] : [], Boolean(this.you) && s.status === 'playing');
     this.boardBox.classList.toggle('my-turn', this.myTurn && view.live);
     this.boardBox.classList.toggle('history', !view.live);
     this.boardBox.dataset.ply = String(view.ply);

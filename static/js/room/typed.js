@@ -84,8 +84,10 @@ export class TypedMove {
     this.help.textContent = t('room.typed.help');
   }
 
-  /** Its completions follow the legal moves (none while it is not the reader's move). */
-  update(legal) {
+  /** Its completions follow the legal moves (none while it is not the reader's move);
+   * it is there only for a player of a game under way (`playing`). */
+  update(legal, playing) {
+    this.node.hidden = !playing;
     const key = legal.join(' ');
     if (key === this.shown) return;
     this.shown = key;
