@@ -24,7 +24,8 @@ export async function mockServer(page, { api = () => null, ws } = {}) {
       return route.fulfill({ status: answer.status ?? 200, json: answer.json, body: answer.body, contentType: answer.contentType });
     }
     let path = url.pathname;
-    if (path === '/' || path === '/games' || path.startsWith('/rooms/')) path = '/index.html';
+    // The pages of the site (`/`, `/games`, `/rooms/…`, `/players/…`): the client.
+    if (!extname(path)) path = '/index.html';
     const file = normalize(join(STATIC, path));
     if (!file.startsWith(STATIC)) return route.fulfill({ status: 403 });
     try {

@@ -497,12 +497,14 @@ test('check: a red glow on the king that wins over the other highlights; "You ar
   assert.equal(await king.locator('.ring').evaluate((n) => getComputedStyle(n).stroke), 'rgb(213, 0, 0)');
   await page.getByTestId('seat-middle').locator('[data-testid="in-check-middle"]').waitFor();
   await page.getByTestId('board').screenshot({ path: `${SHOTS}mock-check.png` });
-  // The same check after the next move is not told again; the log has it once.
+  // The same check after the next move is not told again; the log has it once. (Moves
+  // are read out for those who asked: "Announce moves" in the preferences.)
+  await page.evaluate(() => import('/js/prefs.js').then((m) => m.setPref('announceMoves', true)));
   ev({ type: 'action', player: 'middle', action: 'P10k-10j' });
   ev({ type: 'check', player: 'Middle', by: ['First'] });
   // Both taken in: the move announced, and the king glowing again (the move cleared the
   // check; the check event after it sets it back).
-  await page.waitForFunction(() => /^Middle\b.*10j/.test(document.querySelector('[data-testid="announcer"]').textContent)
+  await page.waitForFunction(() => /^Middle: pawn from 10k to 10j, check$/.test(document.querySelector('[data-testid="announcer"]').textContent)
     && document.querySelector('[data-cell="10m"]').classList.contains('check'));
   const checks = await page.$$eval('[data-testid="log"] li', (ns) => ns.map((n) => n.textContent).filter((t) => /in check/.test(t)));
   assert.deepEqual(checks, ['You are in check from Akira (First).']);

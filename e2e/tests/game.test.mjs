@@ -124,14 +124,16 @@ test('three players and a spectator play a game by clicking', async () => {
   const expected = [...new Set(legal.filter((a) => a.startsWith('B2g')).map((a) => MOVE.exec(a)[5]))].sort();
   assert.deepEqual(shown, expected);
   await first.page.keyboard.press('Escape');
+  // Those who asked for it ("Announce moves" in the preferences) hear every move.
+  for (const q of [middle, watcher]) await q.page.evaluate(() => import('/js/prefs.js').then((m) => m.setPref('announceMoves', true)));
   await play(first, 'B2gx10k+');
   assert.deepEqual(first.io.sent[sentBefore], { type: 'act', action: 'B2gx10k+' }, 'illegal clicks send nothing');
   await allSee(everyone, 1, 'B2gx10k+');
   assert.equal(await cell(watcher.page, '10k').locator('.piece').getAttribute('data-piece'), 'f+B');
-  // Every reader's screen reader hears the move in words (a polite live region).
+  // Their screen readers hear the move in words (a polite live region).
   for (const q of [middle, watcher]) {
     await until(`${q.label}: the move announced`, async () =>
-      /^First, bishop 2g takes on 10k/.test(await q.page.getByTestId('announcer').textContent()));
+      /^First: bishop from 2g takes on 10k, promotes/.test(await q.page.getByTestId('announcer').textContent()));
     assert.equal(await q.page.getByTestId('announcer').getAttribute('aria-live'), 'polite');
   }
 

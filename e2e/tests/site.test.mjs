@@ -32,7 +32,7 @@ test('the server serves the client at /rules and /analysis', async () => {
 
 test('the Japanese web font covers every character of the Japanese messages', () => {
   const chars = new Set([...readFileSync(`${STATIC}fonts/sannin-ja.chars.txt`, 'utf8').trim()]);
-  const ja = ['ja.js', 'ja-games.js'].map((f) => readFileSync(`${STATIC}js/i18n/${f}`, 'utf8')).join('');
+  const ja = ['ja.js', 'ja-games.js', 'ja-play.js'].map((f) => readFileSync(`${STATIC}js/i18n/${f}`, 'utf8')).join('');
   const missing = [...new Set([...ja].filter((c) => c.codePointAt(0) > 0x3000 && !chars.has(c)))];
   assert.deepEqual(missing, [], 'run python3 static/fonts/build.py after changing ja.js');
 });
@@ -389,6 +389,8 @@ test('preferences: piece style, theme and switches are kept in the browser and a
   await page.getByTestId('pref-theme-dark').check();
   await page.getByTestId('pref-coordinates').uncheck();
   await page.getByTestId('pref-confirmMoves').check();
+  assert.equal(await page.getByTestId('pref-announceMoves').isChecked(), false, 'moves are not read out unless asked for');
+  await page.getByTestId('pref-announceMoves').check();
   await page.getByTestId('prefs-close').click();
   // International pieces: an upright letter instead of the kanji.
   assert.equal(await page.locator('.piece-card path.kanji-glyph').count(), 0);
@@ -399,7 +401,7 @@ test('preferences: piece style, theme and switches are kept in the browser and a
   const root = await page.evaluate(() => ({ ...document.documentElement.dataset }));
   assert.deepEqual(root, { theme: 'dark', pieceStyle: 'international', coords: 'off', targets: 'on' });
   const prefs = await page.evaluate(async () => (await import('/js/prefs.js')).allPrefs());
-  assert.deepEqual(prefs, { pieceStyle: 'international', theme: 'dark', sound: true, legalTargets: true, confirmMoves: true, coordinates: false });
+  assert.deepEqual(prefs, { pieceStyle: 'international', theme: 'dark', sound: true, legalTargets: true, confirmMoves: true, coordinates: false, announceMoves: true });
   // Bad values are refused, not stored.
   const err = await page.evaluate(async () => {
     try { (await import('/js/prefs.js')).setPref('theme', 'neon'); return null; } catch (e) { return e.message; }

@@ -86,7 +86,7 @@ def write_ui_font(code):
     face, extra = UI_FONTS[code]
     text = "".join(
         (STATIC / "js" / "i18n" / name).read_text(encoding="utf-8")
-        for name in (f"{code}.js", f"{code}-games.js")
+        for name in (f"{code}.js", f"{code}-games.js", f"{code}-play.js")
     )
     chars = sorted({c for c in text if ord(c) > 0x2000} | set(extra))
     font = TTCollection(str(SANS)).fonts[face]

@@ -1,6 +1,7 @@
 // The reader's account (docs/accounts.md): who is logged in (the session cookie is
 // HttpOnly, so the page asks `GET /api/session`), logging in and out, and the ratings
 // of account players shown next to their names (`GET /api/players?names=…`, cached).
+// A guest's `GET /api/session` is answered `null`, not an error.
 import { api } from './protocol.js';
 
 let me = null;
@@ -14,7 +15,7 @@ function tell() {
 /** The logged-in account (`{name, rating, provisional, games}`) or null, once known. */
 export function currentAccount() {
   if (!loaded) {
-    loaded = api('/api/session').then((a) => { me = a; }, () => { me = null; }).then(() => { tell(); return me; });
+    loaded = api('/api/session').then((a) => { me = a ?? null; }, () => { me = null; }).then(() => { tell(); return me; });
   }
   return loaded;
 }

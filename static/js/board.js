@@ -6,6 +6,11 @@ import {
 
 const SVG = 'http://www.w3.org/2000/svg';
 const SIZE = 10; // hexagon circumradius in SVG units
+/** The marks of targets: a dot for a move, a ring round a capture, a small dot for a
+ * drop (a piece in hand may go to most of the board: it must not paint it over). */
+const MARK_RADIUS = { move: SIZE * 0.28, capture: SIZE * 0.8, drop: SIZE * 0.17 };
+/** The least touch target, in CSS px (WCAG 2.5.5). */
+const TOUCH_PX = 44;
 
 // Pieces are drawn by pieces.js in the reader's piece style (preferences).
 import { pieceSvg } from './pieces.js';
@@ -119,9 +124,10 @@ export class Board {
         g.append(el('polygon', { class: 'garden-ring', points: hexPoints(SIZE * 0.78) }));
       }
       g.append(el('g', { class: 'content' }));
-      g.addEventListener('click', () => {
-        this.setFocusCell(name, false);
-        this.onActivate(name);
+      g.addEventListener('click', (e) => {
+        const to = this.snapped(name, e);
+        this.setFocusCell(to, false);
+        this.onActivate(to);
       });
       g.addEventListener('keydown', (e) => this.onKey(e, name));
       this.cells.set(name, g);
@@ -130,6 +136,26 @@ export class Board {
     svg.append(labels, cells);
     this.svg = svg;
     this.container.replaceChildren(svg);
+  }
+
+  /**
+   * The cell a tap means. On a small board (a phone: cells under 44 CSS px) a marked
+   * cell — a target or where a premove may go — takes the taps within 22 px of its
+   * centre, beyond its drawn edge: every mark is a 44 px touch target. Clicks made by
+   * keyboard (`detail` 0) and taps on a marked cell are taken as they are.
+   */
+  snapped(name, e) {
+    const marks = this.last ? [...(this.last.targets?.keys() ?? []), ...(this.last.hints ?? [])] : [];
+    if (!marks.length || marks.includes(name) || e.detail === 0) return name;
+    let best = name;
+    let bestDist = TOUCH_PX / 2;
+    for (const cell of marks) {
+      const r = this.cells.get(cell)?.querySelector('.hex')?.getBoundingClientRect();
+      if (!r || r.width >= TOUCH_PX) return name;
+      const d = Math.hypot(e.clientX - (r.left + r.width / 2), e.clientY - (r.top + r.height / 2));
+      if (d < bestDist) { best = cell; bestDist = d; }
+    }
+    return best;
   }
 
   setFocusCell(name, focus = true) {
@@ -194,8 +220,9 @@ export class Board {
 
   /**
    * Draws a snapshot. `s`: { board: Map<cell, piece>, selected, sources: Set,
-   * targets: Map<cell, 'move'|'capture'>, last: Set, checks: Set<cell>,
-   * illumination: Set<cell> }.
+   * targets: Map<cell, 'move'|'capture'|'drop'>, last: Set, checks: Set<cell>,
+   * illumination: Set<cell>, premove: Set<cell> (a queued premove's cells), hints:
+   * Set<cell> (where the piece picked for a premove may go) }.
    */
   render(s) {
     this.last = s;
@@ -205,7 +232,10 @@ export class Board {
       content.replaceChildren();
       if (piece) content.append(pieceSvg(piece, pieceRotation(piece.owner, this.view)));
       const target = s.targets?.get(name);
-      if (target) content.append(el('circle', { class: `target-mark ${target}`, r: target === 'capture' ? SIZE * 0.8 : SIZE * 0.28 }));
+      if (target) content.append(el('circle', { class: `target-mark ${target}`, r: MARK_RADIUS[target] }));
+      // Where a premove may go: a soft ring of its own, never taken for a legal target.
+      const hint = !target && s.hints?.has(name);
+      if (hint) content.append(el('circle', { class: 'hint-mark', r: piece ? SIZE * 0.8 : SIZE * 0.3 }));
       const flags = {
         selected: s.selected === name,
         source: s.sources?.has(name),
@@ -214,9 +244,11 @@ export class Board {
         check: s.checks?.has(name),
         lit: s.illumination?.has(name),
         premove: s.premove?.has(name),
+        hint,
       };
       for (const [k, on] of Object.entries(flags)) g.classList.toggle(k, Boolean(on));
       if (target) g.dataset.target = target; else delete g.dataset.target;
+      if (hint) g.dataset.hint = 'premove'; else delete g.dataset.hint;
       let label = name;
       if (name === PLEASURE_GARDEN) label += `, ${t('room.board.garden')}`;
       const terr = territoryOf(...Object.values(parseCell(name)));
@@ -228,6 +260,7 @@ export class Board {
       if (flags.last) label += `, ${t('room.board.last')}`;
       if (flags.lit) label += `, ${t('room.board.lit')}`;
       if (flags.premove) label += `, ${t('room.board.premove')}`;
+      if (hint) label += `, ${t('room.board.premove_target')}`;
       g.setAttribute('aria-label', label);
       g.setAttribute('aria-pressed', flags.selected ? 'true' : 'false');
     }

@@ -1,6 +1,7 @@
 // Every user-visible string comes from one message table per language
 // (`i18n/en.js`, `i18n/ja.js`, `i18n/ru.js`, `i18n/zh.js`, `i18n/ko.js`, with the pages of
-// games and notifications in `i18n/<code>-games.js`). `t(key, params)` looks a key up in
+// games and notifications in `i18n/<code>-games.js` and the aids to play in
+// `i18n/<code>-play.js`). `t(key, params)` looks a key up in
 // the reader's language, falling back to English; `{name}` placeholders are filled from
 // `params`. A message that depends on a count may be an object of plural forms
 // (`{ one, few, many, other }`, the categories of `Intl.PluralRules` for the language),
@@ -8,21 +9,26 @@
 // browser's, else English.
 import en from './i18n/en.js';
 import enGames from './i18n/en-games.js';
+import enPlay from './i18n/en-play.js';
 import ja from './i18n/ja.js';
 import jaGames from './i18n/ja-games.js';
+import jaPlay from './i18n/ja-play.js';
 import ru from './i18n/ru.js';
 import ruGames from './i18n/ru-games.js';
+import ruPlay from './i18n/ru-play.js';
 import zh from './i18n/zh.js';
 import zhGames from './i18n/zh-games.js';
+import zhPlay from './i18n/zh-play.js';
 import ko from './i18n/ko.js';
 import koGames from './i18n/ko-games.js';
+import koPlay from './i18n/ko-play.js';
 
 export const LANGUAGES = {
-  en: { ...en, ...enGames },
-  ja: { ...ja, ...jaGames },
-  ru: { ...ru, ...ruGames },
-  zh: { ...zh, ...zhGames },
-  ko: { ...ko, ...koGames },
+  en: { ...en, ...enGames, ...enPlay },
+  ja: { ...ja, ...jaGames, ...jaPlay },
+  ru: { ...ru, ...ruGames, ...ruPlay },
+  zh: { ...zh, ...zhGames, ...zhPlay },
+  ko: { ...ko, ...koGames, ...koPlay },
 };
 /** Each language named in itself, for the header's switch. */
 export const LANGUAGE_NAMES = { en: 'English', ja: '日本語', ru: 'Русский', zh: '中文', ko: '한국어' };
@@ -73,7 +79,7 @@ export function onLangChange(fn) {
 /** The message `key` in the current language with `{param}`s filled in. A missing
  * key shows itself, so a forgotten translation is visible, never blank. */
 export function t(key, params = {}) {
-  const text = pluralForm(LANGUAGES[current][key] ?? en[key] ?? key, params.n);
+  const text = pluralForm(LANGUAGES[current][key] ?? LANGUAGES.en[key] ?? key, params.n);
   return text.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
 }
 

@@ -106,15 +106,22 @@ export function showAccount(app) {
 
 // ---- /players/{name} -------------------------------------------------------------------
 
-/** The rating after each game, oldest first, as an SVG line chart. */
+/** A day as the chart's axis writes it ("27 Nov 2026", "2026/11/27"). */
+function dayText(ms) {
+  return new Date(ms).toLocaleDateString(lang() === 'ja' ? 'ja-JP' : 'en-GB', { dateStyle: 'medium' });
+}
+
+/** The rating after each game, oldest first, as an SVG line chart: the dates of the
+ * first and the last game under it, each point's date and rating in its tooltip. */
 export function ratingChart(history) {
   const NS = 'http://www.w3.org/2000/svg';
   const points = [...history].reverse();
   const values = points.length ? [points[0].rating_before, ...points.map((g) => g.rating_after)] : [];
   const svg = document.createElementNS(NS, 'svg');
   const W = 600;
-  const H = 160;
+  const H = 176;
   const pad = 28;
+  const bottom = 16; // the dates under the axis
   svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
   svg.setAttribute('class', 'rating-chart');
   svg.setAttribute('role', 'img');
@@ -124,7 +131,7 @@ export function ratingChart(history) {
   const lo = Math.min(...values) - 10;
   const hi = Math.max(...values) + 10;
   const x = (i) => pad + (i * (W - 2 * pad)) / (values.length - 1);
-  const y = (v) => H - pad / 2 - ((v - lo) * (H - pad)) / (hi - lo);
+  const y = (v) => H - bottom - pad / 2 - ((v - lo) * (H - bottom - pad)) / (hi - lo);
   const el = (tag, attrs, text) => {
     const n = document.createElementNS(NS, tag);
     for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, String(v));
@@ -134,8 +141,18 @@ export function ratingChart(history) {
   svg.append(el('line', { x1: pad, x2: W - pad, y1: y(lo + 10), y2: y(lo + 10), class: 'axis' }));
   svg.append(el('text', { x: 2, y: y(hi - 10) + 4, class: 'tick' }, String(Math.round(hi - 10))));
   svg.append(el('text', { x: 2, y: y(lo + 10), class: 'tick' }, String(Math.round(lo + 10))));
+  const first = points[0].rated_at_ms;
+  const last = points.at(-1).rated_at_ms;
+  svg.append(el('text', { x: pad, y: H - 3, class: 'tick date', 'text-anchor': 'start', 'data-testid': 'chart-first-date' }, dayText(first)));
+  svg.append(el('text', { x: W - pad, y: H - 3, class: 'tick date', 'text-anchor': 'end', 'data-testid': 'chart-last-date' }, dayText(last)));
   svg.append(el('polyline', { points: values.map((v, i) => `${x(i)},${y(v)}`).join(' '), class: 'line' }));
-  values.forEach((v, i) => svg.append(el('circle', { cx: x(i), cy: y(v), r: 3, class: 'dot' })));
+  values.forEach((v, i) => {
+    // Point 0 is the rating before the first game; point i the one after game i.
+    const date = dateText(points[Math.max(0, i - 1)].rated_at_ms);
+    const dot = el('circle', { cx: x(i), cy: y(v), r: 3.5, class: 'dot', 'data-testid': 'chart-point' });
+    dot.append(el('title', {}, t(i === 0 ? 'profile.chartStart' : 'profile.chartPoint', { date, rating: v })));
+    svg.append(dot);
+  });
   return svg;
 }
 

@@ -1,10 +1,12 @@
 // What the browser remembers for the reader: name, join intent, and the preferences
-// (piece style, board theme, sound, legal targets, move confirmation, coordinates).
+// (piece style, board theme, sound, legal targets, move confirmation, coordinates,
+// moves read out).
 //
 // Preferences API (every page reads them from here):
 //   getPref(key)            → the current value (a default when never set)
 //   setPref(key, value)     → stores it, updates <html data-*> and tells subscribers
-//   allPrefs()              → { pieceStyle, theme, sound, legalTargets, confirmMoves, coordinates }
+//   allPrefs()              → { pieceStyle, theme, sound, legalTargets, confirmMoves, coordinates,
+//                               announceMoves }
 //   onPrefChange(fn)        → fn(key, value, all) after every change; returns unsubscribe
 //   PREF_CHOICES            → allowed values of each key
 // The page root carries them as attributes, so CSS alone can follow them:
@@ -35,6 +37,7 @@ export const PREF_CHOICES = {
   legalTargets: [true, false],
   confirmMoves: [false, true],
   coordinates: [true, false],
+  announceMoves: [false, true],
 };
 
 function defaults() {
@@ -49,6 +52,7 @@ function defaults() {
     legalTargets: true,
     confirmMoves: coarse, // a mistap on a phone is easy: ask by default there
     coordinates: true,
+    announceMoves: false, // screen readers: each move said in words
   };
 }
 

@@ -22,8 +22,6 @@ import { ChatPanel } from './chat.js';
 import { JOIN_INTENT_KEY, getPref, onPrefChange, setPref, shortId, storedName, storeName } from './prefs.js';
 import { t, onLangChange } from './i18n.js';
 import { account, forgetRatings, onRatings, ratingOf } from './account.js';
-import { announce } from './site.js';
-import { describeAction } from './say.js';
 import {
   applyEvent, applyState, createModel, goTo, plyCount, runningElapsed, setHistory, shown, shownPly, step,
 } from './room/model.js';
@@ -39,6 +37,7 @@ import {
   followRematch, keepsWatching, renderControls, renderNav, renderResult, renderViewPicker,
 } from './room/controls.js';
 import * as input from './room/input.js';
+import { TypedMove, announceMove } from './room/typed.js';
 import { Sounds } from './room/sound.js';
 
 const VIEW_KEY = 'sannin.view';
@@ -281,6 +280,7 @@ class RoomView {
     this.viewPicker = h('div', { class: 'view-picker', role: 'group' });
     this.result = h('div', { class: 'result-card', 'data-testid': 'result', role: 'status', hidden: true });
     this.pregame = new Pregame(this);
+    this.typed = new TypedMove(this);
     this.moveTable = new MoveTable((ply) => this.goTo(ply));
     this.movesTitle = h('h2');
     this.recordBox = h('div', { class: 'record-links' });
@@ -307,7 +307,7 @@ class RoomView {
         h('div', { class: 'table', 'data-testid': 'seats' },
           h('div', { class: 'status-strip' }, this.turn, this.notices.line, this.notices.error),
           this.slots.left, this.slots.right,
-          h('div', { class: 'board-wrap' }, this.boardBox, this.looking, this.liveButton),
+          h('div', { class: 'board-wrap' }, h('div', { class: 'board-stage' }, this.boardBox, this.looking, this.liveButton), this.typed.node),
           this.slots.bottom,
           h('div', { class: 'side-controls' }, this.nav, this.controls, this.result, this.viewPicker)),
         h('div', { class: 'pregame-area' }, this.pregame.node),
@@ -336,6 +336,7 @@ class RoomView {
     this.board.svg?.setAttribute('aria-label', t('room.board.label', { seat: seatLabel(this.board.view) }));
     this.recordBox.replaceChildren(this.recordLink('download-record'));
     this.chat.relabel?.();
+    this.typed.relabel();
     if (this.lastStatus) this.showStatus(this.lastStatus);
     else this.connStatus.textContent = t('room.conn.connecting');
   }
@@ -458,8 +459,8 @@ class RoomView {
       this.notices.add(noticeText(n, n.type === 'bot_took_over' ? ctx : this.ctx()), n.kind, n.banner);
     }
     this.sounds.play(sounds);
-    // Every player's move, in words, for screen readers (the site's polite live region).
-    if (ev.type === 'action') announce(describeAction(ev.player, ev.action));
+    // Every player's move, in words, for screen readers who asked for it.
+    if (ev.type === 'action') announceMove(ev.player, ev.action, () => this.model.checks.size > 0);
     if (ev.type === 'alliance_agreed') this.viewChosen = false;
     if (ev.type === 'rematch_started' && this.you) followRematch(this.roomId, ev.room);
     this.render();
@@ -614,8 +615,10 @@ class RoomView {
         checks: kings,
         illumination: this.illumPreview && view.live ? new Set(s.illumination ?? []) : null,
         premove: view.live ? new Set(premoveCells(this.premove)) : null,
+        hints: view.live ? input.premoveHints(this) : null,
       });
     }
+    this.typed.update(this.myTurn && view.live ? s.legal ?? [] : [], Boolean(this.you) && s.status === 'playing');
     this.boardBox.classList.toggle('my-turn', this.myTurn && view.live);
     this.boardBox.classList.toggle('history', !view.live);
     this.boardBox.dataset.ply = String(view.ply);

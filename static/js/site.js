@@ -62,7 +62,7 @@ function prefsDialog() {
       radios('pieceStyle', 'prefs.pieceStyle'),
       radios('theme', 'prefs.theme'),
       h('fieldset', {}, h('legend', {}, t('prefs.play')),
-        toggle('sound'), toggle('legalTargets'), toggle('confirmMoves'), toggle('coordinates')),
+        toggle('sound'), toggle('legalTargets'), toggle('confirmMoves'), toggle('coordinates'), toggle('announceMoves')),
       h('form', { method: 'dialog' }, h('button', { type: 'submit', class: 'primary', 'data-testid': 'prefs-close' }, t('prefs.close'))));
   }
   fill();

@@ -7,6 +7,7 @@ import { premoveAction } from './premove.js';
 import { pieceLabel } from './messages.js';
 import { getPref } from '../prefs.js';
 import { boardHasArrows } from '../board.js';
+import { reach } from '../reach.js';
 
 /** Target cells of the selection: Map<cell, 'move'|'capture'>. */
 export function targets(r) {
@@ -15,9 +16,18 @@ export function targets(r) {
   if (r.selected?.cell) {
     for (const [to, actions] of r.legal.moves.get(r.selected.cell) ?? []) out.set(to, actions[0].capture ? 'capture' : 'move');
   } else if (r.selected?.hand) {
-    for (const to of r.legal.drops.get(r.selected.hand)?.keys() ?? []) out.set(to, 'move');
+    for (const to of r.legal.drops.get(r.selected.hand)?.keys() ?? []) out.set(to, 'drop');
   }
   return out;
+}
+
+/** Where the piece picked for a premove may go by its moves (reach.js): a Set. A piece
+ * in hand may go to any empty cell: nothing is marked rather than the whole board. */
+export function premoveHints(r) {
+  const sel = r.premoveSel;
+  const pos = r.model.pos;
+  if (!sel?.cell || !pos || r.premove || r.model.view !== null) return new Set();
+  return reach(pos, sel.cell);
 }
 
 export function selectionStillValid(r) {
@@ -94,7 +104,14 @@ export function selectHand(r, kind) {
     r.render();
     return;
   }
-  if (!r.myTurn || !r.legal.drops.has(kind)) return;
+  if (!r.myTurn) return;
+  if (!r.legal.drops.has(kind)) {
+    // Nothing to mark: say why instead of doing nothing.
+    r.selected = null;
+    r.notices.add(t(r.model.checks.has(r.you) ? 'room.drop.none_check' : 'room.drop.none', { piece: pieceLabel(kind) }));
+    r.render();
+    return;
+  }
   r.selected = r.selected?.hand === kind ? null : { hand: kind };
   r.illumPreview = false;
   r.render();

@@ -193,16 +193,11 @@ async fn login(
     ))
 }
 
-async fn whoami(
-    State(shared): State<Arc<Shared>>,
-    headers: HeaderMap,
-) -> Result<Json<Rating>, ApiError> {
-    let (account, _) = shared
-        .accounts
-        .account_of(&headers)
-        .await
-        .ok_or_else(not_logged_in)?;
-    Ok(Json(account.rating()))
+/// Who is logged in: the account's rating, or `null` for a guest (a guest is no error:
+/// every page asks).
+async fn whoami(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Json<Option<Rating>> {
+    let account = shared.accounts.account_of(&headers).await;
+    Json(account.map(|(account, _)| account.rating()))
 }
 
 async fn logout(

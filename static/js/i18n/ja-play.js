@@ -1,0 +1,26 @@
+// 対局ページの手助け（予約手の印、持ち駒、手の入力、読み上げ）とレーティング表の日付の
+// 日本語（`i18n.js` が `ja.js` に合わせる）。`{name}` は `t()` の引数。
+export default {
+  'room.board.premove_target': '予約手で行ける升',
+  'room.drop.none': 'この駒（{piece}）を打てる升はありません。',
+  'room.drop.none_check': 'この駒（{piece}）を打てる升はありません：王手されています。',
+  'room.typed.label': '指し手を入力',
+  'room.typed.placeholder': '例：P3c-4d、P*5e',
+  'room.typed.play': '指す',
+  'room.typed.help': '棋譜と同じ書き方です：駒、元の升、- か x、行き先（成るなら +、成らないなら =）。打つ手は P*5e のように。',
+  'room.typed.empty': '指し手を入力してください。',
+  'room.typed.not_turn': 'あなたの手番ではありません。',
+  'room.typed.unknown': '「{text}」は指し手として読めません：P3c-4d、S-9l、P*5e のように書いてください。',
+  'room.typed.illegal': '{text} はこの局面では指せません。',
+  'room.typed.which': '{text} は {options} のどれか分かりません：元の升を書いてください。',
+  'room.typed.promote': '{text}：成るなら +、成らないなら = を付けてください。',
+  'room.say.move': '{seat}：{piece}、{from}から{to}へ',
+  'room.say.capture': '{seat}：{piece}、{from}から{to}の駒を取る',
+  'room.say.drop': '{seat}：{piece}を{to}に打つ',
+  'room.say.illuminate': '{seat}：玉の光殺',
+  'room.say.promotes': '、成り',
+  'room.say.check': '、王手',
+  'prefs.announceMoves': '指し手を読み上げる（スクリーンリーダー）',
+  'profile.chartPoint': '{date}：{rating}',
+  'profile.chartStart': '{date}：対局前 {rating}',
+};

@@ -1,0 +1,27 @@
+// Simplified Chinese messages of the aids to play on the game page — premove marks,
+// drops, typed moves, moves read out — and the rating chart's dates (merged into
+// `zh.js` by `i18n.js`). `{name}` marks a parameter of `t()`.
+export default {
+  'room.board.premove_target': '预走可到此格',
+  'room.drop.none': '这枚棋子（{piece}）没有可以打入的格。',
+  'room.drop.none_check': '这枚棋子（{piece}）没有可以打入的格：你正被将军。',
+  'room.typed.label': '输入着法',
+  'room.typed.placeholder': '例：P3c-4d、P*5e',
+  'room.typed.play': '走棋',
+  'room.typed.help': '写法与棋谱相同：棋子、起点、- 或 x、终点（升变加 +，不升变加 =）；打入写作 P*5e。',
+  'room.typed.empty': '请先输入着法。',
+  'room.typed.not_turn': '现在不是你走棋。',
+  'room.typed.unknown': '“{text}”不是着法：请写成 P3c-4d、S-9l 或 P*5e 的样子。',
+  'room.typed.illegal': '{text} 在此局面下不合法。',
+  'room.typed.which': '{text} 可能是 {options}：请写明起点。',
+  'room.typed.promote': '{text}：升变请加 +，不升变请加 =。',
+  'room.say.move': '{seat}，{piece} 从 {from} 到 {to}',
+  'room.say.capture': '{seat}，{piece} 从 {from} 吃 {to}',
+  'room.say.drop': '{seat} 把{piece}打入 {to}',
+  'room.say.illuminate': '{seat}的玉将光杀',
+  'room.say.promotes': '，升变',
+  'room.say.check': '，将军',
+  'prefs.announceMoves': '朗读着法（屏幕阅读器）',
+  'profile.chartPoint': '{date}：{rating}',
+  'profile.chartStart': '{date}：对局前 {rating}',
+};
