@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverAndBrowser } from '../lib/setup.mjs';
-import { SHOTS as DEFAULT_SHOTS, person as newPerson, joinRoom, playMove, until } from '../lib/people.mjs';
+import { SHOTS as DEFAULT_SHOTS, person as newPerson, personIn, joinRoom, playMove, until } from '../lib/people.mjs';
 
 const SHOTS = process.env.SHOTS_DIR ? `${process.env.SHOTS_DIR.replace(/\/$/, '')}/` : DEFAULT_SHOTS;
 const live = serverAndBrowser({ shots: SHOTS });
@@ -145,4 +145,27 @@ test('register and log in through the page, play a rated game, see the new ratin
 
   for (const p of [...people, guest]) assert.deepEqual(p.io.errors, [], 'no page errors');
   for (const p of [...people, guest]) await p.context.close();
+});
+
+test('register with a Japanese name in the Japanese interface; a name mixing scripts is refused in Japanese', async () => {
+  const p = await personIn(await live.browser.newContext({ viewport: { width: 1200, height: 950 }, locale: 'ja-JP' }), 'kenta');
+  await p.page.goto(`${live.server.url}/account?next=/`);
+  // The browser's own check does not stand in the way (no pattern of a-z).
+  assert.equal(await p.page.getByTestId('register-name').getAttribute('pattern'), null);
+  const password = PASSWORD('kenta');
+  // Latin letters with one Cyrillic а: refused by the server, said in Japanese.
+  await p.page.getByTestId('register-name').fill('p\u0430ypal');
+  await p.page.getByTestId('register-password').fill(password);
+  await p.page.getByTestId('register-submit').click();
+  await until('the refusal in Japanese', async () => (await p.page.getByTestId('register-error').textContent()).includes('1つの文字体系'));
+  await p.page.getByTestId('register-name').fill('健太');
+  await p.page.getByTestId('register-submit').click();
+  await p.page.waitForURL(`${live.server.url}/`);
+  await until('健太 shown as logged in', async () => (await p.page.getByTestId('account-name').textContent().catch(() => '')) === '健太');
+  // The profile answers at the name's own address.
+  await p.page.goto(`${live.server.url}/players/${encodeURIComponent('健太')}`);
+  await until('the profile of 健太', async () => (await p.page.locator('h1, h2').first().textContent()).includes('健太'));
+  await shoot(p, 'kenta-ja');
+  assert.deepEqual(p.io.errors, []);
+  await p.page.context().close();
 });

@@ -26,7 +26,7 @@ function credentialsForm(kind, onDone) {
   const id = (f) => `${kind}-${f}`;
   const name = h('input', {
     id: id('name'), 'data-testid': id('name'), required: true, minlength: 2, maxlength: 24,
-    autocomplete: 'username', pattern: '[A-Za-z0-9][A-Za-z0-9_\\-]*',
+    autocomplete: 'username',
   });
   const password = h('input', {
     id: id('password'), 'data-testid': id('password'), type: 'password', required: true, minlength: 8, maxlength: 256,

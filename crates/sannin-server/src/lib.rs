@@ -158,6 +158,16 @@ pub async fn run(
         .await
         .context("starting push notifications")?;
     shared.accounts.warm_up();
+    // Accounts made before names had skeletons (docs/accounts.md, "Names").
+    let filled = shared
+        .accounts
+        .db
+        .fill_in_skeletons()
+        .await
+        .context("giving the accounts' names their skeletons")?;
+    if filled > 0 {
+        info!(accounts = filled, "account names given their skeletons");
+    }
     // Rated games that ended while no node could rate them; then, now and then, those
     // of the last day that a node's stop or a failure left unrated.
     shared.accounts.sweep(0).await;

@@ -7,6 +7,8 @@ use sqlx::AnyPool;
 use sannin_protocol::Seat;
 use sannin_rules::Player;
 
+pub use super::names::key as name_key;
+use super::names::skeleton;
 use super::rating::{display, Result3, PROVISIONAL_GAMES};
 use crate::store::column::{Named as _, Unreadable};
 use crate::store::{unix_ms, Store};
@@ -75,9 +77,15 @@ fn account((id, name, mu, sigma, games): AccountRow) -> Account {
 
 const ACCOUNT_COLUMNS: &str = "id, name, mu, sigma, games";
 
-/// The key names are unique by: lower case.
-pub fn name_key(name: &str) -> String {
-    name.to_lowercase()
+/// What [`Db::create`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Created {
+    /// The account is made.
+    Created,
+    /// An account has this name (in any case).
+    Taken,
+    /// An account's name is drawn like this one: its name.
+    LooksLike(String),
 }
 
 /// Queries on accounts.
@@ -99,20 +107,38 @@ impl Db {
         &self.pool
     }
 
-    /// Creates an account; false if the name (in any case) is taken.
+    /// Creates an account named `name` (in its NFKC form); `Taken` if an account has the
+    /// name in any case, or one drawn like it.
     pub async fn create(
         &self,
         name: &str,
         password_hash: &str,
         rating: (f64, f64),
-    ) -> sqlx::Result<bool> {
+    ) -> sqlx::Result<Created> {
+        let (key, shape) = (name_key(name), skeleton(name));
+        let holder: Option<(String, String)> = sqlx::query_as(
+            "SELECT name, name_key FROM accounts WHERE name_key = $1 OR name_skeleton = $2",
+        )
+        .bind(&key)
+        .bind(&shape)
+        .fetch_optional(&self.pool)
+        .await?;
+        if let Some((holder, holder_key)) = holder {
+            return Ok(if holder_key == key {
+                Created::Taken
+            } else {
+                Created::LooksLike(holder)
+            });
+        }
         let r = sqlx::query(
-            "INSERT INTO accounts (id, name, name_key, password_hash, created_at, mu, sigma, games) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, 0)",
+            "INSERT INTO accounts \
+             (id, name, name_key, name_skeleton, password_hash, created_at, mu, sigma, games) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0)",
         )
         .bind(uuid::Uuid::new_v4().to_string())
         .bind(name)
-        .bind(name_key(name))
+        .bind(key)
+        .bind(shape)
         .bind(password_hash)
         .bind(unix_ms())
         .bind(rating.0)
@@ -120,10 +146,37 @@ impl Db {
         .execute(&self.pool)
         .await;
         match r {
-            Ok(_) => Ok(true),
-            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Ok(false),
+            Ok(_) => Ok(Created::Created),
+            // Another registration took the name (or its shape) meanwhile.
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Ok(Created::Taken),
             Err(e) => Err(e),
         }
+    }
+
+    /// Gives the accounts made before names had skeletons theirs; an account drawn like
+    /// an earlier one keeps none (logged). Returns how many were filled in.
+    pub async fn fill_in_skeletons(&self) -> sqlx::Result<usize> {
+        let rows: Vec<(String, String)> = sqlx::query_as(
+            "SELECT id, name FROM accounts WHERE name_skeleton IS NULL ORDER BY created_at",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        let mut filled = 0;
+        for (id, name) in rows {
+            let r = sqlx::query("UPDATE accounts SET name_skeleton = $1 WHERE id = $2")
+                .bind(skeleton(&name))
+                .bind(&id)
+                .execute(&self.pool)
+                .await;
+            match r {
+                Ok(_) => filled += 1,
+                Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+                    tracing::warn!(%name, "an older account's name is drawn like another's; it keeps no skeleton");
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(filled)
     }
 
     /// The account named `name` (any case) with its password hash.

@@ -22,8 +22,8 @@ use serde::{Deserialize, Serialize};
 use tracing::info;
 
 use super::extract::json_object;
-use crate::accounts::db::{name_key, GameEntry, Rating};
-use crate::accounts::{check_name, check_password, rating, Accounts, SESSION_DAYS};
+use crate::accounts::db::{name_key, Created, GameEntry, Rating};
+use crate::accounts::{check_password, names, rating, Accounts, SESSION_DAYS};
 use crate::app::Shared;
 use crate::error::ApiError;
 use crate::limits::work::Rate;
@@ -120,26 +120,37 @@ async fn register(
 ) -> Result<Response, ApiError> {
     let req: Credentials = json_object(&body, r#"{"name": "...", "password": "..."}"#)?;
     shared.accounts.attempt(format!("addr:{client}")).await?;
-    check_name(&req.name).map_err(|m| ApiError::coded(StatusCode::BAD_REQUEST, "bad_name", m))?;
+    let name = names::normalize(&req.name)
+        .map_err(|r| ApiError::coded(StatusCode::BAD_REQUEST, r.code, r.message))?;
     check_password(&req.password)
         .map_err(|m| ApiError::coded(StatusCode::BAD_REQUEST, "bad_password", m))?;
     let hash = shared.accounts.hashing.hash(req.password).await?;
-    if !shared
+    match shared
         .accounts
         .db
-        .create(&req.name, &hash, rating::initial())
+        .create(&name, &hash, rating::initial())
         .await?
     {
-        return Err(ApiError::coded(
-            StatusCode::CONFLICT,
-            "name_taken",
-            format!("the name {:?} is taken", req.name),
-        ));
+        Created::Created => {}
+        Created::Taken => {
+            return Err(ApiError::coded(
+                StatusCode::CONFLICT,
+                "name_taken",
+                format!("the name {name:?} is taken"),
+            ))
+        }
+        Created::LooksLike(holder) => {
+            return Err(ApiError::coded(
+                StatusCode::CONFLICT,
+                "name_looks_taken",
+                format!("the name {name:?} is drawn like the name {holder:?}, which is taken"),
+            ))
+        }
     }
     let account = shared
         .accounts
         .db
-        .by_name(&req.name)
+        .by_name(&name)
         .await?
         .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("account vanished")))?;
     info!(name = %account.name, "account registered");
@@ -323,7 +334,7 @@ async fn ratings(
     }
     let mut out = Vec::with_capacity(names.len());
     for n in names {
-        if check_name(n).is_err() {
+        if names::normalize(n).is_err() {
             continue;
         }
         if let Some(a) = shared.accounts.db.by_name(n).await? {

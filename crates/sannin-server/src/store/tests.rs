@@ -350,7 +350,10 @@ async fn rating_rows_read_back(store: &Store) {
     }
     let names = ["Ann", "Bob", "Cy"];
     for name in names {
-        assert!(db.create(name, "hash", (25.0, 8.3)).await.unwrap());
+        assert_eq!(
+            db.create(name, "hash", (25.0, 8.3)).await.unwrap(),
+            crate::accounts::db::Created::Created
+        );
     }
     let accounts: Vec<_> = futures_util::future::join_all(names.map(|n| db.by_name(n)))
         .await

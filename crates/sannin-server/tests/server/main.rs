@@ -21,6 +21,7 @@ mod history;
 mod lobby;
 mod lobby_feed;
 mod my_games;
+mod names;
 mod online;
 mod pairing;
 mod persistence;
