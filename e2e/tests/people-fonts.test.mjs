@@ -3,12 +3,16 @@
 // sit at a table, each says a line in their language, and a spectator watches. Their
 // names on the seat cards and their chat lines are drawn as glyphs of the "Sannin People"
 // slices (static/fonts/people/), not as boxes, and the spectator's page fetches only the
-// few slices that hold those characters. Screenshots (desktop and phone, English and
-// Japanese, chat open) go to PEOPLE_SHOTS (or /tmp/fonts-shots/).
+// few slices that hold those characters; a browser with Noto Sans CJK installed fetches
+// none. Screenshots (desktop and phone, English and Japanese, chat open) go to
+// PEOPLE_SHOTS (or /tmp/fonts-shots/).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
-import { launchNoCjk } from '../lib/nocjk.mjs';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { launch } from '../lib/browser.mjs';
+import { DEJAVU, launchNoCjk } from '../lib/nocjk.mjs';
 import { serverAndBrowser } from '../lib/setup.mjs';
 import { STATIC } from '../lib/mock.mjs';
 import { fontChars, lacking, measure, peopleChars } from '../lib/glyphs.mjs';
@@ -24,6 +28,7 @@ const PLAYERS = [
   { seat: 'last', name: '김민준', line: '안녕하세요, 잘 부탁해요' },
 ];
 const SLICES = readdirSync(`${STATIC}fonts/people`).filter((f) => f.endsWith('.woff2'));
+const NOTO_CJK = '/usr/share/fonts/opentype/noto';
 
 async function createRoom() {
   const res = await fetch(`${live.server.url}/api/rooms`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
@@ -31,10 +36,11 @@ async function createRoom() {
   return (await res.json()).id;
 }
 
-/** A person in a context of their own, in `lang` (English unless told), whose requests
- * for the people's slices are recorded in `slices`. */
-async function person(label, { viewport = DESKTOP, lang = 'en' } = {}) {
-  const p = await visitor(live.browser, label, { viewport, lang });
+/** A person in a context of their own of `browser` (the DejaVu-only one unless told),
+ * in `lang` (English unless told), whose requests for the people's slices are recorded
+ * in `slices`. */
+async function person(label, { viewport = DESKTOP, lang = 'en', browser = live.browser } = {}) {
+  const p = await visitor(browser, label, { viewport, lang });
   p.slices = [];
   p.page.on('request', (r) => {
     const m = /\/fonts\/people\/([^/?]+\.woff2)/.exec(r.url());
@@ -107,6 +113,32 @@ test('names and chat in Japanese, Chinese and Korean show as glyphs from a few s
   assert.ok(fetched.length < SLICES.length / 3, `${fetched.length} of ${SLICES.length} slices fetched`);
   for (const p of [...players, fan]) assert.deepEqual(p.io.errors, []);
   for (const p of [...players, fan]) await p.context.close();
+});
+
+test('a browser with Noto Sans CJK installed draws the names and chat with it and fetches no slice', { skip: !existsSync(`${NOTO_CJK}/NotoSansCJK-Regular.ttc`) && 'no Noto Sans CJK here' }, async () => {
+  // A fontconfig that knows DejaVu and the system's Noto CJK (fonts-noto-cjk).
+  const dir = mkdtempSync(join(tmpdir(), 'sannin-fonts-'));
+  const conf = join(dir, 'fonts.conf');
+  writeFileSync(conf, `<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<fontconfig>
+  <dir>${DEJAVU}</dir>
+  <dir>${NOTO_CJK}</dir>
+  <cachedir>${join(dir, 'cache')}</cachedir>
+  <alias><family>sans-serif</family><prefer><family>DejaVu Sans</family></prefer></alias>
+</fontconfig>
+`);
+  const browser = await launch({ env: { ...process.env, FONTCONFIG_FILE: conf } });
+  try {
+    const { id, players } = await table();
+    const fan = await watch(id, { browser });
+    await fan.page.evaluate(() => document.fonts.ready);
+    assert.deepEqual([...new Set(fan.slices)], [], 'no slice fetched');
+    assert.deepEqual(fan.io.errors, []);
+    for (const p of [...players, fan]) await p.context.close();
+  } finally {
+    await browser.close();
+  }
 });
 
 test('the slices are served as woff2 and the stylesheet as CSS', async () => {
