@@ -2,6 +2,7 @@
 // HttpOnly, so the page asks `GET /api/session`), logging in and out, and the ratings
 // of account players shown next to their names (`GET /api/players?names=…`, cached).
 // A guest's `GET /api/session` is answered `null`, not an error.
+import { t } from './i18n.js';
 import { api } from './protocol.js';
 
 let me = null;
@@ -36,6 +37,14 @@ function changed(a) {
   loaded = Promise.resolve(a);
   tell();
   return a;
+}
+
+/** The message of an API error of the accounts in the reader's language when there is
+ * one (`account.error.<code>`), else the server's own. */
+export function accountErrorText(e) {
+  const key = `account.error.${e.code}`;
+  const text = t(key);
+  return text === key ? e.message : text;
 }
 
 /** Registers (which also logs in). Throws the API error (`code`, `message`). */

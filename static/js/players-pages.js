@@ -4,21 +4,16 @@
 import { h } from './dom.js';
 import { dateLocale, onLangChange, t } from './i18n.js';
 import { safeNext } from './next.js';
+import { emailPanel, forgotPanel, showLink } from './recovery.js';
 import { api } from './protocol.js';
 import {
-  account, changePassword, currentAccount, login, logout, onAccountChange, profileLink, ratingText, register,
+  accountErrorText as errorText, account, changePassword, currentAccount, login, logout, onAccountChange, profileLink, ratingText, register,
 } from './account.js';
 
 function dateText(ms) {
   return new Date(ms).toLocaleString(dateLocale(), { dateStyle: 'medium', timeStyle: 'short' });
 }
 
-/** The message of an API error in the reader's language when there is one. */
-function errorText(e) {
-  const key = `account.error.${e.code}`;
-  const text = t(key);
-  return text === key ? e.message : text;
-}
 
 // ---- /account ------------------------------------------------------------------------
 
@@ -78,6 +73,10 @@ function passwordForm() {
 }
 
 export function showAccount(app) {
+  if (location.pathname.startsWith('/account/')) {
+    showLink(app);
+    return;
+  }
   function render() {
     document.title = t('account.pageTitle');
     const me = account();
@@ -89,14 +88,15 @@ export function showAccount(app) {
           h('p', {}, h('a', { href: profileLink(me.name), 'data-testid': 'my-profile' }, t('account.profileLink')),
             ' · ', h('a', { href: '/leaderboard' }, t('nav.leaderboard'))),
           h('button', { type: 'button', 'data-testid': 'logout', onclick: () => logout() }, t('account.logout'))),
-        passwordForm()));
+        passwordForm(), emailPanel()));
     } else {
       // Back where the reader came from: a page of this site only (next.js).
       const next = new URLSearchParams(location.search).get('next');
       const back = () => { location.assign(safeNext(next, location.origin)); };
       app.replaceChildren(h('div', { class: 'account-page' },
         h('section', { class: 'panel' }, h('h1', {}, t('account.title')), h('p', {}, t('account.intro'))),
-        h('div', { class: 'account-forms' }, credentialsForm('login', back), credentialsForm('register', back))));
+        h('div', { class: 'account-forms' }, credentialsForm('login', back), credentialsForm('register', back)),
+        forgotPanel()));
     }
   }
   currentAccount().then(render);
@@ -108,7 +108,7 @@ export function showAccount(app) {
 
 /** A day as the chart's axis writes it ("27 Nov 2026", "2026/11/27"). */
 function dayText(ms) {
-  return new Date(ms).toLocaleDateString(lang() === 'ja' ? 'ja-JP' : 'en-GB', { dateStyle: 'medium' });
+  return new Date(ms).toLocaleDateString(dateLocale(), { dateStyle: 'medium' });
 }
 
 /** The rating after each game, oldest first, as an SVG line chart: the dates of the

@@ -19,7 +19,7 @@ export function pageOf(pathname) {
   if (/^\/games\/?$/.test(pathname)) return 'games';
   if (/^\/rules\/?$/.test(pathname)) return 'rules';
   if (/^\/analysis\/?$/.test(pathname)) return 'analysis';
-  if (/^\/account\/?$/.test(pathname)) return 'account';
+  if (/^\/account(\/(verify|reset))?\/?$/.test(pathname)) return 'account';
   if (/^\/leaderboard\/?$/.test(pathname)) return 'leaderboard';
   if (/^\/players\//.test(pathname)) return 'player';
   return 'lobby';

@@ -53,6 +53,9 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     pub push: crate::push::PushArgs,
+
+    #[command(flatten)]
+    pub mail: crate::accounts::mail::MailArgs,
 }
 
 impl ServeArgs {
@@ -531,6 +534,7 @@ impl Config {
         let mut config = Config::from_parts(url, args.static_dir.clone(), &args.limits);
         config.cluster = cluster_settings(&args.cluster);
         config.push = crate::push::PushSettings::from_args(&args.push);
+        config.accounts.mail = args.mail.clone();
         config.metrics_token = args.metrics_token.clone().filter(|t| !t.is_empty());
         config
     }
@@ -598,6 +602,7 @@ impl Config {
                 cookie_secure: l.cookie_secure,
                 hashing_concurrency: l.guards.password_hashing_concurrency,
                 rated_games_per_trio_per_day: l.guards.rated_games_per_trio_per_day,
+                mail: crate::accounts::mail::MailArgs::default(),
             },
             cluster: None,
             push: crate::push::PushSettings::default(),

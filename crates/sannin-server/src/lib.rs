@@ -126,6 +126,9 @@ pub async fn run(
     if let Some(c) = &config.cluster {
         c.check(&config.database_url)?;
     }
+    if crate::accounts::mail::Mailer::from_args(&config.accounts.mail)?.is_some() {
+        info!("account recovery mail on");
+    }
     let store = Store::connect(&config.database_url, config.db_connections).await?;
     info!(
         database = %redact_url(&config.database_url),

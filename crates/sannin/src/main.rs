@@ -8,6 +8,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+mod admin_cmd;
 mod analyse_cmd;
 mod bot_cmd;
 mod healthcheck;
@@ -47,6 +48,8 @@ enum Command {
     /// The best action for the player to move, the line the search expects and each
     /// player's evaluation (the bots' search on a time budget).
     Analyse(analyse_cmd::AnalyseArgs),
+    /// A site admin's commands against the database (a link to reset a password).
+    Admin(admin_cmd::AdminArgs),
 }
 
 /// `command` with the environment variables of its options (and its subcommands')
@@ -91,6 +94,7 @@ fn main() -> ExitCode {
         Command::Selfplay(args) => selfplay_cmd::selfplay(args),
         Command::Bot(args) => bot_cmd::bot(args),
         Command::Analyse(args) => analyse_cmd::analyse(args),
+        Command::Admin(args) => admin_cmd::admin(args),
     };
     match result {
         Ok(code) => code,

@@ -28,9 +28,11 @@ use crate::store::Store;
 use crate::token::hash_token;
 
 pub mod db;
+pub mod mail;
 pub mod names;
 pub mod password;
 pub mod rating;
+pub mod recovery;
 pub mod sockets;
 
 pub use db::{Account, Db};
@@ -83,6 +85,8 @@ pub struct AccountSettings {
     pub hashing_concurrency: usize,
     /// Rated games a day for the same three accounts (0: no cap).
     pub rated_games_per_trio_per_day: u32,
+    /// The mail of account recovery (none by default).
+    pub mail: mail::MailArgs,
 }
 
 /// The accounts' state shared by the handlers.
@@ -97,6 +101,8 @@ pub struct Accounts {
     store: Store,
     settings: AccountSettings,
     trusted: Vec<IpNet>,
+    /// Mail for account recovery: None without `--smtp-url`.
+    pub mailer: Option<mail::Mailer>,
     /// Attempts (log in, register, change password) by client address and by name.
     attempts: Option<DefaultKeyedRateLimiter<String>>,
     /// Cluster mode: the attempts are counted in the database, for every node at once.
@@ -117,6 +123,8 @@ impl Accounts {
         Accounts {
             db: Db::new(store),
             hashing: Arc::new(password::Hashing::new(settings.hashing_concurrency)),
+            // Checked before the server starts (`mail::Mailer::from_args` in `serve`).
+            mailer: mail::Mailer::from_args(&settings.mail).ok().flatten(),
             sockets: sockets::SessionSockets::default(),
             store: store.clone(),
             settings,

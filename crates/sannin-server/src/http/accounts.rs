@@ -50,7 +50,7 @@ fn bad_credentials() -> ApiError {
     )
 }
 
-fn not_logged_in() -> ApiError {
+pub(super) fn not_logged_in() -> ApiError {
     ApiError::coded(
         StatusCode::UNAUTHORIZED,
         "not_logged_in",

@@ -41,6 +41,7 @@ mod games;
 mod lobby;
 mod pairing;
 mod push;
+mod recovery;
 mod rooms;
 mod ws;
 
@@ -82,6 +83,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         )
         .route("/api/rooms/{id}/ws", get(ws::upgrade))
         .merge(accounts::routes())
+        .merge(recovery::routes())
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/metrics", get(metrics))
         .route_service("/rooms/{id}", index.clone())
@@ -89,6 +91,8 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route_service("/players/{name}", index.clone())
         .route_service("/leaderboard", index.clone())
         .route_service("/account", index.clone())
+        .route_service("/account/verify", index.clone())
+        .route_service("/account/reset", index.clone())
         .route_service("/games", index.clone())
         .route_service("/analysis", index)
         .route("/api/{*rest}", any(api_not_found))

@@ -27,4 +27,5 @@ mod pairing;
 mod persistence;
 mod protocol;
 mod push;
+mod recovery;
 mod restart_state;

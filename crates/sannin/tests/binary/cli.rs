@@ -1,4 +1,4 @@
-//! The `sannin perft`, `moves` and `replay` commands (docs/cli.md, "Rules"), run as
+//! The `sannin perft`, `moves`, `replay` and `admin` commands (docs/cli.md), run as
 //! the real binary.
 
 use crate::common;
@@ -141,4 +141,62 @@ fn empty_environment_values_mean_the_defaults() {
         .unwrap();
     assert!(!o.status.success());
     assert!(stderr(&o).contains("--grace-seconds"), "{}", stderr(&o));
+}
+
+/// `sannin admin reset-password` (docs/accounts.md, "E-mail and a forgotten password"):
+/// against the database of a running server, a link that sets the account's password
+/// once; an unknown name exits 1.
+#[test]
+fn admin_prints_a_link_that_resets_a_password_once() {
+    use common::{http, start_server};
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, addr) = start_server(dir.path(), "warn", |_| {});
+    let account = r#"{"name": "ann", "password": "the first password"}"#;
+    assert_eq!(
+        http(&addr, "POST", "/api/accounts", account).unwrap().0,
+        201
+    );
+    let db = format!("sqlite://{}/data/sannin.db", dir.path().display());
+    let admin = |name: &str| {
+        sannin(
+            &[
+                "admin",
+                "--database-url",
+                &db,
+                "reset-password",
+                name,
+                "--public-url",
+                "https://shogi.example.org/",
+            ],
+            None,
+        )
+    };
+    let o = admin("nobody");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("no account is named \"nobody\""),
+        "{}",
+        stderr(&o)
+    );
+    let o = admin("ANN");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let link = stdout(&o).trim().to_string();
+    let token = link
+        .strip_prefix("https://shogi.example.org/account/reset?token=")
+        .unwrap_or_else(|| panic!("{link}"));
+    let reset = format!(r#"{{"token": "{token}", "new": "the new password"}}"#);
+    assert_eq!(
+        http(&addr, "POST", "/api/password/reset", &reset)
+            .unwrap()
+            .0,
+        204
+    );
+    assert_eq!(
+        http(&addr, "POST", "/api/password/reset", &reset)
+            .unwrap()
+            .0,
+        400
+    );
+    let login = r#"{"name": "ann", "password": "the new password"}"#;
+    assert_eq!(http(&addr, "POST", "/api/session", login).unwrap().0, 200);
 }

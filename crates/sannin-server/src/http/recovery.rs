@@ -1,0 +1,218 @@
+//! Account recovery over HTTP (docs/accounts.md, "E-mail and a forgotten password"):
+//! `GET|POST /api/account/email`, `POST /api/account/email/verify`,
+//! `POST /api/password/forgot`, `POST /api/password/reset`.
+//!
+//! A request for a reset link is answered the same whether or not an account has
+//! that name or address, so it tells a stranger nothing; it spends the log-in budgets
+//! of the address and of the account. Tokens travel only in the mailed links and are
+//! never logged.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use tracing::{info, warn};
+
+use super::accounts::not_logged_in;
+use super::extract::json_object;
+use crate::accounts::mail::{looks_like_email, Mailer};
+use crate::accounts::recovery::{Email, Purpose};
+use crate::accounts::{check_password, db::name_key};
+use crate::app::Shared;
+use crate::error::ApiError;
+use crate::limits::ClientAddr;
+
+/// The routes of account recovery.
+pub fn routes() -> Router<Arc<Shared>> {
+    Router::new()
+        .route("/api/account/email", get(email).post(set_email))
+        .route("/api/account/email/verify", post(verify_email))
+        .route("/api/password/forgot", post(forgot))
+        .route("/api/password/reset", post(reset))
+}
+
+fn mailer(shared: &Shared) -> Result<&Mailer, ApiError> {
+    shared.accounts.mailer.as_ref().ok_or_else(|| {
+        ApiError::coded(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "no_mail",
+            "this server sends no mail: ask its admin to reset a password",
+        )
+    })
+}
+
+fn bad_link() -> ApiError {
+    ApiError::coded(
+        StatusCode::BAD_REQUEST,
+        "bad_link",
+        "this link is unknown, used or out of date: ask for a new one",
+    )
+}
+
+async fn email(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+) -> Result<Json<Email>, ApiError> {
+    let (account, _) = shared
+        .accounts
+        .account_of(&headers)
+        .await
+        .ok_or_else(not_logged_in)?;
+    Ok(Json(shared.accounts.db.email(&account.id).await?))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EmailBody {
+    email: String,
+}
+
+/// Sets the logged-in account's address and mails it a link to verify it.
+async fn set_email(
+    State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<(StatusCode, Json<Email>), ApiError> {
+    let req: EmailBody = json_object(&body, r#"{"email": "..."}"#)?;
+    let a = &shared.accounts;
+    let (account, _) = a.account_of(&headers).await.ok_or_else(not_logged_in)?;
+    let mailer = mailer(&shared)?;
+    a.attempt(format!("addr:{client}")).await?;
+    let address = req.email.trim();
+    if !looks_like_email(address) {
+        return Err(ApiError::coded(
+            StatusCode::BAD_REQUEST,
+            "bad_email",
+            "that is not an e-mail address",
+        ));
+    }
+    a.db.set_email(&account.id, address).await?;
+    let token =
+        a.db.create_link(&account.id, Purpose::VerifyEmail, Some(address))
+            .await?;
+    let link = mailer.link(&format!("/account/verify?token={token}"));
+    let body = format!(
+        "Hello {name},\n\nTo confirm that {address} is the address of your Sannin account, \
+         open this link (it works once, for a day):\n\n{link}\n\nIf you did not ask for \
+         this, ignore this message.\n",
+        name = account.name
+    );
+    send(mailer, address, "Confirm your e-mail address", body).await?;
+    info!(name = %account.name, "an e-mail address set; its link is mailed");
+    let email = a.db.email(&account.id).await?;
+    Ok((StatusCode::ACCEPTED, Json(email)))
+}
+
+async fn send(mailer: &Mailer, to: &str, subject: &str, body: String) -> Result<(), ApiError> {
+    mailer.send(to, subject, body).await.map_err(|e| {
+        warn!(error = %format!("{e:#}"), "mail not sent");
+        ApiError::coded(
+            StatusCode::BAD_GATEWAY,
+            "mail_failed",
+            "the mail could not be sent: try again later",
+        )
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TokenBody {
+    token: String,
+}
+
+/// Follows a link that verifies an address (no session needed: the mail may be read
+/// on another device).
+async fn verify_email(
+    State(shared): State<Arc<Shared>>,
+    body: Bytes,
+) -> Result<Json<Email>, ApiError> {
+    let req: TokenBody = json_object(&body, r#"{"token": "..."}"#)?;
+    let db = &shared.accounts.db;
+    let (account_id, email) = db
+        .use_link(&req.token, Purpose::VerifyEmail)
+        .await?
+        .ok_or_else(bad_link)?;
+    let email = email.ok_or_else(bad_link)?;
+    if !db.verify_email(&account_id, &email).await? {
+        // The account's address changed since the link was sent.
+        return Err(bad_link());
+    }
+    Ok(Json(db.email(&account_id).await?))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ForgotBody {
+    /// An account's name, or its verified address.
+    name: String,
+}
+
+/// Mails a link to set a new password to the account's verified address, if there is
+/// such an account; answers the same either way.
+async fn forgot(
+    State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
+    body: Bytes,
+) -> Result<StatusCode, ApiError> {
+    let req: ForgotBody = json_object(&body, r#"{"name": "a name or an e-mail address"}"#)?;
+    let a = &shared.accounts;
+    let mailer = mailer(&shared)?;
+    a.attempt(format!("addr:{client}")).await?;
+    a.attempt_name(&name_key(&req.name)).await?;
+    if let Some((id, name, address)) = a.db.recoverable(&req.name).await? {
+        let token = a.db.create_link(&id, Purpose::ResetPassword, None).await?;
+        let link = mailer.link(&format!("/account/reset?token={token}"));
+        let body = format!(
+            "Hello {name},\n\nSomeone asked to set a new password for your Sannin account. \
+             To choose one, open this link (it works once, for an hour):\n\n{link}\n\n\
+             If it was not you, ignore this message: your password stays as it is.\n"
+        );
+        // Sent in the background: the answer takes as long whether or not there is
+        // such an account.
+        let mailer = mailer.clone();
+        tokio::spawn(async move {
+            if send(&mailer, &address, "Set a new password", body)
+                .await
+                .is_ok()
+            {
+                info!(%name, "a link to set a new password is mailed");
+            }
+        });
+    }
+    Ok(StatusCode::ACCEPTED)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResetBody {
+    token: String,
+    new: String,
+}
+
+/// Follows a link to set a new password: the password is set, every session of the
+/// account ends (its sockets lose the account).
+async fn reset(
+    State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
+    body: Bytes,
+) -> Result<StatusCode, ApiError> {
+    let req: ResetBody = json_object(&body, r#"{"token": "...", "new": "..."}"#)?;
+    let a = &shared.accounts;
+    a.attempt(format!("addr:{client}")).await?;
+    check_password(&req.new)
+        .map_err(|m| ApiError::coded(StatusCode::BAD_REQUEST, "bad_password", m))?;
+    let (account_id, _) =
+        a.db.use_link(&req.token, Purpose::ResetPassword)
+            .await?
+            .ok_or_else(bad_link)?;
+    let hash = a.hashing.hash(req.new).await?;
+    a.db.reset_password(&account_id, &hash).await?;
+    a.sockets.end_all_but(&account_id, "");
+    info!(account = %account_id, "password set by a mailed link; every session ended");
+    Ok(StatusCode::NO_CONTENT)
+}
