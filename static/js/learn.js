@@ -309,7 +309,7 @@ export function showLearn(app) {
         h('button', { type: 'button', class: 'primary', 'data-testid': 'learn-promote', onclick: () => { const b = st.choice; st.choice = null; play(`${b}+`); } }, t('learn.promote')),
         h('button', { type: 'button', 'data-testid': 'learn-decline', onclick: () => { const b = st.choice; st.choice = null; play(`${b}=`); } }, t('learn.decline')))
       : null;
-    els.side.replaceChildren(
+    els.side.replaceChildren(...[
       h('p', { class: 'small', 'data-testid': 'learn-step' }, t('learn.exerciseN', { i: st.index + 1, n: st.lesson.exercises.length })),
       h('p', { class: 'learn-task', 'data-testid': 'learn-task' }, t(`learn.${st.lesson.id}.${st.index + 1}`)),
       handView(),
@@ -320,8 +320,9 @@ export function showLearn(app) {
       choice,
       h('p', {
         class: `learn-feedback ${fb?.kind ?? ''}`, 'data-testid': 'learn-feedback', role: fb?.kind === 'wrong' ? 'alert' : 'status',
-      }, fb ? [fb.kind === 'right' ? h('b', {}, `${t('learn.right')} `) : null, fb.text] : ''),
-      next);
+      }, fb?.kind === 'right' ? h('b', {}, `${t('learn.right')} `) : null, fb ? fb.text : ''),
+      next,
+    ].filter(Boolean));
   }
 
   function renderLesson() {
@@ -335,10 +336,9 @@ export function showLearn(app) {
         h('p', { class: 'crumbs' }, h('a', { href: '#', 'data-testid': 'learn-back' }, t('learn.backToList'))),
         h('h1', {}, t(`learn.${lesson.id}.title`)),
         h('div', { class: 'learn-grid' },
-          h('div', { class: 'learn-text' },
-            String(t(`learn.${lesson.id}.text`)).split('\n').map((p) => h('p', {}, p)),
-            els.side),
-          boardWrap)));
+          h('div', { class: 'learn-text' }, String(t(`learn.${lesson.id}.text`)).split('\n').map((p) => h('p', {}, p))),
+          boardWrap,
+          els.side)));
       board?.stopFollowingPrefs?.();
       board = new Board(boardWrap, { onActivate: onCell, onCancel: () => { st.selected = null; st.hand = null; drawBoard(); drawSide(); } });
     }
