@@ -24,7 +24,10 @@ const CJK = /[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u9fff\uac00-\ud7af\
 
 async function table(code) {
   const file = (name) => new URL(`../../static/js/i18n/${name}.js`, import.meta.url);
-  return { ...(await import(file(code))).default, ...(await import(file(`${code}-games`))).default };
+  return {
+    ...(await import(file(code))).default, ...(await import(file(`${code}-games`))).default,
+    ...(await import(file(`${code}-learn`))).default,
+  };
 }
 const placeholders = (s) => [...new Set(s.match(/\{\w+\}/g) ?? [])].sort();
 const forms = (v) => (typeof v === 'string' ? [v] : Object.values(v));

@@ -5,11 +5,13 @@
 - ../pieces/kanji.js: the outlines of the piece kanji (Noto Serif CJK JP Bold) as
   SVG path data, drawn on the board as paths (no font loading at all);
 - sannin-ja.woff2: Noto Sans CJK JP Regular cut down to the characters of the
-  Japanese message tables (i18n/ja.js, ja-games.js) and the logo;
+  Japanese message tables (i18n/ja.js, ja-games.js, ja-play.js, ja-learn.js) and
+  the logo;
 - sannin-zh.woff2: Noto Sans CJK SC Regular cut down to the characters of the
-  Simplified Chinese tables (i18n/zh.js, zh-games.js);
+  Simplified Chinese tables (i18n/zh.js, zh-games.js, zh-play.js, zh-learn.js);
 - sannin-ko.woff2: Noto Sans CJK KR Regular cut down to the characters of the Korean
-  tables (i18n/ko.js, ko-games.js): hangul and the few hanja and kana they quote.
+  tables (i18n/ko.js, ko-games.js, ko-play.js, ko-learn.js): hangul and the few
+  hanja and kana they quote.
 
 Each is used through @font-face with a unicode-range (static/css/app.css), so only pages
 that show such characters fetch it, and each language's stack names its own face
@@ -86,7 +88,7 @@ def write_ui_font(code):
     face, extra = UI_FONTS[code]
     text = "".join(
         (STATIC / "js" / "i18n" / name).read_text(encoding="utf-8")
-        for name in (f"{code}.js", f"{code}-games.js", f"{code}-play.js")
+        for name in (f"{code}.js", f"{code}-games.js", f"{code}-play.js", f"{code}-learn.js")
     )
     chars = sorted({c for c in text if ord(c) > 0x2000} | set(extra))
     font = TTCollection(str(SANS)).fonts[face]
