@@ -134,6 +134,46 @@ test('the first game: the tutorial\'s last link makes a game against two Beginne
   await v.context.close();
 });
 
+test('"Play the computer" with a seat and a clock: the reader as Middle, bots as First and Last, the clock chosen', async () => {
+  const v = await visitor(live.browser, 'computer seat');
+  const { page } = v;
+  await page.goto(`${live.server.url}/`);
+  await page.getByTestId('name').fill('Mika');
+  await page.getByTestId('computer-seat').selectOption('middle');
+  // The clocks offered: no clock and four clocks, named as the lobby names room clocks.
+  const clocks = await page.getByTestId('computer-clock').locator('option').allTextContents();
+  assert.deepEqual(clocks, ['No clock', '5 min', '10 min', '10 min + 5 s', '10 min + 3×30 s']);
+  await page.getByTestId('computer-clock').selectOption({ label: '10 min + 5 s' });
+  await page.getByTestId('computer-level').selectOption('1');
+  await page.getByTestId('play-computer').click();
+  await page.waitForURL(/\/rooms\/[^/]+$/);
+  await until('seated as Middle in a running game', () => v.lastState()?.you === 'middle' && v.lastState()?.status === 'playing');
+  const s = v.lastState();
+  assert.equal(s.seats.middle.name, 'Mika');
+  assert.ok(!s.seats.middle.bot && s.seats.middle.bot !== 0, 'a person in the Middle seat');
+  assert.equal(s.seats.first.bot, 1);
+  assert.equal(s.seats.last.bot, 1);
+  assert.equal(s.clocks?.kind, 'fischer');
+  assert.equal(s.clocks?.main_ms, 600000);
+  assert.equal(s.clocks?.increment_ms, 5000);
+  await v.context.close();
+});
+
+test('"Play the computer" with a random seat seats the reader in one of the three, bots in the others', async () => {
+  const v = await visitor(live.browser, 'computer random');
+  const { page } = v;
+  await page.goto(`${live.server.url}/`);
+  await page.getByTestId('computer-seat').selectOption('random');
+  await page.getByTestId('play-computer').click();
+  await page.waitForURL(/\/rooms\/[^/]+$/);
+  await until('seated', () => v.lastState()?.you && v.lastState()?.status === 'playing');
+  const s = v.lastState();
+  const others = ['first', 'middle', 'last'].filter((seat) => seat !== s.you);
+  for (const seat of others) assert.equal(typeof s.seats[seat].bot, 'number', `a bot as ${seat}`);
+  assert.equal(s.clocks, null, 'no clock by default');
+  await v.context.close();
+});
+
 test('screenshots of the tutorial: desktop and phone, English and Japanese', async (t) => {
   for (const lang of ['en', 'ja']) {
     for (const [vp, viewport] of [['desktop', DESKTOP], ['phone', PHONE]]) {
