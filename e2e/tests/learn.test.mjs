@@ -4,7 +4,8 @@
 // against two Beginner computer players; and the lobby's "Play the computer" with a
 // seat and a clock chosen. Screenshots (list, a lesson before and after a right move,
 // the computer card; desktop and phone, English and Japanese) go to LEARN_SHOTS (or
-// /tmp/learn-shots/).
+// /tmp/learn-shots/); run with FONTCONFIG_FILE naming a fonts.conf of DejaVu alone to
+// see the Japanese drawn by the bundled font.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverAndBrowser } from '../lib/setup.mjs';
@@ -101,10 +102,13 @@ test('drops, promotion and illumination lessons are played on the board', async 
   await click(page, '4e');
   await click(page, '3d');
   // Promotion is possible and optional here: the learner is asked.
+  await page.getByTestId('learn-promote').waitFor();
+  await shot(page, { path: `${SHOTS}learn-promotion-choice-en-desktop.png` });
   await page.getByTestId('learn-promote').click();
   await feedback(page, 'right');
   await page.goto(`${live.server.url}/learn#drops`);
   await page.getByTestId('learn-hand-G').click();
+  await shot(page, { path: `${SHOTS}learn-drop-en-desktop.png` });
   await click(page, '7g');
   await feedback(page, 'right');
   await page.goto(`${live.server.url}/learn#illumination`);
@@ -192,8 +196,8 @@ test('screenshots of the tutorial: desktop and phone, English and Japanese', asy
       await shot(page, { path: `${SHOTS}learn-lesson-${lang}-${vp}-after.png`, fullPage: true });
       await page.goto(`${live.server.url}/`);
       await page.getByTestId('play-computer').waitFor();
-      await page.locator('#path-computer').scrollIntoViewIfNeeded();
-      await shot(page, { path: `${SHOTS}computer-card-${lang}-${vp}.png` });
+      await page.evaluate(() => document.fonts.ready.then(() => true));
+      await page.locator('section:has(#path-computer)').screenshot({ path: `${SHOTS}computer-card-${lang}-${vp}.png` });
       await v.context.close();
     }
   }

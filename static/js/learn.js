@@ -155,9 +155,9 @@ export function showLearn(app) {
     saveProgress(progress);
   }
 
-  /** Sends `action` from the exercise's position; `alt`, when given, is the same move
-   * without promotion, tried when `action` is refused. */
+  /** Sends `action` from the exercise's position and judges the answer. */
   async function play(action) {
+    st.choiceFrom = null;
     st.busy = true;
     st.feedback = { kind: 'busy', text: t('learn.checking') };
     drawBoard();
@@ -208,6 +208,7 @@ export function showLearn(app) {
     try { await replay(base, ex.position); plainLegal = true; } catch { plainLegal = false; }
     if (!plainLegal) return play(`${base}+`);
     st.choice = base;
+    st.choiceFrom = from;
     st.feedback = null;
     renderLesson();
     return undefined;
@@ -257,7 +258,7 @@ export function showLearn(app) {
       const drop = /\*([0-9]{1,2}[a-m])/.exec(st.result.ply.action);
       if (drop) last.add(drop[1]);
     }
-    board.render({ board: shown.board, selected: st.selected, targets, last });
+    board.render({ board: shown.board, selected: st.selected ?? st.choiceFrom ?? null, targets, last });
     for (const cell of st.result ? [] : ex.mark ?? []) board.cells.get(cell)?.classList.add('goal');
   }
 
