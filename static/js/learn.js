@@ -58,6 +58,20 @@ function pieceName(piece) {
   return t(`piece.${piece.promoted ? '+' : ''}${piece.kind}`);
 }
 
+/** The server's answers, by position and action: a move tried for its promotion and
+ * then played is asked for once (the server budgets replays per address). */
+const answers = new Map();
+function judge(action, position) {
+  const key = `${position}\n${action}`;
+  if (!answers.has(key)) {
+    const p = replay(action, position);
+    answers.set(key, p);
+    // Only the rules' answers are kept: a network failure is asked again next time.
+    p.catch((e) => { if (e.code !== 'illegal_action') answers.delete(key); });
+  }
+  return answers.get(key);
+}
+
 /** Does the played ply meet the exercise's goal? */
 function meetsGoal(goal, ply) {
   const events = ply.events ?? [];
@@ -166,7 +180,7 @@ export function showLearn(app) {
     const from = /^\+?[A-Z]((?:\d{1,2})[a-m])/.exec(action)?.[1];
     const piece = from ? st.pos.board.get(from) : { kind: action[0], promoted: false };
     try {
-      const game = await replay(action, ex.position);
+      const game = await judge(action, ex.position);
       const ply = game.plies[0];
       if (meetsGoal(ex.goal, ply)) {
         markDone();
@@ -201,11 +215,11 @@ export function showLearn(app) {
     st.feedback = { kind: 'busy', text: t('learn.checking') };
     drawSide();
     let promotes = false;
-    try { await replay(`${base}+`, ex.position); promotes = true; } catch { promotes = false; }
+    try { await judge(`${base}+`, ex.position); promotes = true; } catch { promotes = false; }
     st.busy = false;
     if (!promotes) return play(base);
     let plainLegal = false;
-    try { await replay(base, ex.position); plainLegal = true; } catch { plainLegal = false; }
+    try { await judge(base, ex.position); plainLegal = true; } catch { plainLegal = false; }
     if (!plainLegal) return play(`${base}+`);
     st.choice = base;
     st.choiceFrom = from;
