@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverAndBrowser } from '../lib/setup.mjs';
-import { DESKTOP, PHONE, shot, until, visitor } from '../lib/site.mjs';
+import { DESKTOP, PHONE, axe, shot, until, visitor } from '../lib/site.mjs';
 import { LESSONS } from '../../static/js/lessons.js';
 
 const SHOTS = process.env.LEARN_SHOTS ?? '/tmp/learn-shots/';
@@ -115,6 +115,27 @@ test('drops, promotion and illumination lessons are played on the board', async 
   await page.getByTestId('learn-illuminate').click();
   assert.match(await feedback(page, 'right'), /undefended/);
   assert.equal(await page.locator('[data-cell="7g"] .content *').count(), 0, 'the pawn on 7g killed by light');
+  await v.context.close();
+});
+
+test('the tutorial passes axe-core (WCAG 2.1 AA): the list, a lesson, a refused move, a right one', async (t) => {
+  const v = await reader('axe', {}, t);
+  const { page } = v;
+  await page.goto(`${live.server.url}/learn`);
+  await page.getByTestId('lesson-list').waitFor();
+  assert.deepEqual(await axe(page), [], 'the lesson list');
+  await page.getByTestId('lesson-drops').click();
+  await page.getByTestId('learn-hand-G').click();
+  assert.deepEqual(await axe(page), [], 'a lesson, a piece in hand picked');
+  await page.getByTestId('learn-hand-G').click();
+  await click(page, '10m');
+  await click(page, '10l');
+  await feedback(page, 'wrong');
+  assert.deepEqual(await axe(page), [], 'a move that is not the one asked for');
+  await page.getByTestId('learn-hand-G').click();
+  await click(page, '7g');
+  await feedback(page, 'right');
+  assert.deepEqual(await axe(page), [], 'the right move');
   await v.context.close();
 });
 
