@@ -83,7 +83,7 @@ export default {
   'learn.pawn.1.right': 'The pawn took ahead to the right.',
 
   'learn.promotion.title': 'Promotion',
-  'learn.promotion.text': 'The territories of the two other players, and the Pleasure Garden in the centre, are your promotion zones. A king, rook, bishop, silver, lance or pawn may promote when its move starts or ends in another player’s territory. A promoted piece turns over and moves more strongly: a promoted pawn moves like a gold.',
+  'learn.promotion.text': 'The territories of the two other players, and the Pleasure Garden in the centre, are your promotion zones. A king, rook, bishop, silver, lance or pawn may promote when its move starts or ends in another player’s territory, or goes into or out of the Pleasure Garden (a king does not promote there). A promoted piece turns over and moves more strongly: a promoted pawn moves like a gold.',
   'learn.promotion.1': 'Move your pawn into First’s territory on 3d and promote it.',
   'learn.promotion.1.hint': 'Move the pawn to 3d and choose to promote.',
   'learn.promotion.1.right': 'The pawn became a tokin, which moves like a gold.',
