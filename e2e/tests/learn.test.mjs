@@ -13,7 +13,24 @@ import { DESKTOP, PHONE, axe, shot, until, visitor } from '../lib/site.mjs';
 import { LESSONS } from '../../static/js/lessons.js';
 
 const SHOTS = process.env.LEARN_SHOTS ?? '/tmp/learn-shots/';
-const live = serverAndBrowser({ shots: SHOTS });
+// Every lesson is walked through below: more replays than a reader makes in a minute.
+const live = serverAndBrowser({ shots: SHOTS, serverArgs: ['--replays-per-minute', '600'] });
+
+/** The clicks that solve each exercise: cells, `hand-X` (a piece in hand), `promote`,
+ * `illuminate`. */
+const SOLUTIONS = {
+  king: [['9j', '9i'], ['7i', '6g']],
+  silver: [['8j', '9i'], ['7i', '5h']],
+  lance: [['9l', '9g'], ['4i', '8i']],
+  bishop: [['7k', '5g']],
+  pawn: [['7h', '6g']],
+  promotion: [['4e', '3d', 'promote'], ['8f', '9e', 'promote']],
+  drops: [['hand-G', '7g'], ['hand-P', '6h']],
+  mate: [['6f', '6d'], ['hand-G', '2b']],
+  garden: [['7h', '7g']],
+  illumination: [['illuminate']],
+  alliance: [['5c', '4b']],
+};
 
 /** A reader of the tutorial. A server built before /learn was one of its pages answers
  * it 404: the test then asks for / instead (the same index.html), and says so. */
@@ -136,6 +153,32 @@ test('the tutorial passes axe-core (WCAG 2.1 AA): the list, a lesson, a refused 
   await click(page, '7g');
   await feedback(page, 'right');
   assert.deepEqual(await axe(page), [], 'the right move');
+  await v.context.close();
+});
+
+test('every lesson can be done by clicks, one after the other, to the first game', async (t) => {
+  const v = await reader('every lesson', {}, t);
+  const { page } = v;
+  assert.deepEqual(Object.keys(SOLUTIONS), LESSONS.map((l) => l.id));
+  await page.goto(`${live.server.url}/learn#${LESSONS[0].id}`);
+  for (const lesson of LESSONS) {
+    await page.locator(`[data-testid="learn-lesson"][data-lesson="${lesson.id}"]`).waitFor();
+    for (const [i, clicks] of SOLUTIONS[lesson.id].entries()) {
+      assert.equal(await page.getByTestId('learn-step').textContent(), `Exercise ${i + 1} of ${lesson.exercises.length}`);
+      for (const c of clicks) {
+        if (c === 'promote') await page.getByTestId('learn-promote').click();
+        else if (c === 'illuminate') await page.getByTestId('learn-illuminate').click();
+        else if (c.startsWith('hand-')) await page.getByTestId(`learn-${c}`).click();
+        else await click(page, c);
+      }
+      await feedback(page, 'right');
+      await page.getByTestId('learn-next').click();
+    }
+  }
+  // The last lesson's button leads back to the list: all done, the first game offered.
+  await page.getByTestId('lesson-list').waitFor();
+  assert.match(await page.getByTestId('learn-progress').textContent(), /^17 of 17 exercises done$/);
+  assert.match(await page.locator('.first-game').textContent(), /You have done every lesson/);
   await v.context.close();
 });
 
