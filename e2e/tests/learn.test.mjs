@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverAndBrowser } from '../lib/setup.mjs';
 import { DESKTOP, PHONE, axe, shot, until, visitor } from '../lib/site.mjs';
-import { LESSONS } from '../../static/js/lessons.js';
+import { EXERCISE_COUNT, LESSONS } from '../../static/js/lessons.js';
 
 const SHOTS = process.env.LEARN_SHOTS ?? '/tmp/learn-shots/';
 // Every lesson is walked through below: more replays than a reader makes in a minute.
@@ -29,7 +29,7 @@ const SOLUTIONS = {
   mate: [['6f', '6d'], ['hand-G', '2b']],
   garden: [['7h', '7g']],
   illumination: [['illuminate']],
-  alliance: [['5c', '4b']],
+  alliance: [['5c', '4b'], ['12k', '12i']],
 };
 
 /** A reader of the tutorial. A server built before /learn was one of its pages answers
@@ -165,6 +165,16 @@ test('every lesson can be done by clicks, one after the other, to the first game
     await page.locator(`[data-testid="learn-lesson"][data-lesson="${lesson.id}"]`).waitFor();
     for (const [i, clicks] of SOLUTIONS[lesson.id].entries()) {
       assert.equal(await page.getByTestId('learn-step').textContent(), `Exercise ${i + 1} of ${lesson.exercises.length}`);
+      if (lesson.exercises[i].prelude) {
+        // First's move before Middle's is on the board, marked as the last move.
+        const [, from, to] = /([0-9]+[a-m])-([0-9]+[a-m])/.exec(lesson.exercises[i].prelude);
+        await page.locator(`[data-cell="${to}"].last`).waitFor();
+        assert.equal(await page.locator(`[data-cell="${from}"] .content *`).count(), 0);
+        await shot(page, { path: `${SHOTS}learn-${lesson.id}-${i + 1}-en-desktop.png` });
+      }
+      // Only this exercise's cells are marked (the board is the same for the lesson).
+      const marked = await page.locator('[data-testid="learn-board"] .cell.goal').evaluateAll((gs) => gs.map((g) => g.dataset.cell).sort());
+      assert.deepEqual(marked, [...(lesson.exercises[i].mark ?? [])].sort(), `${lesson.id} ${i + 1}: marked cells`);
       for (const c of clicks) {
         if (c === 'promote') await page.getByTestId('learn-promote').click();
         else if (c === 'illuminate') await page.getByTestId('learn-illuminate').click();
@@ -177,7 +187,7 @@ test('every lesson can be done by clicks, one after the other, to the first game
   }
   // The last lesson's button leads back to the list: all done, the first game offered.
   await page.getByTestId('lesson-list').waitFor();
-  assert.match(await page.getByTestId('learn-progress').textContent(), /^17 of 17 exercises done$/);
+  assert.equal(await page.getByTestId('learn-progress').textContent(), `${EXERCISE_COUNT} of ${EXERCISE_COUNT} exercises done`);
   assert.match(await page.locator('.first-game').textContent(), /You have done every lesson/);
   await v.context.close();
 });

@@ -153,13 +153,34 @@ export function showLearn(app) {
     renderList();
   }
 
-  function openExercise(lesson, index) {
+  async function openExercise(lesson, index) {
     const ex = lesson.exercises[index];
     st = {
       lesson, index, pos: parsePosition(ex.position), selected: null, hand: null,
-      result: null, feedback: null, busy: false, choice: null,
+      result: null, feedback: null, busy: false, choice: null, prelude: null,
     };
+    if (ex.prelude) {
+      // The action before Middle's, played by the server: the board shows its result.
+      const mine = st;
+      mine.busy = true;
+      renderLesson();
+      try {
+        const game = await judge(ex.prelude, ex.position);
+        mine.pos = parsePosition(game.plies[0].position);
+        mine.prelude = ex.prelude;
+      } catch (e) {
+        mine.feedback = { kind: 'wrong', text: t('learn.serverError', { reason: e.message }) };
+      }
+      mine.busy = false;
+      if (st !== mine) return;
+    }
     renderLesson();
+  }
+
+  /** The record sent for the reader's `action`: the exercise's prelude, then it. */
+  function record(action) {
+    const ex = st.lesson.exercises[st.index];
+    return ex.prelude ? `${ex.prelude} ${action}` : action;
   }
 
   function markDone() {
@@ -180,8 +201,8 @@ export function showLearn(app) {
     const from = /^\+?[A-Z]((?:\d{1,2})[a-m])/.exec(action)?.[1];
     const piece = from ? st.pos.board.get(from) : { kind: action[0], promoted: false };
     try {
-      const game = await judge(action, ex.position);
-      const ply = game.plies[0];
+      const game = await judge(record(action), ex.position);
+      const ply = game.plies.at(-1);
       if (meetsGoal(ex.goal, ply)) {
         markDone();
         st.result = { ply, pos: parsePosition(ply.position) };
@@ -215,11 +236,11 @@ export function showLearn(app) {
     st.feedback = { kind: 'busy', text: t('learn.checking') };
     drawSide();
     let promotes = false;
-    try { await judge(`${base}+`, ex.position); promotes = true; } catch { promotes = false; }
+    try { await judge(record(`${base}+`), ex.position); promotes = true; } catch { promotes = false; }
     st.busy = false;
     if (!promotes) return play(base);
     let plainLegal = false;
-    try { await judge(base, ex.position); plainLegal = true; } catch { plainLegal = false; }
+    try { await judge(record(base), ex.position); plainLegal = true; } catch { plainLegal = false; }
     if (!plainLegal) return play(`${base}+`);
     st.choice = base;
     st.choiceFrom = from;
@@ -266,14 +287,16 @@ export function showLearn(app) {
     }
     const ex = st.lesson.exercises[st.index];
     const last = new Set();
-    if (st.result) {
-      const m = /([0-9]{1,2}[a-m])[-x]([0-9]{1,2}[a-m])/.exec(st.result.ply.action);
+    const lastAction = st.result?.ply.action ?? st.prelude;
+    if (lastAction) {
+      const m = /([0-9]{1,2}[a-m])[-x]([0-9]{1,2}[a-m])/.exec(lastAction);
       if (m) { last.add(m[1]); last.add(m[2]); }
-      const drop = /\*([0-9]{1,2}[a-m])/.exec(st.result.ply.action);
+      const drop = /\*([0-9]{1,2}[a-m])/.exec(lastAction);
       if (drop) last.add(drop[1]);
     }
     board.render({ board: shown.board, selected: st.selected ?? st.choiceFrom ?? null, targets, last });
-    for (const cell of st.result ? [] : ex.mark ?? []) board.cells.get(cell)?.classList.add('goal');
+    const marked = new Set(st.result ? [] : ex.mark ?? []);
+    for (const [cell, g] of board.cells) g.classList.toggle('goal', marked.has(cell));
   }
 
   function handView() {

@@ -4,7 +4,8 @@
 // page plays a move from it (`POST /api/replay`); `goal` says which legal move is the
 // right one: `actions` (canonical texts), or an event the move must cause (`check`,
 // `mated`, `alliance_formed`, `illuminated`, `garden` for a win on 7g), or `drop` (any
-// drop of that piece).
+// drop of that piece). An exercise with a `prelude` starts with that action of the
+// player before Middle (First), played by the server too: the double attack needs it.
 import { CELLS } from './geometry.js';
 
 /** The kings every position has, far from the play: First on 1a, Last on 13g, Middle
@@ -15,9 +16,10 @@ const LETTER = { K: 'K', R: 'R', B: 'B', G: 'G', S: 'S', N: 'N', L: 'L', P: 'P' 
 
 /**
  * Writes a position string: `pieces` maps cells to pieces as §13.3 writes them
- * (`mS`, `f+R`); Middle is to move; `hand` is Middle's hand (`GP`); no castling.
+ * (`mS`, `f+R`); `toMove` is to move (Middle unless told); `hand` is Middle's hand
+ * (`GP`); no castling.
  */
-export function lessonPosition(pieces, { hand = '-', kings = KINGS } = {}) {
+export function lessonPosition(pieces, { hand = '-', kings = KINGS, toMove = 'M' } = {}) {
   const all = { ...kings, ...pieces };
   const ranks = [];
   let rank = -1;
@@ -38,7 +40,7 @@ export function lessonPosition(pieces, { hand = '-', kings = KINGS } = {}) {
   }
   flush();
   ranks.push(text);
-  return `${ranks.join('/')} M -/${hand}/- FML - -`;
+  return `${ranks.join('/')} ${toMove} -/${hand}/- FML - -`;
 }
 
 /**
@@ -121,6 +123,10 @@ export const LESSONS = [
     id: 'alliance', pieces: [],
     exercises: [
       { position: lessonPosition({ '5a': 'lR', '5c': 'mS', '6d': 'mP', '5e': 'fG' }, { kings: { '1g': 'fK', '10d': 'lK', '10m': 'mK' } }), goal: { event: 'alliance_formed' }, mark: ['5e'] },
+      {
+        position: lessonPosition({ '3d': 'fR', '7e': 'lP', '5i': 'lP', '12k': 'mR' }, { toMove: 'F' }), prelude: 'R3d-3e',
+        goal: { event: 'alliance_formed' }, mark: ['5i'],
+      },
     ],
   },
 ];

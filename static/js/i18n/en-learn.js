@@ -126,4 +126,7 @@ export default {
   'learn.alliance.1': 'Move your silver off the line of Last’s rook so that the rook attacks the First gold: a discovered attack forces an alliance of Middle and Last.',
   'learn.alliance.1.hint': 'Move the silver off the rook’s line, to a cell where it does not block it.',
   'learn.alliance.1.right': 'Middle and Last are allies now, and First’s king became an emperor.',
+  'learn.alliance.2': 'First has just moved its rook to 3e, where it attacks the Last pawn on 7e. Attack the other Last pawn, on 5i, with your rook: Last cannot save both, and this double attack makes First and Middle allies.',
+  'learn.alliance.2.hint': 'Put your rook on a line that reaches the pawn on 5i.',
+  'learn.alliance.2.right': 'First and Middle are allies now, and Last’s king became an emperor.',
 };
