@@ -5,7 +5,9 @@
 // record of that one move from the lesson's position (`POST /api/replay`); a move it
 // refuses is explained from the rule it names, a legal move that is not the one asked
 // for gets the lesson's hint, and the right one shows the position after it and goes
-// on. At the end: a first game against two Beginner computer players.
+// on. The cells a picked piece may reach are marked from its moves alone (reach.js),
+// as a guide: only the server's answer counts. At the end: a first game against two
+// Beginner computer players.
 import { h } from './dom.js';
 import { Board } from './board.js';
 import { CELLS } from './geometry.js';
