@@ -5,6 +5,7 @@
 // page (seated and watching) in each language, and — in a Chromium whose fontconfig
 // lists only DejaVu — Chinese and Korean drawn as glyphs of the bundled fonts, not as
 // boxes. Screenshots (desktop and phone) go to LOCALE_SHOTS (or /tmp/locale-shots/).
+import { readdirSync } from 'node:fs';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchNoCjk } from '../lib/nocjk.mjs';
@@ -21,9 +22,12 @@ const NAMES = { en: 'English', ja: '日本語', ru: 'Русский', zh: '中�
 /** Characters that need a CJK font: kana, hangul, Han, full-width forms. */
 const CJK = /[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff\uff01-\uff5e]/u;
 
+/** Every message of a language: its table and the tables beside it (`<code>-*.js`). */
 async function table(code) {
-  const file = (name) => new URL(`../../static/js/i18n/${name}.js`, import.meta.url);
-  return { ...(await import(file(code))).default, ...(await import(file(`${code}-games`))).default };
+  const dir = new URL('../../static/js/i18n/', import.meta.url);
+  const files = readdirSync(dir).filter((f) => f === `${code}.js` || f.startsWith(`${code}-`)).sort();
+  const parts = await Promise.all(files.map(async (f) => (await import(new URL(f, dir))).default));
+  return Object.assign({}, ...parts);
 }
 const placeholders = (s) => [...new Set(s.match(/\{\w+\}/g) ?? [])].sort();
 const forms = (v) => (typeof v === 'string' ? [v] : Object.values(v));

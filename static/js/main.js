@@ -1,4 +1,4 @@
-// Entry point: "/" is the lobby, "/rules" the rules, "/analysis" the analysis board,
+// Entry point: "/" is the lobby, "/learn" the tutorial, "/rules" the rules, "/analysis" the analysis board,
 // "/rooms/{id}" a room (the link players share), "/games" the reader's games;
 // "/account", "/players/{name}" and "/leaderboard" the pages of accounts. The header is
 // the same on every page.
@@ -14,6 +14,8 @@ if (page === 'room') {
   showRoom(app, segmentOf(location.pathname, 'rooms'));
 } else if (page === 'games') {
   (await import('./games.js')).showGames(app);
+} else if (page === 'learn') {
+  (await import('./learn.js')).showLearn(app);
 } else if (page === 'rules') {
   (await import('./rules.js')).showRules(app);
 } else if (page === 'analysis') {

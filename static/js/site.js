@@ -12,12 +12,13 @@ import { bellButton } from './bell.js';
 import { followNotify, setNotifyAccount } from './notify.js';
 
 
-/** Which page the path is: 'lobby', 'rules', 'analysis', 'room', 'games', 'account',
+/** Which page the path is: 'lobby', 'learn', 'rules', 'analysis', 'room', 'games', 'account',
  * 'leaderboard' or 'player'. */
 export function pageOf(pathname) {
   if (/^\/rooms\//.test(pathname)) return 'room';
   if (/^\/games\/?$/.test(pathname)) return 'games';
   if (/^\/rules\/?$/.test(pathname)) return 'rules';
+  if (/^\/learn\/?$/.test(pathname)) return 'learn';
   if (/^\/analysis\/?$/.test(pathname)) return 'analysis';
   if (/^\/account(\/(verify|reset))?\/?$/.test(pathname)) return 'account';
   if (/^\/leaderboard\/?$/.test(pathname)) return 'leaderboard';
@@ -106,7 +107,7 @@ export function mountHeader(page) {
   function render() {
     brand.replaceChildren(logo(), ' ', h('span', {}, t('site.brandSub')));
     brand.setAttribute('title', t('site.homeLabel'));
-    const links = [['lobby', '/', 'nav.lobby'], ['games', '/games', 'nav.games'], ['rules', '/rules', 'nav.rules'],
+    const links = [['lobby', '/', 'nav.lobby'], ['games', '/games', 'nav.games'], ['learn', '/learn', 'nav.learn'], ['rules', '/rules', 'nav.rules'],
       ['analysis', '/analysis', 'nav.analysis'], ['leaderboard', '/leaderboard', 'nav.leaderboard']];
     nav.setAttribute('aria-label', t('nav.label'));
     nav.replaceChildren(...links.map(([id, href, key]) => h('a', {

@@ -81,7 +81,7 @@ export default {
   'lobby.nameLabel': 'Your name',
   'lobby.namePlaceholder': 'e.g. Akira',
   'lobby.computerTitle': 'Play the computer',
-  'lobby.computerText': 'You play First against two computer players; the game starts at once.',
+  'lobby.computerText': 'Two computer players of the level you choose take the other seats; pick your seat and a clock. The game starts at once.',
   'lobby.levelLabel': 'Level',
   'lobby.computerButton': 'Play the computer',
   'lobby.friendsTitle': 'Play with friends',

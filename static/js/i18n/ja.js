@@ -80,7 +80,7 @@ export default {
   'lobby.nameLabel': 'あなたの名前',
   'lobby.namePlaceholder': '例：明',
   'lobby.computerTitle': 'コンピューターと対局',
-  'lobby.computerText': 'あなたが先手、相手はコンピューター二人。すぐに対局が始まります。',
+  'lobby.computerText': '残りの二つの席には、選んだ強さのコンピューターが座ります。あなたの席と持ち時間を選んでください。すぐに対局が始まります。',
   'lobby.levelLabel': '強さ',
   'lobby.computerButton': 'コンピューターと対局する',
   'lobby.friendsTitle': '友達と対局',

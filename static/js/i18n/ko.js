@@ -80,7 +80,7 @@ export default {
   'lobby.nameLabel': '이름',
   'lobby.namePlaceholder': '예: Akira',
   'lobby.computerTitle': '컴퓨터와 두기',
-  'lobby.computerText': '선수를 맡아 컴퓨터 두 명과 둡니다. 대국은 바로 시작됩니다.',
+  'lobby.computerText': '나머지 두 자리에는 고른 수준의 컴퓨터가 앉습니다. 내 자리와 시간을 고르세요. 대국은 바로 시작됩니다.',
   'lobby.levelLabel': '수준',
   'lobby.computerButton': '컴퓨터와 두기',
   'lobby.friendsTitle': '친구와 두기',

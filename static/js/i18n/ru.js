@@ -82,7 +82,7 @@ export default {
   'lobby.nameLabel': 'Ваше имя',
   'lobby.namePlaceholder': 'например, Акира',
   'lobby.computerTitle': 'Игра с компьютером',
-  'lobby.computerText': 'Вы играете Первым против двух компьютерных игроков; партия начинается сразу.',
+  'lobby.computerText': 'Два других места займут компьютерные игроки выбранного уровня; выберите своё место и часы. Партия начинается сразу.',
   'lobby.levelLabel': 'Уровень',
   'lobby.computerButton': 'Играть с компьютером',
   'lobby.friendsTitle': 'Игра с друзьями',

@@ -80,7 +80,7 @@ export default {
   'lobby.nameLabel': '你的名字',
   'lobby.namePlaceholder': '例如：Akira',
   'lobby.computerTitle': '与电脑对局',
-  'lobby.computerText': '你执先手，对抗两名电脑对手；对局立即开始。',
+  'lobby.computerText': '另外两个座位由你所选级别的电脑担任；请选择你的座位和计时。对局立即开始。',
   'lobby.levelLabel': '难度',
   'lobby.computerButton': '与电脑对局',
   'lobby.friendsTitle': '与朋友对局',

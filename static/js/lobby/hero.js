@@ -1,6 +1,6 @@
-// The top of the lobby: what the game is, links to the rules and the analysis board,
-// the reader's name (used by every way into a game), the lines that say what the page
-// is doing or what went wrong, and the start position in miniature.
+// The top of the lobby: what the game is, links to the tutorial, the rules and the
+// analysis board, the reader's name (used by every way into a game), the lines that
+// say what the page is doing or what went wrong, and the start position in miniature.
 import { h } from '../dom.js';
 import { START_POSITION, parsePosition } from '../position.js';
 import { storeName } from '../prefs.js';
@@ -27,7 +27,8 @@ export function heroSection(state) {
     h('div', {},
       h('h1', {}, t('lobby.title')),
       h('p', { 'data-testid': 'what' }, t('lobby.what')),
-      h('p', {}, h('a', { href: '/rules', 'data-testid': 'rules-link' }, t('lobby.rulesLink')),
+      h('p', {}, h('a', { href: '/learn', 'data-testid': 'learn-link' }, t('lobby.learnLink')), ' · ',
+        h('a', { href: '/rules', 'data-testid': 'rules-link' }, t('lobby.rulesLink')),
         ' · ', h('a', { href: '/analysis' }, t('lobby.analysisLink'))),
       nameRow(state), busy, error),
     start ? miniBoard(start, { cls: 'hero-board' }) : null);

@@ -88,6 +88,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/metrics", get(metrics))
         .route_service("/rooms/{id}", index.clone())
         .route_service("/rules", index.clone())
+        .route_service("/learn", index.clone())
         .route_service("/players/{name}", index.clone())
         .route_service("/leaderboard", index.clone())
         .route_service("/account", index.clone())
