@@ -169,3 +169,21 @@ test('register with a Japanese name in the Japanese interface; a name mixing scr
   assert.deepEqual(p.io.errors, []);
   await p.page.context().close();
 });
+
+test('a forgotten password: without mail the page says to ask the admin; a bad reset link says so', async () => {
+  const p = await person('forgot');
+  await p.page.goto(`${live.server.url}/account`);
+  await p.page.getByTestId('forgot').locator('summary').click();
+  await p.page.getByTestId('forgot-name').fill('akira');
+  await p.page.getByTestId('forgot-submit').click();
+  await until('the no-mail answer', async () => /admin/.test(await p.page.getByTestId('forgot-status').textContent()));
+  await p.page.goto(`${live.server.url}/account/reset?token=${'0'.repeat(64)}`);
+  await p.page.getByTestId('reset-password').fill('a brand new password');
+  await p.page.getByTestId('reset-submit').click();
+  await until('the bad-link answer', async () => /out of date/.test(await p.page.getByTestId('reset-status').textContent()));
+  await p.page.goto(`${live.server.url}/account/verify?token=${'0'.repeat(64)}`);
+  await until('the bad-link answer', async () => /out of date/.test(await p.page.getByTestId('verify-status').textContent()));
+  await shoot(p, 'verify-bad');
+  assert.deepEqual(p.io.errors, []);
+  await p.page.context().close();
+});
