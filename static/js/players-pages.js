@@ -95,8 +95,9 @@ export function showAccount(app) {
       const back = () => { location.assign(safeNext(next, location.origin)); };
       app.replaceChildren(h('div', { class: 'account-page' },
         h('section', { class: 'panel' }, h('h1', {}, t('account.title')), h('p', {}, t('account.intro'))),
-        h('div', { class: 'account-forms' }, credentialsForm('login', back), credentialsForm('register', back)),
-        forgotPanel()));
+        h('div', { class: 'account-forms' },
+          h('div', { class: 'login-column' }, credentialsForm('login', back), forgotPanel()),
+          credentialsForm('register', back))));
     }
   }
   currentAccount().then(render);
