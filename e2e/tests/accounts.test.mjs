@@ -118,6 +118,15 @@ test('register and log in through the page, play a rated game, see the new ratin
   assert.ok(rating > 1000, `the winner went up: ${rating}`);
   assert.match(await last.page.getByTestId('profile-games').textContent(), /1/);
   await last.page.getByTestId('rating-chart').locator('polyline').waitFor();
+  // Placings, not won or lost: the winner is 1st of 3; the second out (beni) is 2nd of
+  // 3, in no colour of a loss.
+  assert.equal(await last.page.locator(`tr[data-room="${roomId}"] td.result`).textContent(), '1st of 3');
+  await last.page.goto(`${live.server.url}/players/beni`);
+  const second = last.page.locator(`tr[data-room="${roomId}"] td.result`);
+  assert.equal(await second.textContent(), '2nd of 3');
+  assert.equal(await second.getAttribute('class'), 'result place2');
+  await last.page.goto(`${live.server.url}/players/chiyo`);
+  await last.page.getByTestId('rating-chart').locator('polyline').waitFor();
   const replay = last.page.getByTestId(`replay-${roomId}`);
   assert.equal(await replay.getAttribute('href'), `/rooms/${roomId}`);
   await shoot(last, 'profile');

@@ -29,7 +29,7 @@ test('bots chosen when creating a room play against the human', async () => {
   await until('bot seats', () => host.lastState()?.seats?.last?.bot === 0);
   const s = host.lastState();
   assert.equal(s.seats.middle.bot, 1);
-  assert.equal(s.seats.middle.name, 'Bot (level 1)');
+  assert.equal(s.seats.middle.name, 'Bot (Beginner)');
   assert.equal(s.bot_takeover, true);
   await host.page.getByTestId('bot-middle').waitFor();
   await host.page.getByTestId('bot-last').waitFor();
@@ -62,9 +62,9 @@ test('a bot added from the waiting room, removed, added again, and seen moving',
   await ann.page.getByTestId('add-bot-middle').click();
   await ann.page.getByTestId('bot-middle').waitFor();
   // The card names the bot by its badge, in the reader's language (not the server's
-  // English "Bot (level 0)").
+  // English "Bot (Random moves)").
   assert.match(await ann.page.getByTestId('seat-middle').textContent(), /bot · random moves/);
-  assert.doesNotMatch(await ann.page.getByTestId('seat-middle').textContent(), /Bot \(level 0\)/);
+  assert.doesNotMatch(await ann.page.getByTestId('seat-middle').textContent(), /Bot \(Random moves\)/);
   await ann.page.getByTestId('remove-bot-middle').click();
   await ann.page.getByTestId('bot-middle').waitFor({ state: 'detached' });
   await ann.page.getByTestId('add-bot-middle').waitFor();

@@ -157,8 +157,12 @@ export function ratingChart(history) {
   return svg;
 }
 
-function resultText(g) {
-  return t(`profile.result.${g.result}`, { place: g.place });
+/** A rated game's placing ("2nd of 3"), or a draw; its class for the colour: only the
+ * first and the last place are coloured, a second place is neither won nor lost. */
+function placing(g) {
+  if (g.result === 'draw') return { text: t('profile.result.draw'), cls: 'draw' };
+  const place = g.result === 'win' ? 1 : g.place;
+  return { text: t(`profile.place.${place}`), cls: `place${place}` };
 }
 
 export function showProfile(app, name) {
@@ -178,7 +182,7 @@ export function showProfile(app, name) {
       const diff = g.rating_after - g.rating_before;
       return h('tr', { 'data-room': g.room_id },
         h('td', {}, dateText(g.rated_at_ms)),
-        h('td', { class: `result ${g.result}` }, resultText(g)),
+        h('td', { class: `result ${placing(g).cls}` }, placing(g).text),
         h('td', {}, g.opponents.flatMap((o, i) => [i ? ', ' : '', h('a', { href: profileLink(o.name) }, o.name)])),
         h('td', { class: 'num' }, `${g.rating_after} (${diff >= 0 ? '+' : ''}${diff})`),
         h('td', {}, h('a', { href: `/rooms/${encodeURIComponent(g.room_id)}`, 'data-testid': `replay-${g.room_id}` }, t('profile.replay'))));

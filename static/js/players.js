@@ -1,6 +1,6 @@
-// Players' names as the reader should see them. The server names a bot "Bot (level 2)"
+// Players' names as the reader should see them. The server names a bot "Bot (Casual)"
 // and a player who gave no name by its seat ("First"), both in English: shown as they
-// are, a Japanese page would say "先手 First" or "中手 Bot (level 2)". A bot is named by
+// are, a Japanese page would say "先手 First" or "中手 Bot (Casual)". A bot is named by
 // its level in the reader's language instead; a player without a name of its own has
 // none (the seat label beside it says who it is).
 import { t } from './i18n.js';
@@ -20,7 +20,7 @@ export function ownName(info, seat) {
   return name;
 }
 
-/** A name for lists and tables: the player's own, or "Bot (level 2)" in the reader's
+/** A name for lists and tables: the player's own, or "Bot (Casual)" in the reader's
  * language; null when the player chose none. */
 export function playerName(info, seat) {
   if (isBot(info)) return t('player.bot', { name: t(`room.bot.level${info.bot}`) });

@@ -138,10 +138,10 @@ impl Level {
         (0..=Level::MAX.0).map(Level)
     }
 
-    /// The name players see: Random, Beginner, Casual, Strong, Master.
+    /// The name players see: Random moves, Beginner, Casual, Strong, Master.
     pub fn name(self) -> &'static str {
         match self.0 {
-            0 => "Random",
+            0 => "Random moves",
             1 => "Beginner",
             2 => "Casual",
             3 => "Strong",

@@ -150,7 +150,7 @@ mod tests {
             names: [
                 Some("Ann \"the\" First".into()),
                 None,
-                Some("Bot (level 2)".into()),
+                Some("Bot (Casual)".into()),
             ],
             clock: None,
         };
@@ -160,7 +160,7 @@ mod tests {
         assert_eq!(rec.header("Date"), Some("2026.11.23"));
         assert_eq!(rec.header("First"), Some("Ann 'the' First"));
         assert_eq!(rec.header("Middle"), Some("?"));
-        assert_eq!(rec.header("Last"), Some("Bot (level 2)"));
+        assert_eq!(rec.header("Last"), Some("Bot (Casual)"));
         assert_eq!(rec.header("TimeControl"), Some("-"));
         assert_eq!(rec.header("Result"), Some("*"));
         assert_eq!(rec.header("Position"), None);

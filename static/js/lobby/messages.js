@@ -20,7 +20,7 @@ function seatOf(player) {
   return PLAYER[player] ?? (SEATS.includes(player) ? player : null);
 }
 
-/** Rooms are named by their players: "Ann · Bob · Bot (level 2)". */
+/** Rooms are named by their players: "Ann · Bob · Bot (Casual)". */
 export function roomTitle(room) {
   const names = SEATS.filter((s) => room.seats?.[s]).map((s) => playerName(room.seats[s], s) ?? seatLabel(s));
   return names.length ? names.join(' · ') : t('lobby.emptyRoom');

@@ -16,7 +16,7 @@ export function pieceLabel(kind, promoted = false) {
   return promoted || String(kind ?? '').startsWith('+') ? t('room.piece.promoted', { piece: name }) : name;
 }
 
-/** Who sits in `seat`, for the reader: "you", "Kenji (Middle)", "Middle bot (level 2)". */
+/** Who sits in `seat`, for the reader: "you", "Kenji (Middle)", "Middle bot (Casual)". */
 export function who(seat, ctx, { capital = false } = {}) {
   const s = seatOf(seat);
   if (!s) return t('room.nobody');
@@ -168,7 +168,7 @@ export function noticeText(n, ctx) {
     case 'bot_removed':
       return t('room.note.bot_removed', { seat: seatLabel(n.seat) });
     case 'bot_took_over':
-      return t('room.note.bot_took_over', { name: n.name ?? seatLabel(n.seat), level: n.level, seat: seatLabel(n.seat) });
+      return t('room.note.bot_took_over', { name: n.name ?? seatLabel(n.seat), level: t(`bot.level${n.level}`), seat: seatLabel(n.seat) });
     case 'bot_released':
       return t('room.note.bot_released', { name: n.name ?? seatLabel(n.seat), seat: seatLabel(n.seat) });
     default:

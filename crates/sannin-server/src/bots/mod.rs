@@ -662,9 +662,10 @@ pub fn parse_level(v: &serde_json::Value) -> Result<Level, String> {
         })
 }
 
-/// The display name of a bot seat.
+/// The display name of a bot seat, the one the site shows too: `Bot (Beginner)`.
+/// (Games stored before name it `Bot (level N)`.)
 pub fn bot_name(level: Level) -> String {
-    format!("Bot (level {level})")
+    format!("Bot ({})", level.name())
 }
 
 #[cfg(test)]

@@ -445,7 +445,7 @@ async fn no_move_when_the_game_is_over() {
 
 #[test]
 fn bot_names_and_levels() {
-    assert_eq!(bot_name(level(2)), "Bot (level 2)");
+    assert_eq!(bot_name(level(2)), "Bot (Casual)");
     assert_eq!(parse_level(&serde_json::json!(3)), Ok(level(3)));
     for bad in [
         serde_json::json!(5),

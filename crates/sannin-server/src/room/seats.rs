@@ -69,8 +69,9 @@ pub(super) fn hidden_char_message(what: &str, c: char) -> String {
     )
 }
 
-/// Whether a name looks like the label the server gives its bots (`Bot (level N)`):
-/// any name that starts with `bot (`, whatever the case and spacing.
+/// Whether a name looks like the label the server gives its bots (`Bot (Casual)`, or
+/// `Bot (level 2)` in older games): any name that starts with `bot (`, whatever the case
+/// and spacing.
 fn looks_like_bot(name: &str) -> bool {
     let squeezed: String = name
         .chars()

@@ -156,7 +156,7 @@ async fn bot_seats_at_creation_are_validated_listed_and_ready() {
     let room = v["id"].as_str().unwrap().to_string();
     let details = server.room(&room).await.room;
     let middle = details.seats.middle.as_ref().unwrap();
-    assert_eq!(middle.name, "Bot (level 2)");
+    assert_eq!(middle.name, "Bot (Casual)");
     assert_eq!(middle.bot, Some(2));
     assert!(middle.ready);
     assert_eq!(details.seats.last, None);
@@ -245,7 +245,7 @@ async fn bots_are_added_and_removed_in_a_waiting_room() {
         Event::BotAdded {
             seat: Seat::Middle,
             level: 2,
-            name: "Bot (level 2)".into()
+            name: "Bot (Casual)".into()
         }
     );
     let st = a.sync().await;
@@ -450,7 +450,7 @@ async fn bots_survive_a_restart(db: TestDb) {
     assert_eq!(seats.middle.unwrap().bot, Some(1));
     let last = seats.last.unwrap();
     assert_eq!(last.bot, Some(1));
-    assert_eq!(last.name, "Bot (level 1)");
+    assert_eq!(last.name, "Bot (Beginner)");
     // The bots play on by themselves, without anyone connected…
     let mut spectator = server.client(&room).await;
     let st = spectator
