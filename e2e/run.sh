@@ -37,4 +37,6 @@ fi
 if [ $# -gt 0 ]; then
   exec node --test --test-concurrency=1 "$@"
 fi
-exec node --test --test-concurrency=1 tests/*.test.mjs
+# Two files at a time: a file starts its own server and browser, and most of a browser
+# test's time is spent waiting for the page or the server, not computing.
+exec node --test --test-concurrency=2 tests/*.test.mjs
