@@ -36,3 +36,33 @@ export async function mockServer(page, { api = () => null, ws } = {}) {
   });
   if (ws) await page.routeWebSocket(/\/api\/rooms\/[^/]+\/ws$/, ws);
 }
+
+/** Opens a room page (`/rooms/r1`) in `browser` on a scripted socket: `first` is what a
+ * socket is sent when it opens, or `first(n, ws)` for the n-th socket (nothing when it
+ * gives nothing); `token`, if given, is the seat token the page holds. Returns the page,
+ * the messages the client sent, every socket, the page's errors and the server side of
+ * the latest socket. */
+export async function openMockRoom(browser, first, { viewport = { width: 1200, height: 900 }, deviceScaleFactor = 1, token } = {}) {
+  const page = await browser.newPage({ viewport, deviceScaleFactor });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const sent = [];
+  const sockets = [];
+  await mockServer(page, {
+    ws: (ws) => {
+      sockets.push(ws);
+      ws.onMessage((m) => sent.push(JSON.parse(m)));
+      const msg = typeof first === 'function' ? first(sockets.length, ws) : first;
+      if (msg) ws.send(JSON.stringify(msg));
+    },
+  });
+  if (token) await page.addInitScript((t) => localStorage.setItem('sannin.token.r1', t), token);
+  await page.goto(`${ORIGIN}/rooms/r1`);
+  await page.waitForSelector('[data-cell="7g"] .hex');
+  // The board is drawn before the socket opens; the pieces come with the first state.
+  await page.waitForSelector('[data-cell] .piece');
+  return { page, sent, sockets, errors, server: () => sockets.at(-1) };
+}
+
+/** A cell of the board on `page`. */
+export const cell = (page, name) => page.locator(`[data-cell="${name}"]`);

@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { launch } from '../lib/browser.mjs';
-import { mockServer, ORIGIN, START } from '../lib/mock.mjs';
+import { cell, mockServer, openMockRoom, ORIGIN, START } from '../lib/mock.mjs';
 import { until } from '../lib/people.mjs';
 
 const SHOTS = new URL('../screenshots/', import.meta.url).pathname;
@@ -33,30 +33,7 @@ function state(over = {}) {
   };
 }
 
-/** Opens a room page with a scripted socket; returns the page, the messages the client
- * sent, and the server side of the socket. */
-async function openRoom(first, { viewport = { width: 1200, height: 900 }, token } = {}) {
-  const page = await browser.newPage({ viewport });
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  const sent = [];
-  const sockets = [];
-  await mockServer(page, {
-    ws: (ws) => {
-      sockets.push(ws);
-      ws.onMessage((m) => sent.push(JSON.parse(m)));
-      ws.send(JSON.stringify(typeof first === 'function' ? first(sockets.length) : first));
-    },
-  });
-  if (token) await page.addInitScript((t) => localStorage.setItem('sannin.token.r1', t), token);
-  await page.goto(`${ORIGIN}/rooms/r1`);
-  await page.waitForSelector('[data-cell="7g"] .hex');
-  // The board is drawn before the socket opens; the pieces come with the first state.
-  await page.waitForSelector('[data-cell] .piece');
-  return { page, sent, sockets, errors, server: () => sockets.at(-1) };
-}
-
-const cell = (page, name) => page.locator(`[data-cell="${name}"]`);
+const openRoom = (first, options) => openMockRoom(browser, first, options);
 
 test('geometry: 127 cells, depths, territories and the 120° views (RULES §1–§2)', async () => {
   const { page } = await openRoom(state());

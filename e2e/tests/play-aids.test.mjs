@@ -10,7 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { launch } from '../lib/browser.mjs';
-import { mockServer, ORIGIN, START } from '../lib/mock.mjs';
+import { cell, mockServer, openMockRoom, ORIGIN, START } from '../lib/mock.mjs';
 import { startServer } from '../lib/sannin.mjs';
 import { personIn, until } from '../lib/people.mjs';
 
@@ -45,28 +45,8 @@ function state(over = {}) {
   };
 }
 
-/** A room page on a scripted socket; `first(n)` is what the n-th socket is sent. */
-async function openRoom(first, { viewport = { width: 1200, height: 900 }, deviceScaleFactor = 1 } = {}) {
-  const page = await browser.newPage({ viewport, deviceScaleFactor });
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  const sent = [];
-  const sockets = [];
-  await mockServer(page, {
-    ws: (ws) => {
-      sockets.push(ws);
-      ws.onMessage((m) => sent.push(JSON.parse(m)));
-      const msg = typeof first === 'function' ? first(sockets.length, ws) : first;
-      if (msg) ws.send(JSON.stringify(msg));
-    },
-  });
-  await page.addInitScript(() => localStorage.setItem('sannin.token.r1', 't'));
-  await page.goto(`${ORIGIN}/rooms/r1`);
-  await page.waitForSelector('[data-cell] .piece');
-  return { page, sent, errors, server: () => sockets.at(-1) };
-}
-
-const cell = (page, name) => page.locator(`[data-cell="${name}"]`);
+/** A room page on a scripted socket, seated (its seat token is `t`). */
+const openRoom = (first, options = {}) => openMockRoom(browser, first, { token: 't', ...options });
 const cellsWith = (page, sel) => page.$$eval(sel, (ns) => ns.map((n) => n.dataset.cell).sort());
 
 test('premove: a piece picked while others move shows where it may go, softly; the queued premove stays marked until played', async () => {

@@ -17,6 +17,7 @@ use tokio_util::task::TaskTracker;
 use tracing::info;
 use uuid::Uuid;
 
+use crate::accounts::mail::Mailer;
 use crate::accounts::Accounts;
 use crate::bots::{is_bot_only_room, BotOnlyPlace, Bots};
 use crate::cluster::Cluster;
@@ -68,8 +69,13 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// New state; no rooms yet.
-    pub fn new(config: Config, store: Store, cluster: Option<Arc<Cluster>>) -> Arc<Shared> {
+    /// New state; no rooms yet. `mailer` sends the mail of account recovery.
+    pub fn new(
+        config: Config,
+        store: Store,
+        cluster: Option<Arc<Cluster>>,
+        mailer: Option<Mailer>,
+    ) -> Arc<Shared> {
         let metrics = Arc::new(Metrics::default());
         let bots = Arc::new(Bots::new(config.bots));
         Arc::new_cyclic(|me: &std::sync::Weak<Shared>| {
@@ -102,6 +108,7 @@ impl Shared {
                 accounts: Arc::new(Accounts::new(
                     &store,
                     config.accounts.clone(),
+                    mailer,
                     config.clients.trusted_proxies.clone(),
                     cluster.is_some(),
                 )),

@@ -126,7 +126,8 @@ pub async fn run(
     if let Some(c) = &config.cluster {
         c.check(&config.database_url)?;
     }
-    if crate::accounts::mail::Mailer::from_args(&config.accounts.mail)?.is_some() {
+    let mailer = crate::accounts::mail::Mailer::from_args(&config.accounts.mail)?;
+    if mailer.is_some() {
         info!("account recovery mail on");
     }
     let store = Store::connect(&config.database_url, config.db_connections).await?;
@@ -141,7 +142,7 @@ pub async fn run(
             Some(cluster::Cluster::connect(c, &store, &config.clients, config.send_queue).await?)
         }
     };
-    let shared = app::Shared::new(config, store.clone(), cluster.clone());
+    let shared = app::Shared::new(config, store.clone(), cluster.clone(), mailer);
     if let Some(c) = &cluster {
         // Rooms are taken over by the lease sweep, not all restored here.
         c.start(&shared.rooms).await?;

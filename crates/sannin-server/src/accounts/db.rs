@@ -88,6 +88,27 @@ pub enum Created {
     LooksLike(String),
 }
 
+/// In `tx`: sets account `id`'s password hash and ends its sessions but `keep` (a
+/// session's token hash; `""` keeps none).
+pub(super) async fn set_password_in(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    id: &str,
+    hash: &str,
+    keep: &str,
+) -> sqlx::Result<()> {
+    sqlx::query("UPDATE accounts SET password_hash = $1 WHERE id = $2")
+        .bind(hash)
+        .bind(id)
+        .execute(&mut **tx)
+        .await?;
+    sqlx::query("DELETE FROM sessions WHERE account_id = $1 AND token_hash <> $2")
+        .bind(id)
+        .bind(keep)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
 /// Queries on accounts.
 #[derive(Debug, Clone)]
 pub struct Db {
@@ -214,16 +235,7 @@ impl Db {
     /// Sets a new password hash and ends every session of the account but `keep`.
     pub async fn set_password(&self, id: &str, hash: &str, keep: &str) -> sqlx::Result<()> {
         let mut tx = self.pool.begin().await?;
-        sqlx::query("UPDATE accounts SET password_hash = $1 WHERE id = $2")
-            .bind(hash)
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query("DELETE FROM sessions WHERE account_id = $1 AND token_hash <> $2")
-            .bind(id)
-            .bind(keep)
-            .execute(&mut *tx)
-            .await?;
+        set_password_in(&mut tx, id, hash, keep).await?;
         tx.commit().await
     }
 

@@ -110,11 +110,13 @@ pub struct Accounts {
 }
 
 impl Accounts {
-    /// On `store`, trusting `trusted` proxies for `X-Forwarded-Proto`; with
-    /// `site_wide` (cluster mode) the log-in attempts are counted in the database.
+    /// On `store`, mailing with `mailer`, trusting `trusted` proxies for
+    /// `X-Forwarded-Proto`; with `site_wide` (cluster mode) the log-in attempts are
+    /// counted in the database.
     pub fn new(
         store: &Store,
         settings: AccountSettings,
+        mailer: Option<mail::Mailer>,
         trusted: Vec<IpNet>,
         site_wide: bool,
     ) -> Accounts {
@@ -123,8 +125,7 @@ impl Accounts {
         Accounts {
             db: Db::new(store),
             hashing: Arc::new(password::Hashing::new(settings.hashing_concurrency)),
-            // Checked before the server starts (`mail::Mailer::from_args` in `serve`).
-            mailer: mail::Mailer::from_args(&settings.mail).ok().flatten(),
+            mailer,
             sockets: sockets::SessionSockets::default(),
             store: store.clone(),
             settings,

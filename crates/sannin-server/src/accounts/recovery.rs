@@ -2,7 +2,7 @@
 //! password"): an account's address, and the one-use links mailed to verify it or to
 //! set a new password (each token stored as its sha256 only).
 
-use super::db::{name_key, Db};
+use super::db::{name_key, set_password_in, Db};
 use crate::store::unix_ms;
 use crate::token::{hash_token, new_token};
 
@@ -159,15 +159,7 @@ impl Db {
     /// them may be who the owner is locking out).
     pub async fn reset_password(&self, id: &str, hash: &str) -> sqlx::Result<()> {
         let mut tx = self.pool().begin().await?;
-        sqlx::query("UPDATE accounts SET password_hash = $1 WHERE id = $2")
-            .bind(hash)
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query("DELETE FROM sessions WHERE account_id = $1")
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
+        set_password_in(&mut tx, id, hash, "").await?;
         // The account's other links to reset go too: one reset ends the recovery.
         sqlx::query("DELETE FROM account_links WHERE account_id = $1 AND purpose = $2")
             .bind(id)

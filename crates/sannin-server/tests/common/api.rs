@@ -33,6 +33,18 @@ pub async fn call(
     (status, headers, r.json().await.unwrap_or(Value::Null))
 }
 
+/// `POST path` with a JSON body from `ip`, with an optional cookie: status, JSON body.
+pub async fn post_from(
+    server: &TestServer,
+    ip: IpAddr,
+    path: &str,
+    body: Value,
+    cookie: Option<&str>,
+) -> (u16, Value) {
+    let (s, _, v) = call(&http_from(ip), server, "POST", path, Some(body), cookie).await;
+    (s, v)
+}
+
 /// A log-in of `name` with `password` from `ip` (`POST /api/session`).
 pub async fn log_in_from(
     server: &TestServer,

@@ -6,21 +6,14 @@
 
 use crate::common;
 
-use common::{call, http_from, on_both_databases, source, Setup, TestDb, TestServer};
+use common::{log_in_from, on_both_databases, post_from, source, Setup, TestDb, TestServer};
 use serde_json::{json, Value};
 
 /// Registers `name` from its own address (each address has its budget of attempts):
 /// the status and the error code (or the name the account got).
 async fn register(server: &TestServer, from: usize, name: &str) -> (u16, String) {
-    let (s, _, v) = call(
-        &http_from(source(from)),
-        server,
-        "POST",
-        "/api/accounts",
-        Some(json!({"name": name, "password": "a long password"})),
-        None,
-    )
-    .await;
+    let body = json!({"name": name, "password": "a long password"});
+    let (s, v) = post_from(server, source(from), "/api/accounts", body, None).await;
     let what = if s == 201 {
         v["name"].as_str().unwrap_or_default().to_string()
     } else {
@@ -68,15 +61,7 @@ async fn names_in_any_script_and_no_look_alikes() {
             );
         }
         // Log in in another case; the profile answers to the name in any case.
-        let (s, _, v) = call(
-            &http_from(source(40)),
-            &server,
-            "POST",
-            "/api/session",
-            Some(json!({"name": "олег", "password": "a long password"})),
-            None,
-        )
-        .await;
+        let (s, _, v) = log_in_from(&server, source(40), "олег", "a long password").await;
         assert_eq!((s, v["name"].as_str()), (200, Some("Олег")), "{v}");
         for (asked, name) in [("健太", "健太"), ("ОЛЕГ", "Олег")] {
             let (s, v) = server

@@ -10,7 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::{
-    call, http_from, on_both_databases, session_cookie, source, Setup, TestDb, TestServer,
+    call, http_from, on_both_databases, post_from, session_cookie, source, Setup, TestDb,
+    TestServer,
 };
 use sannin_server::accounts::mail::MailArgs;
 use serde_json::{json, Value};
@@ -122,25 +123,6 @@ async fn token_in_mail(mails: &Arc<Mutex<Vec<Mail>>>, n: usize, to: &str, path: 
         .collect()
 }
 
-async fn post(
-    server: &TestServer,
-    from: usize,
-    path: &str,
-    body: Value,
-    cookie: Option<&str>,
-) -> (u16, Value) {
-    let (s, _, v) = call(
-        &http_from(source(from)),
-        server,
-        "POST",
-        path,
-        Some(body),
-        cookie,
-    )
-    .await;
-    (s, v)
-}
-
 async fn with_mail(db: &TestDb, port: u16) -> TestServer {
     let mut config = Setup::default().config(db);
     config.accounts.mail = MailArgs {
@@ -169,9 +151,9 @@ async fn a_verified_address_gets_a_reset_link_that_works_once() {
         let cookie = session_cookie(&h).unwrap();
 
         // Not verified yet: asking for a reset mails nothing (and says the same).
-        let (s, v) = post(
+        let (s, v) = post_from(
             &server,
-            2,
+            source(2),
             "/api/account/email",
             json!({"email": "Ann@Example.org"}),
             Some(&cookie),
@@ -182,9 +164,9 @@ async fn a_verified_address_gets_a_reset_link_that_works_once() {
             (202, &json!({"email": "Ann@Example.org", "verified": false}))
         );
         assert_eq!(
-            post(
+            post_from(
                 &server,
-                3,
+                source(3),
                 "/api/password/forgot",
                 json!({"name": "ann"}),
                 None
@@ -194,18 +176,18 @@ async fn a_verified_address_gets_a_reset_link_that_works_once() {
             202
         );
         let verify = token_in_mail(&mails, 1, "Ann@Example.org", "/account/verify").await;
-        let (s, v) = post(
+        let (s, v) = post_from(
             &server,
-            4,
+            source(4),
             "/api/account/email/verify",
             json!({"token": verify}),
             None,
         )
         .await;
         assert_eq!((s, v["verified"].as_bool()), (200, Some(true)), "{v}");
-        let (s, v) = post(
+        let (s, v) = post_from(
             &server,
-            4,
+            source(4),
             "/api/account/email/verify",
             json!({"token": verify}),
             None,
@@ -221,9 +203,9 @@ async fn a_verified_address_gets_a_reset_link_that_works_once() {
         // answered the same and mails nothing.
         for (from, name) in [(5, "ANN"), (6, "nobody-at-all"), (7, "ann@example.ORG")] {
             assert_eq!(
-                post(
+                post_from(
                     &server,
-                    from,
+                    source(from),
                     "/api/password/forgot",
                     json!({"name": name}),
                     None
@@ -239,12 +221,18 @@ async fn a_verified_address_gets_a_reset_link_that_works_once() {
 
         let reset = json!({"token": by_name, "new": "a second password"});
         assert_eq!(
-            post(&server, 8, "/api/password/reset", reset.clone(), None)
-                .await
-                .0,
+            post_from(
+                &server,
+                source(8),
+                "/api/password/reset",
+                reset.clone(),
+                None
+            )
+            .await
+            .0,
             204
         );
-        let (s, v) = post(&server, 8, "/api/password/reset", reset, None).await;
+        let (s, v) = post_from(&server, source(8), "/api/password/reset", reset, None).await;
         assert_eq!(
             (s, TestServer::error_code(&v)),
             (400, "bad_link"),
@@ -253,7 +241,9 @@ async fn a_verified_address_gets_a_reset_link_that_works_once() {
         // One reset ends the recovery: the other link is gone too.
         let other = json!({"token": by_address, "new": "a third password"});
         assert_eq!(
-            post(&server, 8, "/api/password/reset", other, None).await.0,
+            post_from(&server, source(8), "/api/password/reset", other, None)
+                .await
+                .0,
             400
         );
         // Every session ended; the new password logs in, the old one does not.
@@ -270,7 +260,9 @@ async fn a_verified_address_gets_a_reset_link_that_works_once() {
         for (password, status) in [("the first password", 401), ("a second password", 200)] {
             let body = json!({"name": "ann", "password": password});
             assert_eq!(
-                post(&server, 10, "/api/session", body, None).await.0,
+                post_from(&server, source(10), "/api/session", body, None)
+                    .await
+                    .0,
                 status
             );
         }
@@ -287,18 +279,18 @@ async fn a_verified_address_gets_a_reset_link_that_works_once() {
 #[tokio::test]
 async fn a_server_without_smtp_says_so() {
     let (_db, server) = Setup::default().sqlite().await;
-    let (s, v) = post(
+    let (s, v) = post_from(
         &server,
-        1,
+        source(1),
         "/api/password/forgot",
         json!({"name": "ann"}),
         None,
     )
     .await;
     assert_eq!((s, TestServer::error_code(&v)), (503, "no_mail"));
-    let (s, v) = post(
+    let (s, v) = post_from(
         &server,
-        1,
+        source(1),
         "/api/password/reset",
         json!({"token": "0".repeat(64), "new": "long enough"}),
         None,
