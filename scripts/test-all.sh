@@ -34,6 +34,12 @@ if ! nats_up; then
 fi
 nats_up || { echo "NATS is not reachable on 127.0.0.1:4222: the cluster tests need it (apt-get install nats-server)" >&2; exit 1; }
 
+step "sqlite3 (the backup test runs the documented command)"
+if ! command -v sqlite3 >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  apt-get install -y sqlite3 >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y sqlite3 >/dev/null; }
+fi
+command -v sqlite3 >/dev/null || { echo "sqlite3 is missing: apt-get install sqlite3" >&2; exit 1; }
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 

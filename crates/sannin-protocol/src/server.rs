@@ -157,11 +157,13 @@ pub enum ErrorCode {
     Muted,
     /// `join` in a rated room from a connection not logged in to an account.
     LoginRequired,
+    /// `join`, `resume` or `chat` from a banned account or address.
+    Banned,
 }
 
 impl ErrorCode {
     /// Every code.
-    pub const ALL: [ErrorCode; 20] = [
+    pub const ALL: [ErrorCode; 21] = [
         ErrorCode::BadMessage,
         ErrorCode::NotSeated,
         ErrorCode::NotYourTurn,
@@ -182,6 +184,7 @@ impl ErrorCode {
         ErrorCode::BadBot,
         ErrorCode::Muted,
         ErrorCode::LoginRequired,
+        ErrorCode::Banned,
     ];
 
     /// The wire name.
@@ -207,6 +210,7 @@ impl ErrorCode {
             ErrorCode::BadBot => "bad_bot",
             ErrorCode::Muted => "muted",
             ErrorCode::LoginRequired => "login_required",
+            ErrorCode::Banned => "banned",
         }
     }
 }

@@ -25,6 +25,8 @@ use crate::config::Config;
 use crate::error::ApiError;
 use crate::limits::Budgets;
 use crate::metrics::Metrics;
+use crate::moderation::db::ModDb;
+use crate::moderation::Sanctions;
 use crate::pairing::{NoShow, Pairing, PairingApi, PoolId, Tables};
 use crate::push::Push;
 use crate::room::{Notice, NoticeKind, Registry, Room, RoomHandle, RoomSettings};
@@ -66,6 +68,8 @@ pub struct Shared {
     pub lobby: tokio::sync::watch::Sender<Arc<str>>,
     /// Web Push notifications.
     pub push: Arc<Push>,
+    /// Moderation's queries (the sanctions in force are `rooms.sanctions`).
+    pub moderation: ModDb,
 }
 
 impl Shared {
@@ -87,6 +91,7 @@ impl Shared {
                     metrics: metrics.clone(),
                     bots: bots.clone(),
                     max_open: config.max_rooms,
+                    sanctions: Arc::new(Sanctions::default()),
                 },
                 registry,
             ));
@@ -100,6 +105,7 @@ impl Shared {
                 None => matcher.clone(),
             };
             Shared {
+                moderation: ModDb::new(&store),
                 lobby: tokio::sync::watch::channel(Arc::<str>::from("")).0,
                 push: Arc::new(Push::new(config.push.clone(), metrics.clone())),
                 matcher,

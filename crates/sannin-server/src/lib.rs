@@ -25,6 +25,7 @@ pub mod history;
 mod http;
 mod limits;
 mod metrics;
+pub mod moderation;
 mod net;
 pub mod pairing;
 pub mod push;
@@ -143,6 +144,13 @@ pub async fn run(
         }
     };
     let shared = app::Shared::new(config, store.clone(), cluster.clone(), mailer);
+    // The bans and mutes in force, before any room or request checks them.
+    let sanctions = &shared.rooms.sanctions;
+    sanctions
+        .refresh(&shared.moderation)
+        .await
+        .context("reading the sanctions in force")?;
+    sanctions.refresh_every(shared.moderation.clone(), shared.shutdown.clone());
     if let Some(c) = &cluster {
         // Rooms are taken over by the lease sweep, not all restored here.
         c.start(&shared.rooms).await?;

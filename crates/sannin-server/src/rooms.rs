@@ -38,6 +38,8 @@ pub struct Rooms {
     store: Store,
     metrics: Arc<Metrics>,
     bots: Arc<Bots>,
+    /// The bans and mutes in force.
+    pub sanctions: Arc<crate::moderation::Sanctions>,
     /// Cancelled on shutdown; rooms then close their connections and stop.
     pub shutdown: CancellationToken,
     /// Tracks room tasks so that shutdown can wait for them.
@@ -72,6 +74,8 @@ pub struct RoomsParts {
     pub bots: Arc<Bots>,
     /// `--max-rooms`.
     pub max_open: usize,
+    /// The bans and mutes in force.
+    pub sanctions: Arc<crate::moderation::Sanctions>,
 }
 
 impl Rooms {
@@ -82,6 +86,7 @@ impl Rooms {
             store: parts.store,
             metrics: parts.metrics,
             bots: parts.bots,
+            sanctions: parts.sanctions,
             shutdown: CancellationToken::new(),
             tracker: TaskTracker::new(),
             registry,
@@ -125,6 +130,7 @@ impl Rooms {
             store: self.store.clone(),
             metrics: self.metrics.clone(),
             bots: self.bots.clone(),
+            sanctions: self.sanctions.clone(),
             registry: self.registry.upgrade().ok_or(ApiError::ShuttingDown)?,
             shutdown,
             tracker: self.tracker.clone(),

@@ -88,6 +88,30 @@ pub enum Created {
     LooksLike(String),
 }
 
+impl Created {
+    /// `Ok` when made; else the `409` that says which name holds it.
+    ///
+    /// # Errors
+    /// `name_taken`, `name_looks_taken`.
+    pub fn made(self, name: &str) -> Result<(), crate::error::ApiError> {
+        use crate::error::ApiError;
+        use axum::http::StatusCode;
+        match self {
+            Created::Created => Ok(()),
+            Created::Taken => Err(ApiError::coded(
+                StatusCode::CONFLICT,
+                "name_taken",
+                format!("the name {name:?} is taken"),
+            )),
+            Created::LooksLike(holder) => Err(ApiError::coded(
+                StatusCode::CONFLICT,
+                "name_looks_taken",
+                format!("the name {name:?} is drawn like the name {holder:?}, which is taken"),
+            )),
+        }
+    }
+}
+
 /// In `tx`: sets account `id`'s password hash and ends its sessions but `keep` (a
 /// session's token hash; `""` keeps none).
 pub(super) async fn set_password_in(
@@ -137,19 +161,8 @@ impl Db {
         rating: (f64, f64),
     ) -> sqlx::Result<Created> {
         let (key, shape) = (name_key(name), skeleton(name));
-        let holder: Option<(String, String)> = sqlx::query_as(
-            "SELECT name, name_key FROM accounts WHERE name_key = $1 OR name_skeleton = $2",
-        )
-        .bind(&key)
-        .bind(&shape)
-        .fetch_optional(&self.pool)
-        .await?;
-        if let Some((holder, holder_key)) = holder {
-            return Ok(if holder_key == key {
-                Created::Taken
-            } else {
-                Created::LooksLike(holder)
-            });
+        if let Some(taken) = self.name_holder(&key, &shape, "").await? {
+            return Ok(taken);
         }
         let r = sqlx::query(
             "INSERT INTO accounts \
@@ -172,6 +185,67 @@ impl Db {
             Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Ok(Created::Taken),
             Err(e) => Err(e),
         }
+    }
+
+    /// Whether an account other than `except` holds the name of key `key` or is drawn
+    /// like `shape`: `Taken` or `LooksLike` its name.
+    async fn name_holder(
+        &self,
+        key: &str,
+        shape: &str,
+        except: &str,
+    ) -> sqlx::Result<Option<Created>> {
+        let holder: Option<(String, String)> = sqlx::query_as(
+            "SELECT name, name_key FROM accounts \
+             WHERE (name_key = $1 OR name_skeleton = $2) AND id <> $3",
+        )
+        .bind(key)
+        .bind(shape)
+        .bind(except)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(holder.map(|(holder, holder_key)| {
+            if holder_key == key {
+                Created::Taken
+            } else {
+                Created::LooksLike(holder)
+            }
+        }))
+    }
+
+    /// Renames account `id` to `name` (already normalized), its seats and chat lines
+    /// too; `Created::Created` when done.
+    pub async fn rename(&self, id: &str, name: &str) -> sqlx::Result<Created> {
+        let (key, shape) = (name_key(name), skeleton(name));
+        if let Some(taken) = self.name_holder(&key, &shape, id).await? {
+            return Ok(taken);
+        }
+        let mut tx = self.pool.begin().await?;
+        let r = sqlx::query(
+            "UPDATE accounts SET name = $1, name_key = $2, name_skeleton = $3 WHERE id = $4",
+        )
+        .bind(name)
+        .bind(&key)
+        .bind(&shape)
+        .bind(id)
+        .execute(&mut *tx)
+        .await;
+        match r {
+            Ok(_) => {}
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => return Ok(Created::Taken),
+            Err(e) => return Err(e),
+        }
+        for table in ["seats", "chat_messages"] {
+            sqlx::query(&format!(
+                "UPDATE {table} SET name = $1 WHERE account_id = $2"
+            ))
+            .bind(name)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(Created::Created)
     }
 
     /// Gives the accounts made before names had skeletons theirs; an account drawn like

@@ -10,7 +10,7 @@ use super::lease;
 use sannin_protocol::RoomStatus;
 use tokio_util::sync::CancellationToken;
 
-use crate::store::{is_fenced, Fence, Store, StoredAction, StoredChat, StoredSeat};
+use crate::store::{is_fenced, ChatAuthor, Fence, Store, StoredAction, StoredChat, StoredSeat};
 use crate::testing::TestPg;
 
 fn action(ply: i64, text: &str) -> StoredAction {
@@ -182,7 +182,9 @@ async fn a_node_that_lost_the_lease_cannot_write_anything() {
         .await
         .expect("the owner writes");
     a.put_seat(&id, &seat(Player::Middle, "bob")).await.unwrap();
-    a.append_chat(&id, &chat(1, "hello")).await.unwrap();
+    a.append_chat(&id, &chat(1, "hello"), &ChatAuthor::default())
+        .await
+        .unwrap();
     assert!(!lost_a.is_cancelled());
 
     // Node a is paused past its lease; node b takes the room.
@@ -297,7 +299,11 @@ async fn every_write(a: &Store, id: &str) -> Vec<(&'static str, sqlx::Result<()>
         ),
         ("delete_seat", a.delete_seat(&id, Player::Middle).await),
         ("free_seat", a.free_seat(&id, Player::First, true).await),
-        ("append_chat", a.append_chat(&id, &chat(2, "stale")).await),
+        (
+            "append_chat",
+            a.append_chat(&id, &chat(2, "stale"), &ChatAuthor::default())
+                .await,
+        ),
         (
             "set_rematch",
             a.set_rematch(&id, Some(Player::First), true).await,
@@ -340,7 +346,9 @@ async fn new_owner_writes(store: &Store, id: &str, rematch: &str) {
         lost_b.clone(),
     );
     b.put_seat(&id, &seat(Player::Last, "carol")).await.unwrap();
-    b.append_chat(&id, &chat(2, "from b")).await.unwrap();
+    b.append_chat(&id, &chat(2, "from b"), &ChatAuthor::default())
+        .await
+        .unwrap();
     b.set_settings(&id, r#"{"private":true}"#).await.unwrap();
     b.set_status(&id, RoomStatus::Playing, None).await.unwrap();
     b.append_action(&id, &action(1, "P3c-4d"), None, None)

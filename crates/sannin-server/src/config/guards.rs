@@ -68,6 +68,11 @@ pub struct GuardArgs {
     /// a small cache, not started); over it, `429 rate_limited`. 0: no limit.
     #[arg(long, env = "SANNIN_ROOM_LOADS_PER_MINUTE", default_value_t = 60.0)]
     pub room_loads_per_minute: f64,
+
+    /// Reports (`POST /api/reports`) one client address may file per hour on average
+    /// (an hour's worth at once); over it, `429 rate_limited`. 0: no limit.
+    #[arg(long, env = "SANNIN_REPORTS_PER_HOUR", default_value_t = 10.0)]
+    pub reports_per_hour: f64,
 }
 
 impl Default for GuardArgs {
@@ -82,6 +87,7 @@ impl Default for GuardArgs {
             spectators_per_address: 8,
             states_per_minute: 120.0,
             room_loads_per_minute: 60.0,
+            reports_per_hour: 10.0,
         }
     }
 }
@@ -118,6 +124,13 @@ pub(super) fn client_limits(l: &LimitArgs) -> ClientLimits {
         work: WorkLimits {
             replays: minute_burst(l.guards.replays_per_minute),
             lookups: minute_burst(l.guards.player_lookups_per_minute),
+            reports: limits::quota(
+                l.guards.reports_per_hour / 60.0,
+                l.guards
+                    .reports_per_hour
+                    .ceil()
+                    .clamp(1.0, f64::from(u32::MAX)) as u32,
+            ),
             replay_concurrency: match l.guards.replay_concurrency {
                 0 => default_replay_concurrency(),
                 n => n,

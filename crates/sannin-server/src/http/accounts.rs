@@ -22,12 +22,13 @@ use serde::{Deserialize, Serialize};
 use tracing::info;
 
 use super::extract::json_object;
-use crate::accounts::db::{name_key, Created, GameEntry, Rating};
+use crate::accounts::db::{name_key, GameEntry, Rating};
 use crate::accounts::{check_password, names, rating, Accounts, SESSION_DAYS};
 use crate::app::Shared;
 use crate::error::ApiError;
 use crate::limits::work::Rate;
 use crate::limits::ClientAddr;
+use crate::moderation::Role;
 use crate::store::unix_ms;
 use crate::token::{hash_token, new_token};
 
@@ -98,6 +99,7 @@ fn with_cookies(status: StatusCode, cookies: [String; 2], body: impl Serialize) 
 async fn open_session(
     shared: &Shared,
     account_id: &str,
+    client: ClientAddr,
     headers: &HeaderMap,
     peer: Option<&ConnectInfo<SocketAddr>>,
 ) -> Result<[String; 2], ApiError> {
@@ -108,6 +110,11 @@ async fn open_session(
         .await?;
     let secure = a.secure(headers, peer);
     let device = a.remember_device(headers, account_id, secure).await?;
+    // For moderators (docs/moderation.md): the addresses an account came from.
+    shared
+        .moderation
+        .remember_address(account_id, &client.to_string())
+        .await?;
     Ok([a.cookie(Some(&token), secure), device])
 }
 
@@ -125,28 +132,12 @@ async fn register(
     check_password(&req.password)
         .map_err(|m| ApiError::coded(StatusCode::BAD_REQUEST, "bad_password", m))?;
     let hash = shared.accounts.hashing.hash(req.password).await?;
-    match shared
+    shared
         .accounts
         .db
         .create(&name, &hash, rating::initial())
         .await?
-    {
-        Created::Created => {}
-        Created::Taken => {
-            return Err(ApiError::coded(
-                StatusCode::CONFLICT,
-                "name_taken",
-                format!("the name {name:?} is taken"),
-            ))
-        }
-        Created::LooksLike(holder) => {
-            return Err(ApiError::coded(
-                StatusCode::CONFLICT,
-                "name_looks_taken",
-                format!("the name {name:?} is drawn like the name {holder:?}, which is taken"),
-            ))
-        }
-    }
+        .made(&name)?;
     let account = shared
         .accounts
         .db
@@ -154,7 +145,14 @@ async fn register(
         .await?
         .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("account vanished")))?;
     info!(name = %account.name, "account registered");
-    let cookies = open_session(&shared, &account.id, &headers, peer.as_ref().map(|e| &e.0)).await?;
+    let cookies = open_session(
+        &shared,
+        &account.id,
+        client,
+        &headers,
+        peer.as_ref().map(|e| &e.0),
+    )
+    .await?;
     Ok(with_cookies(
         StatusCode::CREATED,
         cookies,
@@ -194,7 +192,14 @@ async fn login(
     }
     let account = account.ok_or_else(bad_credentials)?;
     info!(name = %account.name, "logged in");
-    let cookies = open_session(&shared, &account.id, &headers, peer.as_ref().map(|e| &e.0)).await?;
+    let cookies = open_session(
+        &shared,
+        &account.id,
+        client,
+        &headers,
+        peer.as_ref().map(|e| &e.0),
+    )
+    .await?;
     Ok(with_cookies(
         StatusCode::OK,
         cookies,
@@ -206,9 +211,25 @@ async fn login(
 
 /// Who is logged in: the account's rating, or `null` for a guest (a guest is no error:
 /// every page asks).
-async fn whoami(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Json<Option<Rating>> {
-    let account = shared.accounts.account_of(&headers).await;
-    Json(account.map(|(account, _)| account.rating()))
+/// `GET /api/session`: the logged-in account's rating and role.
+#[derive(Serialize)]
+struct WhoAmI {
+    #[serde(flatten)]
+    rating: Rating,
+    role: Role,
+}
+
+async fn whoami(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+) -> Result<Json<Option<WhoAmI>>, ApiError> {
+    let Some((account, _)) = shared.accounts.account_of(&headers).await else {
+        return Ok(Json(None));
+    };
+    Ok(Json(Some(WhoAmI {
+        role: shared.moderation.role(&account.id).await?,
+        rating: account.rating(),
+    })))
 }
 
 async fn logout(

@@ -39,6 +39,7 @@ mod extract;
 pub mod feed;
 mod games;
 mod lobby;
+mod moderation;
 mod pairing;
 mod push;
 mod recovery;
@@ -84,6 +85,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/rooms/{id}/ws", get(ws::upgrade))
         .merge(accounts::routes())
         .merge(recovery::routes())
+        .merge(moderation::routes())
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/metrics", get(metrics))
         .route_service("/rooms/{id}", index.clone())
@@ -95,6 +97,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route_service("/account/verify", index.clone())
         .route_service("/account/reset", index.clone())
         .route_service("/games", index.clone())
+        .route_service("/mod", index.clone())
         .route_service("/analysis", index)
         .route("/api/{*rest}", any(api_not_found))
         .fallback_service(ServeDir::new(static_dir))

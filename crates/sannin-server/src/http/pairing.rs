@@ -94,6 +94,7 @@ pub(super) async fn join(
     let pool = pool_of(&req)?;
     let bots_after_ms = bots_after(req.bots_after_seconds, req.rated)?;
     let account = shared.accounts.account_of(&headers).await.map(|(a, _)| a);
+    super::moderation::refuse_banned(&shared, account.as_ref().map(|a| a.id.as_str()), client)?;
     if req.rated && account.is_none() {
         return Err(ApiError::Coded {
             status: StatusCode::UNAUTHORIZED,

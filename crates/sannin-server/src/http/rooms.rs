@@ -86,8 +86,15 @@ fn bot_seats(v: Option<&Value>) -> Result<Vec<StoredSeat>, ApiError> {
 pub(super) async fn create(
     State(shared): State<Arc<Shared>>,
     client: ClientAddr,
+    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
+    let account = shared
+        .accounts
+        .account_of(&headers)
+        .await
+        .map(|(a, _)| a.id);
+    super::moderation::refuse_banned(&shared, account.as_deref(), client)?;
     let req: CreateRoom = if body.iter().all(u8::is_ascii_whitespace) {
         CreateRoom::default()
     } else {

@@ -132,6 +132,11 @@ impl ClientAddr {
         ClientAddr(ip)
     }
 
+    /// Its address (an IPv6 client's /64 network address).
+    pub fn ip(self) -> IpAddr {
+        self.0
+    }
+
     /// The client of a request from `peer` with these headers.
     pub fn resolve(peer: IpAddr, headers: &HeaderMap, trusted: &[IpNet]) -> ClientAddr {
         ClientAddr::of(client_ip(peer, headers, trusted))

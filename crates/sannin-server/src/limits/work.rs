@@ -34,6 +34,8 @@ pub struct WorkLimits {
     pub replays: Option<Quota>,
     /// Look-ups of players by name per address (`None`: unlimited).
     pub lookups: Option<Quota>,
+    /// Reports per address (`None`: unlimited).
+    pub reports: Option<Quota>,
     /// Replays and histories at once (server-wide).
     pub replay_concurrency: usize,
     /// Analyses running or waiting per address (0: unlimited).
@@ -53,6 +55,7 @@ pub struct Work {
     limits: WorkLimits,
     replays: Option<DefaultKeyedRateLimiter<ClientAddr>>,
     lookups: Option<DefaultKeyedRateLimiter<ClientAddr>>,
+    reports: Option<DefaultKeyedRateLimiter<ClientAddr>>,
     replay_places: Arc<Semaphore>,
     /// Analyses running or waiting, per address; an address leaves with its last.
     analysers: Arc<Mutex<HashMap<ClientAddr, usize>>>,
@@ -65,6 +68,7 @@ impl Work {
             limits: l.clone(),
             replays: l.replays.map(governor::RateLimiter::keyed),
             lookups: l.lookups.map(governor::RateLimiter::keyed),
+            reports: l.reports.map(governor::RateLimiter::keyed),
             replay_places: Arc::new(Semaphore::new(l.replay_concurrency.max(1))),
             analysers: Arc::new(Mutex::new(HashMap::new())),
         }
@@ -72,7 +76,10 @@ impl Work {
 
     /// Forgets the addresses whose budgets are full again.
     pub fn prune(&self) {
-        for l in [&self.replays, &self.lookups].into_iter().flatten() {
+        for l in [&self.replays, &self.lookups, &self.reports]
+            .into_iter()
+            .flatten()
+        {
             l.retain_recent();
         }
     }
@@ -107,6 +114,8 @@ pub enum Rate {
     Replays,
     /// `--player-lookups-per-minute`.
     Lookups,
+    /// `--reports-per-hour`.
+    Reports,
 }
 
 impl Rate {
@@ -114,6 +123,7 @@ impl Rate {
         match self {
             Rate::Replays => "replays",
             Rate::Lookups => "look-ups of players",
+            Rate::Reports => "reports",
         }
     }
 }
@@ -133,6 +143,7 @@ impl Budgets {
         let (limiter, quota) = match rate {
             Rate::Replays => (self.work.replays.as_ref(), self.work.limits.replays),
             Rate::Lookups => (self.work.lookups.as_ref(), self.work.limits.lookups),
+            Rate::Reports => (self.work.reports.as_ref(), self.work.limits.reports),
         };
         match (site, quota) {
             (Some(store), Some(q)) => {

@@ -15,6 +15,10 @@
 //! to its sender, neither stored nor sent, so a crowd of writers cannot flood the
 //! readers' queues (and get them dropped as too slow) nor the history.
 //!
+//! Moderation (docs/moderation.md): a banned connection (its account, or its address)
+//! may not chat; a muted one's messages come back to it alone, neither stored nor sent
+//! to anyone else.
+//!
 //! The room's handlers: `watch`, `chat`, and the history sent to late joiners.
 
 use std::collections::VecDeque;
@@ -25,9 +29,10 @@ use sannin_rules::Player;
 use super::seats::{hidden_char_message, is_hidden_char};
 use super::{ConnId, Room};
 use crate::error::ErrorCode;
+use crate::moderation::{SanctionKind, Sanctioned};
 use crate::rate::TokenBucket;
 use crate::store::column::Unreadable;
-use crate::store::{unix_ms, StoredChat};
+use crate::store::{unix_ms, ChatAuthor, StoredChat};
 use crate::time::Moment;
 pub use sannin_protocol::Channel;
 
@@ -186,6 +191,12 @@ impl Chat {
         }
     }
 
+    /// Passes over a prepared message that is not recorded (a muted writer's, which
+    /// only its writer sees): the next one has another id.
+    pub fn skip(&mut self, m: &ChatMessage) {
+        self.next_id = self.next_id.max(m.id + 1);
+    }
+
     /// Records a message (a prepared one, or one read back from the store).
     pub fn adopt(&mut self, m: ChatMessage) {
         self.next_id = self.next_id.max(m.id + 1);
@@ -212,6 +223,26 @@ impl Chat {
 }
 
 impl Room {
+    /// The sanction of `kind` on `conn`'s account or address, if one is in force.
+    pub(super) fn sanction_of(&self, conn: ConnId, kind: SanctionKind) -> Option<Sanctioned> {
+        let c = self.fanout.conns.get(&conn)?;
+        self.deps.sanctions.check(
+            kind,
+            c.out.account.as_deref().map(|a| a.id.as_str()),
+            c.out.addr.map(crate::limits::ClientAddr::ip),
+        )
+    }
+
+    /// Answers a banned connection `banned`, saying for how long and why; true if it
+    /// is banned.
+    pub(super) fn refuse_banned(&mut self, conn: ConnId) -> bool {
+        let Some(s) = self.sanction_of(conn, SanctionKind::Ban) else {
+            return false;
+        };
+        self.send_error(conn, ErrorCode::Banned, s.message(SanctionKind::Ban));
+        true
+    }
+
     /// `watch`: spectate (receive the spectators' chat), optionally with a chat name.
     pub(super) fn watch(&mut self, conn: ConnId, name: Option<String>) {
         let seated = self.seat_of(conn).is_some();
@@ -308,8 +339,20 @@ impl Room {
         true
     }
 
+    /// Who wrote what `conn` sends, as stored for moderators.
+    fn author_of(&self, conn: ConnId) -> ChatAuthor {
+        let c = self.fanout.conns.get(&conn);
+        ChatAuthor {
+            account_id: c.and_then(|c| c.out.account.as_ref()).map(|a| a.id.clone()),
+            addr: c.and_then(|c| c.out.addr).map(|a| a.to_string()),
+        }
+    }
+
     /// `chat`: players write to the players' channel, spectators to theirs.
     pub(super) async fn chat(&mut self, conn: ConnId, text: &str) {
+        if self.refuse_banned(conn) {
+            return;
+        }
         let max = self.deps.config.chat_max_chars;
         let Some(c) = self.fanout.conns.get(&conn) else {
             return;
@@ -366,10 +409,17 @@ impl Room {
             return;
         }
         let m = self.chat.prepare(channel, seat, name, text, unix_ms());
+        if self.sanction_of(conn, SanctionKind::Mute).is_some() {
+            // Its writer sees it as sent; nobody else sees it.
+            self.chat.skip(&m);
+            let out = ServerMsg::Chat(m.to_wire());
+            return self.send(conn, &out);
+        }
+        let author = self.author_of(conn);
         if let Err(e) = self
             .deps
             .store
-            .append_chat(&self.id_str, &m.to_stored())
+            .append_chat(&self.id_str, &m.to_stored(), &author)
             .await
         {
             self.store_failed("storing a chat message", &e);

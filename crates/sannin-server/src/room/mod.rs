@@ -266,6 +266,8 @@ pub struct RoomDeps {
     pub metrics: Arc<Metrics>,
     /// Runs the bots' searches (bounded concurrency, shared by every room).
     pub bots: Arc<Bots>,
+    /// The bans and mutes in force.
+    pub sanctions: Arc<crate::moderation::Sanctions>,
     /// The registry of rooms.
     pub registry: Arc<dyn Registry>,
     /// Cancelled on shutdown; the room then closes its connections and stops.

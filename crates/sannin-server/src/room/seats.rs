@@ -202,6 +202,9 @@ impl Room {
                 "this connection already holds a seat",
             );
         }
+        if self.refuse_banned(conn) {
+            return;
+        }
         let p = match seat {
             Some(s) => s.player(),
             None => match Player::ALL
@@ -336,6 +339,9 @@ impl Room {
     }
 
     pub(super) async fn resume(&mut self, conn: ConnId, token: String) {
+        if self.refuse_banned(conn) {
+            return;
+        }
         let hash = hash_token(&token);
         let Some(p) = Player::ALL.into_iter().find(|p| {
             self.seats[p.index()]

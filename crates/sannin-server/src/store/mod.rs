@@ -27,7 +27,9 @@ mod writer;
 mod writes;
 
 pub use reads::{FinishedRoom, LoadError};
-pub use rows::{ActionKind, StoredAction, StoredChat, StoredRoom, StoredSeat, BOT_TOKEN_HASH};
+pub use rows::{
+    ActionKind, ChatAuthor, StoredAction, StoredChat, StoredRoom, StoredSeat, BOT_TOKEN_HASH,
+};
 
 /// Handle to the database (cheap to clone).
 #[derive(Clone, Debug)]

@@ -129,6 +129,15 @@ pub struct StoredRoom {
     pub marked_broken: bool,
 }
 
+/// Who wrote a chat line, kept for moderators only (never sent to clients).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChatAuthor {
+    /// Its account, when logged in.
+    pub account_id: Option<String>,
+    /// Its client address (IPv4, or an IPv6 /64), when known.
+    pub addr: Option<String>,
+}
+
 /// One stored chat message.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StoredChat {

@@ -114,6 +114,7 @@ async fn every_value_reads_back(store: &Store) {
     actions_read_back(store).await;
     chat_reads_back(store).await;
     rating_rows_read_back(store).await;
+    moderation_reads_back(store).await;
 }
 
 fn human(seat: Player, name: &str) -> StoredSeat {
@@ -322,7 +323,10 @@ async fn chat_reads_back(store: &Store) {
                 text: "good luck".into(),
                 at_ms: 1_700_000_000_000 + said.len() as i64,
             };
-            store.append_chat(id, &m).await.unwrap();
+            store
+                .append_chat(id, &m, &ChatAuthor::default())
+                .await
+                .unwrap();
             said.push(m);
         }
     }
@@ -435,4 +439,58 @@ async fn an_unreadable_value_names_the_room_and_the_value() {
         other => panic!("expected an unreadable bot level, got {other:?}"),
     }
     store.close().await;
+}
+
+/// Roles, sanctions and report reasons: every variant written by moderation's own
+/// code reads back through it.
+async fn moderation_reads_back(store: &Store) {
+    use crate::moderation::db::{ModDb, Target};
+    use crate::moderation::reports::{self, NewReport};
+    use crate::moderation::{ReportReason, Role, SanctionKind};
+    let (db, m) = (Db::new(store), ModDb::new(store));
+    db.create("Mod", "hash", (25.0, 8.3)).await.unwrap();
+    let account = db.by_name("Mod").await.unwrap().unwrap();
+    for role in Role::iter() {
+        m.set_role(&account.id, role).await.unwrap();
+        assert_eq!(m.role(&account.id).await.unwrap(), role);
+    }
+    let target = Target::Account {
+        id: account.id.clone(),
+        name: account.name.clone(),
+    };
+    for kind in SanctionKind::iter() {
+        m.add_sanction(kind, &target, "why", "me", None)
+            .await
+            .unwrap();
+    }
+    let kinds: Vec<SanctionKind> = m
+        .active_sanctions(0)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|a| a.kind)
+        .collect();
+    assert_eq!(kinds.len(), SanctionKind::iter().count());
+    assert!(SanctionKind::iter().all(|k| kinds.contains(&k)));
+    for reason in ReportReason::iter() {
+        let r = NewReport {
+            room: None,
+            chat_id: None,
+            seat: None,
+            name: Some("Mod".into()),
+            reason,
+            text: String::new(),
+        };
+        reports::file(&m, &db, r, None, "192.0.2.1").await.unwrap();
+    }
+    let listed: Vec<ReportReason> = reports::list(&m, true, 100)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.reason)
+        .collect();
+    assert!(
+        ReportReason::iter().all(|r| listed.contains(&r)),
+        "{listed:?}"
+    );
 }

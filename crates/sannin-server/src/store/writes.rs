@@ -6,7 +6,7 @@ use sannin_protocol::RoomStatus;
 use sannin_rules::Player;
 
 use super::column::{level_column, Named as _};
-use super::{unix_ms, Fence, Store, StoredAction, StoredChat, StoredSeat};
+use super::{unix_ms, ChatAuthor, Fence, Store, StoredAction, StoredChat, StoredSeat};
 
 impl Store {
     /// Inserts a new waiting room with its settings JSON and any seats already taken
@@ -172,11 +172,17 @@ impl Store {
     }
 
     /// Stores a chat message.
-    pub async fn append_chat(&self, id: &str, m: &StoredChat) -> sqlx::Result<()> {
+    pub async fn append_chat(
+        &self,
+        id: &str,
+        m: &StoredChat,
+        author: &ChatAuthor,
+    ) -> sqlx::Result<()> {
         self.write(
             sqlx::query(
-                "INSERT INTO chat_messages (room_id, id, channel, seat, name, text, at_ms) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                "INSERT INTO chat_messages \
+                 (room_id, id, channel, seat, name, text, at_ms, account_id, addr) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
             )
             .bind(id)
             .bind(m.id)
@@ -184,7 +190,9 @@ impl Store {
             .bind(m.seat.map(Player::to_column))
             .bind(&m.name)
             .bind(&m.text)
-            .bind(m.at_ms),
+            .bind(m.at_ms)
+            .bind(author.account_id.as_deref())
+            .bind(author.addr.as_deref()),
         )
         .await
     }

@@ -20,6 +20,7 @@ mod hardening_ws;
 mod history;
 mod lobby;
 mod lobby_feed;
+mod moderation;
 mod my_games;
 mod names;
 mod online;

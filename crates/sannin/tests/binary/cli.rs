@@ -200,3 +200,82 @@ fn admin_prints_a_link_that_resets_a_password_once() {
     let login = r#"{"name": "ann", "password": "the new password"}"#;
     assert_eq!(http(&addr, "POST", "/api/session", login).unwrap().0, 200);
 }
+
+#[test]
+fn admin_commands_moderate_a_running_site() {
+    use common::{http, start_server};
+    use sannin_testkit::http::http_with;
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, addr) = start_server(dir.path(), "warn", |_| {});
+    let account = r#"{"name": "troll", "password": "the first password"}"#;
+    let made = http_with(&addr, "POST", "/api/accounts", account, &[]).unwrap();
+    assert_eq!(made.status, 201);
+    let cookie = made.cookie().expect("a session cookie");
+    let db = format!("sqlite://{}/data/sannin.db", dir.path().display());
+    let admin = |args: &[&str]| {
+        let mut all = vec!["admin", "--database-url", &db];
+        all.extend_from_slice(args);
+        sannin(&all, None)
+    };
+    let o = admin(&["ban", "troll", "--minutes", "60", "--reason", "abuse"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).trim(), "ban troll: abuse");
+    // The running server learns it within seconds: no room for the banned.
+    let create = || {
+        http_with(
+            &addr,
+            "POST",
+            "/api/rooms",
+            "{}",
+            &[&format!("Cookie: {cookie}")],
+        )
+        .unwrap()
+        .status
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while create() != 403 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the ban did not reach the server"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    for (args, err) in [
+        (&["ban", "nobody"][..], "no account is named \"nobody\""),
+        (
+            &["ban", "--addr", "not-an-address"][..],
+            "neither an IP address nor a CIDR range",
+        ),
+        (&["rename", "troll", "a\u{0430}b"][..], "one script"),
+        (&["unmute", "troll"][..], "no mute is in force for troll"),
+    ] {
+        let o = admin(args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(stderr(&o).contains(err), "{args:?}: {}", stderr(&o));
+    }
+    assert!(admin(&["role", "troll", "moderator"]).status.success());
+    let o = admin(&["role", "troll", "king"]);
+    assert_eq!(o.status.code(), Some(2), "clap refuses an unknown role");
+    assert!(admin(&["unban", "troll", "--reason", "appeal"])
+        .status
+        .success());
+    assert!(admin(&["delete-account", "troll"]).status.success());
+    assert_eq!(http(&addr, "GET", "/api/players/troll", "").unwrap().0, 404);
+    let o = admin(&["log"]);
+    let actions: Vec<String> = stdout(&o)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["action"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(actions, ["delete", "unban", "role", "ban"]);
+    let o = admin(&["reports"]);
+    assert!(
+        o.status.success() && stdout(&o).is_empty(),
+        "{}",
+        stdout(&o)
+    );
+}

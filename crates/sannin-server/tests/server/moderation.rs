@@ -1,0 +1,410 @@
+//! Moderation (docs/moderation.md) over a real server, on SQLite and PostgreSQL: a chat
+//! line reported with its context, seen by a moderator and its writer muted (its chat
+//! then reaches only itself); a banned account cannot sit, chat, create rooms or ask
+//! for a game, nor can a banned address range; a sanction given on another connection
+//! to the database (as `sannin admin` does) takes effect within seconds; a rename; an
+//! account deleted leaves its seats and chat lines anonymous; roles and bad input.
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use crate::common;
+
+use common::{
+    call, http_from, on_both_databases, session_cookie, source, Client, Setup, TestServer,
+};
+use sannin_protocol::{ErrorCode, Seat};
+use sannin_server::moderation::actions::{self, ActionRequest};
+use sannin_server::moderation::db::ModDb;
+use sannin_server::moderation::Role;
+use sannin_server::Store;
+use serde_json::{json, Value};
+
+/// Registers `name` from address `from`: its session cookie.
+async fn register(server: &TestServer, from: IpAddr, name: &str) -> String {
+    let body = json!({"name": name, "password": "a long password"});
+    let (s, h, v) = call(
+        &http_from(from),
+        server,
+        "POST",
+        "/api/accounts",
+        Some(body),
+        None,
+    )
+    .await;
+    assert_eq!(s, 201, "{v}");
+    session_cookie(&h).expect("a session cookie")
+}
+
+/// `method path` from `from` with a cookie: status and JSON body.
+async fn req(
+    server: &TestServer,
+    from: IpAddr,
+    method: &str,
+    path: &str,
+    body: Option<Value>,
+    cookie: Option<&str>,
+) -> (u16, Value) {
+    let (s, _, v) = call(&http_from(from), server, method, path, body, cookie).await;
+    (s, v)
+}
+
+/// `name` sits at `seat` of `room`, from `from`, logged in with `cookie` (None: a
+/// guest).
+async fn sit(
+    server: &TestServer,
+    room: &str,
+    (from, cookie): (IpAddr, Option<&str>),
+    seat: Seat,
+    name: &str,
+) -> Client {
+    let headers: Vec<(&str, &str)> = cookie.map(|c| ("cookie", c)).into_iter().collect();
+    let mut c = Client::connect_from(&server.ws_url(room), from, &headers).await;
+    c.join(Some(seat), name).await;
+    c
+}
+
+/// The chat lines `c` receives up to and including `text`.
+async fn chat_until(c: &mut Client, text: &str) -> Vec<String> {
+    let mut seen = Vec::new();
+    while seen.last().map(String::as_str) != Some(text) {
+        seen.push(c.until_chat().await.text);
+    }
+    seen
+}
+
+/// What `sannin admin` does: an action on its own connection to the database.
+async fn admin(db_url: &str, req: ActionRequest) {
+    let store = Store::connect(db_url, 1).await.unwrap();
+    let accounts = sannin_server::accounts::db::Db::new(&store);
+    actions::apply(
+        &ModDb::new(&store),
+        &accounts,
+        "command line",
+        Role::Admin,
+        req,
+    )
+    .await
+    .unwrap();
+    store.close().await;
+}
+
+fn action(action: &str, account: &str, reason: &str) -> ActionRequest {
+    ActionRequest {
+        action: action.into(),
+        account: Some(account.into()),
+        reason: reason.into(),
+        ..ActionRequest::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reported_line_is_seen_by_a_moderator_and_its_writer_muted() {
+    on_both_databases(|db| async move {
+        let server = Setup::default().start(&db).await;
+        let (boss_at, troll_at, alice_at, bob_at) = (source(1), source(2), source(3), source(4));
+        let boss = register(&server, boss_at, "boss").await;
+        let troll = register(&server, troll_at, "troll").await;
+        let alice = register(&server, alice_at, "alice").await;
+        // The first admin is made on the command line.
+        admin(db.url(), ActionRequest { role: Some(Role::Admin), ..action("role", "boss", "first admin") }).await;
+        let (s, v) = req(&server, boss_at, "GET", "/api/session", None, Some(&boss)).await;
+        assert_eq!((s, v["role"].as_str()), (200, Some("admin")), "{v}");
+
+        let room = server.create_room(json!({})).await;
+        let mut t = sit(&server, &room, (troll_at, Some(&troll)), Seat::First, "troll").await;
+        let mut a = sit(&server, &room, (alice_at, Some(&alice)), Seat::Middle, "alice").await;
+        let mut b = sit(&server, &room, (bob_at, None), Seat::Last, "bob").await;
+        let mut reported = 0;
+        for (who, text) in [(0, "hi all"), (1, "hello"), (0, "you are all idiots"), (1, "rude"), (2, "gg")] {
+            match who {
+                0 => t.chat(text).await,
+                1 => a.chat(text).await,
+                _ => b.chat(text).await,
+            }
+            let m = b.until_chat().await;
+            assert_eq!(m.text, text);
+            if text.contains("idiots") {
+                reported = m.id;
+            }
+        }
+        let report = json!({"room": room, "chat_id": reported, "reason": "abuse", "text": "insults"});
+        let (s, v) = req(&server, alice_at, "POST", "/api/reports", Some(report), Some(&alice)).await;
+        assert_eq!(s, 201, "{v}");
+
+        // Only moderators read the reports.
+        let (s, v) = req(&server, alice_at, "GET", "/api/mod/reports", None, Some(&alice)).await;
+        assert_eq!((s, TestServer::error_code(&v)), (403, "forbidden"));
+        let (s, v) = req(&server, alice_at, "GET", "/api/mod/reports", None, None).await;
+        assert_eq!((s, TestServer::error_code(&v)), (401, "not_logged_in"));
+        let (s, v) = req(&server, boss_at, "GET", "/api/mod/reports", None, Some(&boss)).await;
+        assert_eq!(s, 200, "{v}");
+        let r = &v[0];
+        assert_eq!(r["reporter"], "alice");
+        assert_eq!(r["target"], json!({"name": "troll", "account": "troll", "addr": troll_at.to_string()}));
+        let context: Vec<(&str, bool)> = r["context"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| (l["text"].as_str().unwrap(), l["reported"].as_bool().unwrap()))
+            .collect();
+        assert_eq!(
+            context,
+            [("hi all", false), ("hello", false), ("you are all idiots", true), ("rude", false), ("gg", false)]
+        );
+
+        // Muted from the report: it closes.
+        let mute = json!({"action": "mute", "account": "troll", "minutes": 1440, "reason": "insults", "report": r["id"]});
+        let (s, v) = req(&server, boss_at, "POST", "/api/mod/actions", Some(mute), Some(&boss)).await;
+        assert_eq!(s, 200, "{v}");
+        let (_, open) = req(&server, boss_at, "GET", "/api/mod/reports", None, Some(&boss)).await;
+        assert_eq!(open, json!([]));
+        let (_, closed) = req(&server, boss_at, "GET", "/api/mod/reports?open=false", None, Some(&boss)).await;
+        assert_eq!(closed[0]["closed_by"], "boss");
+
+        // The muted player's line comes back to it alone and is not kept.
+        t.chat("can anyone hear me").await;
+        chat_until(&mut t, "can anyone hear me").await;
+        a.chat("quiet now").await;
+        // A room handles its messages in order: the muted line would have come first.
+        assert_eq!(chat_until(&mut b, "quiet now").await, ["quiet now"]);
+        let mut late = Client::connect_from(&server.ws_url(&room), source(9), &[]).await;
+        late.watch(None).await;
+        let history = late.until_chat_history().await;
+        assert!(!history.iter().any(|t| t.contains("hear me")), "{history:?}");
+        assert!(history.iter().any(|t| t == "quiet now"), "{history:?}");
+
+        // A moderator sees the player's lines and addresses; the log has the actions.
+        let (s, v) = req(&server, boss_at, "GET", "/api/mod/players/troll", None, Some(&boss)).await;
+        assert_eq!(s, 200, "{v}");
+        assert!(v["created_at"].as_i64().unwrap() > 0, "{v}");
+        assert_eq!(v["sanctions"][0]["kind"], "mute");
+        assert!(v["chat"].as_array().unwrap().iter().any(|l| l["text"] == "you are all idiots"), "{v}");
+        assert_eq!(v["addresses"][0]["addr"], troll_at.to_string());
+        assert_eq!(v["games"][0]["room"], room.as_str());
+        let (_, log) = req(&server, boss_at, "GET", "/api/mod/log", None, Some(&boss)).await;
+        let actions: Vec<&str> = log.as_array().unwrap().iter().map(|e| e["action"].as_str().unwrap()).collect();
+        assert_eq!(actions, ["mute", "role"], "{log}");
+        server.stop().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_banned_cannot_sit_chat_create_rooms_or_ask_for_games() {
+    on_both_databases(|db| async move {
+        let server = Setup::default().start(&db).await;
+        let (mod_at, troll_at, guest_at) = (source(11), source(12), source(13));
+        let moderator = register(&server, mod_at, "mia").await;
+        let troll = register(&server, troll_at, "troll").await;
+        admin(
+            db.url(),
+            ActionRequest {
+                role: Some(Role::Moderator),
+                ..action("role", "mia", "trusted")
+            },
+        )
+        .await;
+        let room = server.create_room(json!({})).await;
+        let mut t = sit(
+            &server,
+            &room,
+            (troll_at, Some(&troll)),
+            Seat::First,
+            "troll",
+        )
+        .await;
+
+        let ban = json!({"action": "ban", "account": "troll", "minutes": 60, "reason": "abuse"});
+        let (s, v) = req(
+            &server,
+            mod_at,
+            "POST",
+            "/api/mod/actions",
+            Some(ban),
+            Some(&moderator),
+        )
+        .await;
+        assert_eq!(s, 200, "{v}");
+        t.chat("hello?").await;
+        let why = t.expect_error(ErrorCode::Banned).await;
+        assert!(why.contains("for another 60 min (abuse)"), "{why}");
+        // From another address too: the ban is the account's.
+        let mut again =
+            Client::connect_from(&server.ws_url(&room), source(14), &[("cookie", &troll)]).await;
+        again
+            .send(sannin_protocol::ClientMsg::Join {
+                seat: Some(Seat::Middle),
+                name: None,
+            })
+            .await;
+        again.expect_error(ErrorCode::Banned).await;
+        let (s, v) = req(
+            &server,
+            troll_at,
+            "POST",
+            "/api/rooms",
+            Some(json!({})),
+            Some(&troll),
+        )
+        .await;
+        assert_eq!((s, TestServer::error_code(&v)), (403, "banned"));
+        let ticket =
+            json!({"clock": {"kind": "fischer", "main_seconds": 300, "increment_seconds": 3}});
+        let (s, v) = req(
+            &server,
+            troll_at,
+            "POST",
+            "/api/pairing",
+            Some(ticket),
+            Some(&troll),
+        )
+        .await;
+        assert_eq!((s, TestServer::error_code(&v)), (403, "banned"));
+        // A moderator may not delete accounts or give roles.
+        let delete = json!({"action": "delete", "account": "troll", "reason": "x"});
+        let (s, v) = req(
+            &server,
+            mod_at,
+            "POST",
+            "/api/mod/actions",
+            Some(delete),
+            Some(&moderator),
+        )
+        .await;
+        assert_eq!((s, TestServer::error_code(&v)), (403, "forbidden"));
+
+        // An address range: a guest from it cannot sit; one from elsewhere can.
+        let range = format!("{guest_at}/32");
+        let ban = json!({"action": "ban", "addr": range, "reason": "ban evasion"});
+        let (s, v) = req(
+            &server,
+            mod_at,
+            "POST",
+            "/api/mod/actions",
+            Some(ban),
+            Some(&moderator),
+        )
+        .await;
+        assert_eq!(s, 200, "{v}");
+        let mut guest = Client::connect_from(&server.ws_url(&room), guest_at, &[]).await;
+        guest
+            .send(sannin_protocol::ClientMsg::Join {
+                seat: Some(Seat::Middle),
+                name: Some("g".into()),
+            })
+            .await;
+        guest.expect_error(ErrorCode::Banned).await;
+        sit(&server, &room, (source(15), None), Seat::Middle, "other").await;
+
+        // Lifted on the command line: this node learns it within seconds.
+        admin(db.url(), action("unban", "troll", "appeal accepted")).await;
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let (s, _) = req(
+                &server,
+                troll_at,
+                "POST",
+                "/api/rooms",
+                Some(json!({})),
+                Some(&troll),
+            )
+            .await;
+            if s == 201 {
+                break;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the unban did not reach the server"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        let (s, v) = req(
+            &server,
+            mod_at,
+            "POST",
+            "/api/mod/actions",
+            Some(json!({"action": "unban", "account": "troll", "reason": "again"})),
+            Some(&moderator),
+        )
+        .await;
+        assert_eq!((s, TestServer::error_code(&v)), (404, "not_found"));
+        server.stop().await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn renamed_and_deleted_accounts_and_bad_reports() {
+    on_both_databases(|db| async move {
+        let server = Setup::default().start(&db).await;
+        let (boss_at, gone_at, bob_at) = (source(21), source(22), source(23));
+        let boss = register(&server, boss_at, "boss").await;
+        let gone = register(&server, gone_at, "leaver").await;
+        let bob = register(&server, bob_at, "bob").await;
+        admin(db.url(), ActionRequest { role: Some(Role::Admin), ..action("role", "boss", "first admin") }).await;
+        let room = server.create_room(json!({"bots": {"last": 1}})).await;
+        let mut g = sit(&server, &room, (gone_at, Some(&gone)), Seat::First, "leaver").await;
+        let mut b = sit(&server, &room, (bob_at, Some(&bob)), Seat::Middle, "bob").await;
+        g.chat("my words").await;
+        b.until_chat().await;
+
+        // Reports: by name, of a seat, bad ones; a bot's seat is nobody's.
+        for (body, status, code) in [
+            (json!({"name": "leaver", "reason": "cheating"}), 201, ""),
+            (json!({"room": room, "seat": "first", "reason": "spam"}), 201, ""),
+            (json!({"room": room, "seat": "last", "reason": "spam"}), 400, "bad_report"),
+            (json!({"room": room, "chat_id": 99, "reason": "spam"}), 404, "not_found"),
+            (json!({"name": "nobody", "reason": "spam"}), 404, "not_found"),
+            (json!({"name": "leaver", "reason": "rude"}), 400, "bad_report"),
+            (json!({"name": "leaver", "room": room, "reason": "spam"}), 400, "bad_report"),
+            (json!({"name": "bob", "reason": "spam"}), 400, "bad_report"),
+        ] {
+            let (s, v) = req(&server, bob_at, "POST", "/api/reports", Some(body.clone()), Some(&bob)).await;
+            assert_eq!(s, status, "{body} → {v}");
+            if status != 201 {
+                assert_eq!(TestServer::error_code(&v), code, "{body}");
+            }
+        }
+        // Each address files at most 10 an hour.
+        let mut statuses = Vec::new();
+        for _ in 0..11 {
+            let body = json!({"name": "leaver", "reason": "spam"});
+            statuses.push(req(&server, source(24), "POST", "/api/reports", Some(body), None).await.0);
+        }
+        assert_eq!(statuses, [[201; 10].as_slice(), &[429]].concat());
+
+        // A rename follows the name rules and carries the games along.
+        let rename = |name: &str| json!({"action": "rename", "account": "bob", "new_name": name, "reason": "asked"});
+        let (s, v) = req(&server, boss_at, "POST", "/api/mod/actions", Some(rename("leaver")), Some(&boss)).await;
+        assert_eq!((s, TestServer::error_code(&v)), (409, "name_taken"));
+        let (s, v) = req(&server, boss_at, "POST", "/api/mod/actions", Some(rename("robert")), Some(&boss)).await;
+        assert_eq!(s, 200, "{v}");
+        assert_eq!(server.get_json("/api/players/robert").await.0, 200);
+
+        // Deleted: the account and its data go, its seat and line stay, anonymous.
+        let delete = json!({"action": "delete", "account": "leaver", "reason": "asked by its owner"});
+        let (s, v) = req(&server, boss_at, "POST", "/api/mod/actions", Some(delete), Some(&boss)).await;
+        assert_eq!(s, 200, "{v}");
+        assert_eq!(server.get_json("/api/players/leaver").await.0, 404);
+        let (s, v) = req(&server, gone_at, "GET", "/api/session", None, Some(&gone)).await;
+        assert_eq!((s, v), (200, Value::Null), "its sessions end");
+        let store = Store::connect(db.url(), 1).await.unwrap();
+        let stored = store.load_room(&room).await.unwrap().unwrap();
+        let names: Vec<&str> = stored.seats.iter().map(|s| s.name.as_str()).collect();
+        assert!(names.contains(&"Deleted player") && names.contains(&"robert"), "{names:?}");
+        assert!(stored.seats.iter().all(|s| s.name != "leaver"));
+        let line = stored.chat.iter().find(|m| m.id == 1).unwrap();
+        assert_eq!((line.name.as_str(), line.text.as_str()), ("Deleted player", "(deleted)"));
+        store.close().await;
+        // Its reports stay, with the name it had.
+        let (_, open) = req(&server, boss_at, "GET", "/api/mod/reports", None, Some(&boss)).await;
+        // The seat's report carries the address of the seat's chat line.
+        let seat_report = open.as_array().unwrap().iter().find(|r| r["seat"] == "first").unwrap();
+        assert_eq!(seat_report["target"]["addr"], gone_at.to_string(), "{open}");
+        assert!(open.as_array().unwrap().iter().all(|r| r["target"]["name"] == "leaver" && r["target"]["account"].is_null()), "{open}");
+        drop(g);
+        server.stop().await;
+    })
+    .await;
+}
