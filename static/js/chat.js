@@ -69,7 +69,7 @@ export class ChatPanel {
     const time = new Date(m.at_ms ?? Date.now()).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
     const list = this.lists[channel];
     list.append(h('li', { 'data-id': m.id, 'data-seat': m.seat ?? null, class: this.isOwn(m, channel, live) ? 'own' : null },
-      h('time', {}, time), ' ', who, ': ', h('span', { class: 'text' }, String(m.text ?? '')), this.flag(m)));
+      h('span', { class: 'line' }, h('time', {}, time), ' ', who, ': ', h('span', { class: 'text' }, String(m.text ?? ''))), this.flag(m)));
     while (list.children.length > 200) list.firstChild.remove();
     list.scrollTop = list.scrollHeight;
     if (live && channel !== this.tab) this.unread[channel] += 1;
