@@ -1,8 +1,9 @@
 // Moderation in the browser against the real server (docs/moderation.md): a chat line
 // reported through its flag and the report dialog, seen by a moderator on /mod with the
 // lines around it, and its writer muted from there (its next line reaches nobody else);
-// a player reported from its profile page and from its seat card; and /mod telling
-// everyone else that it is for moderators. The moderator is made with `sannin admin
+// a player reported from its profile page and from its seat card; an account banned
+// from the player section of /mod, then told so in the lobby and in a room; and /mod
+// telling everyone else that it is for moderators. The moderator is made with `sannin admin
 // role` on the server's database while it runs. Screenshots (desktop and phone, English
 // and Japanese) go to MOD_SHOTS (or /tmp/shots-mod/).
 import { test } from 'node:test';
@@ -216,6 +217,62 @@ test('a report on a player\'s name from the profile page and from a seat card la
   for (const p of [mod, guest, dan]) assert.deepEqual(p.io.errors, []);
   await guest.context.close();
   await dan.context.close();
+});
+
+test('a moderator bans an account from the player section; its player is told so where it acts', async () => {
+  const mod = await moderator();
+  const eve = await accountPerson('eve');
+  const first = await newRoom();
+  await joinRoom(eve, live.server, first, 'eve', 'first');
+  await say(eve, 'hello from eve');
+  await until('eve reads her line', async () => (await chatText(eve)).includes('hello from eve'));
+
+  await mod.page.goto(`${live.server.url}/mod`);
+  await mod.page.getByTestId('mod-player-name').fill('eve');
+  await mod.page.getByTestId('mod-player-look-up').click();
+  const view = mod.page.getByTestId('mod-player-view');
+  await view.waitFor();
+  assert.equal(await view.getByTestId('mod-player-role').textContent(), 'player');
+  assert.match(await view.textContent(), /hello from eve/, 'her chat lines');
+  assert.ok(await view.locator(`a[href="/rooms/${first}"]`).count() > 0, 'her games link to their rooms');
+  const form = mod.page.getByTestId('mod-action-form');
+  assert.deepEqual(await form.getByTestId('mod-action').locator('option').evaluateAll((os) => os.map((o) => o.value)),
+    ['ban', 'unban', 'mute', 'unmute', 'rename'], 'a moderator (not an admin) neither deletes nor gives roles');
+  // The reason is required: the form is not sent without one.
+  await form.getByTestId('mod-action').selectOption('ban');
+  await form.getByTestId('mod-minutes').selectOption('60');
+  await form.getByTestId('mod-action-submit').click();
+  assert.equal(await form.getByTestId('mod-reason').evaluate((n) => n.validity.valueMissing), true);
+  await form.getByTestId('mod-reason').fill('insults after a warning');
+  await form.getByTestId('mod-action-submit').click();
+  await until('the action said done', async () => /Done/.test(await mod.page.getByTestId('mod-status').textContent()));
+  await until('the ban among her sanctions', async () => /insults after a warning/.test(await view.getByTestId('mod-sanctions').textContent().catch(() => '')));
+  await shoot(mod, 'mod-player-banned', { full: true });
+
+  // Eve cannot create a room: the lobby says why in the server's words.
+  const api = await eve.page.evaluate(async () => {
+    const res = await fetch('/api/rooms', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    return { status: res.status, body: await res.json().catch(() => null) };
+  });
+  assert.equal(api.status, 403, JSON.stringify(api));
+  const code = api.body?.error?.code ?? api.body?.code;
+  const message = api.body?.error?.message ?? api.body?.error;
+  assert.equal(code, 'banned', JSON.stringify(api.body));
+  await eve.page.goto(`${live.server.url}/`);
+  await eve.page.getByTestId('create-room').click();
+  await until('the lobby tells eve', async () => (await eve.page.getByTestId('error').textContent()).includes(message));
+  // Nor take a seat in another room.
+  const second = await newRoom();
+  await eve.page.goto(`${live.server.url}/rooms/${second}`);
+  await eve.page.getByTestId('room-name').fill('eve');
+  await eve.page.getByTestId('sit-first').click();
+  await until('the room tells eve', async () => {
+    const error = eve.page.getByTestId('error');
+    return (await error.getAttribute('data-code')) === 'banned' && (await error.textContent()).length > 0;
+  });
+  await shoot(eve, 'banned-room');
+  assert.deepEqual(eve.io.errors, []);
+  await eve.context.close();
 });
 
 test('a player who is not a moderator sees that /mod is for moderators', async () => {

@@ -674,8 +674,7 @@ class RoomView {
     if (this.headTitle.textContent !== name) this.headTitle.textContent = name;
     const places = placesFor(this.viewSeat ?? 'middle');
     const v = {
-      state: s,
-      roomId: this.roomId,
+      state: s, roomId: this.roomId,
       pos: view.position ?? this.model.pos,
       live: view.live,
       you: this.you,
