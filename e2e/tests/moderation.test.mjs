@@ -41,7 +41,7 @@ let moderatorPromise = null;
 function moderator() {
   moderatorPromise ??= (async () => {
     const p = await accountPerson('mod1');
-    const cli = spawnSync(live.server.bin, ['admin', 'role', 'mod1', 'moderator', '--database-url', live.server.databaseUrl], { encoding: 'utf8' });
+    const cli = spawnSync(live.server.bin, ['admin', '--database-url', live.server.databaseUrl, 'role', 'mod1', 'moderator'], { encoding: 'utf8' });
     assert.equal(cli.status, 0, `sannin admin role: ${cli.stdout}\n${cli.stderr}`);
     const res = await post(p, '/api/session', { name: 'mod1', password: PASSWORD('mod1') });
     assert.ok(res.ok(), `log in mod1: ${res.status()} ${await res.text()}`);
@@ -54,8 +54,9 @@ function moderator() {
 
 async function newRoom() {
   const res = await fetch(`${live.server.url}/api/rooms`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-  assert.equal(res.status, 201, await res.text());
-  return (await res.json()).id;
+  const text = await res.text();
+  assert.equal(res.status, 201, text);
+  return JSON.parse(text).id;
 }
 
 async function say(p, text) {
