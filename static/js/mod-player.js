@@ -129,7 +129,7 @@ function actionForm(ctx, fields) {
   return form;
 }
 
-/** The section: `{ node, lookUp(name) }`. */
+/** The section: `{ node, lookUp(name), useAddr(addr) }` (an address put in the form). */
 export function playerSection(ctx) {
   const name = h('input', { id: 'mod-player-name', 'data-testid': 'mod-player-name', required: true, maxlength: 24, autocomplete: 'off' });
   const box = h('div', { class: 'mod-player-box', 'aria-live': 'polite' });
@@ -162,5 +162,5 @@ export function playerSection(ctx) {
       h('label', { for: 'mod-player-name' }, t('mod.player.name')), name,
       h('button', { type: 'submit', 'data-testid': 'mod-player-look-up' }, t('mod.player.lookUp'))),
     error, box, actionForm(ctx, fields));
-  return { node, lookUp };
+  return { node, lookUp, useAddr: (addr) => { useAddr(addr); fields.addr.scrollIntoView?.({ block: 'center' }); } };
 }

@@ -49,6 +49,7 @@ export function showMod(app) {
       reloadLog();
     },
     lookUp(name) { player?.lookUp(name); },
+    useAddr(addr) { player?.useAddr(addr); },
   };
   const statusLine = h('p', { class: 'mod-status', role: 'status', 'data-testid': 'mod-status' });
   const reportsBox = h('section', { class: 'panel mod-reports', 'data-testid': 'mod-reports', 'aria-labelledby': 'mod-reports-title' });
@@ -111,7 +112,10 @@ function reportFacts(r, ctx) {
     who.push(' · ', h('button', { type: 'button', class: 'link', 'data-testid': 'report-look-up', onclick: () => ctx.lookUp(target.account) },
       t('mod.report.account', { name: target.account })));
   } else who.push(' · ', t('mod.report.guest'));
-  if (target.addr) who.push(' · ', h('code', {}, target.addr));
+  if (target.addr) {
+    who.push(' · ', h('code', {}, target.addr), ' ',
+      h('button', { type: 'button', class: 'small', 'data-testid': 'report-use-addr', onclick: () => ctx.useAddr(target.addr) }, t('mod.player.useAddr')));
+  }
   const rows = [
     [t('mod.report.target'), who],
     [t('mod.report.reporter'), r.reporter ? String(r.reporter) : t('mod.report.aGuest')],
@@ -223,11 +227,18 @@ function closeForm(r, submit, cancel) {
 function detailsText(d) {
   if (!d || typeof d !== 'object') return '';
   const parts = [];
-  if ('minutes' in d && d.minutes !== null) parts.push(minutesText(d.minutes));
+  if ('minutes' in d) parts.push(minutesText(d.minutes ?? 0)); // null: until lifted
   if (d.new_name) parts.push(t('mod.details.newName', { name: d.new_name }));
   if (d.role) parts.push(t('mod.details.role', { role: word('mod.role', d.role) }));
   if (d.report) parts.push(t('mod.details.report'));
   return parts.join(' · ');
+}
+
+/** Whom an entry acted on: an account or a range, or (a report closed) the report's id, cut short. */
+function logTarget(e) {
+  const target = String(e.target ?? '');
+  if (e.action !== 'close_report') return h('td', {}, target);
+  return h('td', { title: target }, h('code', {}, target.slice(0, 8)));
 }
 
 function logParts(page, reload) {
@@ -240,8 +251,8 @@ function logParts(page, reload) {
         h('thead', {}, h('tr', {}, ['when', 'by', 'action', 'target', 'reason', 'details'].map((k) => h('th', {}, t(`mod.col.${k}`))))),
         h('tbody', {}, rows.map((e) => h('tr', {},
           h('td', { class: 'num' }, dateText(e.at)), h('td', {}, String(e.by ?? '')),
-          h('td', {}, word('mod.action', e.action)), h('td', {}, String(e.target ?? '')),
-          h('td', { class: 'wrap' }, String(e.reason ?? '')), h('td', {}, detailsText(e.details)))))))
+          h('td', {}, word('mod.action', e.action)), logTarget(e),
+          h('td', { class: 'wrap' }, String(e.reason ?? '')), h('td', { class: 'wrap' }, detailsText(e.details)))))))
       : h('p', { class: 'empty' }, t('mod.log.empty')),
   ];
 }
