@@ -33,8 +33,20 @@ export function showMod(app) {
     draw();
   }
 
+  /** The open reports again (the rest of the page stays as it is). */
+  async function reloadReports() {
+    try {
+      page.reports = (await api('/api/mod/reports?open=true')) ?? [];
+      page.reportsError = '';
+    } catch (e) { page.reportsError = e.message; }
+    reportsBox.replaceChildren(...reportParts(page, ctx, reloadReports));
+  }
+
   async function reloadLog() {
-    try { page.log = (await api('/api/mod/log')) ?? []; } catch (e) { page.error = e.message; }
+    try {
+      page.log = (await api('/api/mod/log')) ?? [];
+      page.logError = '';
+    } catch (e) { page.logError = e.message; }
     logBox.replaceChildren(...logParts(page, reloadLog));
   }
 
@@ -44,7 +56,7 @@ export function showMod(app) {
     done(text, reportId = null) {
       if (reportId) page.reports = page.reports.filter((r) => r.id !== reportId);
       page.status = text;
-      reportsBox.replaceChildren(...reportParts(page, ctx));
+      reportsBox.replaceChildren(...reportParts(page, ctx, reloadReports));
       statusLine.textContent = text;
       reloadLog();
     },
@@ -70,7 +82,7 @@ export function showMod(app) {
     }
     player = playerSection(ctx);
     statusLine.textContent = page.status;
-    reportsBox.replaceChildren(...reportParts(page, ctx));
+    reportsBox.replaceChildren(...reportParts(page, ctx, reloadReports));
     logBox.replaceChildren(...logParts(page, reloadLog));
     root.replaceChildren(...[h('h1', {}, t('mod.title')), statusLine,
       page.error ? h('p', { class: 'error', role: 'alert', 'data-testid': 'mod-error' }, page.error) : null,
@@ -84,13 +96,16 @@ export function showMod(app) {
 
 // ---- the open reports --------------------------------------------------------------
 
-function reportParts(page, ctx) {
+function reportParts(page, ctx, reload) {
   const list = page.reports;
   return [
-    h('h2', { id: 'mod-reports-title' }, t('mod.reports.title'), ' ', h('span', { class: 'count' }, `(${list.length})`)),
+    h('div', { class: 'panel-head' },
+      h('h2', { id: 'mod-reports-title' }, t('mod.reports.title'), ' ', h('span', { class: 'count' }, `(${list.length})`)),
+      h('button', { type: 'button', class: 'small', 'data-testid': 'mod-reports-refresh', onclick: reload }, t('mod.refresh'))),
+    page.reportsError ? h('p', { class: 'error', role: 'alert' }, page.reportsError) : null,
     list.length ? h('div', { class: 'report-cards' }, list.map((r) => reportCard(r, ctx)))
       : h('p', { class: 'empty', 'data-testid': 'mod-no-reports' }, t('mod.reports.empty')),
-  ];
+  ].filter(Boolean);
 }
 
 /** Whom a report's actions apply to: its account, else its guest's address. */
@@ -246,6 +261,7 @@ function logParts(page, reload) {
   return [
     h('div', { class: 'panel-head' }, h('h2', { id: 'mod-log-title' }, t('mod.log.title')),
       h('button', { type: 'button', class: 'small', 'data-testid': 'mod-log-refresh', onclick: reload }, t('mod.refresh'))),
+    page.logError ? h('p', { class: 'error', role: 'alert' }, page.logError) : null,
     rows.length
       ? h('div', { class: 'table-scroll' }, h('table', { class: 'games mod-table', 'data-testid': 'mod-log-table' },
         h('thead', {}, h('tr', {}, ['when', 'by', 'action', 'target', 'reason', 'details'].map((k) => h('th', {}, t(`mod.col.${k}`))))),
@@ -254,5 +270,5 @@ function logParts(page, reload) {
           h('td', {}, word('mod.action', e.action)), logTarget(e),
           h('td', { class: 'wrap' }, String(e.reason ?? '')), h('td', { class: 'wrap' }, detailsText(e.details)))))))
       : h('p', { class: 'empty' }, t('mod.log.empty')),
-  ];
+  ].filter(Boolean);
 }
