@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { serverAndBrowser } from '../lib/setup.mjs';
 import { personIn, joinRoom, until } from '../lib/people.mjs';
+import { axe } from '../lib/site.mjs';
 
 const SHOTS = (process.env.MOD_SHOTS ?? '/tmp/shots-mod/').replace(/\/?$/, '/');
 const live = serverAndBrowser({ shots: SHOTS });
@@ -65,6 +66,8 @@ async function say(p, text) {
 }
 
 const chatText = (p) => p.page.getByTestId('chat-players').textContent();
+/** The card of /mod's open reports whose reported player is `name`. */
+const reportOn = (p, name) => p.page.getByTestId('report-card').filter({ has: p.page.locator('.report-name', { hasText: new RegExp(`^${name}$`) }) });
 const chatLine = (p, text) => p.page.getByTestId('chat-players').locator('li', { hasText: text });
 
 /** Switches the page's language with the header's switch. */
@@ -141,6 +144,7 @@ test('report a chat line, a moderator sees it in /mod and mutes the sender', asy
   assert.match(await dialog.getByTestId('report-about').textContent(), /potatoes/);
   await dialog.getByTestId('report-reason').selectOption('abuse');
   await dialog.getByTestId('report-details').fill('insults in the players\' chat');
+  assert.deepEqual(await axe(bob.page), [], 'axe-core on the report dialog');
   await dialog.getByTestId('report-send').click();
   await until('the thanks', async () => /Reported\. Thank you — a moderator will look at it\./.test(await dialog.getByTestId('report-done').textContent().catch(() => '')));
   await dialog.getByTestId('report-close').click();
@@ -159,6 +163,7 @@ test('report a chat line, a moderator sees it in /mod and mutes the sender', asy
   assert.match(await card.textContent(), /ann/);
   assert.equal(await card.getByTestId('report-room').getAttribute('href'), `/rooms/${id}`);
   await shootMod(mod, 'mod-report');
+  assert.deepEqual(await axe(mod.page), [], 'axe-core on /mod');
 
   await card.getByTestId('report-mute').click();
   await until('the report leaves the open list', async () => (await mod.page.getByTestId('report-card').filter({ hasText: insult }).count()) === 0);
@@ -204,17 +209,17 @@ test('a report on a player\'s name from the profile page and from a seat card la
   await dialog.getByTestId('report-done').waitFor();
 
   await mod.page.goto(`${live.server.url}/mod`);
-  const card = mod.page.getByTestId('report-card').filter({ hasText: 'cleo' });
+  const card = reportOn(mod, 'cleo');
   await card.waitFor();
   assert.match(await card.textContent(), /Cheating/);
-  const seatCard = mod.page.getByTestId('report-card').filter({ hasText: 'Dan' });
+  const seatCard = reportOn(mod, 'Dan');
   await seatCard.waitFor();
   assert.match(await seatCard.textContent(), /Spam/);
   // Closed with a resolution, it leaves the open list.
   await card.getByTestId('report-close').click();
   await card.getByTestId('close-resolution').fill('no sign of cheating');
   await card.getByTestId('close-submit').click();
-  await until('the report leaves the open list', async () => (await mod.page.getByTestId('report-card').filter({ hasText: 'cleo' }).count()) === 0);
+  await until('the report leaves the open list', async () => (await reportOn(mod, 'cleo').count()) === 0);
   for (const p of [mod, guest, dan]) assert.deepEqual(p.io.errors, []);
   await guest.context.close();
   await dan.context.close();
