@@ -1,13 +1,17 @@
 // The room chat (docs/protocol.md §13). Players write and read the players' chat only;
 // spectators write the spectators' chat and may also read the players' (two tabs).
-// Messages are text nodes: never parsed as HTML.
+// Messages are text nodes: never parsed as HTML. Each line of someone else has a flag
+// that reports it to the moderators (report.js); one's own lines have none.
 import { h } from './dom.js';
 import { t } from './i18n.js';
+import { flagIcon, openReport } from './report.js';
 
 export class ChatPanel {
-  /** `send(text)` sends a chat message. */
-  constructor(send, maxChars = 500) {
+  /** `send(text)` sends a chat message; `roomId`: the room its lines are reported in. */
+  constructor(send, { maxChars = 500, roomId = null } = {}) {
     this.send = send;
+    this.roomId = roomId;
+    this.sent = []; // the texts this page sent last (a spectator's own lines)
     this.role = 'spectator';
     // Spectators start on their own chat, the one they can write in.
     this.tab = 'spectators';
@@ -35,11 +39,14 @@ export class ChatPanel {
     const text = this.input.value.trim();
     if (!text) return;
     this.send(text);
+    this.sent = [...this.sent.slice(-19), text];
     this.input.value = '';
   }
 
-  /** 'player' or 'spectator': what this page may read and where it writes. */
-  setRole(role) {
+  /** 'player' or 'spectator': what this page may read and where it writes; `seat`:
+   * the reader's (its lines are not reported). */
+  setRole(role, seat = null) {
+    for (const list of Object.values(this.lists)) list.dataset.you = seat ?? '';
     if (role === this.role) return;
     this.role = role;
     if (role === 'player') this.tab = 'players';
@@ -61,15 +68,39 @@ export class ChatPanel {
       m.seat ? h('span', { class: 'swatch', title: t(`room.seat.${m.seat}`) }) : null, String(m.name ?? '?'));
     const time = new Date(m.at_ms ?? Date.now()).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
     const list = this.lists[channel];
-    list.append(h('li', { 'data-id': m.id }, h('time', {}, time), ' ', who, ': ', h('span', { class: 'text' }, String(m.text ?? ''))));
+    list.append(h('li', { 'data-id': m.id, 'data-seat': m.seat ?? null, class: this.isOwn(m, channel, live) ? 'own' : null },
+      h('span', { class: 'line' }, h('time', {}, time), ' ', who, ': ', h('span', { class: 'text' }, String(m.text ?? ''))), this.flag(m)));
     while (list.children.length > 200) list.firstChild.remove();
     list.scrollTop = list.scrollHeight;
     if (live && channel !== this.tab) this.unread[channel] += 1;
     if (live) this.render();
   }
 
+  /** A spectator's own line, just sent from this page (a player's is told by its seat). */
+  isOwn(m, channel, live) {
+    if (!live || channel !== 'spectators' || this.role !== 'spectator') return false;
+    const i = this.sent.indexOf(String(m.text ?? ''));
+    if (i < 0) return false;
+    this.sent.splice(i, 1);
+    return true;
+  }
+
+  /** The button that reports line `m` (none without a room or an id). */
+  flag(m) {
+    if (!this.roomId || m.id === undefined || m.id === null) return null;
+    return h('button', {
+      type: 'button', class: 'chat-flag', 'data-testid': 'chat-report',
+      'aria-label': t('report.chatLabel'), title: t('report.chatLabel'),
+      onclick: () => openReport({ room: this.roomId, chat_id: m.id }, { name: String(m.name ?? ''), text: String(m.text ?? '') }),
+    }, flagIcon());
+  }
+
   /** Words that do not change with the messages (again after a language change). */
   relabel() {
+    for (const b of this.node.querySelectorAll('.chat-flag')) {
+      b.setAttribute('aria-label', t('report.chatLabel'));
+      b.title = t('report.chatLabel');
+    }
     this.input.placeholder = t('room.chat.placeholder');
     this.input.setAttribute('aria-label', t('room.chat.placeholder'));
     this.sendButton.textContent = t('room.chat.send');

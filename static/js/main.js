@@ -1,7 +1,7 @@
 // Entry point: "/" is the lobby, "/learn" the tutorial, "/rules" the rules, "/analysis" the analysis board,
 // "/rooms/{id}" a room (the link players share), "/games" the reader's games;
-// "/account", "/players/{name}" and "/leaderboard" the pages of accounts. The header is
-// the same on every page.
+// "/account", "/players/{name}" and "/leaderboard" the pages of accounts, "/mod" the
+// moderators'. The header is the same on every page.
 import { mountHeader, pageOf } from './site.js';
 
 const app = document.getElementById('app');
@@ -24,6 +24,8 @@ if (page === 'room') {
   (await import('./players-pages.js')).showAccount(app);
 } else if (page === 'leaderboard') {
   (await import('./players-pages.js')).showLeaderboard(app);
+} else if (page === 'mod') {
+  (await import('./mod.js')).showMod(app);
 } else if (page === 'player') {
   (await import('./players-pages.js')).showProfile(app, segmentOf(location.pathname, 'players'));
 } else {

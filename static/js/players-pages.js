@@ -6,6 +6,7 @@ import { dateLocale, onLangChange, t } from './i18n.js';
 import { safeNext } from './next.js';
 import { emailPanel, forgotPanel, showLink } from './recovery.js';
 import { api } from './protocol.js';
+import { openReport } from './report.js';
 import {
   accountErrorText as errorText, account, changePassword, currentAccount, login, logout, onAccountChange, profileLink, ratingText, register,
 } from './account.js';
@@ -194,7 +195,11 @@ export function showProfile(app, name) {
           h('span', { 'data-testid': 'profile-rating' }, String(data.rating)),
           data.provisional ? h('span', { class: 'badge', title: t('profile.provisionalHint') }, t('profile.provisional')) : null),
         h('p', { 'data-testid': 'profile-games' }, t('profile.games', { n: data.games })),
-        account()?.name === data.name ? h('p', {}, h('a', { href: '/account', 'data-testid': 'account-settings' }, t('profile.settings'))) : null,
+        account()?.name === data.name ? h('p', {}, h('a', { href: '/account', 'data-testid': 'account-settings' }, t('profile.settings')))
+          : h('p', {}, h('button', {
+            type: 'button', class: 'small', 'data-testid': 'report-player', title: t('report.playerLabel', { name: data.name }),
+            onclick: () => openReport({ name: data.name }, { name: data.name }),
+          }, t('report.player'))),
         ratingChart(data.history)),
       h('section', { class: 'panel' },
         h('h2', {}, t('profile.gamesTitle')),

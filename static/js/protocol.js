@@ -221,9 +221,11 @@ export async function api(path, options = {}) {
   let body = null;
   try { body = text ? JSON.parse(text) : null; } catch { body = text; }
   if (!res.ok) {
-    const message = body?.error?.message ?? `${res.status} ${res.statusText}`;
+    // `{"error": {"code", "message"}}`; also `{"error": "...", "code": "..."}`.
+    const flat = typeof body?.error === 'string';
+    const message = (flat ? body.error : body?.error?.message) || `${res.status} ${res.statusText}`;
     const err = new Error(message);
-    err.code = body?.error?.code;
+    err.code = flat ? body.code : body?.error?.code;
     err.status = res.status;
     throw err;
   }

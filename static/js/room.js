@@ -286,7 +286,7 @@ class RoomView {
     this.recordBox = h('div', { class: 'record-links' });
     this.promoDialog = h('dialog', { class: 'promo', 'data-testid': 'promotion-dialog' });
     this.promoDialog.addEventListener('cancel', () => this.cancel());
-    this.chat = new ChatPanel((text) => this.send({ type: 'chat', text }));
+    this.chat = new ChatPanel((text) => this.send({ type: 'chat', text }), { roomId: this.roomId });
     this.tabButtons = {
       chat: h('button', { type: 'button', role: 'tab', class: 'small', 'data-testid': 'tab-chat', onclick: () => this.showTab('chat') }),
       log: h('button', { type: 'button', role: 'tab', class: 'small', 'data-testid': 'tab-log', onclick: () => this.showTab('log') }),
@@ -425,7 +425,7 @@ class RoomView {
     if (!this.legal.illuminate) this.illumPreview = false;
     if (s.status !== 'playing' || !this.you) { this.premove = null; this.premoveSel = null; }
     this.setClocks(s.clocks ?? null);
-    this.chat.setRole(this.you ? 'player' : 'spectator');
+    this.chat.setRole(this.you ? 'player' : 'spectator', this.you);
     if (!this.viewSeat || (this.you && this.viewSeat !== this.you && !this.viewChosen)) {
       this.viewSeat = this.you ?? localStorage.getItem(VIEW_KEY) ?? 'middle';
       if (!SEATS.includes(this.viewSeat)) this.viewSeat = 'middle';
@@ -674,7 +674,7 @@ class RoomView {
     if (this.headTitle.textContent !== name) this.headTitle.textContent = name;
     const places = placesFor(this.viewSeat ?? 'middle');
     const v = {
-      state: s,
+      state: s, roomId: this.roomId,
       pos: view.position ?? this.model.pos,
       live: view.live,
       you: this.you,

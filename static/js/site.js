@@ -13,7 +13,7 @@ import { followNotify, setNotifyAccount } from './notify.js';
 
 
 /** Which page the path is: 'lobby', 'learn', 'rules', 'analysis', 'room', 'games', 'account',
- * 'leaderboard' or 'player'. */
+ * 'leaderboard', 'player' or 'mod'. */
 export function pageOf(pathname) {
   if (/^\/rooms\//.test(pathname)) return 'room';
   if (/^\/games\/?$/.test(pathname)) return 'games';
@@ -23,6 +23,7 @@ export function pageOf(pathname) {
   if (/^\/account(\/(verify|reset))?\/?$/.test(pathname)) return 'account';
   if (/^\/leaderboard\/?$/.test(pathname)) return 'leaderboard';
   if (/^\/players\//.test(pathname)) return 'player';
+  if (/^\/mod\/?$/.test(pathname)) return 'mod';
   return 'lobby';
 }
 
@@ -109,6 +110,8 @@ export function mountHeader(page) {
     brand.setAttribute('title', t('site.homeLabel'));
     const links = [['lobby', '/', 'nav.lobby'], ['games', '/games', 'nav.games'], ['learn', '/learn', 'nav.learn'], ['rules', '/rules', 'nav.rules'],
       ['analysis', '/analysis', 'nav.analysis'], ['leaderboard', '/leaderboard', 'nav.leaderboard']];
+    // Moderators and admins: their page (docs/moderation.md §4).
+    if (['moderator', 'admin'].includes(account()?.role)) links.push(['mod', '/mod', 'nav.mod']);
     nav.setAttribute('aria-label', t('nav.label'));
     nav.replaceChildren(...links.map(([id, href, key]) => h('a', {
       href, 'data-testid': `nav-${id}`, 'aria-current': id === page ? 'page' : null,

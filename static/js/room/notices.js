@@ -72,7 +72,9 @@ export class Notices {
     this.error.textContent = text;
     this.error.dataset.code = code;
     clearTimeout(this.errorTimer);
-    this.errorTimer = setTimeout(() => { this.error.textContent = ''; }, code === 'client' ? 4000 : 10000);
+    // A ban says until when: long enough to be read.
+    const ms = { client: 4000, banned: 30000 }[code] ?? 10000;
+    this.errorTimer = setTimeout(() => { this.error.textContent = ''; }, ms);
   }
 
   clearError() {

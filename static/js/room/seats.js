@@ -10,8 +10,9 @@ import { t } from '../i18n.js';
 import { clockText, isCorrespondence } from '../clocks.js';
 import { botBadge } from '../bots.js';
 import { pieceLabel, seatLabel } from './messages.js';
-import { ownName } from '../players.js';
-import { ratingText } from '../account.js';
+import { isBot, ownName } from '../players.js';
+import { account, ratingText } from '../account.js';
+import { flagIcon, openReport } from '../report.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -31,7 +32,7 @@ export function placesFor(view) {
 }
 
 /**
- * Draws the panel of `seat` into `node`. `v`: { state, pos (shown position), you,
+ * Draws the panel of `seat` into `node`. `v`: { state, roomId, pos (shown position), you,
  * myTurn, active (live active seats), alliance, leaving, checks, clocks, clocksAt, skew
  * (the server's clock minus this computer's), selectedHand, canDrop(kind),
  * onDrop(kind, byKeyboard), place }.
@@ -86,8 +87,18 @@ export function renderSeat(node, seat, v) {
   node.replaceChildren(
     h('div', { class: 'seat-head' }, h('span', { class: 'swatch' }), h('b', {}, seatLabel(seat)), nameNode,
       rating ? h('span', { class: 'rating', 'data-testid': `rating-${seat}` }, rating) : null, clock),
-    h('div', { class: 'badges' }, badges),
+    h('div', { class: 'badges' }, badges, reportButton(seat, info, shown, v)),
     renderHand(seat, v));
+}
+
+/** "Report" on the card of someone else — a person, not a bot — for the moderators. */
+function reportButton(seat, info, shown, v) {
+  if (!v.roomId || !info || isBot(info) || seat === v.you || (shown && shown === account()?.name)) return null;
+  const label = t('report.playerLabel', { name: shown ?? seatLabel(seat) });
+  return h('button', {
+    type: 'button', class: 'seat-report', 'data-testid': `report-seat-${seat}`, 'aria-label': label, title: label,
+    onclick: () => openReport({ room: v.roomId, seat }, { name: shown ?? seatLabel(seat) }),
+  }, flagIcon());
 }
 
 /** A player's pieces in hand; the reader's own are buttons for drops while it plays. */
