@@ -214,10 +214,8 @@ async function call(path, options = {}) {
   try { body = text ? JSON.parse(text) : null; } catch { body = null; }
   if (!res.ok) {
     const retry = Number(res.headers.get('retry-after'));
-    // `{"error": {"code", "message"}}`; also `{"error": "...", "code": "..."}`.
-    const flat = typeof body?.error === 'string';
-    throw new PairingError((flat ? body.error : body?.error?.message) || `${res.status} ${res.statusText}`, {
-      code: (flat ? body.code : body?.error?.code) ?? null, status: res.status, retryAfter: Number.isFinite(retry) && retry > 0 ? retry : null,
+    throw new PairingError(body?.error?.message ?? `${res.status} ${res.statusText}`, {
+      code: body?.error?.code ?? null, status: res.status, retryAfter: Number.isFinite(retry) && retry > 0 ? retry : null,
     });
   }
   return body;

@@ -221,11 +221,9 @@ export async function api(path, options = {}) {
   let body = null;
   try { body = text ? JSON.parse(text) : null; } catch { body = text; }
   if (!res.ok) {
-    // `{"error": {"code", "message"}}`; also `{"error": "...", "code": "..."}`.
-    const flat = typeof body?.error === 'string';
-    const message = (flat ? body.error : body?.error?.message) || `${res.status} ${res.statusText}`;
+    const message = body?.error?.message ?? `${res.status} ${res.statusText}`;
     const err = new Error(message);
-    err.code = flat ? body.code : body?.error?.code;
+    err.code = body?.error?.code;
     err.status = res.status;
     throw err;
   }
