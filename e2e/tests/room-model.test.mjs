@@ -207,7 +207,7 @@ test('premoves: sent only if legal when the turn comes; promotion preferred', ()
 });
 
 test('the downloaded record gets site, date, names and time control; the server\'s headers stay', () => {
-  const server = '[Position "x y"]\n[Result "First wins (last player standing)"]\n\n1. P3c-4d P10k-10j {Last resigns}\n';
+  const server = '[Position "x y"]\n[Result "First wins (last player standing)"]\n\n1. P3c-4d P10k-10j Last:resign\n';
   const text = recordWithHeaders(server, {
     site: 'http://example.test/rooms/r1', date: new Date(Date.UTC(2026, 10, 3)),
     seats: { ...SEATS, last: { name: 'Chi "yo"' } },
@@ -221,7 +221,7 @@ test('the downloaded record gets site, date, names and time control; the server\
     ['Position', 'x y'], ['Result', 'First wins (last player standing)'],
   ]);
   assert.match(text, /\[Last "Chi \\"yo\\""\]/);
-  assert.equal(body, '1. P3c-4d P10k-10j {Last resigns}\n');
+  assert.equal(body, '1. P3c-4d P10k-10j Last:resign\n');
   // No headers from the server: a running game, from the standard start.
   const running = splitRecord(recordWithHeaders('1. P3c-4d\n', { site: 's', date: null, seats: SEATS, clock: null, standardStart: true }));
   assert.deepEqual(running.headers.map(([k]) => k), ['Site', 'First', 'Middle', 'Last', 'TimeControl', 'Result']);

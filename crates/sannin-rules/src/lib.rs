@@ -88,5 +88,5 @@ pub use piece::{Piece, Role};
 pub use play::Played;
 pub use player::Player;
 pub use position::{rotate_cell, Position, PositionError, START};
-pub use record::{replay, Record, RecordError, ReplayError, ReplayFailure};
+pub use record::{ending_token, replay, Record, RecordError, ReplayError, ReplayFailure};
 pub use setup::{Hand, Setup};

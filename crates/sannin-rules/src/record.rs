@@ -1,7 +1,7 @@
 //! Game records (RULES §13.2): headers, then actions in play order.
 
 use crate::event::{EndReason, LossReason};
-use crate::game::{Entry, Game, PlayError};
+use crate::game::{Entry, Game, PlayError, Prepared};
 use crate::player::Player;
 use crate::position::{Position, PositionError, START};
 
@@ -10,8 +10,9 @@ use crate::position::{Position, PositionError, START};
 pub struct Record {
     /// `[Key "Value"]` headers in order.
     pub headers: Vec<(String, String)>,
-    /// Action tokens in play order, as written. A token `resign:First`-style
-    /// entry is never produced; resignations are written as comments.
+    /// Tokens in play order, as written: actions, and the endings that are not
+    /// moves (`First:resign`, `Middle:timeout`, `Last:abandon`, `draw`; see
+    /// [`ending_token`]).
     pub actions: Vec<String>,
 }
 
@@ -111,9 +112,65 @@ fn result_text(game: &Game) -> Option<String> {
     Some(format!("{} wins ({reason})", w.join(" and ")))
 }
 
+/// The record token of an ending that is not a move: `First:resign`,
+/// `Middle:timeout`, `Last:abandon` for a loss outside play (RULES §12.10), `draw`
+/// for an agreed draw (§12.11). None for a move, and for a loss play itself brings
+/// (mate, no legal action: a replay finds it again).
+pub fn ending_token(entry: &Entry) -> Option<String> {
+    match entry {
+        Entry::Action { .. } => None,
+        Entry::Draw => Some("draw".into()),
+        Entry::Loss { player, reason } => {
+            let what = match reason {
+                LossReason::Resigned => "resign",
+                LossReason::Timeout => "timeout",
+                LossReason::Abandoned => "abandon",
+                LossReason::NoLegalAction | LossReason::Mated => return None,
+            };
+            Some(format!("{player}:{what}"))
+        }
+    }
+}
+
+/// The ending a record token names, if it is one ([`ending_token`]'s forms).
+fn read_ending(token: &str) -> Option<Option<(Player, LossReason)>> {
+    if token == "draw" {
+        return Some(None);
+    }
+    let (who, what) = token.split_once(':')?;
+    let player = Player::ALL.into_iter().find(|p| p.to_string() == who)?;
+    let reason = match what {
+        "resign" => LossReason::Resigned,
+        "timeout" => LossReason::Timeout,
+        "abandon" => LossReason::Abandoned,
+        _ => return None,
+    };
+    Some(Some((player, reason)))
+}
+
+impl Game {
+    /// Prepares one token of a record: an action of the player to move, or an ending
+    /// that is not a move ([`ending_token`]), whoever it names.
+    ///
+    /// # Errors
+    /// As [`Game::prepare_notation`], [`Game::prepare_forfeit`] and
+    /// [`Game::prepare_draw`].
+    pub fn prepare_record_token(&self, token: &str) -> Result<Prepared, PlayError> {
+        match read_ending(token) {
+            Some(None) => self.prepare_draw(),
+            Some(Some((player, reason))) => self.prepare_forfeit(player, reason),
+            None => {
+                let player = self.to_move().ok_or(PlayError::GameOver)?;
+                self.prepare_notation(player, token)
+            }
+        }
+    }
+}
+
 /// Writes `game` as a record: a `Position` header when it did not start from
 /// the start position, a `Result` header once it is over, actions numbered
-/// by rounds of three, and losses outside play as comments.
+/// by rounds of three, endings that are not moves as their tokens
+/// ([`ending_token`]), and losses play brought about as comments.
 pub(crate) fn write(game: &Game) -> String {
     let mut out = String::new();
     let start = game.start_position().to_string();
@@ -141,17 +198,20 @@ pub(crate) fn write(game: &Game) -> String {
                 line.push_str(notation);
                 n += 1;
             }
-            Entry::Loss { player, reason } => {
-                let what = match reason {
-                    LossReason::Resigned => "resigns",
-                    LossReason::Timeout => "loses on time",
-                    LossReason::Abandoned => "abandons",
-                    LossReason::NoLegalAction => "has no legal action",
-                    LossReason::Mated => "is mated",
-                };
-                line.push_str(&format!(" {{{player} {what}}}"));
-            }
-            Entry::Draw => line.push_str(" {draw agreed}"),
+            Entry::Loss { player, reason } => match ending_token(e) {
+                Some(token) => {
+                    line.push(' ');
+                    line.push_str(&token);
+                }
+                None => {
+                    let what = match reason {
+                        LossReason::NoLegalAction => "has no legal action",
+                        _ => "is mated",
+                    };
+                    line.push_str(&format!(" {{{player} {what}}}"));
+                }
+            },
+            Entry::Draw => line.push_str(" draw"),
         }
     }
     out.push_str(line.trim_start());
@@ -218,10 +278,13 @@ pub fn replay(record: &Record, start: Option<Position>) -> Result<Game, ReplayEr
             token: token.clone(),
             reason,
         };
-        let p = game
-            .to_move()
-            .ok_or_else(|| fail(ReplayFailure::GameOver))?;
-        game.play_notation(p, token)
+        if game.is_over() {
+            return Err(fail(ReplayFailure::GameOver));
+        }
+        let prepared = game
+            .prepare_record_token(token)
+            .map_err(|e| fail(ReplayFailure::Play(e)))?;
+        game.commit(prepared)
             .map_err(|e| fail(ReplayFailure::Play(e)))?;
     }
     Ok(game)

@@ -20,6 +20,9 @@ pub struct History {
     pub start: String,
     /// The actions in order.
     pub plies: Vec<Ply>,
+    /// The legal actions of the player to move after the last ply (canonical
+    /// notation); empty once the game is over.
+    pub legal: Vec<String>,
 }
 
 /// One action of a [`History`].
@@ -78,7 +81,15 @@ pub fn apply_stored(game: &mut Game, a: &StoredAction) -> anyhow::Result<(String
     };
     let fail = |e: PlayError| anyhow::anyhow!("replaying action {} ({:?}): {e}", a.ply, a.text);
     let prepared = prepared.map_err(fail)?;
-    let written = match prepared.entry() {
+    let written = written(prepared.entry());
+    let events = game.commit(prepared).map_err(fail)?;
+    Ok((written, events))
+}
+
+/// An entry as a history writes it: the action's notation, or `resign`, `timeout`,
+/// `abandon`, `draw` for an ending that is not a move.
+fn written(entry: &Entry) -> String {
+    match entry {
         Entry::Action { notation, .. } => notation.clone(),
         Entry::Loss { reason, .. } => match reason {
             LossReason::Timeout => "timeout",
@@ -87,9 +98,15 @@ pub fn apply_stored(game: &mut Game, a: &StoredAction) -> anyhow::Result<(String
         }
         .to_string(),
         Entry::Draw => "draw".to_string(),
-    };
-    let events = game.commit(prepared).map_err(fail)?;
-    Ok((written, events))
+    }
+}
+
+/// Who an entry is by: the mover, the player who lost outside play; None for a draw.
+fn by(entry: &Entry) -> Option<Player> {
+    match entry {
+        Entry::Action { player, .. } | Entry::Loss { player, .. } => Some(*player),
+        Entry::Draw => None,
+    }
 }
 
 /// The history of a stored room: its start position and stored actions.
@@ -146,13 +163,15 @@ pub fn of_record(record: &str, position: Option<&str>) -> Result<History, Replay
     let mut h = Replay::new(start);
     for (i, token) in record.actions.iter().enumerate() {
         let (player, action, events) = play_token(&mut h.game, i + 1, token)?;
-        h.played(Some(player), action, events);
+        h.played(player, action, events);
     }
     Ok(h.finish())
 }
 
-/// Plays the written action `token`, ply `ply` (1-based) of a record, on `game`: who
-/// played it, its notation as the engine writes it, and its events.
+/// Plays the written token `token`, ply `ply` (1-based) of a record, on `game`: an
+/// action of the player to move, or an ending that is not a move (`First:resign`,
+/// `draw`…: `sannin_rules::ending_token`). Who it is by (None: a draw), how a history
+/// writes it, and its events.
 ///
 /// # Errors
 /// `illegal_action` with the ply, the token and the reason.
@@ -160,20 +179,20 @@ pub fn play_token(
     game: &mut Game,
     ply: usize,
     token: &str,
-) -> Result<(Player, String, Vec<Event>), ReplayError> {
+) -> Result<(Option<Player>, String, Vec<Event>), ReplayError> {
     let illegal = |reason: String| ReplayError {
         ply,
         token: token.to_string(),
         code: "illegal_action",
         reason,
     };
-    let player = game
-        .to_move()
-        .ok_or_else(|| illegal("the game is already over".into()))?;
+    if game.is_over() {
+        return Err(illegal("the game is already over".into()));
+    }
     let prepared = game
-        .prepare_notation(player, token)
+        .prepare_record_token(token)
         .map_err(|e| illegal(e.to_string()))?;
-    let action = prepared.entry().notation().unwrap_or(token).to_string();
+    let (player, action) = (by(prepared.entry()), written(prepared.entry()));
     let events = game.commit(prepared).map_err(|e| illegal(e.to_string()))?;
     Ok((player, action, events))
 }
@@ -207,6 +226,7 @@ impl Replay {
 
     fn finish(self) -> History {
         History {
+            legal: self.game.legal_notation(),
             start: self.start,
             plies: self.plies,
         }
@@ -230,6 +250,32 @@ mod tests {
             game.play_notation(p.player.unwrap(), &p.action).unwrap();
             assert_eq!(game.position().to_string(), p.position);
         }
+    }
+
+    #[test]
+    fn endings_in_a_record_are_plies_and_the_legal_actions_follow_the_last() {
+        let h = of_record("1. P3c-4d Middle:resign P11g-10g", None).unwrap();
+        let seen: Vec<(Option<Player>, &str)> = h
+            .plies
+            .iter()
+            .map(|p| (p.player, p.action.as_str()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (Some(Player::First), "P3c-4d"),
+                (Some(Player::Middle), "resign"),
+                (Some(Player::Last), "P11g-10g"),
+            ]
+        );
+        let mut game = Game::new();
+        game.play_notation(Player::First, "P3c-4d").unwrap();
+        game.resign(Player::Middle).unwrap();
+        game.play_notation(Player::Last, "P11g-10g").unwrap();
+        assert_eq!(h.legal, game.legal_notation());
+        assert!(!h.legal.is_empty());
+        let over = of_record("draw", None).unwrap();
+        assert_eq!((over.plies[0].player, over.legal.len()), (None, 0));
     }
 
     #[test]
