@@ -56,6 +56,21 @@ pub enum ClientMsg {
     DeclineDraw,
     /// Take back one's own draw offer.
     WithdrawDraw,
+    /// Give the game up in its first moves (fewer than two moves of each player): the
+    /// room is gone and nobody is rated (§17).
+    Abort,
+    /// Add 15 seconds to the clock of the player in `seat` (§17).
+    GiveTime {
+        /// The seat given the time.
+        #[serde(deserialize_with = "seat_named")]
+        seat: Seat,
+    },
+    /// Ask the others to let one's last move be taken back (casual rooms, §17).
+    OfferTakeback,
+    /// Agree to take the offered move back.
+    AcceptTakeback,
+    /// Refuse it: the offer lapses.
+    DeclineTakeback,
     /// A chat message (players' channel from a seat, spectators' from a watcher).
     Chat {
         /// The text.

@@ -37,6 +37,8 @@ pub enum NoShow {
     Left,
     /// The player did not make its first move in time.
     NoFirstMove,
+    /// The player aborted the game in its first moves (`abort`).
+    Aborted,
 }
 
 impl NoShow {
@@ -46,6 +48,7 @@ impl NoShow {
             NoShow::NotConnected => "not_connected",
             NoShow::Left => "left",
             NoShow::NoFirstMove => "no_first_move",
+            NoShow::Aborted => "aborted",
         }
     }
 }
@@ -219,6 +222,33 @@ pub enum Event {
         /// What it did not do.
         reason: NoShow,
     },
+    /// `from` gave `to` some time on its clock.
+    TimeGiven {
+        /// Who gave.
+        from: Seat,
+        /// Whose clock gained it.
+        to: Seat,
+        /// How much, in ms.
+        ms: u64,
+    },
+    /// The player in `seat` asks to take its last move back.
+    TakebackOffered {
+        /// Who asks.
+        seat: Seat,
+    },
+    /// The player in `seat` refused to take the move back: the offer lapses.
+    TakebackDeclined {
+        /// Who refused.
+        seat: Seat,
+    },
+    /// Every other player agreed: ply `ply`, the move of `seat`, is taken back (a
+    /// `state` follows).
+    TookBack {
+        /// Whose move it was.
+        seat: Seat,
+        /// The ply taken back (1-based).
+        ply: u64,
+    },
     /// What the rules say an action did (captures, checks, eliminations, the end…),
     /// serialized by the rules crate.
     #[serde(untagged)]
@@ -255,6 +285,10 @@ impl Event {
             Event::BotTookOver { .. } => "bot_took_over",
             Event::BotReleased { .. } => "bot_released",
             Event::TableAborted { .. } => "table_aborted",
+            Event::TimeGiven { .. } => "time_given",
+            Event::TakebackOffered { .. } => "takeback_offered",
+            Event::TakebackDeclined { .. } => "takeback_declined",
+            Event::TookBack { .. } => "took_back",
             Event::Rules(e) => rules_kind(e),
         }
     }

@@ -41,6 +41,6 @@ pub use seat::{Seat, SeatMove, UnknownSeat};
 pub use server::{Channel, ChatMessage, ErrorCode, ServerMsg};
 pub use state::{
     AllianceState, ClockKind, ClockSettings, Clocks, Follower, PlayerClock, RematchState,
-    RoomStatus, SeatInfo, Seats, State,
+    RoomStatus, SeatInfo, Seats, State, TakebackState,
 };
 pub use state_text::{LegalText, StateText};

@@ -159,11 +159,17 @@ pub enum ErrorCode {
     LoginRequired,
     /// `join`, `resume` or `chat` from a banned account or address.
     Banned,
+    /// `offer_takeback`, `accept_takeback` or `decline_takeback` that does not fit.
+    NoTakeback,
+    /// `abort` after the game's first moves.
+    TooLateToAbort,
+    /// `give_time` that does not fit: no clock, not running, oneself, a player out.
+    CannotGiveTime,
 }
 
 impl ErrorCode {
     /// Every code.
-    pub const ALL: [ErrorCode; 21] = [
+    pub const ALL: [ErrorCode; 24] = [
         ErrorCode::BadMessage,
         ErrorCode::NotSeated,
         ErrorCode::NotYourTurn,
@@ -185,6 +191,9 @@ impl ErrorCode {
         ErrorCode::Muted,
         ErrorCode::LoginRequired,
         ErrorCode::Banned,
+        ErrorCode::NoTakeback,
+        ErrorCode::TooLateToAbort,
+        ErrorCode::CannotGiveTime,
     ];
 
     /// The wire name.
@@ -211,6 +220,9 @@ impl ErrorCode {
             ErrorCode::Muted => "muted",
             ErrorCode::LoginRequired => "login_required",
             ErrorCode::Banned => "banned",
+            ErrorCode::NoTakeback => "no_takeback",
+            ErrorCode::TooLateToAbort => "too_late_to_abort",
+            ErrorCode::CannotGiveTime => "cannot_give_time",
         }
     }
 }

@@ -175,6 +175,15 @@ pub struct AllianceState {
     pub agreed: bool,
 }
 
+/// `takeback` of a `state` (§17): a pending request to take a move back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TakebackState {
+    /// Who asks to take its last move back.
+    pub seat: Seat,
+    /// Who agreed so far.
+    pub accepted: Vec<Seat>,
+}
+
 /// `rematch` of a `state` (§14).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RematchState {
@@ -226,6 +235,8 @@ pub struct State {
     pub alliance: AllianceState,
     /// Seats that offered a draw since the last action (§12).
     pub draw_offers: Vec<Seat>,
+    /// A pending request to take a move back (§17).
+    pub takeback: Option<TakebackState>,
     /// The abandonment grace period (§6).
     pub grace_seconds: f64,
     /// The server's unix ms when the state was made.

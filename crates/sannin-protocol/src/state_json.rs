@@ -60,6 +60,8 @@ pub(crate) fn write_state_msg(s: &State, out: &mut String) {
     boolean(out, s.alliance.agreed);
     out.push_str(r#"},"draw_offers":"#);
     seats(out, &s.draw_offers);
+    out.push_str(r#","takeback":"#);
+    opt_serde(out, s.takeback.as_ref());
     out.push_str(r#","grace_seconds":"#);
     serde_value(out, &s.grace_seconds);
     out.push_str(r#","now_ms":"#);
