@@ -388,6 +388,10 @@ fn state() -> State {
             agreed: false,
         },
         draw_offers: vec![Seat::Middle],
+        takeback: Some(sannin_protocol::TakebackState {
+            seat: Seat::First,
+            accepted: vec![Seat::Last],
+        }),
         grace_seconds: 1.5,
         now_ms: 1_735_689_600_000,
         move_players: Some(vec![Seat::First]),
@@ -420,7 +424,8 @@ fn the_state_snapshot() {
             "spectators": 1, "to_move": null, "legal": [], "illumination": ["7g"],
             "result": outcome, "outcome": outcome, "you": "last",
             "alliance": {"proposal": {"from": "first", "to": "middle"}, "agreed": false},
-            "draw_offers": ["middle"], "grace_seconds": 1.5, "now_ms": 1735689600000i64,
+            "draw_offers": ["middle"],
+            "takeback": {"seat": "first", "accepted": ["last"]}, "grace_seconds": 1.5, "now_ms": 1735689600000i64,
             "move_players": ["first"], "in_check": ["last"], "clocks": clocks_json(),
             "private": true, "bot_takeover": true, "rated": true, "paired": false,
             "rematch": {"requested": ["first", "last"], "room": "6a1d", "of": null},
@@ -540,6 +545,10 @@ fn a_state_written_by_hand_is_the_text_serde_writes() {
             agreed: pick(2) == 0,
         };
         s.draw_offers = (0..pick(4)).map(|_| seats[pick(3)]).collect();
+        s.takeback = (pick(2) == 1).then(|| sannin_protocol::TakebackState {
+            seat: seats[pick(3)],
+            accepted: (0..pick(3)).map(|_| seats[pick(3)]).collect(),
+        });
         s.grace_seconds = [0.0, 1.5, 60.0, 0.1, 1e-7, 1e21, 12_345.678][pick(7)];
         s.now_ms = [0, -1, 1_735_689_600_000, i64::MIN][pick(4)];
         s.in_check = (0..pick(3)).map(|_| seats[pick(3)]).collect();

@@ -152,11 +152,15 @@ fn rules_13_2_records_keep_resignations_losses_on_time_and_draws() {
     assert!(text.contains("P3c-4d Middle:resign"), "{text}");
     let again = replay(&Record::parse(&text).unwrap(), None).unwrap();
     assert_eq!(again.position().to_string(), g.position().to_string());
-    assert!(!again.position().to_string().contains('m'), "Middle's pieces are gone");
+    assert!(
+        !again.position().to_string().contains('m'),
+        "Middle's pieces are gone"
+    );
     // After a resignation it is still Last's move; then a loss on time, and the game
     // is over.
     played(&mut g, Player::Last, "P11g-10g");
-    g.forfeit(Player::First, sannin_rules::LossReason::Timeout).unwrap();
+    g.forfeit(Player::First, sannin_rules::LossReason::Timeout)
+        .unwrap();
     let text = g.record();
     assert!(text.ends_with("P11g-10g First:timeout\n"), "{text}");
     let again = replay(&Record::parse(&text).unwrap(), None).unwrap();
@@ -164,8 +168,13 @@ fn rules_13_2_records_keep_resignations_losses_on_time_and_draws() {
     // A draw, and an ending no player can have.
     let mut d = Game::new();
     d.agree_draw().unwrap();
-    assert_eq!(d.record().trim(), "[Result \"draw (draw by agreement)\"]\n\ndraw");
-    assert!(replay(&Record::parse(&d.record()).unwrap(), None).unwrap().is_over());
+    assert_eq!(
+        d.record().trim(),
+        "[Result \"draw (draw by agreement)\"]\n\ndraw"
+    );
+    assert!(replay(&Record::parse(&d.record()).unwrap(), None)
+        .unwrap()
+        .is_over());
     let bad = Record::parse("P3c-4d Fourth:resign").unwrap();
     assert_eq!(replay(&bad, None).err().map(|e| e.ply), Some(2));
 }

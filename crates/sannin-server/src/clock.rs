@@ -391,6 +391,15 @@ impl GameClock {
         used
     }
 
+    /// Adds `ms` to `p`'s main time (given by another player). A running clock's
+    /// deadline moves with it.
+    pub fn give(&mut self, p: Player, ms: u64) {
+        self.left[p.index()].main_ms += ms;
+        if self.running() == Some(p) {
+            self.wall_deadline.set(None);
+        }
+    }
+
     /// `p` ran out of time: its clock shows zero and stops.
     pub fn flag(&mut self, p: Player) {
         if self.running() == Some(p) {

@@ -185,3 +185,57 @@ fn with_next(mut res: Response, next: Option<String>) -> Response {
     }
     res
 }
+
+/// The answer of `GET /api/tv`.
+#[derive(serde::Serialize)]
+pub struct Tv {
+    /// The room to watch; None when no game is being played.
+    pub room: Option<String>,
+}
+
+/// How many running rooms `/api/tv` looks at.
+const TV_SCAN: usize = 2_000;
+
+/// `GET /api/tv`: the game to watch now — rated games first, by their players'
+/// average rating; then games with a person seated; then games of bots alone; among
+/// equals, the most watched, then the longest. Private rooms never.
+///
+/// # Errors
+/// A database failure (reading the ratings).
+pub async fn tv(State(shared): State<Arc<Shared>>) -> Result<Json<Tv>, ApiError> {
+    let rooms = shared.summaries_after(None, TV_SCAN, |s| {
+        !s.room.private && s.room.status == RoomStatus::Playing
+    });
+    let mut best: Option<((u8, i64, u64, u64), String)> = None;
+    for s in rooms {
+        let seats: Vec<SeatInfo> = [
+            &s.room.seats.first,
+            &s.room.seats.middle,
+            &s.room.seats.last,
+        ]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
+        let (tier, rating) = if s.room.rated {
+            let mut sum = 0;
+            for seat in &seats {
+                if let Some(a) = shared.accounts.db.by_name(&seat.name).await? {
+                    sum += a.rating().rating;
+                }
+            }
+            (2, sum / 3)
+        } else if seats.iter().any(|s| s.bot.is_none()) {
+            (1, 0)
+        } else {
+            (0, 0)
+        };
+        let key = (tier, rating, s.room.spectators, s.moves);
+        if best.as_ref().is_none_or(|(k, _)| key > *k) {
+            best = Some((key, s.room.id));
+        }
+    }
+    Ok(Json(Tv {
+        room: best.map(|(_, id)| id),
+    }))
+}

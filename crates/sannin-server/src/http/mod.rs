@@ -71,6 +71,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/analyse", post(analyse::analyse))
         .route("/api/pairing", get(pairing::pools).post(pairing::join))
         .route("/api/lobby/events", get(feed::events))
+        .route("/api/tv", get(lobby::tv))
         .route("/api/games/mine", post(games::mine))
         .route("/api/push/key", get(push::key))
         .route(
@@ -98,6 +99,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route_service("/account/reset", index.clone())
         .route_service("/games", index.clone())
         .route_service("/mod", index.clone())
+        .route_service("/tv", index.clone())
         .route_service("/analysis", index)
         .route("/api/{*rest}", any(api_not_found))
         .fallback_service(ServeDir::new(static_dir))

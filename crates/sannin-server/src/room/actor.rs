@@ -66,7 +66,12 @@ impl Room {
                     self.on_bot_move(ply, player, chosen).await;
                 }
                 cmd = rx.recv() => match cmd {
-                    Some(cmd) => self.handle(cmd).await,
+                    Some(cmd) => {
+                        self.handle(cmd).await;
+                        if self.gone {
+                            return;
+                        }
+                    }
                     None => break,
                 },
                 () = sleep_until_opt(&*time, deadline) => {
@@ -315,6 +320,11 @@ impl Room {
             ClientMsg::ProposeAlliance { seat } => self.propose(conn, seat),
             ClientMsg::AcceptAlliance => self.accept_alliance(conn).await,
             ClientMsg::DeclineAlliance => self.decline_alliance(conn),
+            ClientMsg::Abort => self.abort(conn).await,
+            ClientMsg::GiveTime { seat } => self.give_time(conn, seat),
+            ClientMsg::OfferTakeback => self.offer_takeback(conn).await,
+            ClientMsg::AcceptTakeback => self.answer_takeback(conn, true).await,
+            ClientMsg::DeclineTakeback => self.answer_takeback(conn, false).await,
         }
     }
 

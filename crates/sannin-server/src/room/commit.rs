@@ -362,6 +362,8 @@ impl Room {
         now: u64,
     ) {
         let had_offers = self.draw_offers.clear() && kind != ActionKind::Draw;
+        // A request to take a move back is about the position before this action.
+        self.takeback = None;
         if let Some(c) = &self.clock {
             lead.set_clocks(c.snapshot(now, self.deps.config.time.unix_ms()));
         }

@@ -77,6 +77,7 @@ mod restore;
 mod seats;
 mod sleep;
 mod snapshot;
+mod takeback;
 
 use bot_turns::BotTurn;
 use chat::Chat;
@@ -295,6 +296,10 @@ pub struct Room {
     plies: i64,
     proposal: Option<(Player, Player)>,
     draw_offers: DrawOffers,
+    /// A request to take the last move back.
+    takeback: Option<takeback::Takeback>,
+    /// The room gave itself up (an abort): its task stops.
+    gone: bool,
     /// Settings chosen at creation.
     settings: RoomSettings,
     /// The clocks, when the room has a time control.
@@ -420,6 +425,8 @@ impl Room {
             plies: 0,
             proposal: None,
             draw_offers: DrawOffers::default(),
+            takeback: None,
+            gone: false,
             settings,
             clock,
             chat,

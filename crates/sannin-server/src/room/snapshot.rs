@@ -227,6 +227,7 @@ impl Room {
                 agreed: self.voluntary,
             },
             draw_offers: self.draw_offers.players().map(Seat::from).collect(),
+            takeback: self.takeback.as_ref().map(takeback::Takeback::to_state),
             grace_seconds: self.deps.config.grace.as_secs_f64(),
             now_ms: unix_ms(),
             move_players: full.then(|| self.move_players()),

@@ -218,6 +218,17 @@ impl Store {
         self.write(q).await
     }
 
+    /// Takes back the last action of room `id`, ply `ply` (a move every other
+    /// player agreed to take back, docs/protocol.md §17).
+    pub async fn take_back(&self, id: &str, ply: i64) -> sqlx::Result<()> {
+        self.write(
+            sqlx::query("DELETE FROM actions WHERE room_id = $1 AND ply = $2")
+                .bind(id)
+                .bind(ply),
+        )
+        .await
+    }
+
     /// Deletes a room with its seats, actions and chat.
     pub async fn delete_room(&self, id: &str) -> sqlx::Result<()> {
         let mut tx = self.begin().await?;

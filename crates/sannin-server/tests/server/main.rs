@@ -11,6 +11,7 @@ mod analyse;
 mod bots;
 mod commit_failures;
 mod correspondence;
+mod courtesies;
 mod games;
 mod hardening_accounts;
 mod hardening_bots;

@@ -1,0 +1,233 @@
+//! A game's first moves and courtesies between players (docs/protocol.md §17):
+//! aborting in the first moves, giving another player time, and taking a move back
+//! when every other player agrees (casual rooms).
+
+use sannin_protocol::TakebackState;
+use sannin_rules::{Entry, Game};
+use tracing::info;
+
+use super::*;
+
+/// Plies within which a game may be aborted: each player's first two moves.
+pub const ABORT_PLIES: i64 = 6;
+
+/// What `give_time` adds.
+pub const GIVEN_MS: u64 = 15_000;
+
+/// A request to take the last move back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Takeback {
+    /// Whose move it is.
+    seat: Player,
+    /// Who agreed.
+    accepted: [bool; 3],
+}
+
+impl Takeback {
+    /// As `state.takeback` shows it.
+    pub(super) fn to_state(&self) -> TakebackState {
+        TakebackState {
+            seat: self.seat.into(),
+            accepted: Player::ALL
+                .into_iter()
+                .filter(|p| self.accepted[p.index()])
+                .map(Seat::from)
+                .collect(),
+        }
+    }
+}
+
+/// `game` without its last log entry, replayed from its start; None when an entry
+/// does not replay (never for a game the room played).
+fn without_last(game: &Game) -> Option<Game> {
+    let log = game.log();
+    let mut back = Game::from_position(game.start_position().clone());
+    for e in &log[..log.len().checked_sub(1)?] {
+        let prepared = match e {
+            Entry::Action { player, action, .. } => back.prepare(*player, *action),
+            Entry::Loss { player, reason } => back.prepare_forfeit(*player, *reason),
+            Entry::Draw => back.prepare_draw(),
+        };
+        prepared.and_then(|p| back.commit(p)).ok()?;
+    }
+    Some(back)
+}
+
+impl Room {
+    /// `abort`: in the first moves, the game is given up and the room is gone.
+    pub(super) async fn abort(&mut self, conn: ConnId) {
+        let Some(p) = self.require_active_seat(conn) else {
+            return;
+        };
+        if self.plies >= ABORT_PLIES {
+            return self.reject(
+                conn,
+                ErrorCode::TooLateToAbort,
+                "a game can be aborted only in its first moves (two of each player); resign or offer a draw",
+            );
+        }
+        info!(room = %self.id, seat = p.lower(), "game aborted");
+        if self.abort_table(p, NoShow::Aborted).await {
+            self.gone = true;
+        } else {
+            self.reject(
+                conn,
+                ErrorCode::Internal,
+                "could not abort the game; nothing changed: try again",
+            );
+        }
+    }
+
+    /// `give_time`: another player still in the game gets [`GIVEN_MS`] more.
+    pub(super) fn give_time(&mut self, conn: ConnId, to: Seat) {
+        let Some(p) = self.require_active_seat(conn) else {
+            return;
+        };
+        let to = to.player();
+        let refused = if to == p {
+            Some("you cannot give time to yourself")
+        } else if !self.game.position().active().contains(&to) {
+            Some("that player is out of the game")
+        } else if self.clock.is_none() || self.is_correspondence() {
+            Some("this game has no clock to give time on")
+        } else {
+            None
+        };
+        if let Some(why) = refused {
+            return self.reject(conn, ErrorCode::CannotGiveTime, why);
+        }
+        if let Some(c) = self.clock.as_mut() {
+            c.give(to, GIVEN_MS);
+        }
+        self.broadcast(Event::TimeGiven {
+            from: p.into(),
+            to: to.into(),
+            ms: GIVEN_MS,
+        });
+        self.broadcast_state();
+    }
+
+    /// `offer_takeback`: the player who made the last move asks to take it back.
+    pub(super) async fn offer_takeback(&mut self, conn: ConnId) {
+        let Some(p) = self.require_active_seat(conn) else {
+            return;
+        };
+        if let Some(why) = self.takeback_refused(p) {
+            return self.reject(conn, ErrorCode::NoTakeback, why);
+        }
+        if self.takeback.as_ref().is_some_and(|t| t.seat == p) {
+            return;
+        }
+        self.takeback = Some(Takeback {
+            seat: p,
+            accepted: [false; 3],
+        });
+        self.broadcast(Event::TakebackOffered { seat: p.into() });
+        // Bots agree at once.
+        for q in self.game.position().active() {
+            if q != p && self.bot_of(q).is_some() {
+                if let Some(t) = self.takeback.as_mut() {
+                    t.accepted[q.index()] = true;
+                }
+            }
+        }
+        self.settle_takeback(Some(conn)).await;
+    }
+
+    /// Why `p` may not ask to take its last move back, if it may not.
+    fn takeback_refused(&self, p: Player) -> Option<&'static str> {
+        if self.settings.rated {
+            return Some("moves cannot be taken back in a rated game");
+        }
+        match self.game.log().last() {
+            Some(Entry::Action { player, .. }) if *player == p => {}
+            _ => return Some("only the last move can be taken back, by the player who made it"),
+        }
+        if self.is_correspondence() {
+            return Some("moves cannot be taken back in a correspondence game");
+        }
+        let before = without_last(&self.game)?;
+        if before.position().active() != self.game.position().active() {
+            return Some("a move that ended a player's game cannot be taken back");
+        }
+        None
+    }
+
+    /// `accept_takeback` (`yes`) or `decline_takeback`, by another player still in
+    /// the game.
+    pub(super) async fn answer_takeback(&mut self, conn: ConnId, yes: bool) {
+        let Some(p) = self.require_active_seat(conn) else {
+            return;
+        };
+        let asked = self.takeback.as_ref().is_some_and(|t| t.seat != p);
+        if !asked {
+            return self.reject(
+                conn,
+                ErrorCode::NoTakeback,
+                "nobody else asked to take a move back",
+            );
+        }
+        if !yes {
+            self.takeback = None;
+            self.broadcast(Event::TakebackDeclined { seat: p.into() });
+            return self.broadcast_state();
+        }
+        if let Some(t) = self.takeback.as_mut() {
+            t.accepted[p.index()] = true;
+        }
+        self.settle_takeback(Some(conn)).await;
+    }
+
+    /// Takes the move back once every other player still in the game agreed; else
+    /// tells everyone who agreed so far.
+    async fn settle_takeback(&mut self, from: Option<ConnId>) {
+        let Some(t) = self.takeback.clone() else {
+            return;
+        };
+        let agreed = self
+            .game
+            .position()
+            .active()
+            .into_iter()
+            .all(|q| q == t.seat || t.accepted[q.index()]);
+        if !agreed {
+            return self.broadcast_state();
+        }
+        let Some(before) = without_last(&self.game) else {
+            self.takeback = None;
+            return self.broadcast_state();
+        };
+        let ply = self.plies;
+        if let Err(e) = self.deps.store.take_back(&self.id_str, ply).await {
+            self.store_failed("taking a move back", &e);
+            if let Some(conn) = from {
+                self.reject(
+                    conn,
+                    ErrorCode::Internal,
+                    "could not take the move back; nothing changed: try again",
+                );
+            }
+            return;
+        }
+        self.store_ok();
+        info!(room = %self.id, seat = t.seat.lower(), ply, "move taken back");
+        self.game = before;
+        self.plies -= 1;
+        self.takeback = None;
+        self.thinking = None;
+        self.draw_offers.clear();
+        let now = self.deps.config.time.now_ms();
+        if let Some(c) = self.clock.as_mut() {
+            // The player who was to move is charged its time; the mover's runs again.
+            c.stop(now, 0, false);
+            c.start(t.seat, now);
+        }
+        self.turn_since = self.now();
+        self.broadcast(Event::TookBack {
+            seat: t.seat.into(),
+            ply: u64::try_from(ply).unwrap_or_default(),
+        });
+        self.broadcast_state();
+        self.notify_turn();
+    }
+}
