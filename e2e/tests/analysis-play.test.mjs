@@ -11,13 +11,15 @@ import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { launchNoCjk } from '../lib/nocjk.mjs';
 import { serverAndBrowser } from '../lib/setup.mjs';
-import { DESKTOP, PHONE, englishLeft, shot, until, visitor } from '../lib/site.mjs';
+import { startServer } from '../lib/sannin.mjs';
+import { DESKTOP, PHONE, axe, englishLeft, shot, until, visitor } from '../lib/site.mjs';
 
 // Bots answer at once: a game of three random bots ends in seconds.
 process.env.SANNIN_BOT_MIN_MOVE_MS = '0';
 process.env.SANNIN_BOT_ONLY_MIN_MOVE_MS = '0';
 const SHOTS = process.env.ANALYSIS_SHOTS ?? '/tmp/shots-analysis/';
-const live = serverAndBrowser({ shots: SHOTS });
+// Every move is a replay: a budget that the tests of this file never spend.
+const live = serverAndBrowser({ shots: SHOTS, serverArgs: ['--replays-per-minute', '600'] });
 
 const pieceAt = (page, cell) => page.locator(`[data-cell="${cell}"]`).evaluate((c) => c.querySelector('.piece')?.dataset.piece ?? null);
 const click = (page, cell) => page.locator(`[data-cell="${cell}"]`).click();
@@ -258,6 +260,30 @@ test('Open in analysis from a finished game of three bots lands at the ply shown
   await v.context.close();
 });
 
+test('a spent replay budget is said plainly, and the move is not played', async () => {
+  const server = await startServer({ args: ['--replays-per-minute', '4'] });
+  try {
+    const v = await visitor(live.browser, 'hasty');
+    const { page } = v;
+    await page.goto(`${server.url}/analysis`);
+    await at(page, 0, 0);
+    await move(page, '3c', '4d', 1);
+    await move(page, '10k', '10j', 2);
+    await move(page, '11g', '10g', 3);
+    await click(page, '3d');
+    await click(page, '4e');
+    const notice = page.getByTestId('analysis-notice');
+    await notice.waitFor();
+    assert.match(await notice.textContent(), /^Too many requests from your address: wait \d+ s, then try again\.$/);
+    assert.equal(await page.getByTestId('where').textContent(), 'move 3 of 3');
+    assert.equal(await pieceAt(page, '4e'), null);
+    assert.deepEqual(v.io.errors, []);
+    await v.context.close();
+  } finally {
+    await server.stop();
+  }
+});
+
 test('screenshots: a tree, the bar and arrows, desktop and phone, English and Japanese, DejaVu alone', async () => {
   await mkdir(SHOTS, { recursive: true });
   const record = '1. P3c-4d P10k-10j (P11k-11j P11g-10g (P11g-11h)) P11g-10g 2. S1b-2d (P3d-4e) S8m-9l';
@@ -285,6 +311,8 @@ test('screenshots: a tree, the bar and arrows, desktop and phone, English and Ja
     await v.page.setViewportSize(PHONE);
     await shot(v.page, { path: `${SHOTS}analysis-${lang}-phone.png`, fullPage: true });
     await checkPhone(v.page, lang);
+    const found = await axe(v.page);
+    assert.deepEqual(found, [], `axe on the tree, the bar and the arrows (${lang}, phone)`);
     if (lang === 'ja') {
       const left = await englishLeft(v.page, [record, 'P3c-4d', 'P10k-10j', 'P11k-11j', 'P11g-10g', 'P11g-11h', 'S1b-2d', 'P3d-4e', 'S8m-9l']);
       assert.deepEqual(left.messages, []);
