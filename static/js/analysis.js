@@ -444,6 +444,7 @@ export function showAnalysis(app) {
     els.positionOut.value = text ?? '';
     if (els.analyseBox) {
       els.analyseButton.disabled = !pos?.toMove || Boolean(st.analysis?.busy);
+      els.auto.checked = st.auto; // off again once the budget of analyses is spent
       els.analyseBox.replaceChildren(analysisView(text));
       const r = st.analysis?.text === text ? st.analysis.result : null;
       els.bar.replaceChildren(r ? evalBar(r) : '');
@@ -537,7 +538,7 @@ export function showAnalysis(app) {
   function analysePanel() {
     els.analyseButton = h('button', { type: 'button', 'data-testid': 'analyse', onclick: () => { st.analysis = null; analyse(); } }, t('analysis.analyse'));
     els.analyseBox = h('div', { role: 'status', 'data-testid': 'analyse-result' });
-    const auto = h('input', {
+    const auto = els.auto = h('input', {
       type: 'checkbox', id: 'auto-analyse', 'data-testid': 'auto-analyse', checked: st.auto,
       onchange: (e) => { st.auto = e.target.checked; if (st.auto) analyse(); },
     });

@@ -70,19 +70,3 @@ export function moveList(tree, current, onPick) {
   else line(tree.root.children[0], true, list);
   return list;
 }
-
-/** The tree as the list shows it, one text line per line of moves, indented by depth:
- * what a test compares after a round trip. */
-export function treeOutline(list) {
-  const rows = [];
-  const walk = (box, depth) => {
-    let row = [];
-    const flush = () => { if (row.length) rows.push(`${'  '.repeat(depth)}${row.join(' ')}`); row = []; };
-    for (const el of box.children) {
-      if (el.classList.contains('variation')) { flush(); walk(el, depth + 1); } else if (el.tagName === 'BUTTON') row.push(el.textContent);
-    }
-    flush();
-  };
-  walk(list, 0);
-  return rows.join('\n');
-}
