@@ -37,7 +37,9 @@ function describeEvent(ev) {
     case 'eliminated': return t('analysis.event.eliminated', { who: seat(ev.player) });
     case 'alliance_formed': return t('analysis.event.alliance', { a: seat(ev.allies?.[0]), b: seat(ev.allies?.[1]) });
     case 'illuminated': return t('analysis.event.illuminated', { n: ev.cells?.length ?? 0 });
-    case 'game_over': return t('analysis.event.gameOver', { who: (ev.winners ?? []).map(seat).join(t('lobby.and')) || '—' });
+    case 'game_over':
+      if (!ev.winners?.length) return t('analysis.event.draw');
+      return t('analysis.event.gameOver', { who: (ev.winners ?? []).map(seat).join(t('lobby.and')) || '—' });
     default: return null;
   }
 }

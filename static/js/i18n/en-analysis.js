@@ -6,6 +6,7 @@ export default {
   'analysis.auto': 'Auto-analyse',
   'analysis.busy': 'The server is analysing another position: try again in a moment.',
   'analysis.rateLimited': 'Too many requests from your address: wait {n} s, then try again.',
+  'analysis.event.draw': 'Game over: a draw',
   'analysis.bar.label': 'Evaluation: {text}',
   'analysis.play.drop': 'Drop: {piece}',
   'analysis.play.busy': 'Playing the move…',

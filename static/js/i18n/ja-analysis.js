@@ -5,6 +5,7 @@ export default {
   'analysis.auto': '自動で検討',
   'analysis.busy': 'サーバーは別の局面を検討中です。少し待ってからもう一度どうぞ。',
   'analysis.rateLimited': 'このアドレスからのリクエストが多すぎます。{n}秒待ってからもう一度どうぞ。',
+  'analysis.event.draw': '終局：引き分け',
   'analysis.bar.label': '評価：{text}',
   'analysis.play.drop': '打つ：{piece}',
   'analysis.play.busy': '指しています…',

@@ -5,6 +5,7 @@ export default {
   'analysis.auto': '자동 분석',
   'analysis.busy': '서버가 다른 국면을 분석하고 있습니다. 잠시 후 다시 시도하세요.',
   'analysis.rateLimited': '이 주소에서 요청이 너무 많습니다. {n}초 기다린 뒤 다시 시도하세요.',
+  'analysis.event.draw': '대국 종료: 무승부',
   'analysis.bar.label': '평가: {text}',
   'analysis.play.drop': '놓기: {piece}',
   'analysis.play.busy': '수를 두는 중…',

@@ -6,6 +6,7 @@ export default {
   'analysis.auto': 'Анализировать сразу',
   'analysis.busy': 'Сервер анализирует другую позицию: попробуйте чуть позже.',
   'analysis.rateLimited': 'Слишком много запросов с вашего адреса: подождите {n} с и попробуйте снова.',
+  'analysis.event.draw': 'Партия окончена: ничья',
   'analysis.bar.label': 'Оценка: {text}',
   'analysis.play.drop': 'Сбросить: {piece}',
   'analysis.play.busy': 'Ход выполняется…',

@@ -5,6 +5,7 @@ export default {
   'analysis.auto': '自动分析',
   'analysis.busy': '服务器正在分析另一个局面，请稍后再试。',
   'analysis.rateLimited': '来自你的地址的请求过多：请等待 {n} 秒后再试。',
+  'analysis.event.draw': '对局结束：和棋',
   'analysis.bar.label': '评估：{text}',
   'analysis.play.drop': '打入：{piece}',
   'analysis.play.busy': '正在走棋…',
