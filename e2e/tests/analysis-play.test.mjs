@@ -1,5 +1,5 @@
 // The analysis board as a board to play on, against the real server: moves made by
-// clicking for all three sides (a promotion chosen, a drop from the hand), each played
+// clicking for all three sides (a promotion chosen, a drop from the hand, a drag), each played
 // out by `POST /api/replay` and its `legal` list; a variation started from an earlier
 // ply with the main line kept, promoted and deleted; the tree through Copy record and
 // the import box, and through a reload (localStorage); Analyse's evaluation bar and
@@ -63,7 +63,7 @@ function outline(page) {
 /** The main line's moves (buttons outside variations). */
 const mainLine = (page) => page.$$eval('[data-testid="ply-list"] > button', (bs) => bs.map((b) => b.textContent));
 
-test('moves for all three sides by clicking: a promotion chosen, a drop from the hand', async () => {
+test('moves for all three sides by clicking (and a drag): a promotion chosen, a drop from the hand', async () => {
   const v = await visitor(live.browser, 'player');
   const { page } = v;
   await page.goto(`${live.server.url}/analysis`);
@@ -78,7 +78,16 @@ test('moves for all three sides by clicking: a promotion chosen, a drop from the
   // Middle takes it back with the knight; Last pushes a pawn.
   await move(page, '9k', '10k', 2);
   assert.equal(await pieceAt(page, '10k'), 'mN');
-  await move(page, '11g', '10g', 3);
+  // Last's pawn dragged with the mouse.
+  const centre = async (cell) => {
+    const b = await page.locator(`[data-cell="${cell}"] .hex`).boundingBox();
+    return [b.x + b.width / 2, b.y + b.height / 2];
+  };
+  await page.mouse.move(...await centre('11g'));
+  await page.mouse.down();
+  await page.mouse.move(...await centre('10g'), { steps: 5 });
+  await page.mouse.up();
+  await at(page, 3, 3);
   assert.equal(await pieceAt(page, '10g'), 'lP');
   assert.match(await page.getByTestId('analysis-status').textContent(), /First to move/);
   // First drops the pawn it took: where the server's legal list allows.

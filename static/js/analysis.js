@@ -605,6 +605,7 @@ export function showAnalysis(app) {
       onCancel: () => { st.selected = null; update(); },
     });
     board.setView(st.view);
+    play.enableDrag(page, board);
     els.errorBox = h('div', { class: 'replay-error', role: 'alert', tabindex: -1, 'data-testid': 'replay-error', hidden: true });
     els.status = h('p', { class: 'status-line', 'data-testid': 'analysis-status' });
     els.hands = h('div');

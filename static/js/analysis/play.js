@@ -1,5 +1,5 @@
 // Moves on the analysis board, for whichever side is to move: a piece and its target
-// chosen by clicks (only from the server's `legal` list of the position shown), a
+// chosen by clicks or dragged with the mouse (only from the server's `legal` list of the position shown), a
 // piece in hand dropped, the promotion question, an illumination. `page` is the
 // analysis page: { legal() (indexLegal of the position shown), selected, play(action),
 // render(), promoDialog }.
@@ -36,6 +36,25 @@ export function activate(page, cell) {
   }
   page.selected = sel?.cell === cell || !legal.moves.has(cell) ? null : { cell };
   page.render();
+}
+
+/** Drag and drop with a mouse on `board`: a piece pressed on one cell and let go on
+ * another plays that move when it is legal (a press and release on one cell is a
+ * click, as before). */
+export function enableDrag(page, board) {
+  let from = null;
+  const cellAt = (e) => document.elementFromPoint(e.clientX, e.clientY)?.closest?.('[data-cell]')?.dataset.cell ?? null;
+  board.svg.addEventListener('pointerdown', (e) => {
+    from = e.pointerType === 'mouse' && e.button === 0 ? cellAt(e) : null;
+    if (from && !page.legal().moves.has(from)) from = null;
+  });
+  board.svg.addEventListener('pointerup', (e) => {
+    const start = from;
+    from = null;
+    const to = start ? cellAt(e) : null;
+    const actions = to && to !== start ? page.legal().moves.get(start)?.get(to) : null;
+    if (actions) choose(page, actions);
+  });
 }
 
 export function selectHand(page, kind) {
