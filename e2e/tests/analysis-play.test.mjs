@@ -1,6 +1,6 @@
 // The analysis board as a board to play on, against the real server: moves made by
-// clicking for all three sides (a promotion chosen, a drop from the hand, a drag), each played
-// out by `POST /api/replay` and its `legal` list; a variation started from an earlier
+// clicking for all three sides (a promotion chosen, a drop from the hand, a drag), each
+// played out by `POST /api/replay` and its `legal` list; a variation started from an earlier
 // ply with the main line kept, promoted and deleted; the tree through Copy record and
 // the import box, and through a reload (localStorage); Analyse's evaluation bar and
 // arrows; "Open in analysis" from a finished game of three bots at the ply shown; a
