@@ -27,7 +27,7 @@ import {
 } from './room/model.js';
 import { renderTurn } from './room/turn.js';
 import { premoveCells } from './room/premove.js';
-import { recordWithHeaders } from './room/record.js';
+import { analysisHref, recordWithHeaders } from './room/record.js';
 import { noticeText, seatLabel } from './room/messages.js';
 import { Notices } from './room/notices.js';
 import { MoveTable } from './room/movetable.js';
@@ -284,6 +284,7 @@ class RoomView {
     this.moveTable = new MoveTable((ply) => this.goTo(ply));
     this.movesTitle = h('h2');
     this.recordBox = h('div', { class: 'record-links' });
+    this.analysisLink = h('a', { class: 'button small', 'data-testid': 'open-analysis', hidden: true });
     this.promoDialog = h('dialog', { class: 'promo', 'data-testid': 'promotion-dialog' });
     this.promoDialog.addEventListener('cancel', () => this.cancel());
     this.chat = new ChatPanel((text) => this.send({ type: 'chat', text }), { roomId: this.roomId });
@@ -334,7 +335,8 @@ class RoomView {
     this.tabButtons.log.textContent = t('room.tab.log');
     this.liveButton.textContent = t('room.nav.live');
     this.board.svg?.setAttribute('aria-label', t('room.board.label', { seat: seatLabel(this.board.view) }));
-    this.recordBox.replaceChildren(this.recordLink('download-record'));
+    this.recordBox.replaceChildren(this.recordLink('download-record'), this.analysisLink);
+    this.analysisLink.textContent = t('room.analysis.open');
     this.chat.relabel?.();
     this.typed.relabel();
     if (this.lastStatus) this.showStatus(this.lastStatus);
@@ -636,6 +638,9 @@ class RoomView {
     const plies = this.model.history?.plies
       ?? (s.moves ?? []).map((action, i) => ({ ply: i + 1, player: s.move_players?.[i] ?? null, action }));
     this.moveTable.render(plies, shownPly(this.model), s.seats, { follow: view.live });
+    // The game at the ply shown, on the analysis board (once it has begun).
+    this.analysisLink.hidden = s.status === 'waiting';
+    this.analysisLink.href = analysisHref(this.roomId, this.model.history ? shownPly(this.model) : null);
     if (focusedId && !document.activeElement?.closest?.(`[data-testid="${focusedId}"]`)) {
       this.app.querySelector(`[data-testid="${focusedId}"]`)?.focus({ preventScroll: true });
     }

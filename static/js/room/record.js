@@ -66,3 +66,11 @@ export function recordWithHeaders(server, info) {
   const head = all.map(([k, v]) => `[${k} "${quote(v)}"]`).join('\n');
   return `${head}\n\n${body.trimEnd()}\n`;
 }
+
+/** The analysis board's address for the game of room `id` shown at ply `ply` (the
+ * history's ply number; null: its last). */
+export function analysisHref(id, ply) {
+  const q = new URLSearchParams({ room: id });
+  if (ply !== null && ply !== undefined) q.set('ply', String(ply));
+  return `/analysis?${q}`;
+}

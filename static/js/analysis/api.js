@@ -1,0 +1,38 @@
+// The analysis board's requests: `POST /api/replay` (a record played out: its plies and
+// the legal actions after the last), `GET /api/rooms/{id}/history` and
+// `POST /api/analyse`. A refusal rejects with an Error carrying the server's `code`,
+// the HTTP `status`, `retryAfter` (seconds, from `Retry-After`) and, for a record,
+// the `ply` and `token` that failed.
+
+async function call(url, init) {
+  const res = await fetch(url, init);
+  let body = null;
+  try { body = await res.json(); } catch { body = null; }
+  if (!res.ok) {
+    const err = new Error(body?.error?.message ?? `${res.status} ${res.statusText}`);
+    err.code = body?.error?.code ?? null;
+    err.status = res.status;
+    err.retryAfter = Number(res.headers.get('retry-after')) || null;
+    err.ply = body?.ply ?? null;
+    err.token = body?.token ?? null;
+    throw err;
+  }
+  return body;
+}
+
+const post = (body) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+/** POST /api/replay → { start, plies, legal }. */
+export function replay(record, position) {
+  return call('/api/replay', post(position ? { record, position } : { record }));
+}
+
+/** GET /api/rooms/{id}/history → { start, plies, legal }. */
+export function roomHistory(id) {
+  return call(`/api/rooms/${encodeURIComponent(id)}/history`);
+}
+
+/** POST /api/analyse → the analysis object (docs/protocol.md). */
+export function analysePosition(body) {
+  return call('/api/analyse', post(body));
+}

@@ -1,0 +1,72 @@
+// The analysis board's move list: the main line with round numbers, each variation
+// indented under the move it leaves from (its own variations nested in it), every move
+// a button that shows the position after it. Endings that are not moves (resignation,
+// loss on time, abandonment, agreed draw) are written in words.
+import { h } from '../dom.js';
+import { t } from '../i18n.js';
+import { describeAction, seatOf } from '../say.js';
+import { reasonText } from '../room/messages.js';
+import { ENDINGS, pathTo } from './tree.js';
+
+const SEATS = ['first', 'middle', 'last'];
+
+/** An ending in words: "First resigns", "Last: lost on time", "Draw agreed". */
+export function endingText(node) {
+  const seat = t(`room.seat.${seatOf(node.player)}`);
+  switch (node.action) {
+    case 'resign': return t('room.moves.resign', { seat });
+    case 'timeout': return t('room.moves.forfeit', { seat, reason: reasonText('timeout') });
+    case 'abandon': return t('room.moves.forfeit', { seat, reason: reasonText('abandoned') });
+    default: return t('room.moves.draw');
+  }
+}
+
+/** A node in words, for labels and announcements. */
+export function sayNode(node) {
+  return ENDINGS.has(node.action) ? endingText(node) : describeAction(node.player, node.action);
+}
+
+/**
+ * The list for `tree` with `current` marked; `onPick(node)` when a move is clicked.
+ * Buttons carry `data-ply` (the ply's number in its line) and `data-node` (its id).
+ */
+export function moveList(tree, current, onPick) {
+  const onPath = new Set(pathTo(current));
+  const button = (n) => {
+    const ply = pathTo(n).length;
+    const ending = ENDINGS.has(n.action);
+    const text = ending ? endingText(n) : n.action;
+    const b = h('button', {
+      type: 'button', class: `mv seat-${seatOf(n.player)}${ending ? ' ending' : ''}${onPath.has(n) ? ' on-path' : ''}`,
+      dataset: { ply, node: n.id },
+      'aria-label': `${text} — ${t('analysis.plyN', { n: ply })}${ending ? '' : `: ${describeAction(n.player, n.action)}`}`,
+      'aria-current': n === current ? 'step' : null,
+      onclick: () => onPick(n),
+    }, text);
+    return b;
+  };
+  let round = 0;
+  let lastSeat = Infinity;
+  const line = (first, main, out) => {
+    for (let n = first; n; n = n.children[0]) {
+      if (main && !ENDINGS.has(n.action)) {
+        const s = SEATS.indexOf(seatOf(n.player));
+        if (s <= lastSeat || s < 0) out.append(h('span', { class: 'round-no', 'aria-hidden': 'true' }, `${++round}.`));
+        lastSeat = s;
+      }
+      out.append(button(n));
+      if (n.parent.children[0] === n && n.parent.children.length > 1) {
+        for (const alt of n.parent.children.slice(1)) {
+          const box = h('div', { class: 'variation', 'data-testid': 'variation', role: 'group', 'aria-label': t('analysis.tree.variation') });
+          line(alt, false, box);
+          out.append(box);
+        }
+      }
+    }
+    return out;
+  };
+  const list = h('div', { class: 'move-tree', 'data-testid': 'ply-list', role: 'group', 'aria-label': t('analysis.plies') });
+  if (!tree.root.children.length) list.append(h('p', { class: 'hint' }, t('analysis.tree.empty')));
+  else line(tree.root.children[0], true, list);
+  return list;
+}
