@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use tracing::info;
 
 use super::extract::json_object;
-use crate::accounts::db::{name_key, GameEntry, Rating};
+use crate::accounts::db::{name_key, Account, GameEntry, Rating};
 use crate::accounts::{check_password, names, rating, Accounts, SESSION_DAYS};
 use crate::app::Shared;
 use crate::error::ApiError;
@@ -145,21 +145,15 @@ async fn register(
         .await?
         .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("account vanished")))?;
     info!(name = %account.name, "account registered");
-    let cookies = open_session(
+    session_opened(
         &shared,
-        &account.id,
+        &account,
         client,
         &headers,
-        peer.as_ref().map(|e| &e.0),
-    )
-    .await?;
-    Ok(with_cookies(
+        peer,
         StatusCode::CREATED,
-        cookies,
-        SessionInfo {
-            rating: account.rating(),
-        },
-    ))
+    )
+    .await
 }
 
 async fn login(
@@ -192,16 +186,22 @@ async fn login(
     }
     let account = account.ok_or_else(bad_credentials)?;
     info!(name = %account.name, "logged in");
-    let cookies = open_session(
-        &shared,
-        &account.id,
-        client,
-        &headers,
-        peer.as_ref().map(|e| &e.0),
-    )
-    .await?;
+    session_opened(&shared, &account, client, &headers, peer, StatusCode::OK).await
+}
+
+/// Opens a session of `account` and answers `status` with its cookies and rating.
+async fn session_opened(
+    shared: &Shared,
+    account: &Account,
+    client: ClientAddr,
+    headers: &HeaderMap,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    status: StatusCode,
+) -> Result<Response, ApiError> {
+    let peer = peer.as_ref().map(|e| &e.0);
+    let cookies = open_session(shared, &account.id, client, headers, peer).await?;
     Ok(with_cookies(
-        StatusCode::OK,
+        status,
         cookies,
         SessionInfo {
             rating: account.rating(),
@@ -209,8 +209,6 @@ async fn login(
     ))
 }
 
-/// Who is logged in: the account's rating, or `null` for a guest (a guest is no error:
-/// every page asks).
 /// `GET /api/session`: the logged-in account's rating and role.
 #[derive(Serialize)]
 struct WhoAmI {
@@ -219,6 +217,8 @@ struct WhoAmI {
     role: Role,
 }
 
+/// Who is logged in: the account's rating and role, or `null` for a guest (a guest is
+/// no error: every page asks).
 async fn whoami(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,

@@ -49,6 +49,22 @@ async fn req(
     (s, v)
 }
 
+/// `POST path` with `body` from `from`: status and JSON body.
+async fn post(
+    server: &TestServer,
+    from: IpAddr,
+    path: &str,
+    body: Value,
+    cookie: Option<&str>,
+) -> (u16, Value) {
+    req(server, from, "POST", path, Some(body), cookie).await
+}
+
+/// `GET path` from `from`: status and JSON body.
+async fn get(server: &TestServer, from: IpAddr, path: &str, cookie: Option<&str>) -> (u16, Value) {
+    req(server, from, "GET", path, None, cookie).await
+}
+
 /// `name` sits at `seat` of `room`, from `from`, logged in with `cookie` (None: a
 /// guest).
 async fn sit(
@@ -89,6 +105,14 @@ async fn admin(db_url: &str, req: ActionRequest) {
     store.close().await;
 }
 
+/// `account` is given `role`.
+fn role(account: &str, role: Role) -> ActionRequest {
+    ActionRequest {
+        role: Some(role),
+        ..action("role", account, "trusted")
+    }
+}
+
 fn action(action: &str, account: &str, reason: &str) -> ActionRequest {
     ActionRequest {
         action: action.into(),
@@ -107,16 +131,37 @@ async fn a_reported_line_is_seen_by_a_moderator_and_its_writer_muted() {
         let troll = register(&server, troll_at, "troll").await;
         let alice = register(&server, alice_at, "alice").await;
         // The first admin is made on the command line.
-        admin(db.url(), ActionRequest { role: Some(Role::Admin), ..action("role", "boss", "first admin") }).await;
-        let (s, v) = req(&server, boss_at, "GET", "/api/session", None, Some(&boss)).await;
+        admin(db.url(), role("boss", Role::Admin)).await;
+        let (s, v) = get(&server, boss_at, "/api/session", Some(&boss)).await;
         assert_eq!((s, v["role"].as_str()), (200, Some("admin")), "{v}");
 
         let room = server.create_room(json!({})).await;
-        let mut t = sit(&server, &room, (troll_at, Some(&troll)), Seat::First, "troll").await;
-        let mut a = sit(&server, &room, (alice_at, Some(&alice)), Seat::Middle, "alice").await;
+        let mut t = sit(
+            &server,
+            &room,
+            (troll_at, Some(&troll)),
+            Seat::First,
+            "troll",
+        )
+        .await;
+        let mut a = sit(
+            &server,
+            &room,
+            (alice_at, Some(&alice)),
+            Seat::Middle,
+            "alice",
+        )
+        .await;
         let mut b = sit(&server, &room, (bob_at, None), Seat::Last, "bob").await;
         let mut reported = 0;
-        for (who, text) in [(0, "hi all"), (1, "hello"), (0, "you are all idiots"), (1, "rude"), (2, "gg")] {
+        let lines = [
+            (0, "hi all"),
+            (1, "hello"),
+            (0, "you are all idiots"),
+            (1, "rude"),
+            (2, "gg"),
+        ];
+        for (who, text) in lines {
             match who {
                 0 => t.chat(text).await,
                 1 => a.chat(text).await,
@@ -128,38 +173,46 @@ async fn a_reported_line_is_seen_by_a_moderator_and_its_writer_muted() {
                 reported = m.id;
             }
         }
-        let report = json!({"room": room, "chat_id": reported, "reason": "abuse", "text": "insults"});
-        let (s, v) = req(&server, alice_at, "POST", "/api/reports", Some(report), Some(&alice)).await;
+        let report =
+            json!({"room": room, "chat_id": reported, "reason": "abuse", "text": "insults"});
+        let (s, v) = post(&server, alice_at, "/api/reports", report, Some(&alice)).await;
         assert_eq!(s, 201, "{v}");
 
         // Only moderators read the reports.
-        let (s, v) = req(&server, alice_at, "GET", "/api/mod/reports", None, Some(&alice)).await;
+        let (s, v) = get(&server, alice_at, "/api/mod/reports", Some(&alice)).await;
         assert_eq!((s, TestServer::error_code(&v)), (403, "forbidden"));
-        let (s, v) = req(&server, alice_at, "GET", "/api/mod/reports", None, None).await;
+        let (s, v) = get(&server, alice_at, "/api/mod/reports", None).await;
         assert_eq!((s, TestServer::error_code(&v)), (401, "not_logged_in"));
-        let (s, v) = req(&server, boss_at, "GET", "/api/mod/reports", None, Some(&boss)).await;
+        let (s, v) = get(&server, boss_at, "/api/mod/reports", Some(&boss)).await;
         assert_eq!(s, 200, "{v}");
         let r = &v[0];
         assert_eq!(r["reporter"], "alice");
-        assert_eq!(r["target"], json!({"name": "troll", "account": "troll", "addr": troll_at.to_string()}));
+        let target = json!({"name": "troll", "account": "troll", "addr": troll_at.to_string()});
+        assert_eq!(r["target"], target);
         let context: Vec<(&str, bool)> = r["context"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|l| (l["text"].as_str().unwrap(), l["reported"].as_bool().unwrap()))
+            .map(|l| {
+                (
+                    l["text"].as_str().unwrap(),
+                    l["reported"].as_bool().unwrap(),
+                )
+            })
             .collect();
         assert_eq!(
             context,
-            [("hi all", false), ("hello", false), ("you are all idiots", true), ("rude", false), ("gg", false)]
+            lines.map(|(_, text)| (text, text.contains("idiots")))
         );
 
         // Muted from the report: it closes.
-        let mute = json!({"action": "mute", "account": "troll", "minutes": 1440, "reason": "insults", "report": r["id"]});
-        let (s, v) = req(&server, boss_at, "POST", "/api/mod/actions", Some(mute), Some(&boss)).await;
+        let mute = json!({"action": "mute", "account": "troll", "minutes": 1440,
+            "reason": "insults", "report": r["id"]});
+        let (s, v) = post(&server, boss_at, "/api/mod/actions", mute, Some(&boss)).await;
         assert_eq!(s, 200, "{v}");
-        let (_, open) = req(&server, boss_at, "GET", "/api/mod/reports", None, Some(&boss)).await;
+        let (_, open) = get(&server, boss_at, "/api/mod/reports", Some(&boss)).await;
         assert_eq!(open, json!([]));
-        let (_, closed) = req(&server, boss_at, "GET", "/api/mod/reports?open=false", None, Some(&boss)).await;
+        let (_, closed) = get(&server, boss_at, "/api/mod/reports?open=false", Some(&boss)).await;
         assert_eq!(closed[0]["closed_by"], "boss");
 
         // The muted player's line comes back to it alone and is not kept.
@@ -171,19 +224,31 @@ async fn a_reported_line_is_seen_by_a_moderator_and_its_writer_muted() {
         let mut late = Client::connect_from(&server.ws_url(&room), source(9), &[]).await;
         late.watch(None).await;
         let history = late.until_chat_history().await;
-        assert!(!history.iter().any(|t| t.contains("hear me")), "{history:?}");
+        assert!(
+            !history.iter().any(|t| t.contains("hear me")),
+            "{history:?}"
+        );
         assert!(history.iter().any(|t| t == "quiet now"), "{history:?}");
 
         // A moderator sees the player's lines and addresses; the log has the actions.
-        let (s, v) = req(&server, boss_at, "GET", "/api/mod/players/troll", None, Some(&boss)).await;
+        let (s, v) = get(&server, boss_at, "/api/mod/players/troll", Some(&boss)).await;
         assert_eq!(s, 200, "{v}");
         assert!(v["created_at"].as_i64().unwrap() > 0, "{v}");
         assert_eq!(v["sanctions"][0]["kind"], "mute");
-        assert!(v["chat"].as_array().unwrap().iter().any(|l| l["text"] == "you are all idiots"), "{v}");
+        let lines = v["chat"].as_array().unwrap();
+        assert!(
+            lines.iter().any(|l| l["text"] == "you are all idiots"),
+            "{v}"
+        );
         assert_eq!(v["addresses"][0]["addr"], troll_at.to_string());
         assert_eq!(v["games"][0]["room"], room.as_str());
-        let (_, log) = req(&server, boss_at, "GET", "/api/mod/log", None, Some(&boss)).await;
-        let actions: Vec<&str> = log.as_array().unwrap().iter().map(|e| e["action"].as_str().unwrap()).collect();
+        let (_, log) = get(&server, boss_at, "/api/mod/log", Some(&boss)).await;
+        let actions: Vec<&str> = log
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["action"].as_str().unwrap())
+            .collect();
         assert_eq!(actions, ["mute", "role"], "{log}");
         server.stop().await;
     })
@@ -197,14 +262,7 @@ async fn the_banned_cannot_sit_chat_create_rooms_or_ask_for_games() {
         let (mod_at, troll_at, guest_at) = (source(11), source(12), source(13));
         let moderator = register(&server, mod_at, "mia").await;
         let troll = register(&server, troll_at, "troll").await;
-        admin(
-            db.url(),
-            ActionRequest {
-                role: Some(Role::Moderator),
-                ..action("role", "mia", "trusted")
-            },
-        )
-        .await;
+        admin(db.url(), role("mia", Role::Moderator)).await;
         let room = server.create_room(json!({})).await;
         let mut t = sit(
             &server,
@@ -342,7 +400,7 @@ async fn renamed_and_deleted_accounts_and_bad_reports() {
         let boss = register(&server, boss_at, "boss").await;
         let gone = register(&server, gone_at, "leaver").await;
         let bob = register(&server, bob_at, "bob").await;
-        admin(db.url(), ActionRequest { role: Some(Role::Admin), ..action("role", "boss", "first admin") }).await;
+        admin(db.url(), role("boss", Role::Admin)).await;
         let room = server.create_room(json!({"bots": {"last": 1}})).await;
         let mut g = sit(&server, &room, (gone_at, Some(&gone)), Seat::First, "leaver").await;
         let mut b = sit(&server, &room, (bob_at, Some(&bob)), Seat::Middle, "bob").await;
@@ -360,7 +418,7 @@ async fn renamed_and_deleted_accounts_and_bad_reports() {
             (json!({"name": "leaver", "room": room, "reason": "spam"}), 400, "bad_report"),
             (json!({"name": "bob", "reason": "spam"}), 400, "bad_report"),
         ] {
-            let (s, v) = req(&server, bob_at, "POST", "/api/reports", Some(body.clone()), Some(&bob)).await;
+            let (s, v) = post(&server, bob_at, "/api/reports", body.clone(), Some(&bob)).await;
             assert_eq!(s, status, "{body} → {v}");
             if status != 201 {
                 assert_eq!(TestServer::error_code(&v), code, "{body}");
@@ -370,24 +428,28 @@ async fn renamed_and_deleted_accounts_and_bad_reports() {
         let mut statuses = Vec::new();
         for _ in 0..11 {
             let body = json!({"name": "leaver", "reason": "spam"});
-            statuses.push(req(&server, source(24), "POST", "/api/reports", Some(body), None).await.0);
+            statuses.push(post(&server, source(24), "/api/reports", body, None).await.0);
         }
         assert_eq!(statuses, [[201; 10].as_slice(), &[429]].concat());
 
         // A rename follows the name rules and carries the games along.
-        let rename = |name: &str| json!({"action": "rename", "account": "bob", "new_name": name, "reason": "asked"});
-        let (s, v) = req(&server, boss_at, "POST", "/api/mod/actions", Some(rename("leaver")), Some(&boss)).await;
+        let rename = |name: &str| {
+            json!({"action": "rename", "account": "bob", "new_name": name, "reason": "asked"})
+        };
+        let act = |body: Value| post(&server, boss_at, "/api/mod/actions", body, Some(&boss));
+        let (s, v) = act(rename("leaver")).await;
         assert_eq!((s, TestServer::error_code(&v)), (409, "name_taken"));
-        let (s, v) = req(&server, boss_at, "POST", "/api/mod/actions", Some(rename("robert")), Some(&boss)).await;
+        let (s, v) = act(rename("robert")).await;
         assert_eq!(s, 200, "{v}");
         assert_eq!(server.get_json("/api/players/robert").await.0, 200);
 
         // Deleted: the account and its data go, its seat and line stay, anonymous.
-        let delete = json!({"action": "delete", "account": "leaver", "reason": "asked by its owner"});
-        let (s, v) = req(&server, boss_at, "POST", "/api/mod/actions", Some(delete), Some(&boss)).await;
+        let delete =
+            json!({"action": "delete", "account": "leaver", "reason": "asked by its owner"});
+        let (s, v) = post(&server, boss_at, "/api/mod/actions", delete, Some(&boss)).await;
         assert_eq!(s, 200, "{v}");
         assert_eq!(server.get_json("/api/players/leaver").await.0, 404);
-        let (s, v) = req(&server, gone_at, "GET", "/api/session", None, Some(&gone)).await;
+        let (s, v) = get(&server, gone_at, "/api/session", Some(&gone)).await;
         assert_eq!((s, v), (200, Value::Null), "its sessions end");
         let store = Store::connect(db.url(), 1).await.unwrap();
         let stored = store.load_room(&room).await.unwrap().unwrap();
@@ -398,11 +460,13 @@ async fn renamed_and_deleted_accounts_and_bad_reports() {
         assert_eq!((line.name.as_str(), line.text.as_str()), ("Deleted player", "(deleted)"));
         store.close().await;
         // Its reports stay, with the name it had.
-        let (_, open) = req(&server, boss_at, "GET", "/api/mod/reports", None, Some(&boss)).await;
+        let (_, open) = get(&server, boss_at, "/api/mod/reports", Some(&boss)).await;
         // The seat's report carries the address of the seat's chat line.
         let seat_report = open.as_array().unwrap().iter().find(|r| r["seat"] == "first").unwrap();
         assert_eq!(seat_report["target"]["addr"], gone_at.to_string(), "{open}");
-        assert!(open.as_array().unwrap().iter().all(|r| r["target"]["name"] == "leaver" && r["target"]["account"].is_null()), "{open}");
+        let anonymous =
+            |r: &Value| r["target"]["name"] == "leaver" && r["target"]["account"].is_null();
+        assert!(open.as_array().unwrap().iter().all(anonymous), "{open}");
         drop(g);
         server.stop().await;
     })
