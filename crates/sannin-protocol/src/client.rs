@@ -329,7 +329,8 @@ mod tests {
                 r#"{"type":"dance"}"#,
                 "unknown variant `dance`, expected one of `join`, `resume`, `watch`, \
                  `leave`, `ready`, `unready`, `act`, `resign`, `offer_draw`, \
-                 `accept_draw`, `decline_draw`, `withdraw_draw`, `chat`, `rematch`, \
+                 `accept_draw`, `decline_draw`, `withdraw_draw`, `abort`, `give_time`, \
+                 `offer_takeback`, `accept_takeback`, `decline_takeback`, `chat`, `rematch`, \
                  `cancel_rematch`, `propose_alliance`, `accept_alliance`, \
                  `decline_alliance`, `add_bot`, `remove_bot`, `sync`, `ping`",
             ),
