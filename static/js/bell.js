@@ -65,7 +65,8 @@ export function bellButton() {
       h('label', { class: 'toggle master' }, master, t('notify.on')),
       state ? h('p', { class: 'notify-state', 'data-testid': 'notify-state' }, state) : null,
       st.problem ? h('p', { class: 'notify-problem', role: 'alert', 'data-testid': 'notify-problem' }, t(st.problem)) : null,
-      h('fieldset', { class: 'kinds' },
+      // Chosen ahead while off, shown dimmed: nothing is sent until it is on.
+      h('fieldset', { class: st.on ? 'kinds' : 'kinds off' },
         h('legend', {}, t('notify.kinds')),
         KINDS.map((kind) => h('label', { class: 'toggle' },
           h('input', {
