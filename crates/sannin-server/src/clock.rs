@@ -400,6 +400,14 @@ impl GameClock {
         }
     }
 
+    /// Takes back from `p` the Fischer increment of a move taken back.
+    pub fn undo_increment(&mut self, p: Player) {
+        if self.settings.kind == ClockKind::Fischer {
+            let t = &mut self.left[p.index()];
+            t.main_ms = t.main_ms.saturating_sub(self.settings.increment_ms);
+        }
+    }
+
     /// `p` ran out of time: its clock shows zero and stops.
     pub fn flag(&mut self, p: Player) {
         if self.running() == Some(p) {

@@ -218,8 +218,10 @@ impl Room {
         self.draw_offers.clear();
         let now = self.deps.config.time.now_ms();
         if let Some(c) = self.clock.as_mut() {
-            // The player who was to move is charged its time; the mover's runs again.
+            // The player who was to move is charged its time; the mover's runs again,
+            // without the increment the move earned.
             c.stop(now, 0, false);
+            c.undo_increment(t.seat);
             c.start(t.seat, now);
         }
         self.turn_since = self.now();

@@ -145,6 +145,7 @@ async fn takeback_by_agreement(db: TestDb) {
         .await;
     // Asked again, both agree: the move is gone.
     t.players[0].send(ClientMsg::OfferTakeback).await;
+    t.spectator.until_event("takeback_offered").await;
     t.players[1].send(ClientMsg::AcceptTakeback).await;
     t.players[2].send(ClientMsg::AcceptTakeback).await;
     let e = t.spectator.until_event("took_back").await;
@@ -199,8 +200,9 @@ async fn bots_agree_to_take_a_move_back() {
     // comes before Middle's bot moves.
     let time = ManualTime::new(1_000_000);
     let server = Setup::default().time(time).start(&TestDb::sqlite()).await;
+    let clock = json!({"kind": "fischer", "main_seconds": 300, "increment_seconds": 2});
     let room = server
-        .create_room(json!({"bots": {"middle": 0, "last": 0}}))
+        .create_room(json!({"bots": {"middle": 0, "last": 0}, "clock": clock}))
         .await;
     let mut me = server.client(&room).await;
     me.join(Some(Seat::First), "me").await;
@@ -215,6 +217,8 @@ async fn bots_agree_to_take_a_move_back() {
         .until_state("back to me", |s| s.to_move == Some(Seat::First))
         .await;
     assert_eq!(s.position, s.start_position);
+    // Time stood still: the clock is as before the move, its increment taken back.
+    assert_eq!(s.clocks.unwrap().first.remaining_ms, 300_000);
     server.stop().await;
 }
 
