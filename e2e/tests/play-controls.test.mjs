@@ -16,6 +16,38 @@ const live = serverAndBrowser({ shots: SHOTS, serverArgs: ['--bot-only-min-move-
 
 const NAMES = { first: 'Akira', middle: 'Beni', last: 'Chiyo' };
 
+test('the room model: a move taken back leaves the moves and the history, whatever the next state carries', async () => {
+  const model = await import('../../static/js/room/model.js');
+  const { START } = await import('../lib/mock.mjs');
+  const P1 = START.replace(' F -/-/- FML - FML', ' M -/-/- FML - FML');
+  const P2 = START.replace(' F -/-/- FML - FML', ' L -/-/- FML - FML');
+  const base = { type: 'state', seq: 1, status: 'playing', position: START, start_position: START, moves: [], move_players: [],
+    seats: {}, to_move: 'first', legal: [], you: 'first', in_check: [], takeback: null };
+  for (const whole of [true, false]) {
+    const m = model.createModel();
+    model.applyState(m, base);
+    model.setHistory(m, { start: START, plies: [] });
+    model.applyEvent(m, { type: 'action', player: 'first', action: 'P3c-4c' });
+    model.applyState(m, { ...base, position: P1, to_move: 'middle', moves: undefined, move_players: undefined });
+    model.applyEvent(m, { type: 'action', player: 'middle', action: 'P10k-10j' });
+    model.applyState(m, { ...base, position: P2, to_move: 'last', moves: undefined, move_players: undefined });
+    model.applyEvent(m, { type: 'takeback_offered', seat: 'middle' });
+    assert.deepEqual(m.state.takeback, { seat: 'middle', accepted: [] });
+    model.goTo(m, 2 - 1); // looking at ply 1
+    const { notices } = model.applyEvent(m, { type: 'took_back', seat: 'middle', ply: 2 });
+    assert.equal(notices[0].type, 'took_back');
+    const next = whole ? { moves: ['P3c-4c'], move_players: ['first'] } : { moves: undefined, move_players: undefined };
+    model.applyState(m, { ...base, position: P1, to_move: 'middle', ...next });
+    assert.deepEqual(m.state.moves, ['P3c-4c'], `moves (a state ${whole ? 'with' : 'without'} them)`);
+    assert.deepEqual(m.state.move_players, ['first']);
+    assert.deepEqual(m.history.plies.map((p) => p.action), ['P3c-4c']);
+    assert.equal(m.historyStale, false);
+    assert.equal(m.state.takeback, null);
+    assert.equal(m.view, null, 'the live position again');
+    assert.deepEqual([...model.shown(m).last].sort(), ['3c', '4c']);
+  }
+});
+
 async function createRoom(body = {}) {
   const res = await fetch(`${live.server.url}/api/rooms`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   assert.equal(res.status, 201, await res.clone().text());

@@ -58,7 +58,11 @@ class Tv {
       this.idle('none');
       return;
     }
-    if (room === this.room && this.view && !this.view.aborted && this.state?.status !== 'finished') return;
+    if (room === this.room && this.view && !this.view.aborted) {
+      // Still the game shown: it goes on, or it is over and there is no other.
+      if (this.state?.status === 'finished') this.idle('none');
+      return;
+    }
     this.watch(room);
   }
 
