@@ -7,7 +7,6 @@ export default {
   'ctl.abort.no': 'Keep playing',
   'ctl.abort.title': 'Game aborted',
   'ctl.abort.doc_title': 'Game aborted – Sannin',
-  'ctl.abort.lobby': 'Back to the lobby',
   'room.aborted.you.aborted': 'You aborted the game. Nobody is rated.',
   'quick.requeued.aborted': 'Game aborted by {who}. Nobody is rated.',
   'ctl.takeback.ask': 'Ask to take back',

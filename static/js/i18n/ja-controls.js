@@ -7,7 +7,6 @@ export default {
   'ctl.abort.no': '対局を続ける',
   'ctl.abort.title': '対局は中止されました',
   'ctl.abort.doc_title': '対局中止 – 三人将棋',
-  'ctl.abort.lobby': 'ロビーへ戻る',
   'room.aborted.you.aborted': 'あなたが対局を中止しました。レーティングは変動しません。',
   'quick.requeued.aborted': '{who}が対局を中止しました。レーティングは変動しません。',
   'ctl.takeback.ask': '待ったを申し込む',

@@ -7,7 +7,6 @@ export default {
   'ctl.abort.no': '계속 두기',
   'ctl.abort.title': '대국이 중단되었습니다',
   'ctl.abort.doc_title': '대국 중단 – 삼인 쇼기',
-  'ctl.abort.lobby': '로비로 돌아가기',
   'room.aborted.you.aborted': '대국을 중단했습니다. 레이팅은 반영되지 않습니다.',
   'quick.requeued.aborted': '{who}이(가) 대국을 중단했습니다. 레이팅은 반영되지 않습니다.',
   'ctl.takeback.ask': '무르기 요청',

@@ -7,7 +7,6 @@ export default {
   'ctl.abort.no': 'Играть дальше',
   'ctl.abort.title': 'Партия прервана',
   'ctl.abort.doc_title': 'Партия прервана – Саннин',
-  'ctl.abort.lobby': 'В лобби',
   'room.aborted.you.aborted': 'Вы прервали партию. Рейтинг не изменится ни у кого.',
   'quick.requeued.aborted': 'Партию прервал игрок {who}. Рейтинг не изменится ни у кого.',
   'ctl.takeback.ask': 'Попросить вернуть ход',

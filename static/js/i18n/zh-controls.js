@@ -7,7 +7,6 @@ export default {
   'ctl.abort.no': '继续对局',
   'ctl.abort.title': '对局已中止',
   'ctl.abort.doc_title': '对局已中止 – 三人将棋',
-  'ctl.abort.lobby': '返回大厅',
   'room.aborted.you.aborted': '你中止了对局。不计等级分。',
   'quick.requeued.aborted': '{who}中止了对局。不计等级分。',
   'ctl.takeback.ask': '请求悔棋',

@@ -89,16 +89,16 @@ export async function givenUpEarlier(r) {
 }
 
 /** The page of a room given up: what happened, then back to the lobby (`stay`: not by
- * itself — a game aborted offers a new one). */
+ * itself — a game aborted offers a new one, in the lobby). */
 function showAborted(r, text, { stay = false, reason = null } = {}) {
   const game = reason === 'aborted';
   r.app.replaceChildren(h('section', { class: 'panel aborted', role: 'alert', 'data-testid': 'table-aborted', 'data-reason': reason ?? '' },
     h('h1', {}, t(game ? 'ctl.abort.title' : 'room.aborted.title')),
     h('p', { 'data-testid': 'aborted-text' }, text),
     stay ? null : h('p', { class: 'hint' }, t('room.aborted.back_in')),
-    h('p', { class: 'row' },
-      stay ? h('a', { class: 'button primary', href: '/', 'data-testid': 'aborted-new-game' }, t('room.out.new_game')) : null,
-      h('a', { class: 'button', href: '/', 'data-testid': 'aborted-back' }, t(stay ? 'ctl.abort.lobby' : 'room.aborted.back')))));
+    h('p', { class: 'row' }, stay
+      ? h('a', { class: 'button primary', href: '/', 'data-testid': 'aborted-new-game' }, t('room.out.new_game'))
+      : h('a', { class: 'button', href: '/', 'data-testid': 'aborted-back' }, t('room.aborted.back')))));
   r.connStatus.textContent = '';
   r.offlineBar.hidden = true;
   document.title = t(game ? 'ctl.abort.doc_title' : 'room.aborted.doc_title');
