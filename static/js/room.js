@@ -111,7 +111,7 @@ class RoomView {
   async start() {
     this.title = this.docTitle();
     document.title = this.title;
-    if (await this.isGone()) return;
+    if (await this.isGone() || this.aborted) return; // gone, or left meanwhile (stop())
     const intent = this.opts.watchOnly ? null : this.takeJoinIntent();
     // A game of the reader's account opened from My games on a device without its
     // token: the account takes its seat back (the server gives it a new token).
