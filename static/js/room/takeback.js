@@ -7,6 +7,7 @@ import { h } from '../dom.js';
 import { SEATS } from '../geometry.js';
 import { t } from '../i18n.js';
 import { isBot } from '../players.js';
+import { sentences } from '../pairing.js';
 import { list, who } from './messages.js';
 import { ENDINGS, seatOf } from './model.js';
 
@@ -55,9 +56,9 @@ export function takebackParts(r) {
   const awaited = SEATS.filter((x) => x !== tb.seat && active.has(x) && !accepted.includes(x) && !isBot(s.seats?.[x]));
   const names = (seats) => list(seats.map((x) => who(x, ctx)));
   let text = tb.seat === r.you ? t('ctl.takeback.yours') : t('ctl.takeback.asks', { who: who(tb.seat, ctx, { capital: true }) });
-  if (awaited.length) text += ` ${t('ctl.takeback.waiting', { who: names(awaited) })}`;
+  if (awaited.length) text = sentences(text, t('ctl.takeback.waiting', { who: names(awaited) }));
   const agreed = accepted.filter((x) => !isBot(s.seats?.[x]));
-  if (agreed.length) text += ` ${t('ctl.takeback.accepted', { who: names(agreed) })}`;
+  if (agreed.length) text = sentences(text, t('ctl.takeback.accepted', { who: names(agreed) }));
   const parts = [h('span', { class: 'hint request', 'data-testid': 'takeback-request', 'data-seat': tb.seat }, text)];
   if (playing(r) && tb.seat !== r.you && !accepted.includes(r.you)) {
     parts.push(button('small', 'accept-takeback', t('ctl.takeback.accept'), () => r.send({ type: 'accept_takeback' })),
