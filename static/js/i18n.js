@@ -2,8 +2,10 @@
 // (`i18n/en.js`, `i18n/ja.js`, `i18n/ru.js`, `i18n/zh.js`, `i18n/ko.js`), with the pages
 // of games and notifications in `i18n/<code>-games.js`, the aids to play in
 // `i18n/<code>-play.js`, account recovery in `i18n/<code>-account.js`, the tutorial
-// in `i18n/<code>-learn.js`, moderation (reports, /mod) in `i18n/<code>-mod.js` and
-// the analysis board's play, variations and evaluation bar in `i18n/<code>-analysis.js`.
+// in `i18n/<code>-learn.js`, moderation (reports, /mod) in `i18n/<code>-mod.js`, the
+// analysis board's play, variations and evaluation bar in `i18n/<code>-analysis.js`,
+// and the game's controls (abort, takeback, giving time) and /tv in
+// `i18n/<code>-controls.js`.
 // `t(key, params)` looks a key up in the reader's language, falling back to English;
 // `{name}` placeholders are filled from `params`. A message that depends on a count may
 // be an object of plural forms (`{ one, few, many, other }`, the categories of
@@ -16,6 +18,7 @@ import enAccount from './i18n/en-account.js';
 import enLearn from './i18n/en-learn.js';
 import enMod from './i18n/en-mod.js';
 import enAnalysis from './i18n/en-analysis.js';
+import enControls from './i18n/en-controls.js';
 import ja from './i18n/ja.js';
 import jaGames from './i18n/ja-games.js';
 import jaPlay from './i18n/ja-play.js';
@@ -23,6 +26,7 @@ import jaAccount from './i18n/ja-account.js';
 import jaLearn from './i18n/ja-learn.js';
 import jaMod from './i18n/ja-mod.js';
 import jaAnalysis from './i18n/ja-analysis.js';
+import jaControls from './i18n/ja-controls.js';
 import ru from './i18n/ru.js';
 import ruGames from './i18n/ru-games.js';
 import ruPlay from './i18n/ru-play.js';
@@ -30,6 +34,7 @@ import ruAccount from './i18n/ru-account.js';
 import ruLearn from './i18n/ru-learn.js';
 import ruMod from './i18n/ru-mod.js';
 import ruAnalysis from './i18n/ru-analysis.js';
+import ruControls from './i18n/ru-controls.js';
 import zh from './i18n/zh.js';
 import zhGames from './i18n/zh-games.js';
 import zhPlay from './i18n/zh-play.js';
@@ -37,6 +42,7 @@ import zhAccount from './i18n/zh-account.js';
 import zhLearn from './i18n/zh-learn.js';
 import zhMod from './i18n/zh-mod.js';
 import zhAnalysis from './i18n/zh-analysis.js';
+import zhControls from './i18n/zh-controls.js';
 import ko from './i18n/ko.js';
 import koGames from './i18n/ko-games.js';
 import koPlay from './i18n/ko-play.js';
@@ -44,13 +50,14 @@ import koAccount from './i18n/ko-account.js';
 import koLearn from './i18n/ko-learn.js';
 import koMod from './i18n/ko-mod.js';
 import koAnalysis from './i18n/ko-analysis.js';
+import koControls from './i18n/ko-controls.js';
 
 export const LANGUAGES = {
-  en: { ...en, ...enGames, ...enPlay, ...enAccount, ...enLearn, ...enMod, ...enAnalysis },
-  ja: { ...ja, ...jaGames, ...jaPlay, ...jaAccount, ...jaLearn, ...jaMod, ...jaAnalysis },
-  ru: { ...ru, ...ruGames, ...ruPlay, ...ruAccount, ...ruLearn, ...ruMod, ...ruAnalysis },
-  zh: { ...zh, ...zhGames, ...zhPlay, ...zhAccount, ...zhLearn, ...zhMod, ...zhAnalysis },
-  ko: { ...ko, ...koGames, ...koPlay, ...koAccount, ...koLearn, ...koMod, ...koAnalysis },
+  en: { ...en, ...enGames, ...enPlay, ...enAccount, ...enLearn, ...enMod, ...enAnalysis, ...enControls },
+  ja: { ...ja, ...jaGames, ...jaPlay, ...jaAccount, ...jaLearn, ...jaMod, ...jaAnalysis, ...jaControls },
+  ru: { ...ru, ...ruGames, ...ruPlay, ...ruAccount, ...ruLearn, ...ruMod, ...ruAnalysis, ...ruControls },
+  zh: { ...zh, ...zhGames, ...zhPlay, ...zhAccount, ...zhLearn, ...zhMod, ...zhAnalysis, ...zhControls },
+  ko: { ...ko, ...koGames, ...koPlay, ...koAccount, ...koLearn, ...koMod, ...koAnalysis, ...koControls },
 };
 /** Each language named in itself, for the header's switch. */
 export const LANGUAGE_NAMES = { en: 'English', ja: '日本語', ru: 'Русский', zh: '中文', ko: '한국어' };

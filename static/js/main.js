@@ -1,5 +1,6 @@
 // Entry point: "/" is the lobby, "/learn" the tutorial, "/rules" the rules, "/analysis" the analysis board,
-// "/rooms/{id}" a room (the link players share), "/games" the reader's games;
+// "/rooms/{id}" a room (the link players share), "/games" the reader's games, "/tv" the
+// best game being played, watched;
 // "/account", "/players/{name}" and "/leaderboard" the pages of accounts, "/mod" the
 // moderators'. The header is the same on every page.
 import { mountHeader, pageOf } from './site.js';
@@ -26,6 +27,8 @@ if (page === 'room') {
   (await import('./players-pages.js')).showLeaderboard(app);
 } else if (page === 'mod') {
   (await import('./mod.js')).showMod(app);
+} else if (page === 'tv') {
+  (await import('./tv.js')).showTv(app);
 } else if (page === 'player') {
   (await import('./players-pages.js')).showProfile(app, segmentOf(location.pathname, 'players'));
 } else {

@@ -44,7 +44,8 @@ export function allSeatTokens() {
  *  onState(state), onEvent(event, seq), onSeated(msg), onError(msg), onStatus(status),
  *  onChat(message), onChatHistory(messages), isGone() → Promise<bool> (asked when a
  *  socket is refused before it opens: true stops the reconnects), onGivenUp() (the
- *  server closed the room: a table of quick pairing given up)
+ *  server closed the room: a table of quick pairing given up); `watchOnly`: spectate
+ *  even where a seat token is kept
  * where status is { phase: 'connecting'|'open'|'reconnecting'|'closed', attempt, delayMs }.
  * Reconnects with exponential backoff; resumes the seat with the stored token; on a
  * gap in `seq` it asks for a fresh snapshot (resume or watch again).
@@ -62,7 +63,8 @@ export class RoomConnection {
     this.timer = null;
   }
 
-  get token() { return savedToken(this.roomId); }
+  /** The seat token kept for the room; none for a view that only watches (the TV page). */
+  get token() { return this.h.watchOnly ? null : savedToken(this.roomId); }
 
   url() {
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';

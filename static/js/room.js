@@ -13,8 +13,7 @@ import { SEATS } from './geometry.js';
 import { START_POSITION, indexLegal } from './position.js';
 import { Board } from './board.js';
 import { RoomConnection, api, savedToken } from './protocol.js';
-import { backToQueue, forgetTable, leaveNotice, sentences, tableFound, tableTicket, ticketStatus } from './pairing.js';
-import { ownName, playerName } from './players.js';
+import { playerName } from './players.js';
 import { describeClock, isCorrespondence } from './clocks.js';
 import { canNotify, onNotifyChange, setKind, showTurn, turnOn, wants } from './notify.js';
 import { takeClaim } from './mine.js';
@@ -39,21 +38,25 @@ import {
 import * as input from './room/input.js';
 import { TypedMove, announceMove } from './room/typed.js';
 import { Sounds } from './room/sound.js';
+import { givenUpEarlier, tableAborted } from './room/aborted.js';
+import { giveTimeFor } from './room/givetime.js';
+import { tookBack } from './room/takeback.js';
 
 const VIEW_KEY = 'sannin.view';
-/** How long the page of a table given up stays before the lobby. */
-const ABORTED_BACK_MS = 3500;
 
-export function showRoom(app, roomId) {
-  const ui = new RoomView(app, roomId);
+/** `opts` (the TV page, tv.js): `watchOnly` (never take a seat), `docTitle()`,
+ * `onState(state)`, `onGone()` (the room is no more; the view has stopped). */
+export function showRoom(app, roomId, opts = {}) {
+  const ui = new RoomView(app, roomId, opts);
   ui.start();
   return ui;
 }
 
 class RoomView {
-  constructor(app, roomId) {
+  constructor(app, roomId, opts = {}) {
     this.app = app;
     this.roomId = roomId;
+    this.opts = opts;
     this.model = createModel();
     this.legal = indexLegal([]);
     this.selected = null; // { cell } | { hand: kind }, on the reader's turn
@@ -73,9 +76,23 @@ class RoomView {
     this.historyLoading = false;
     this.historyTries = 0;
     this.sounds = new Sounds();
+    this.timers = [];
+    this.offs = []; // unsubscribes and listeners to drop on stop()
     this.build();
     // The notice line's words were those of the language before (the list keeps them).
-    onLangChange(() => { this.notices.dismiss(); this.relabel(); this.render(); });
+    this.offs.push(onLangChange(() => { this.notices.dismiss(); this.relabel(); this.render(); }));
+  }
+
+  /** Leaves the room for good (the TV page moves on to another game). */
+  stop() {
+    this.aborted = true;
+    this.conn?.close();
+    for (const id of this.timers) clearInterval(id);
+    for (const off of this.offs.splice(0)) off();
+  }
+
+  docTitle() {
+    return this.opts.docTitle?.() ?? t('room.doc_title', { id: shortId(this.roomId) });
   }
 
   get state() { return this.model.state; }
@@ -92,13 +109,13 @@ class RoomView {
   send(msg) { this.conn?.send(msg); }
 
   async start() {
-    this.title = t('room.doc_title', { id: shortId(this.roomId) });
+    this.title = this.docTitle();
     document.title = this.title;
-    if (await this.isGone()) return;
-    const intent = this.takeJoinIntent();
+    if (await this.isGone() || this.aborted) return; // gone, or left meanwhile (stop())
+    const intent = this.opts.watchOnly ? null : this.takeJoinIntent();
     // A game of the reader's account opened from My games on a device without its
     // token: the account takes its seat back (the server gives it a new token).
-    const claim = takeClaim(this.roomId);
+    const claim = this.opts.watchOnly ? null : takeClaim(this.roomId);
     this.conn = new RoomConnection(this.roomId, {
       onState: (s) => this.onState(s),
       onEvent: (e) => this.onEvent(e),
@@ -110,13 +127,13 @@ class RoomView {
       spectatorName: () => storedName(),
       isGone: () => this.isGone(),
       onGivenUp: () => this.tableAborted(null),
+      watchOnly: this.opts.watchOnly,
     });
     this.conn.connect();
-    onRatings(() => this.renderSeats());
+    this.offs.push(onRatings(() => this.renderSeats()));
     if (intent && !savedToken(this.roomId)) this.conn.send({ type: 'join', seat: intent.seat ?? null, name: intent.name });
     else if (claim && !savedToken(this.roomId)) this.conn.send({ type: 'join', seat: claim, name: '' });
-    setInterval(() => this.tickCountdowns(), 1000);
-    setInterval(() => this.tickClocks(), 100);
+    this.timers.push(setInterval(() => this.tickCountdowns(), 1000), setInterval(() => this.tickClocks(), 100));
   }
 
   /**
@@ -132,6 +149,7 @@ class RoomView {
       const kind = e.status === 404 ? 'missing' : e.code === 'room_broken' ? 'broken' : null;
       if (!kind) return false;
       this.conn?.close();
+      if (this.opts.onGone) return this.tableAborted(null).then(() => true);
       if (kind === 'missing' && await this.givenUpEarlier()) return true;
       this.app.replaceChildren(h('section', { class: 'panel', 'data-testid': kind === 'missing' ? 'no-room' : 'broken-room' },
         h('h1', {}, t(`room.${kind}.title`)),
@@ -143,88 +161,10 @@ class RoomView {
     }
   }
 
-  /**
-   * A table of quick pairing given up before its game got going (`table_aborted`; null
-   * when only the socket's closing said so): the room is gone. The page says who kept it
-   * from starting; a player who did not is back at the front of the queue with the same
-   * ticket, and the lobby waits again; the one who did is told so there too.
-   */
-  async tableAborted(ev) {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.conn?.close();
-    const me = this.you ?? this.seatedAs ?? null;
-    const table = tableTicket();
-    const mine = table?.room === this.roomId ? table : null;
-    if (!ev) {
-      if (!(await this.givenUpEarlier())) this.showAborted(t('room.aborted.generic'));
-      return;
-    }
-    const reason = ['not_connected', 'left', 'no_first_move'].includes(ev.reason) ? ev.reason : 'other';
-    if (me && ev.seat === me) {
-      const text = t(`room.aborted.you.${reason}`);
-      if (mine) forgetTable();
-      leaveNotice(text);
-      this.showAborted(text);
-      return;
-    }
-    const info = this.state?.seats?.[ev.seat];
-    const name = ownName(info, ev.seat);
-    const whoText = name ? t('quick.who', { name, seat: seatLabel(ev.seat) }) : seatLabel(ev.seat);
-    let text = t(`quick.requeued.${reason}`, { who: whoText });
-    if (mine && me) {
-      backToQueue(mine, { seat: ev.seat, reason, name });
-      text = sentences(text, t('quick.requeued.front'));
-    }
-    this.showAborted(text);
-  }
+  /** The room was given up (`table_aborted`, or only the socket's closing): room/aborted.js. */
+  tableAborted(ev) { return tableAborted(this, ev); }
 
-  /**
-   * The room of a table found by quick pairing is gone (the page came late, or the
-   * news of its end was missed): the ticket says what became of it — waiting again
-   * (someone else did not come), seated at another table, or gone (the reader did not
-   * come). False when this room was no table of the reader's.
-   */
-  async givenUpEarlier() {
-    const table = tableTicket();
-    if (table?.room !== this.roomId) return false;
-    this.aborted = true;
-    let status = null;
-    try {
-      status = await ticketStatus(table.ticket);
-    } catch (e) {
-      if (e.status !== 404) return false;
-    }
-    if (status?.status === 'matched' && status.room !== this.roomId) {
-      tableFound(table, status);
-      location.replace(`/rooms/${encodeURIComponent(status.room)}`);
-      return true;
-    }
-    if (status?.status === 'waiting') {
-      backToQueue(table, { seat: null, reason: 'other' });
-      this.showAborted(sentences(t('room.aborted.generic'), t('quick.requeued.front')));
-      return true;
-    }
-    if (status) return false;
-    forgetTable();
-    const text = t('room.aborted.you.other');
-    leaveNotice(text);
-    this.showAborted(text);
-    return true;
-  }
-
-  /** The page of a table given up: what happened, then back to the lobby. */
-  showAborted(text) {
-    this.app.replaceChildren(h('section', { class: 'panel aborted', role: 'alert', 'data-testid': 'table-aborted' },
-      h('h1', {}, t('room.aborted.title')),
-      h('p', { 'data-testid': 'aborted-text' }, text),
-      h('p', { class: 'hint' }, t('room.aborted.back_in')),
-      h('a', { class: 'button', href: '/', 'data-testid': 'aborted-back' }, t('room.aborted.back'))));
-    this.connStatus.textContent = '';
-    this.offlineBar.hidden = true;
-    document.title = t('room.aborted.doc_title');
-    setTimeout(() => location.assign('/'), ABORTED_BACK_MS);
-  }
+  givenUpEarlier() { return givenUpEarlier(this); }
 
   takeJoinIntent() {
     try {
@@ -240,7 +180,7 @@ class RoomView {
     this.connStatus = h('span', { class: 'conn', 'data-testid': 'conn-status', role: 'status' });
     this.soundBox = h('input', { type: 'checkbox', 'data-testid': 'sound', checked: getPref('sound') !== false });
     this.soundBox.addEventListener('change', () => setPref('sound', this.soundBox.checked));
-    onPrefChange((key, value) => { if (key === 'sound') this.soundBox.checked = value !== false; });
+    this.offs.push(onPrefChange((key, value) => { if (key === 'sound') this.soundBox.checked = value !== false; }));
     this.soundLabel = h('span');
     // "Notify me": the bell's "your turn" (notify.js), the same setting.
     this.notifyBox = h('input', { type: 'checkbox', 'data-testid': 'notify', checked: wants('your_turn') });
@@ -251,7 +191,7 @@ class RoomView {
       } else await setKind('your_turn', false);
       this.notifyBox.checked = wants('your_turn');
     });
-    onNotifyChange(() => { this.notifyBox.checked = wants('your_turn'); });
+    this.offs.push(onNotifyChange(() => { this.notifyBox.checked = wants('your_turn'); }));
     this.notifyLabel = h('span');
     this.roomTop = h('span', { class: 'room-top' }, this.connStatus,
       h('label', { class: 'toggle' }, this.soundBox, this.soundLabel),
@@ -317,14 +257,16 @@ class RoomView {
           h('section', { class: 'panel talk' }, h('div', { class: 'tabs', role: 'tablist' }, this.tabButtons.chat, this.tabButtons.log),
             this.chat.node, this.logPanel))),
       this.promoDialog));
-    document.addEventListener('keydown', (e) => input.onPageKey(this, e));
+    const onKey = (e) => input.onPageKey(this, e);
+    document.addEventListener('keydown', onKey);
+    this.offs.push(() => document.removeEventListener('keydown', onKey));
     this.showTab('chat');
     this.relabel();
   }
 
   /** The words that do not depend on the state (again after a language change). */
   relabel() {
-    this.title = t('room.doc_title', { id: shortId(this.roomId) });
+    this.title = this.docTitle();
     if (!this.wasMyTurn) document.title = this.title;
     this.soundLabel.textContent = t('room.sound');
     this.notifyLabel.textContent = t('room.notify');
@@ -438,6 +380,7 @@ class RoomView {
     this.notifyTurn(turnCame);
     if (this.model.historyStale) this.loadHistory();
     this.render();
+    this.opts.onState?.(this.state);
   }
 
   setClocks(clocks) {
@@ -464,6 +407,7 @@ class RoomView {
     // Every player's move, in words, for screen readers who asked for it.
     if (ev.type === 'action') announceMove(ev.player, ev.action, () => this.model.checks.size > 0);
     if (ev.type === 'alliance_agreed') this.viewChosen = false;
+    if (ev.type === 'took_back') tookBack(this);
     if (ev.type === 'rematch_started' && this.you) followRematch(this.roomId, ev.room);
     this.render();
   }
@@ -545,7 +489,7 @@ class RoomView {
 
   /** Counts the running clock down between server messages. */
   tickClocks() {
-    if (!this.clocks) return;
+    if (!this.clocks || this.aborted) return;
     const elapsed = runningElapsed(this.clocks, this.state?.seats, performance.now() - this.clocksAt);
     for (const node of this.app.querySelectorAll('[data-clock]')) paintClock(node, this.clocks, this.state?.status, elapsed, this.skew);
     // A correspondence turn line says how long is left: its minutes (seconds in the
@@ -695,6 +639,7 @@ class RoomView {
       onDrop: (kind, byKeyboard) => { input.selectHand(this, kind); if (byKeyboard) this.board.focus(); },
       // Rated rooms seat accounts only: their ratings go next to their names.
       ratingOf: s.rated ? ratingOf : null,
+      giveTime: giveTimeFor(this),
     };
     for (const [place, seat] of Object.entries(places)) {
       const panel = this.panels[seat];

@@ -13,7 +13,7 @@ import { followNotify, setNotifyAccount } from './notify.js';
 
 
 /** Which page the path is: 'lobby', 'learn', 'rules', 'analysis', 'room', 'games', 'account',
- * 'leaderboard', 'player' or 'mod'. */
+ * 'leaderboard', 'player', 'mod' or 'tv'. */
 export function pageOf(pathname) {
   if (/^\/rooms\//.test(pathname)) return 'room';
   if (/^\/games\/?$/.test(pathname)) return 'games';
@@ -24,6 +24,7 @@ export function pageOf(pathname) {
   if (/^\/leaderboard\/?$/.test(pathname)) return 'leaderboard';
   if (/^\/players\//.test(pathname)) return 'player';
   if (/^\/mod\/?$/.test(pathname)) return 'mod';
+  if (/^\/tv\/?$/.test(pathname)) return 'tv';
   return 'lobby';
 }
 
@@ -108,7 +109,8 @@ export function mountHeader(page) {
   function render() {
     brand.replaceChildren(logo(), ' ', h('span', {}, t('site.brandSub')));
     brand.setAttribute('title', t('site.homeLabel'));
-    const links = [['lobby', '/', 'nav.lobby'], ['games', '/games', 'nav.games'], ['learn', '/learn', 'nav.learn'], ['rules', '/rules', 'nav.rules'],
+    const links = [['lobby', '/', 'nav.lobby'], ['games', '/games', 'nav.games'], ['tv', '/tv', 'nav.tv'],
+      ['learn', '/learn', 'nav.learn'], ['rules', '/rules', 'nav.rules'],
       ['analysis', '/analysis', 'nav.analysis'], ['leaderboard', '/leaderboard', 'nav.leaderboard']];
     // Moderators and admins: their page (docs/moderation.md §4).
     if (['moderator', 'admin'].includes(account()?.role)) links.push(['mod', '/mod', 'nav.mod']);

@@ -1,6 +1,6 @@
 // The controls beside (or under) the board: what the selection does, illumination,
-// draw offers, resignation, stepping through the game, the side the board is seen from,
-// and the result with the rematch.
+// takebacks, draw offers, aborting (those two: takeback.js), resignation, stepping
+// through the game, the side the board is seen from, and the result with the rematch.
 import { h } from '../dom.js';
 import { SEATS } from '../geometry.js';
 import { lang, t } from '../i18n.js';
@@ -8,6 +8,7 @@ import { savedToken, saveToken } from '../protocol.js';
 import { pieceLabel, reasonText, resultLine, seatLabel, who } from './messages.js';
 import { plyCount, shownPly } from './model.js';
 import { parseAction } from '../position.js';
+import { abortParts, takebackParts } from './takeback.js';
 
 /** An action in words for the move confirmation: "bishop 2g takes on 10k, promoting
  * (B2gx10k+)" — a newcomer does not read the notation yet. */
@@ -59,6 +60,7 @@ export function renderControls(r) {
       p ? t('room.premove.queued', { move: p.hand ? `${p.hand}*${p.to}` : `${p.from}-${p.to}` }) : t('room.premove.choose')),
     h('button', { type: 'button', class: 'small', 'data-testid': 'premove-cancel', onclick: () => r.cancel() }, t('room.premove.cancel')));
   }
+  parts.push(...takebackParts(r));
   if (s.status === 'playing' && r.you && r.model.pos?.active?.has(r.you)) {
     const offers = s.draw_offers ?? [];
     const send = (type) => () => r.send({ type });
@@ -74,6 +76,7 @@ export function renderControls(r) {
     } else {
       parts.push(h('button', { type: 'button', class: 'small', 'data-testid': 'offer-draw', onclick: send('offer_draw') }, t('room.draw.offer')));
     }
+    parts.push(...abortParts(r));
     if (r.confirmResign) {
       parts.push(h('span', { class: 'hint' }, t('room.resign.ask')),
         h('button', { type: 'button', class: 'danger', 'data-testid': 'resign-confirm', onclick: () => { r.confirmResign = false; r.send({ type: 'resign' }); } }, t('room.resign.yes')),

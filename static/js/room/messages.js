@@ -169,6 +169,18 @@ export function noticeText(n, ctx) {
       return t('room.note.bot_removed', { seat: seatLabel(n.seat) });
     case 'bot_took_over':
       return t('room.note.bot_took_over', { name: n.name ?? seatLabel(n.seat), level: t(`bot.level${n.level}`), seat: seatLabel(n.seat) });
+    case 'takeback_offered':
+      return you('ctl.note.takeback_offered', n.seat);
+    case 'takeback_declined':
+      return you('ctl.note.takeback_declined', n.seat);
+    case 'took_back':
+      return you('ctl.note.took_back', n.seat);
+    case 'time_given': {
+      const s = Math.round((n.ms ?? 15000) / 1000);
+      if (mine(n.from)) return t('ctl.note.time_given.by_you', { to: w(n.to), s });
+      if (mine(n.to)) return t('ctl.note.time_given.to_you', { from: W(n.from), s });
+      return t('ctl.note.time_given', { from: W(n.from), to: w(n.to), s });
+    }
     case 'bot_released':
       return t('room.note.bot_released', { name: n.name ?? seatLabel(n.seat), seat: seatLabel(n.seat) });
     default:

@@ -345,6 +345,21 @@ export function applyEvent(m, ev) {
       if (s?.seats?.[ev.seat]) s.seats[ev.seat] = { ...s.seats[ev.seat], connected: true, bot: ev.level, taken_over: true };
       m.leaving.delete(ev.seat);
       break;
+    case 'takeback_offered':
+      if (s) s.takeback = { seat: ev.seat, accepted: [] };
+      note();
+      break;
+    case 'takeback_declined':
+      if (s) s.takeback = null;
+      note();
+      break;
+    case 'took_back':
+      undoLastMove(m);
+      note('', true);
+      break;
+    case 'time_given':
+      note();
+      break;
     case 'bot_released':
       notices.push({ ...ev, kind: '', banner: false, name: s?.seats?.[ev.seat]?.name ?? null });
       if (s?.seats?.[ev.seat]) s.seats[ev.seat] = { ...s.seats[ev.seat], bot: null, taken_over: false };
@@ -354,6 +369,25 @@ export function applyEvent(m, ev) {
       break;
   }
   return { notices, sounds };
+}
+
+/** A move taken back (`took_back`, docs/protocol.md §17): the last move leaves the
+ * moves, and the history when it is the history's last ply (else the history is loaded
+ * again). The `state` that follows has the position and the turn. */
+function undoLastMove(m) {
+  const s = m.state;
+  m.pending = null;
+  m.illuminated = null;
+  if (!s) return;
+  s.takeback = null;
+  const undone = s.moves?.at(-1);
+  s.moves = (s.moves ?? []).slice(0, -1);
+  s.move_players = (s.move_players ?? []).slice(0, -1);
+  const plies = m.history?.plies;
+  if (plies?.length && !m.historyStale && plies.at(-1).action === undone) plies.pop();
+  else m.historyStale = true;
+  if (m.view !== null && m.view >= plyCount(m)) m.view = null;
+  m.missed = false;
 }
 
 // ---- looking back -----------------------------------------------------------------

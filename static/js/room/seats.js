@@ -35,7 +35,7 @@ export function placesFor(view) {
  * Draws the panel of `seat` into `node`. `v`: { state, roomId, pos (shown position), you,
  * myTurn, active (live active seats), alliance, leaving, checks, clocks, clocksAt, skew
  * (the server's clock minus this computer's), selectedHand, canDrop(kind),
- * onDrop(kind, byKeyboard), place }.
+ * onDrop(kind, byKeyboard), place, giveTime (givetime.js: "+15 s" for a seat, under its clock) }.
  */
 export function renderSeat(node, seat, v) {
   const s = v.state;
@@ -87,7 +87,7 @@ export function renderSeat(node, seat, v) {
   node.replaceChildren(
     h('div', { class: 'seat-head' }, h('span', { class: 'swatch' }), h('b', {}, seatLabel(seat)), nameNode,
       rating ? h('span', { class: 'rating', 'data-testid': `rating-${seat}` }, rating) : null, clock),
-    h('div', { class: 'badges' }, badges, reportButton(seat, info, shown, v)),
+    h('div', { class: 'badges' }, badges, v.giveTime?.(seat) ?? null, reportButton(seat, info, shown, v)),
     renderHand(seat, v));
 }
 

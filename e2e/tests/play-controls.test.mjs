@@ -1,0 +1,240 @@
+// Aborting, takebacks, giving time and Sannin TV (docs/protocol.md §17) against the real
+// server, by clicking: a game aborted in its first moves by one of three players, every
+// page saying so; a move taken back when both others accept (board and move table back
+// to before it on every page), a second request declined; "+15 s" given to another
+// player's clock; /tv showing the one game being played, then by itself the next one
+// once that game ends, and saying so when there is none. Screenshots go to SHOTS_DIR or
+// e2e/screenshots/.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { serverAndBrowser } from '../lib/setup.mjs';
+import { SHOTS as DEFAULT_SHOTS, joinRoom, person as newPerson, playMove, until } from '../lib/people.mjs';
+
+const SHOTS = process.env.SHOTS_DIR ? `${process.env.SHOTS_DIR.replace(/\/$/, '')}/` : DEFAULT_SHOTS;
+// Games of bots alone, watched on /tv, last seconds rather than minutes.
+const live = serverAndBrowser({ shots: SHOTS, serverArgs: ['--bot-only-min-move-ms', '60', '--bot-min-move-ms', '10'] });
+
+const NAMES = { first: 'Akira', middle: 'Beni', last: 'Chiyo' };
+
+test('the room model: a move taken back leaves the moves and the history, whatever the next state carries', async () => {
+  const model = await import('../../static/js/room/model.js');
+  const { START } = await import('../lib/mock.mjs');
+  const P1 = START.replace(' F -/-/- FML - FML', ' M -/-/- FML - FML');
+  const P2 = START.replace(' F -/-/- FML - FML', ' L -/-/- FML - FML');
+  const base = { type: 'state', seq: 1, status: 'playing', position: START, start_position: START, moves: [], move_players: [],
+    seats: {}, to_move: 'first', legal: [], you: 'first', in_check: [], takeback: null };
+  for (const whole of [true, false]) {
+    const m = model.createModel();
+    model.applyState(m, base);
+    model.setHistory(m, { start: START, plies: [] });
+    model.applyEvent(m, { type: 'action', player: 'first', action: 'P3c-4c' });
+    model.applyState(m, { ...base, position: P1, to_move: 'middle', moves: undefined, move_players: undefined });
+    model.applyEvent(m, { type: 'action', player: 'middle', action: 'P10k-10j' });
+    model.applyState(m, { ...base, position: P2, to_move: 'last', moves: undefined, move_players: undefined });
+    model.applyEvent(m, { type: 'takeback_offered', seat: 'middle' });
+    assert.deepEqual(m.state.takeback, { seat: 'middle', accepted: [] });
+    model.goTo(m, 2 - 1); // looking at ply 1
+    const { notices } = model.applyEvent(m, { type: 'took_back', seat: 'middle', ply: 2 });
+    assert.equal(notices[0].type, 'took_back');
+    const next = whole ? { moves: ['P3c-4c'], move_players: ['first'] } : { moves: undefined, move_players: undefined };
+    model.applyState(m, { ...base, position: P1, to_move: 'middle', ...next });
+    assert.deepEqual(m.state.moves, ['P3c-4c'], `moves (a state ${whole ? 'with' : 'without'} them)`);
+    assert.deepEqual(m.state.move_players, ['first']);
+    assert.deepEqual(m.history.plies.map((p) => p.action), ['P3c-4c']);
+    assert.equal(m.historyStale, false);
+    assert.equal(m.state.takeback, null);
+    assert.equal(m.view, null, 'the live position again');
+    assert.deepEqual([...model.shown(m).last].sort(), ['3c', '4c']);
+  }
+});
+
+async function createRoom(body = {}) {
+  const res = await fetch(`${live.server.url}/api/rooms`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  assert.equal(res.status, 201, await res.clone().text());
+  return (await res.json()).id;
+}
+
+/** Three people take the seats of a new room (`body`: its settings), get ready, and the
+ * game starts. Returns `{ id, first, middle, last, all }`. */
+async function table(body = {}) {
+  const id = await createRoom(body);
+  const t = { id, all: [] };
+  for (const seat of ['first', 'middle', 'last']) {
+    const p = await newPerson(live.browser, seat);
+    await joinRoom(p, live.server, id, NAMES[seat], seat);
+    t[seat] = p;
+    t.all.push(p);
+  }
+  for (const p of t.all) await p.page.getByTestId('ready').click();
+  for (const p of t.all) await until(`${p.label}: playing`, () => p.lastState()?.status === 'playing');
+  return t;
+}
+
+async function closeAll(people) {
+  for (const p of people) await p.context.close();
+}
+
+const movesShown = (page) => page.$$eval('[data-testid="moves"] [data-ply]', (ns) => ns.map((n) => n.textContent.trim()));
+const boardPieces = (page) => page.$$eval('[data-cell]', (ns) => Object.fromEntries(ns.map((n) => [n.dataset.cell, n.querySelector('.piece')?.dataset.piece ?? ''])));
+const lastMoveCells = (page) => page.$$eval('[data-cell].last', (ns) => ns.map((n) => n.dataset.cell).sort());
+const noErrors = (people) => assert.deepEqual(people.flatMap((p) => p.io.errors), []);
+
+test('a player aborts the game in its first moves: every page says so, nobody is rated', async () => {
+  const t = await table();
+  await playMove(t.first);
+  await until('middle to move', () => t.middle.lastState()?.to_move === 'middle');
+  // Everyone still in the game may abort: the button is there on all three pages.
+  for (const p of t.all) await p.page.getByTestId('abort').waitFor();
+  await t.middle.page.getByTestId('abort').click();
+  await t.middle.page.getByTestId('abort-confirm').waitFor();
+  assert.match(await t.middle.page.getByTestId('abort-ask').textContent(), /nobody is rated/);
+  await t.middle.page.getByTestId('controls').screenshot({ path: `${SHOTS}play-abort-confirm.png` });
+  // "No" keeps the game; the second time it goes.
+  await t.middle.page.getByTestId('abort-cancel').click();
+  assert.equal(t.middle.io.sent.some((m) => m.type === 'abort'), false);
+  await t.middle.page.getByTestId('abort').click();
+  await t.middle.page.getByTestId('abort-confirm').click();
+  await until('abort sent', () => t.middle.io.sent.some((m) => m.type === 'abort'));
+  for (const p of t.all) {
+    await p.page.waitForSelector('[data-testid="table-aborted"][data-reason="aborted"]');
+    const text = await p.page.getByTestId('aborted-text').textContent();
+    if (p === t.middle) assert.equal(text, 'You aborted the game. Nobody is rated.');
+    else assert.equal(text, 'Game aborted by Beni (Middle). Nobody is rated.');
+    assert.equal(await p.page.getByTestId('aborted-new-game').getAttribute('href'), '/');
+    const ev = p.io.events.find((e) => e.type === 'table_aborted');
+    assert.deepEqual({ seat: ev.seat, reason: ev.reason }, { seat: 'middle', reason: 'aborted' });
+  }
+  // The page stays (no queue to go back to): still there a while later.
+  await new Promise((r) => setTimeout(r, 4000));
+  for (const p of t.all) assert.match(p.page.url(), /\/rooms\//);
+  const res = await fetch(`${live.server.url}/api/rooms/${t.id}`);
+  assert.equal(res.status, 404, 'an aborted room is deleted');
+  noErrors(t.all);
+  await closeAll(t.all);
+});
+
+test('a move taken back when both others accept; a second request declined', async () => {
+  const t = await table();
+  await playMove(t.first);
+  for (const p of t.all) await until(`${p.label}: 1 move`, async () => (await movesShown(p.page)).length === 1);
+  const board1 = await boardPieces(t.last.page);
+  const last1 = await lastMoveCells(t.last.page);
+  await playMove(t.middle);
+  for (const p of t.all) await until(`${p.label}: 2 moves`, async () => (await movesShown(p.page)).length === 2);
+  // Only the one who made the last move may ask, and only while another is to move.
+  await t.middle.page.getByTestId('ask-takeback').waitFor();
+  for (const p of [t.first, t.last]) assert.equal(await p.page.getByTestId('ask-takeback').count(), 0);
+  // First queues a premove meanwhile: it must not outlive the takeback.
+  const cells = await boardPieces(t.first.page);
+  const pawn = Object.keys(cells).find((c) => cells[c] === 'fP');
+  const empty = Object.keys(cells).find((c) => cells[c] === '');
+  await t.first.page.locator(`[data-cell="${pawn}"]`).click();
+  await t.first.page.locator(`[data-cell="${empty}"]`).click();
+  await t.first.page.getByTestId('premove-hint').waitFor();
+  await t.middle.page.getByTestId('ask-takeback').click();
+  await until('offer sent', () => t.middle.io.sent.some((m) => m.type === 'offer_takeback'));
+  for (const p of [t.first, t.last]) {
+    await p.page.getByTestId('accept-takeback').waitFor();
+    assert.equal(await p.page.getByTestId('takeback-request').textContent(),
+      `Beni (Middle) asks to take back their last move. Waiting for ${p === t.first ? 'you and Chiyo (Last)' : 'Akira (First) and you'}.`);
+  }
+  await t.middle.page.getByTestId('takeback-request').waitFor();
+  assert.match(await t.middle.page.getByTestId('takeback-request').textContent(), /^You asked to take back your last move\. Waiting for Akira \(First\) and Chiyo \(Last\)\./);
+  assert.equal(await t.middle.page.getByTestId('accept-takeback').count(), 0);
+  await t.last.page.getByTestId('controls').screenshot({ path: `${SHOTS}play-takeback-asked.png` });
+  await t.last.page.screenshot({ path: `${SHOTS}play-takeback-asked-page.png` });
+
+  await t.first.page.getByTestId('accept-takeback').click();
+  // The one who asked sees who accepted (once the server says so).
+  await until('middle sees Akira accepted', async () =>
+    /Accepted by Akira \(First\)\./.test(await t.middle.page.getByTestId('takeback-request').textContent()));
+  await t.first.page.waitForSelector('[data-testid="accept-takeback"]', { state: 'detached' });
+  await t.last.page.getByTestId('accept-takeback').click();
+  for (const p of t.all) {
+    await until(`${p.label}: back to 1 move`, async () => (await movesShown(p.page)).length === 1);
+    await p.page.waitForSelector('[data-testid="takeback-request"]', { state: 'detached' });
+    assert.deepEqual(await boardPieces(p.page), board1, `${p.label}: the board as before the move`);
+    assert.deepEqual(await lastMoveCells(p.page), last1, `${p.label}: the last move marked is First's`);
+    assert.equal(p.lastState().to_move, 'middle');
+  }
+  assert.equal(await t.first.page.getByTestId('premove-hint').count(), 0, 'First\'s premove is gone');
+  assert.equal(await t.first.page.locator('[data-cell].premove').count(), 0);
+  assert.ok(t.all.every((p) => p.io.events.some((e) => e.type === 'took_back' && e.seat === 'middle')));
+
+  // Middle plays again and asks again; Last declines: the request goes everywhere.
+  await playMove(t.middle);
+  for (const p of t.all) await until(`${p.label}: 2 moves again`, async () => (await movesShown(p.page)).length === 2);
+  await t.middle.page.getByTestId('ask-takeback').click();
+  await t.last.page.getByTestId('decline-takeback').click();
+  for (const p of t.all) {
+    await until(`${p.label}: takeback_declined`, () => p.io.events.some((e) => e.type === 'takeback_declined'));
+    await p.page.waitForSelector('[data-testid="takeback-request"]', { state: 'detached' });
+    assert.equal((await movesShown(p.page)).length, 2);
+  }
+  const log = await t.middle.page.getByTestId('log').textContent();
+  assert.match(log, /Chiyo \(Last\) declined the takeback\./);
+  noErrors(t.all);
+  // The game goes: aborted (3 plies), so that no running game is left for /tv.
+  await t.first.page.getByTestId('abort').click();
+  await t.first.page.getByTestId('abort-confirm').click();
+  for (const p of t.all) await p.page.waitForSelector('[data-testid="table-aborted"]');
+  await closeAll(t.all);
+});
+
+test('"+15 s" beside another player\'s clock gives that player 15 seconds', async () => {
+  const t = await table({ clock: { kind: 'fischer', main_seconds: 300, increment_seconds: 0 } });
+  const { middle, last } = t;
+  // Beside the other two players' clocks, not one's own.
+  await middle.page.getByTestId('give-time-last').waitFor();
+  await middle.page.getByTestId('give-time-first').waitFor();
+  assert.equal(await middle.page.getByTestId('give-time-middle').count(), 0);
+  const before = last.lastState().clocks.last.remaining_ms;
+  const shownBefore = Number(await middle.page.getByTestId('clock-last').getAttribute('data-ms'));
+  await middle.page.getByTestId('seat-last').screenshot({ path: `${SHOTS}play-give-time.png` });
+  await middle.page.getByTestId('give-time-last').click();
+  await until('give_time sent', () => middle.io.sent.some((m) => m.type === 'give_time' && m.seat === 'last'));
+  await until('time_given', () => middle.io.events.some((e) => e.type === 'time_given'));
+  const ev = middle.io.events.find((e) => e.type === 'time_given');
+  assert.deepEqual(ev, { type: 'time_given', from: 'middle', to: 'last', ms: 15000 });
+  await until('the clocks with 15 s more', () => last.lastState()?.clocks?.last?.remaining_ms === before + 15000);
+  await until('middle\'s page shows 15 s more', async () =>
+    Number(await middle.page.getByTestId('clock-last').getAttribute('data-ms')) === shownBefore + 15000);
+  assert.match(await middle.page.getByTestId('clock-last').textContent(), /5:15/);
+  assert.match(await middle.page.getByTestId('log').textContent(), /You gave Chiyo \(Last\) 15 s\./);
+  assert.match(await last.page.getByTestId('log').textContent(), /Beni \(Middle\) gave you 15 s\./);
+  noErrors(t.all);
+  await t.first.page.getByTestId('abort').click();
+  await t.first.page.getByTestId('abort-confirm').click();
+  for (const p of t.all) await p.page.waitForSelector('[data-testid="table-aborted"]');
+  await closeAll(t.all);
+});
+
+test('/tv shows the game being played, then the next one by itself', async () => {
+  const bots = await createRoom({ bots: { first: 0, middle: 0, last: 0 } });
+  const viewer = await newPerson(live.browser, 'viewer');
+  await viewer.page.goto(`${live.server.url}/tv`);
+  await viewer.page.getByTestId('tv-title').filter({ hasText: 'Sannin TV' }).waitFor();
+  await until('tv shows the bots\' game', async () => (await viewer.page.getByTestId('tv-players').getAttribute('data-room')) === bots);
+  await viewer.page.waitForSelector('[data-testid="tv"] svg.board');
+  assert.equal(await viewer.page.getByTestId('nav-tv').getAttribute('aria-current'), 'page');
+  assert.equal(viewer.lastState().you, null, 'a spectator');
+  await viewer.page.screenshot({ path: `${SHOTS}play-tv.png` });
+
+  // Meanwhile three people start a game; once the bots' game ends, /tv goes to it.
+  const t = await table();
+  await until('the bots\' game over', () => viewer.io.states.some((s) => s.room === bots && s.status === 'finished'), 120_000);
+  await viewer.page.getByTestId('tv-status').filter({ hasText: 'The game is over' }).waitFor();
+  await until('tv shows the people\'s game', async () => (await viewer.page.getByTestId('tv-players').getAttribute('data-room')) === t.id, 15_000);
+  await until('its state', () => viewer.lastState()?.room === t.id && viewer.lastState().status === 'playing');
+  assert.equal(await viewer.page.getByTestId('tv-players').textContent(), 'Akira · Beni · Chiyo');
+  assert.equal(new URL(viewer.page.url()).pathname, '/tv');
+  await viewer.page.waitForSelector('[data-testid="seat-first"] .name');
+
+  // That game aborted: /tv says there is none being played, and asks again.
+  await t.first.page.getByTestId('abort').click();
+  await t.first.page.getByTestId('abort-confirm').click();
+  await viewer.page.getByTestId('tv-status').filter({ hasText: 'No game is being played right now' }).waitFor({ timeout: 15_000 });
+  assert.equal(new URL(viewer.page.url()).pathname, '/tv');
+  noErrors([viewer, ...t.all]);
+  await closeAll([viewer, ...t.all]);
+});
