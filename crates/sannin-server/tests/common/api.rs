@@ -45,6 +45,21 @@ pub async fn post_from(
     (s, v)
 }
 
+/// Registers `name` from `ip`: its session cookie (`name=value`).
+pub async fn register_from(server: &TestServer, ip: IpAddr, name: &str) -> String {
+    let (s, h, v) = call(
+        &http_from(ip),
+        server,
+        "POST",
+        "/api/accounts",
+        Some(json!({"name": name, "password": format!("{name}'s password")})),
+        None,
+    )
+    .await;
+    assert_eq!(s, 201, "{v}");
+    session_cookie(&h).expect("a session cookie")
+}
+
 /// A log-in of `name` with `password` from `ip` (`POST /api/session`).
 pub async fn log_in_from(
     server: &TestServer,

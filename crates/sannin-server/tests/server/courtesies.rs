@@ -8,9 +8,7 @@ use std::time::Duration;
 
 use crate::common;
 
-use common::{
-    call, http_from, on_both_databases, session_cookie, source, Client, Setup, Table, TestDb,
-};
+use common::{on_both_databases, register_from, source, Client, Setup, Table, TestDb};
 use sannin_protocol::{ClientMsg, ErrorCode, Event, NoShow, Seat, State};
 use sannin_server::ManualTime;
 use serde_json::json;
@@ -247,18 +245,7 @@ async fn tv_shows_the_top_rated_game_then_people_then_bots() {
     let rated = server.create_room(json!({"rated": true})).await;
     let mut seated = Vec::new();
     for (i, seat) in Seat::ALL.into_iter().enumerate() {
-        let body = json!({"name": format!("rated{i}"), "password": "a long password"});
-        let (s, h, v) = call(
-            &http_from(source(70 + i)),
-            &server,
-            "POST",
-            "/api/accounts",
-            Some(body),
-            None,
-        )
-        .await;
-        assert_eq!(s, 201, "{v}");
-        let cookie = session_cookie(&h).unwrap();
+        let cookie = register_from(&server, source(70 + i), &format!("rated{i}")).await;
         let mut c = Client::connect_with_cookie(&server.ws_url(&rated), &cookie).await;
         c.join(Some(seat), "x").await;
         c.send(ClientMsg::Ready).await;

@@ -3,12 +3,11 @@
 
 use crate::common;
 
-use std::net::IpAddr;
 use std::time::Duration;
 
 use common::{
-    call, cookies_set, each_moves_once, http_from, log_in_from, session_cookie, source, Client,
-    Setup, TestServer,
+    call, cookies_set, each_moves_once, http_from, log_in_from, register_from, session_cookie,
+    source, Client, Setup, TestServer,
 };
 use sannin_protocol::{ClientMsg, RoomStatus, Seat};
 use serde_json::json;
@@ -173,21 +172,6 @@ async fn strangers_cannot_lock_the_owner_out_of_its_account() {
     )
     .await;
     assert_eq!(s, 429);
-}
-
-/// Registers `name` from `ip`: its session cookie (`name=value`).
-async fn register_from(server: &TestServer, ip: IpAddr, name: &str) -> String {
-    let (s, h, v) = call(
-        &http_from(ip),
-        server,
-        "POST",
-        "/api/accounts",
-        Some(json!({"name": name, "password": format!("{name}'s password")})),
-        None,
-    )
-    .await;
-    assert_eq!(s, 201, "{v}");
-    session_cookie(&h).expect("a session cookie")
 }
 
 #[tokio::test]

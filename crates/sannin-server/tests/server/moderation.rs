@@ -11,7 +11,7 @@ use std::time::Duration;
 use crate::common;
 
 use common::{
-    call, http_from, on_both_databases, session_cookie, source, Client, Setup, TestServer,
+    call, http_from, on_both_databases, register_from, source, Client, Setup, TestServer,
 };
 use sannin_protocol::{ErrorCode, Seat};
 use sannin_server::moderation::actions::{self, ActionRequest};
@@ -19,22 +19,6 @@ use sannin_server::moderation::db::ModDb;
 use sannin_server::moderation::Role;
 use sannin_server::Store;
 use serde_json::{json, Value};
-
-/// Registers `name` from address `from`: its session cookie.
-async fn register(server: &TestServer, from: IpAddr, name: &str) -> String {
-    let body = json!({"name": name, "password": "a long password"});
-    let (s, h, v) = call(
-        &http_from(from),
-        server,
-        "POST",
-        "/api/accounts",
-        Some(body),
-        None,
-    )
-    .await;
-    assert_eq!(s, 201, "{v}");
-    session_cookie(&h).expect("a session cookie")
-}
 
 /// `method path` from `from` with a cookie: status and JSON body.
 async fn req(
@@ -127,9 +111,9 @@ async fn a_reported_line_is_seen_by_a_moderator_and_its_writer_muted() {
     on_both_databases(|db| async move {
         let server = Setup::default().start(&db).await;
         let (boss_at, troll_at, alice_at, bob_at) = (source(1), source(2), source(3), source(4));
-        let boss = register(&server, boss_at, "boss").await;
-        let troll = register(&server, troll_at, "troll").await;
-        let alice = register(&server, alice_at, "alice").await;
+        let boss = register_from(&server, boss_at, "boss").await;
+        let troll = register_from(&server, troll_at, "troll").await;
+        let alice = register_from(&server, alice_at, "alice").await;
         // The first admin is made on the command line.
         admin(db.url(), role("boss", Role::Admin)).await;
         let (s, v) = get(&server, boss_at, "/api/session", Some(&boss)).await;
@@ -260,8 +244,8 @@ async fn the_banned_cannot_sit_chat_create_rooms_or_ask_for_games() {
     on_both_databases(|db| async move {
         let server = Setup::default().start(&db).await;
         let (mod_at, troll_at, guest_at) = (source(11), source(12), source(13));
-        let moderator = register(&server, mod_at, "mia").await;
-        let troll = register(&server, troll_at, "troll").await;
+        let moderator = register_from(&server, mod_at, "mia").await;
+        let troll = register_from(&server, troll_at, "troll").await;
         admin(db.url(), role("mia", Role::Moderator)).await;
         let room = server.create_room(json!({})).await;
         let mut t = sit(
@@ -397,9 +381,9 @@ async fn renamed_and_deleted_accounts_and_bad_reports() {
     on_both_databases(|db| async move {
         let server = Setup::default().start(&db).await;
         let (boss_at, gone_at, bob_at) = (source(21), source(22), source(23));
-        let boss = register(&server, boss_at, "boss").await;
-        let gone = register(&server, gone_at, "leaver").await;
-        let bob = register(&server, bob_at, "bob").await;
+        let boss = register_from(&server, boss_at, "boss").await;
+        let gone = register_from(&server, gone_at, "leaver").await;
+        let bob = register_from(&server, bob_at, "bob").await;
         admin(db.url(), role("boss", Role::Admin)).await;
         let room = server.create_room(json!({"bots": {"last": 1}})).await;
         let mut g = sit(&server, &room, (gone_at, Some(&gone)), Seat::First, "leaver").await;
