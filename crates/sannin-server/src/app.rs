@@ -66,6 +66,9 @@ pub struct Shared {
     pub pairing: Arc<dyn PairingApi>,
     /// The lobby's latest picture, as the text of a server-sent event (`http/feed.rs`).
     pub lobby: tokio::sync::watch::Sender<Arc<str>>,
+    /// `GET /api/tv`'s last answer and when it was chosen: every request within a few
+    /// seconds of it gets it without a walk over the rooms (`http/lobby.rs`).
+    pub tv: std::sync::Mutex<Option<(std::time::Instant, Option<String>)>>,
     /// Web Push notifications.
     pub push: Arc<Push>,
     /// Moderation's queries (the sanctions in force are `rooms.sanctions`).
@@ -107,6 +110,7 @@ impl Shared {
             Shared {
                 moderation: ModDb::new(&store),
                 lobby: tokio::sync::watch::channel(Arc::<str>::from("")).0,
+                tv: std::sync::Mutex::new(None),
                 push: Arc::new(Push::new(config.push.clone(), metrics.clone())),
                 matcher,
                 pairing,

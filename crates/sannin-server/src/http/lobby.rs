@@ -7,7 +7,7 @@
 //! finished rooms are unloaded once idle, so `status=finished` reads them from the
 //! database, the most recent first.
 
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 
 use axum::extract::{Query, State};
 use axum::http::{header, HeaderValue};
@@ -196,6 +196,10 @@ pub struct Tv {
 /// How many running rooms `/api/tv` looks at.
 const TV_SCAN: usize = 2_000;
 
+/// How long `/api/tv` answers the game it chose without choosing again: any number of
+/// requests cost one walk over the rooms (and their ratings) a few times a minute.
+pub const TV_FRESH: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// `GET /api/tv`: the game to watch now — rated games first, by their players'
 /// average rating; then games with a person seated; then games of bots alone; among
 /// equals, the most watched, then the longest. Private rooms never.
@@ -203,6 +207,21 @@ const TV_SCAN: usize = 2_000;
 /// # Errors
 /// A database failure (reading the ratings).
 pub async fn tv(State(shared): State<Arc<Shared>>) -> Result<Json<Tv>, ApiError> {
+    let cached = |shared: &Shared| {
+        let last = shared.tv.lock().unwrap_or_else(PoisonError::into_inner);
+        last.clone().filter(|(at, _)| at.elapsed() < TV_FRESH)
+    };
+    if let Some((_, room)) = cached(&shared) {
+        return Ok(Json(Tv { room }));
+    }
+    let room = choose_tv(&shared).await?;
+    *shared.tv.lock().unwrap_or_else(PoisonError::into_inner) =
+        Some((std::time::Instant::now(), room.clone()));
+    Ok(Json(Tv { room }))
+}
+
+/// The game `/api/tv` shows, chosen afresh.
+async fn choose_tv(shared: &Shared) -> Result<Option<String>, ApiError> {
     let rooms = shared.summaries_after(None, TV_SCAN, |s| {
         !s.room.private && s.room.status == RoomStatus::Playing
     });
@@ -235,7 +254,5 @@ pub async fn tv(State(shared): State<Arc<Shared>>) -> Result<Json<Tv>, ApiError>
             best = Some((key, s.room.id));
         }
     }
-    Ok(Json(Tv {
-        room: best.map(|(_, id)| id),
-    }))
+    Ok(best.map(|(_, id)| id))
 }

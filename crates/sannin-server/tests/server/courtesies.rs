@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use crate::common;
 
-use common::{on_both_databases, register_from, source, Client, Setup, Table, TestDb};
+use common::{on_both_databases, register_from, source, Client, Setup, Table, TestDb, TestServer};
 use sannin_protocol::{ClientMsg, ErrorCode, Event, NoShow, Seat, State};
 use sannin_server::ManualTime;
 use serde_json::json;
@@ -220,27 +220,39 @@ async fn bots_agree_to_take_a_move_back() {
     server.stop().await;
 }
 
+/// Asks `/api/tv` until it answers `room` (its answer is kept a few seconds).
+async fn on_tv(server: &TestServer, room: Option<&str>) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while server.get_json("/api/tv").await.1["room"].as_str() != room {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{room:?} is not on TV"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tv_shows_the_top_rated_game_then_people_then_bots() {
     let time = ManualTime::new(1_000_000);
     let server = Setup::default().time(time).start(&TestDb::sqlite()).await;
-    assert_eq!(server.get_json("/api/tv").await.1, json!({"room": null}));
+    on_tv(&server, None).await;
     let bots = server
         .create_room(json!({"bots": {"first": 0, "middle": 0, "last": 0}}))
         .await;
     let mut watcher = server.client(&bots).await;
     watcher.until_playing().await;
-    assert_eq!(server.get_json("/api/tv").await.1["room"], bots.as_str());
+    on_tv(&server, Some(&bots)).await;
     let people = Table::new(&server, json!({})).await;
-    assert_eq!(
-        server.get_json("/api/tv").await.1["room"],
-        people.room.as_str()
-    );
+    on_tv(&server, Some(&people.room)).await;
+    // A private game with more watchers never shows.
     let private = Table::new(&server, json!({"private": true})).await;
-    assert_ne!(
-        server.get_json("/api/tv").await.1["room"],
-        private.room.as_str()
-    );
+    let _watchers = [
+        server.client(&private.room).await,
+        server.client(&private.room).await,
+    ];
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    on_tv(&server, Some(&people.room)).await;
     // A rated game comes first.
     let rated = server.create_room(json!({"rated": true})).await;
     let mut seated = Vec::new();
@@ -254,13 +266,6 @@ async fn tv_shows_the_top_rated_game_then_people_then_bots() {
     for c in seated.iter_mut() {
         c.until_playing().await;
     }
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    while server.get_json("/api/tv").await.1["room"] != rated.as_str() {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the rated game is not on TV"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    on_tv(&server, Some(&rated)).await;
     server.stop().await;
 }
