@@ -1,20 +1,11 @@
 // The bell in the header: a small panel that turns notifications on and off and picks
 // their kinds (notify.js keeps the setting, the subscription and what went wrong).
-import { h } from './dom.js';
+import { h, iconSvg } from './dom.js';
 import { t } from './i18n.js';
 import { KINDS, notifyStatus, onNotifyChange, setKind, turnOff, turnOn } from './notify.js';
 
-const SVG = 'http://www.w3.org/2000/svg';
-
 function bellIcon() {
-  const svg = document.createElementNS(SVG, 'svg');
-  svg.setAttribute('viewBox', '0 0 24 24');
-  svg.setAttribute('class', 'bell-icon');
-  svg.setAttribute('aria-hidden', 'true');
-  const path = document.createElementNS(SVG, 'path');
-  path.setAttribute('d', 'M12 2.5a1.5 1.5 0 0 1 1.5 1.5v.6A6.5 6.5 0 0 1 18.5 11v3.6l1.8 2.6a.8.8 0 0 1-.7 1.3H4.4a.8.8 0 0 1-.7-1.3l1.8-2.6V11a6.5 6.5 0 0 1 5-6.4V4A1.5 1.5 0 0 1 12 2.5ZM9.5 20h5a2.5 2.5 0 0 1-5 0Z');
-  svg.append(path);
-  return svg;
+  return iconSvg('bell-icon', 'M12 2.5a1.5 1.5 0 0 1 1.5 1.5v.6A6.5 6.5 0 0 1 18.5 11v3.6l1.8 2.6a.8.8 0 0 1-.7 1.3H4.4a.8.8 0 0 1-.7-1.3l1.8-2.6V11a6.5 6.5 0 0 1 5-6.4V4A1.5 1.5 0 0 1 12 2.5ZM9.5 20h5a2.5 2.5 0 0 1-5 0Z');
 }
 
 /** The bell button and its panel: `{ el, relabel() }`. */

@@ -14,6 +14,19 @@ export function h(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** A 24×24 icon drawn by one SVG path `d` (no font needed), hidden from screen readers. */
+export function iconSvg(className, d) {
+  const NS = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(NS, 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('class', className);
+  svg.setAttribute('aria-hidden', 'true');
+  const path = document.createElementNS(NS, 'path');
+  path.setAttribute('d', d);
+  svg.append(path);
+  return svg;
+}
+
 const presses = new WeakMap();
 
 /** Calls `draw`, which replaces buttons inside `node` — now, or, while a pointer is

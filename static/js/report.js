@@ -3,24 +3,16 @@
 // `POST /api/reports` with what is reported (`{room, chat_id}`, `{room, seat}` or
 // `{name}`) and says how it went: thanks, or the server's own words (too many reports,
 // no such line…).
-import { h } from './dom.js';
+import { h, iconSvg } from './dom.js';
 import { t } from './i18n.js';
 import { api } from './protocol.js';
 
 export const REASONS = ['abuse', 'cheating', 'spam', 'other'];
 export const MAX_DETAILS = 500;
-const SVG = 'http://www.w3.org/2000/svg';
 
-/** A small flag drawn in SVG (no font needed), for the report buttons. */
+/** A small flag, for the report buttons. */
 export function flagIcon() {
-  const svg = document.createElementNS(SVG, 'svg');
-  svg.setAttribute('viewBox', '0 0 24 24');
-  svg.setAttribute('class', 'flag-icon');
-  svg.setAttribute('aria-hidden', 'true');
-  const path = document.createElementNS(SVG, 'path');
-  path.setAttribute('d', 'M5 2.5a1 1 0 0 1 1 1V4h11.2a.8.8 0 0 1 .64 1.28L16 9l2.84 3.72a.8.8 0 0 1-.64 1.28H6v6.5a1 1 0 0 1-2 0v-17a1 1 0 0 1 1-1Z');
-  svg.append(path);
-  return svg;
+  return iconSvg('flag-icon', 'M5 2.5a1 1 0 0 1 1 1V4h11.2a.8.8 0 0 1 .64 1.28L16 9l2.84 3.72a.8.8 0 0 1-.64 1.28H6v6.5a1 1 0 0 1-2 0v-17a1 1 0 0 1 1-1Z');
 }
 
 let dialog = null;

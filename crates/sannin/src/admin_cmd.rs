@@ -50,13 +50,33 @@ struct Whom {
 
 #[derive(clap::Subcommand)]
 enum AdminCommand {
+    /// The moderators' actions.
+    #[command(flatten)]
+    Moderate(ModCommand),
+    /// Print the open reports, newest first.
+    Reports,
+    /// Print the moderators' log, newest first.
+    Log,
+    /// Print a link (it works once, for an hour) that sets a new password for the
+    /// account NAME; hand it to its owner. The password stays as it is until then.
+    ResetPassword {
+        /// The account's name (any case).
+        name: String,
+        /// The site's address, to print the whole link (else its path only).
+        #[arg(long, env = "SANNIN_PUBLIC_URL")]
+        public_url: Option<String>,
+    },
+}
+
+/// What a moderator does on `/mod` (logged alike).
+#[derive(clap::Subcommand)]
+enum ModCommand {
     /// Give the account NAME a role: player, moderator or admin.
     Role {
         /// The account's name.
         name: String,
         /// player, moderator or admin.
-        #[arg(value_parser = ["player", "moderator", "admin"])]
-        role: String,
+        role: Role,
         /// Why (logged).
         #[arg(long, default_value = "given on the command line")]
         reason: String,
@@ -105,24 +125,11 @@ enum AdminCommand {
         #[arg(long, default_value = "given on the command line")]
         reason: String,
     },
-    /// Print the open reports, newest first.
-    Reports,
-    /// Print the moderators' log, newest first.
-    Log,
-    /// Print a link (it works once, for an hour) that sets a new password for the
-    /// account NAME; hand it to its owner. The password stays as it is until then.
-    ResetPassword {
-        /// The account's name (any case).
-        name: String,
-        /// The site's address, to print the whole link (else its path only).
-        #[arg(long, env = "SANNIN_PUBLIC_URL")]
-        public_url: Option<String>,
-    },
 }
 
-impl AdminCommand {
-    /// The moderation action this command is, if it is one.
-    fn action(&self) -> Option<ActionRequest> {
+impl ModCommand {
+    /// The action, as `/mod` would send it.
+    fn action(&self) -> ActionRequest {
         let whom = |action: &str, w: &Whom, minutes: Option<u64>| ActionRequest {
             action: action.into(),
             account: w.name.clone(),
@@ -137,16 +144,16 @@ impl AdminCommand {
             reason: reason.into(),
             ..ActionRequest::default()
         };
-        Some(match self {
-            AdminCommand::Ban { whom: w, minutes } => whom("ban", w, *minutes),
-            AdminCommand::Unban { whom: w } => whom("unban", w, None),
-            AdminCommand::Mute { whom: w, minutes } => whom("mute", w, *minutes),
-            AdminCommand::Unmute { whom: w } => whom("unmute", w, None),
-            AdminCommand::Role { name, role, reason } => ActionRequest {
-                role: serde_json::from_value(serde_json::json!(role)).ok(),
+        match self {
+            ModCommand::Ban { whom: w, minutes } => whom("ban", w, *minutes),
+            ModCommand::Unban { whom: w } => whom("unban", w, None),
+            ModCommand::Mute { whom: w, minutes } => whom("mute", w, *minutes),
+            ModCommand::Unmute { whom: w } => whom("unmute", w, None),
+            ModCommand::Role { name, role, reason } => ActionRequest {
+                role: Some(*role),
                 ..named("role", name, reason)
             },
-            AdminCommand::Rename {
+            ModCommand::Rename {
                 name,
                 new_name,
                 reason,
@@ -154,11 +161,8 @@ impl AdminCommand {
                 new_name: Some(new_name.clone()),
                 ..named("rename", name, reason)
             },
-            AdminCommand::DeleteAccount { name, reason } => named("delete", name, reason),
-            AdminCommand::Reports | AdminCommand::Log | AdminCommand::ResetPassword { .. } => {
-                return None
-            }
-        })
+            ModCommand::DeleteAccount { name, reason } => named("delete", name, reason),
+        }
     }
 }
 
@@ -174,20 +178,20 @@ pub fn admin(args: AdminArgs) -> anyhow::Result<ExitCode> {
         let store = Store::connect(&args.database_url, 1).await?;
         let db = Db::new(&store);
         let m = ModDb::new(&store);
-        if let Some(req) = args.command.action() {
-            return match actions::apply(&m, &db, BY, Role::Admin, req).await {
-                Ok(entry) => {
-                    println!("{} {}: {}", entry.action, entry.target, entry.reason);
-                    Ok(ExitCode::SUCCESS)
-                }
-                Err(ApiError::Internal(e)) => Err(e),
-                Err(e) => {
-                    eprintln!("{e}");
-                    Ok(ExitCode::FAILURE)
-                }
-            };
-        }
         match args.command {
+            AdminCommand::Moderate(command) => {
+                match actions::apply(&m, &db, BY, Role::Admin, command.action()).await {
+                    Ok(entry) => {
+                        println!("{} {}: {}", entry.action, entry.target, entry.reason);
+                        Ok(ExitCode::SUCCESS)
+                    }
+                    Err(ApiError::Internal(e)) => Err(e),
+                    Err(e) => {
+                        eprintln!("{e}");
+                        Ok(ExitCode::FAILURE)
+                    }
+                }
+            }
             AdminCommand::Reports => {
                 for r in reports::list(&m, true, 200).await? {
                     println!("{}", serde_json::to_string(&r)?);
@@ -203,7 +207,6 @@ pub fn admin(args: AdminArgs) -> anyhow::Result<ExitCode> {
             AdminCommand::ResetPassword { name, public_url } => {
                 reset_password(&db, &name, public_url).await
             }
-            _ => Ok(ExitCode::SUCCESS),
         }
     })
 }

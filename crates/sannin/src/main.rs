@@ -48,7 +48,8 @@ enum Command {
     /// The best action for the player to move, the line the search expects and each
     /// player's evaluation (the bots' search on a time budget).
     Analyse(analyse_cmd::AnalyseArgs),
-    /// A site admin's commands against the database (a link to reset a password).
+    /// A site admin's commands against the database: roles, bans, mutes, renames,
+    /// deleting accounts, reports, the log, a link to reset a password.
     Admin(admin_cmd::AdminArgs),
 }
 

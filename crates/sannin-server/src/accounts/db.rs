@@ -248,6 +248,37 @@ impl Db {
         Ok(Created::Created)
     }
 
+    /// Deletes account `id` and its personal data; its seats and chat lines stay for
+    /// the other players' games, under the name `anonymous` (docs/moderation.md,
+    /// "Deleting an account").
+    pub async fn delete(&self, id: &str, anonymous: &str) -> sqlx::Result<()> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("UPDATE seats SET name = $1, account_id = NULL WHERE account_id = $2")
+            .bind(anonymous)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(
+            "UPDATE chat_messages SET name = $1, text = '(deleted)', account_id = NULL, \
+             addr = NULL WHERE account_id = $2",
+        )
+        .bind(anonymous)
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("DELETE FROM push_subscriptions WHERE account_id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        // Sessions, devices, links, addresses, its rating rows and its sanctions go
+        // with it (ON DELETE CASCADE); reports keep their copy of the context.
+        sqlx::query("DELETE FROM accounts WHERE id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await
+    }
+
     /// Gives the accounts made before names had skeletons theirs; an account drawn like
     /// an earlier one keeps none (logged). Returns how many were filled in.
     pub async fn fill_in_skeletons(&self) -> sqlx::Result<usize> {

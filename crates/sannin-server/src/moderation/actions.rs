@@ -180,7 +180,7 @@ pub async fn apply(
             else {
                 return Err(bad("name the account"));
             };
-            delete_account(m, &id).await?;
+            accounts.delete(&id, DELETED_NAME).await?;
             name
         }
         "role" => {
@@ -217,34 +217,4 @@ pub async fn apply(
     m.log(&entry).await?;
     tracing::info!(by = %entry.by, action = %entry.action, target = %entry.target, "moderation");
     Ok(entry)
-}
-
-/// Deletes account `id` and its personal data; its seats and chat lines stay,
-/// anonymised, for the other players' games.
-async fn delete_account(m: &ModDb, id: &str) -> sqlx::Result<()> {
-    let mut tx = m.pool().begin().await?;
-    sqlx::query("UPDATE seats SET name = $1, account_id = NULL WHERE account_id = $2")
-        .bind(DELETED_NAME)
-        .bind(id)
-        .execute(&mut *tx)
-        .await?;
-    sqlx::query(
-        "UPDATE chat_messages SET name = $1, text = '(deleted)', account_id = NULL, addr = NULL \
-         WHERE account_id = $2",
-    )
-    .bind(DELETED_NAME)
-    .bind(id)
-    .execute(&mut *tx)
-    .await?;
-    sqlx::query("DELETE FROM push_subscriptions WHERE account_id = $1")
-        .bind(id)
-        .execute(&mut *tx)
-        .await?;
-    // Sessions, devices, links, addresses, its rating rows and its sanctions go with
-    // it (ON DELETE CASCADE); reports keep their copy of the context.
-    sqlx::query("DELETE FROM accounts WHERE id = $1")
-        .bind(id)
-        .execute(&mut *tx)
-        .await?;
-    tx.commit().await
 }

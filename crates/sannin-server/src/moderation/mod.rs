@@ -25,7 +25,9 @@ pub use sanctions::{Sanctioned, Sanctions};
 pub const DELETED_NAME: &str = "Deleted player";
 
 /// Who an account is to the site.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::EnumIter)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::EnumIter, clap::ValueEnum,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// Everyone.

@@ -15,12 +15,13 @@ pub const ABORT_PLIES: i64 = 6;
 pub const GIVEN_MS: u64 = 15_000;
 
 /// A request to take the last move back.
-#[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Takeback {
     /// Whose move it is.
     seat: Player,
     /// Who agreed.
     accepted: [bool; 3],
+    /// The game as it was before that move (rebuilt when it was asked).
+    before: Game,
 }
 
 impl Takeback {
@@ -112,15 +113,17 @@ impl Room {
         let Some(p) = self.require_active_seat(conn) else {
             return;
         };
-        if let Some(why) = self.takeback_refused(p) {
-            return self.reject(conn, ErrorCode::NoTakeback, why);
-        }
         if self.takeback.as_ref().is_some_and(|t| t.seat == p) {
             return;
         }
+        let before = match self.before_last_move_of(p) {
+            Ok(before) => before,
+            Err(why) => return self.reject(conn, ErrorCode::NoTakeback, why),
+        };
         self.takeback = Some(Takeback {
             seat: p,
             accepted: [false; 3],
+            before,
         });
         self.broadcast(Event::TakebackOffered { seat: p.into() });
         // Bots agree at once.
@@ -134,23 +137,25 @@ impl Room {
         self.settle_takeback(Some(conn)).await;
     }
 
-    /// Why `p` may not ask to take its last move back, if it may not.
-    fn takeback_refused(&self, p: Player) -> Option<&'static str> {
+    /// The game as it was before `p`'s last move, if `p` may ask to take that move
+    /// back; else why not.
+    fn before_last_move_of(&self, p: Player) -> Result<Game, &'static str> {
         if self.settings.rated {
-            return Some("moves cannot be taken back in a rated game");
+            return Err("moves cannot be taken back in a rated game");
         }
         match self.game.log().last() {
             Some(Entry::Action { player, .. }) if *player == p => {}
-            _ => return Some("only the last move can be taken back, by the player who made it"),
+            _ => return Err("only the last move can be taken back, by the player who made it"),
         }
         if self.is_correspondence() {
-            return Some("moves cannot be taken back in a correspondence game");
+            return Err("moves cannot be taken back in a correspondence game");
         }
-        let before = without_last(&self.game)?;
+        let before =
+            without_last(&self.game).ok_or("this game cannot be rebuilt without that move")?;
         if before.position().active() != self.game.position().active() {
-            return Some("a move that ended a player's game cannot be taken back");
+            return Err("a move that ended a player's game cannot be taken back");
         }
-        None
+        Ok(before)
     }
 
     /// `accept_takeback` (`yes`) or `decline_takeback`, by another player still in
@@ -181,7 +186,7 @@ impl Room {
     /// Takes the move back once every other player still in the game agreed; else
     /// tells everyone who agreed so far.
     async fn settle_takeback(&mut self, from: Option<ConnId>) {
-        let Some(t) = self.takeback.clone() else {
+        let Some(t) = &self.takeback else {
             return;
         };
         let agreed = self
@@ -193,10 +198,6 @@ impl Room {
         if !agreed {
             return self.broadcast_state();
         }
-        let Some(before) = without_last(&self.game) else {
-            self.takeback = None;
-            return self.broadcast_state();
-        };
         let ply = self.plies;
         if let Err(e) = self.deps.store.take_back(&self.id_str, ply).await {
             self.store_failed("taking a move back", &e);
@@ -210,10 +211,12 @@ impl Room {
             return;
         }
         self.store_ok();
+        let Some(t) = self.takeback.take() else {
+            return;
+        };
         info!(room = %self.id, seat = t.seat.lower(), ply, "move taken back");
-        self.game = before;
+        self.game = t.before;
         self.plies -= 1;
-        self.takeback = None;
         self.thinking = None;
         self.draw_offers.clear();
         let now = self.deps.config.time.now_ms();
