@@ -1,13 +1,13 @@
 //! How the load generator talks to the server: WebSockets, and bare HTTP/1.1 for the
 //! few requests it makes (rooms, `/metrics`, `/healthz`).
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 
 use anyhow::{bail, Context as _};
 use futures_util::StreamExt;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::net::{TcpSocket, TcpStream};
 use tokio::sync::Semaphore;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
@@ -23,12 +23,40 @@ fn ws_config() -> WebSocketConfig {
 pub(super) type Ws =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>;
 
-/// Opens a WebSocket to `url`, at most as many at once as `sem` allows.
-pub(super) async fn connect(url: &str, sem: &Semaphore) -> anyhow::Result<Ws> {
+/// Opens a WebSocket to `url` (`ws://HOST:PORT/…`) from the local address `source`
+/// (any, when `None`), at most as many at once as `sem` allows.
+pub(super) async fn connect(
+    url: &str,
+    source: Option<IpAddr>,
+    sem: &Semaphore,
+) -> anyhow::Result<Ws> {
     let _permit = sem.acquire().await;
-    let (ws, _) = tokio_tungstenite::connect_async_with_config(url, Some(ws_config()), true)
-        .await
-        .with_context(|| format!("connect {url}"))?;
+    let to: SocketAddr = url
+        .strip_prefix("ws://")
+        .and_then(|rest| rest.split('/').next())
+        .and_then(|host| host.parse().ok())
+        .with_context(|| format!("not a ws://ADDRESS/… URL: {url}"))?;
+    let stream = match source {
+        None => TcpStream::connect(to).await,
+        Some(ip) => {
+            let socket = if ip.is_ipv4() {
+                TcpSocket::new_v4()?
+            } else {
+                TcpSocket::new_v6()?
+            };
+            socket.bind(SocketAddr::new(ip, 0))?;
+            socket.connect(to).await
+        }
+    }
+    .with_context(|| format!("connect {url}"))?;
+    stream.set_nodelay(true)?;
+    let (ws, _) = tokio_tungstenite::client_async_with_config(
+        url,
+        tokio_tungstenite::MaybeTlsStream::Plain(stream),
+        Some(ws_config()),
+    )
+    .await
+    .with_context(|| format!("connect {url}"))?;
     Ok(ws)
 }
 

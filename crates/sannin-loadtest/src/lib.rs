@@ -39,20 +39,22 @@ use std::time::{Duration, Instant};
 
 use sannin_protocol::Seat;
 use sannin_server::LimitArgs;
-use tokio::sync::{Barrier, Semaphore};
+use tokio::sync::Semaphore;
 use tokio::task::JoinHandle;
 
 mod client;
+mod fleet;
 mod in_process;
 mod pairing;
 mod player;
+pub mod relay;
 mod report;
 mod target;
 mod watch;
 mod wire;
 
 use client::{create_room, metric};
-use player::{play_seat, Gates, Player, RoomStats};
+use player::{play_seat, Gate, Gates, Player, RoomStats};
 pub use report::{IdleReport, Latency, PairingReport, Report, SpectatorReport};
 use target::{cpu_us, rss_kib, Target};
 use watch::{idle_connections, spectate, spectator_report, Watched};
@@ -139,6 +141,33 @@ pub struct LoadtestArgs {
     /// The body of `POST /api/rooms` for each room (its settings: a clock, say).
     #[arg(long, default_value = "{}")]
     pub room_settings: String,
+
+    /// Also play the same load against a bare relay (`sannin relay`) at this address,
+    /// first, and print the server's figures as ratios to the relay's.
+    #[arg(long)]
+    pub baseline: Option<String>,
+
+    /// Drive the load from this many processes of the load test (with `--addr`), each
+    /// with its share of the rooms and its own source address (127.0.0.2, 127.0.0.3, …
+    /// unless `--source` lists them), so that a run is not capped by one process's open
+    /// files or one address's ephemeral ports; this process measures and reports.
+    #[arg(long, default_value_t = 1)]
+    pub processes: usize,
+
+    /// Local addresses the connections come from, comma separated (loopback: any of
+    /// 127.0.0.0/8), in turn by process. Default: the system's choice.
+    #[arg(long, value_delimiter = ',')]
+    pub source: Vec<std::net::IpAddr>,
+
+    /// Write every act→event round trip to this file, one line each: the moment the
+    /// `act` went (ms from the first) and the round trip (µs), in time order — to see
+    /// whether slow answers come together.
+    #[arg(long)]
+    pub latency_log: Option<std::path::PathBuf>,
+
+    /// One of `--processes`: which one. Talks to its parent on stdin and stdout.
+    #[arg(long, hide = true)]
+    pub child: Option<usize>,
 }
 
 impl Default for LoadtestArgs {
@@ -161,6 +190,11 @@ impl Default for LoadtestArgs {
             pairing: 0,
             pairing_seconds: 10.0,
             room_settings: "{}".to_string(),
+            baseline: None,
+            processes: 1,
+            source: Vec::new(),
+            latency_log: None,
+            child: None,
         }
     }
 }
@@ -187,6 +221,33 @@ pub fn run_blocking(args: LoadtestArgs) -> anyhow::Result<()> {
 /// # Errors
 /// Non-loopback address, setup failures.
 pub async fn run(args: LoadtestArgs) -> anyhow::Result<Report> {
+    let Some(relay) = args.baseline.clone() else {
+        return run_one(args).await;
+    };
+    println!("== the bare relay at {relay}");
+    let against_relay = LoadtestArgs {
+        addr: Some(relay),
+        server_pid: None,
+        baseline: None,
+        ..args.clone()
+    };
+    let floor = Box::pin(run_one(against_relay)).await?;
+    println!("== the server");
+    let mut report = Box::pin(run_one(LoadtestArgs {
+        baseline: None,
+        ..args
+    }))
+    .await?;
+    report::print_ratios(&report, &floor);
+    report.baseline = Some(Box::new(floor));
+    Ok(report)
+}
+
+/// One load test against one target.
+async fn run_one(args: LoadtestArgs) -> anyhow::Result<Report> {
+    if args.processes > 1 {
+        return fleet::run(&args).await;
+    }
     let rooms = args.rooms.max(1);
     let target = Target::open(&args, rooms).await?;
     let mut report = Report {
@@ -209,10 +270,17 @@ pub async fn run(args: LoadtestArgs) -> anyhow::Result<Report> {
         return Ok(report);
     }
     start_bot_rooms(&args, &target).await?;
-    let seated = seat_players(&args, &target, &created.ids, &sem).await;
-    let played = play(&target, &seated).await;
-    let closed = close(&target, seated, &played).await;
-    print_report(&args, &target, &created, &played, closed, &mut report).await;
+    let mut parent = args.child.map(|_| fleet::Parent::listen());
+    let seated = seat_players(&args, &target, &created.ids, &sem, parent.as_mut()).await;
+    let played = play(&target, &seated, parent.as_mut()).await;
+    let closed = close(&target, seated, &played, args.latency_log.as_deref()).await;
+    if let Some(parent) = parent {
+        parent.result(&closed);
+        target.close().await?;
+        return Ok(report);
+    }
+    let rooms = (created.ids.len(), created.rss_idle);
+    print_report(&args, &target, rooms, &played, closed, &mut report).await;
     target.close().await?;
     Ok(report)
 }
@@ -306,7 +374,7 @@ struct Seated {
     players: Vec<JoinHandle<RoomStats>>,
     spectators: Vec<JoinHandle<anyhow::Result<Watched>>>,
     /// Where the players wait once they have played their last action.
-    end_gate: Arc<Barrier>,
+    end_gate: Arc<Gate>,
     /// When the players and spectators give up waiting for the server.
     play_deadline: tokio::time::Instant,
     rss_connected: Option<u64>,
@@ -319,15 +387,22 @@ async fn seat_players(
     target: &Target,
     ids: &[String],
     sem: &Arc<Semaphore>,
+    parent: Option<&mut fleet::Parent>,
 ) -> Seated {
     let t1 = Instant::now();
     let play_deadline =
         tokio::time::Instant::now() + Duration::from_secs(args.seconds) + Duration::from_secs(120);
     let players_n = ids.len() * 3;
-    let start_gate = Arc::new(Barrier::new(players_n + args.spectators + 1));
+    let start_gate = Gate::new(players_n + args.spectators + 1);
     // The played phase ends when every player has played its last action; players close
     // their connections only after that, so that the closing is measured apart.
-    let end_gate = Arc::new(Barrier::new(players_n + 1));
+    let end_gate = Gate::new(players_n + 1);
+    let source = match &args.source[..] {
+        [] => None,
+        list => Some(list[args.child.unwrap_or(0) % list.len()]),
+    };
+    // The rooms of each process of `--processes` play games of their own.
+    let seeds = args.child.unwrap_or(0) as u64 * 1_000_000;
     let mut players = Vec::with_capacity(players_n);
     for (r, id) in ids.iter().enumerate() {
         for seat in Seat::ALL {
@@ -337,7 +412,8 @@ async fn seat_players(
                 seat,
                 plies: args.plies,
                 think: Duration::from_millis(args.think_ms),
-                seed: sannin_bot::mix_seed(r as u64 + 1, seat.as_str().len() as u64),
+                seed: sannin_bot::mix_seed(seeds + r as u64 + 1, seat.as_str().len() as u64),
+                source,
                 deadline: play_deadline,
             };
             let gates = Gates {
@@ -352,7 +428,19 @@ async fn seat_players(
         let to = target.spread[(k + 1) % target.spread.len()];
         let url = format!("ws://{to}/api/rooms/{}/ws", ids[0]);
         let (sem, gate, plies) = (sem.clone(), start_gate.clone(), args.plies);
-        spectators.push(tokio::spawn(spectate(url, sem, gate, plies, play_deadline)));
+        spectators.push(tokio::spawn(spectate(
+            url,
+            source,
+            sem,
+            gate,
+            plies,
+            play_deadline,
+        )));
+    }
+    if let Some(parent) = parent {
+        start_gate.all_but_one().await;
+        parent.tell("seated");
+        parent.heard("go").await;
     }
     start_gate.wait().await;
     let setup = t1.elapsed();
@@ -388,15 +476,22 @@ struct Played {
 
 /// The played phase: from the moment every room is playing until every player has
 /// played its last action; the server's CPU time is read at both ends.
-async fn play(target: &Target, seated: &Seated) -> Played {
+async fn play(target: &Target, seated: &Seated, parent: Option<&mut fleet::Parent>) -> Played {
     let t2 = Instant::now();
     let cpu_before = cpu_us(target.pid);
     let bot_moves_before = metric(target.addr, "sannin_bot_moves_total").await;
     // A player task that panicked never reaches the gate: the deadline bounds the wait.
     let until = seated.play_deadline + Duration::from_secs(10);
-    let ended = tokio::time::timeout_at(until, seated.end_gate.wait())
-        .await
-        .is_ok();
+    let ended = tokio::time::timeout_at(until, async {
+        if let Some(parent) = parent {
+            seated.end_gate.all_but_one().await;
+            parent.tell("played");
+            parent.heard("close").await;
+        }
+        seated.end_gate.wait().await;
+    })
+    .await
+    .is_ok();
     Played {
         elapsed: t2.elapsed(),
         cpu_before,
@@ -424,8 +519,14 @@ struct Closed {
 
 /// The closing: the players close their connections after the played phase; their
 /// figures, the server's CPU time once it has seen them close, the spectators' records.
-async fn close(target: &Target, seated: Seated, played: &Played) -> Closed {
+async fn close(
+    target: &Target,
+    seated: Seated,
+    played: &Played,
+    latency_log: Option<&std::path::Path>,
+) -> Closed {
     let mut stats = RoomStats::default();
+    let mut timeline = Vec::new();
     if !played.ended {
         stats.errors.push("players never all finished".into());
     }
@@ -435,6 +536,11 @@ async fn close(target: &Target, seated: Seated, played: &Played) -> Closed {
         match p.await {
             Ok(mut s) => {
                 stats.actions += s.actions;
+                stats.bytes += s.bytes;
+                if latency_log.is_some() {
+                    let sent = s.acted.iter().map(|(_, at)| *at);
+                    timeline.extend(sent.zip(s.latencies_us.iter().copied()));
+                }
                 stats.latencies_us.extend(s.latencies_us);
                 stats.errors.extend(s.errors);
                 finished_players += usize::from(s.finished);
@@ -443,6 +549,11 @@ async fn close(target: &Target, seated: Seated, played: &Played) -> Closed {
                 }
             }
             Err(e) => stats.errors.push(format!("player task: {e}")),
+        }
+    }
+    if let Some(path) = latency_log {
+        if let Err(e) = report::write_timeline(path, timeline) {
+            eprintln!("warning: cannot write {}: {e}", path.display());
         }
     }
     let cpu_closed = closed_cpu(target).await;
@@ -477,16 +588,17 @@ async fn closed_cpu(target: &Target) -> Option<u64> {
 }
 
 /// Prints the figures of a played run and fills `report` with them.
+/// `rooms`: how many, and the server's RSS with them created, none connected to.
 async fn print_report(
     args: &LoadtestArgs,
     target: &Target,
-    rooms: &Rooms,
+    (rooms, rss_idle): (usize, Option<u64>),
     played: &Played,
     mut closed: Closed,
     report: &mut Report,
 ) {
     report_actions(played, &mut closed, report);
-    report_cpu(target, rooms.ids.len(), played, &closed, report);
+    report_cpu(target, rooms, played, &closed, report);
     if args.spectators > 0 {
         let s = spectator_report(&closed.watched_acts, &closed.watchers, args.spectators);
         println!(
@@ -504,7 +616,7 @@ async fn print_report(
             metric(target.addr, "sannin_bot_fallbacks_total").await
         );
     }
-    if let (Some(i), Some(c)) = (rooms.rss_idle, played.rss_connected) {
+    if let (Some(i), Some(c)) = (rss_idle, played.rss_connected) {
         let client = if target.in_process() {
             " (client side included)"
         } else {
@@ -513,7 +625,7 @@ async fn print_report(
         println!(
             "memory: RSS {:.1} MiB with {} live connections{client}",
             c.max(i) as f64 / 1024.0,
-            rooms.ids.len() * 3 + args.spectators,
+            rooms * 3 + args.spectators,
         );
     }
     let errors = std::mem::take(&mut closed.stats.errors);
@@ -538,6 +650,11 @@ fn report_actions(played: &Played, closed: &mut Closed, report: &mut Report) {
         closed.finished_players / 3
     );
     println!("act→event round trip: {}", report.latency);
+    report.bytes_per_action = closed.stats.bytes as f64 / actions.max(1) as f64;
+    println!(
+        "received: {:.0} bytes of frames per action (all connections of its room)",
+        report.bytes_per_action
+    );
 }
 
 /// The server's CPU time per accepted action over the played phase, and what closing

@@ -1,7 +1,9 @@
 //! The players: three connections per room that join, ready, and play random legal
 //! actions until the game ends, the room reaches `--plies` actions, or time runs out.
 
+use std::net::IpAddr;
 use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -20,6 +22,8 @@ pub(super) struct RoomStats {
     pub latencies_us: Vec<u32>,
     pub errors: Vec<String>,
     pub finished: bool,
+    /// Bytes of the frames received after the room started playing.
+    pub bytes: u64,
     /// `seq` of each accepted action of this seat's, with the moment its `act` went.
     pub acted: Vec<(u64, Instant)>,
 }
@@ -35,6 +39,8 @@ pub(super) struct Player {
     pub think: Duration,
     /// Of its random choices.
     pub seed: u64,
+    /// The local address its connection comes from (any, when `None`).
+    pub source: Option<IpAddr>,
     /// When it gives up waiting for the server.
     pub deadline: tokio::time::Instant,
 }
@@ -42,14 +48,46 @@ pub(super) struct Player {
 /// Where every player waits: at `start` once its room is playing, at `end` once it has
 /// played its last action.
 pub(super) struct Gates {
-    pub start: Arc<Barrier>,
-    pub end: Arc<Barrier>,
+    pub start: Arc<Gate>,
+    pub end: Arc<Gate>,
+}
+
+/// A barrier that counts who has reached it, so that the one who opens it (the load
+/// test's main task, its last party) can tell when everyone else waits there — and,
+/// as one of several processes, tell its parent before it opens.
+pub(super) struct Gate {
+    barrier: Barrier,
+    arrived: AtomicUsize,
+    parties: usize,
+}
+
+impl Gate {
+    pub fn new(parties: usize) -> Arc<Gate> {
+        Arc::new(Gate {
+            barrier: Barrier::new(parties),
+            arrived: AtomicUsize::new(0),
+            parties,
+        })
+    }
+
+    /// Waits until every party has come.
+    pub async fn wait(&self) {
+        self.arrived.fetch_add(1, Ordering::SeqCst);
+        self.barrier.wait().await;
+    }
+
+    /// Returns once every party but the last (the caller) waits at the gate.
+    pub async fn all_but_one(&self) {
+        while self.arrived.load(Ordering::SeqCst) + 1 < self.parties {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
 }
 
 /// One player: join its seat, ready, then play random legal actions when to move; wait
 /// at the end gate for every other player to finish, then close.
 pub(super) async fn play_seat(player: Player, sem: Arc<Semaphore>, gates: Gates) -> RoomStats {
-    let mut ws = match connect(&player.url, &sem).await {
+    let mut ws = match connect(&player.url, player.source, &sem).await {
         Ok(ws) => ws,
         Err(e) => {
             gates.start.wait().await;
@@ -100,7 +138,7 @@ impl Game {
 
     /// Joins, then answers the server's messages until the game is over for this
     /// player, the connection fails, or `deadline` passes.
-    async fn play(&mut self, ws: &mut Ws, start: &Barrier, deadline: tokio::time::Instant) {
+    async fn play(&mut self, ws: &mut Ws, start: &Gate, deadline: tokio::time::Instant) {
         let seat = self.seat;
         let join = ClientMsg::Join {
             seat: Some(seat),
@@ -125,6 +163,9 @@ impl Game {
                 }
             };
             let Message::Text(text) = msg else { continue };
+            if self.gated {
+                self.stats.bytes += text.len() as u64;
+            }
             let msg = match wire::Msg::parse(text.as_str()) {
                 Ok(m) => m,
                 Err(e) => {
@@ -174,7 +215,7 @@ impl Game {
         &mut self,
         ws: &mut Ws,
         msg: &wire::Msg<'_>,
-        start: &Barrier,
+        start: &Gate,
     ) -> ControlFlow<()> {
         let status = msg.status.unwrap_or_default();
         let playing = status == RoomStatus::Playing;

@@ -101,6 +101,55 @@ pub struct Report {
     /// With `--pairing`: the pairing figures.
     pub pairing: Option<PairingReport>,
     pub errors: Vec<String>,
+    /// Bytes of frames the players received per accepted action, after the start.
+    pub bytes_per_action: f64,
+    /// With `--baseline`: the same load against the bare relay.
+    pub baseline: Option<Box<Report>>,
+}
+
+/// The server's CPU per action and act→event latency as multiples of the relay's.
+pub(super) fn print_ratios(server: &Report, relay: &Report) {
+    let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { f64::NAN };
+    println!("== server / bare relay");
+    if let (Some(s), Some(r)) = (server.cpu_us_per_action, relay.cpu_us_per_action) {
+        println!(
+            "CPU per accepted action: {s:.0} µs / {r:.0} µs = {:.2}×",
+            ratio(s, r)
+        );
+    }
+    for (name, s, r) in [
+        ("p50", server.latency.p50_ms, relay.latency.p50_ms),
+        ("p99", server.latency.p99_ms, relay.latency.p99_ms),
+    ] {
+        println!(
+            "act→event {name}: {s:.2} ms / {r:.2} ms = {:.2}×",
+            ratio(s, r)
+        );
+    }
+    println!(
+        "bytes received per action: {:.0} / {:.0}; actions/s {:.0} / {:.0}",
+        server.bytes_per_action,
+        relay.bytes_per_action,
+        server.actions_per_second,
+        relay.actions_per_second
+    );
+}
+
+/// `--latency-log`: each round trip by the moment its `act` went, in time order.
+pub(super) fn write_timeline(
+    path: &std::path::Path,
+    mut timeline: Vec<(std::time::Instant, u32)>,
+) -> std::io::Result<()> {
+    use std::io::Write as _;
+    timeline.sort_unstable_by_key(|(at, _)| *at);
+    let Some(&(first, _)) = timeline.first() else {
+        return std::fs::write(path, "");
+    };
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+    for (at, us) in timeline {
+        writeln!(out, "{:.3} {us}", (at - first).as_secs_f64() * 1000.0)?;
+    }
+    out.flush()
 }
 
 /// What the pairing load measured.

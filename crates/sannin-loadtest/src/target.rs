@@ -48,6 +48,9 @@ impl Target {
         }
         let pid = if local.is_some() {
             Some(std::process::id())
+        } else if args.child.is_some() {
+            // One of `--processes`: its parent measures the server.
+            None
         } else {
             args.server_pid.or_else(|| listener_pid(addr.port()))
         };

@@ -1,16 +1,18 @@
 //! Connections that do not play: spectators of the first room (`--spectators`) and
 //! idle seated connections (`--idle`).
 
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _};
 use futures_util::SinkExt;
 use sannin_protocol::{ClientMsg, RoomStatus, Seat};
-use tokio::sync::{Barrier, Semaphore};
+use tokio::sync::Semaphore;
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::client::{connect, next_text, read};
+use crate::player::Gate;
 use crate::report::{self, IdleReport, Latency, SpectatorReport};
 use crate::target::{rss_kib, Target};
 use crate::{wire, Rooms};
@@ -30,7 +32,7 @@ pub(super) async fn idle_connections(
             let url = format!("ws://{addr}/api/rooms/{id}/ws");
             let sem = sem.clone();
             tasks.push(tokio::spawn(async move {
-                let mut ws = connect(&url, &sem).await?;
+                let mut ws = connect(&url, None, &sem).await?;
                 let join = ClientMsg::Join {
                     seat: Some(seat),
                     name: Some(format!("idle-{seat}")),
@@ -105,12 +107,13 @@ pub(super) struct Watched {
 /// ends or reaches `plies` actions.
 pub(super) async fn spectate(
     url: String,
+    source: Option<IpAddr>,
     sem: Arc<Semaphore>,
-    gate: Arc<Barrier>,
+    gate: Arc<Gate>,
     plies: usize,
     deadline: tokio::time::Instant,
 ) -> anyhow::Result<Watched> {
-    let mut ws = match connect(&url, &sem).await {
+    let mut ws = match connect(&url, source, &sem).await {
         Ok(ws) => ws,
         Err(e) => {
             gate.wait().await;

@@ -38,6 +38,9 @@ enum Command {
     Serve(Box<sannin_server::ServeArgs>),
     /// Play many rooms at once over loopback; report actions/s, latency, memory per room.
     Loadtest(sannin_loadtest::LoadtestArgs),
+    /// A bare relay of the room protocol (no rules, no storage, no clocks): the floor
+    /// `sannin loadtest --baseline` compares the server with.
+    Relay(sannin_loadtest::relay::RelayArgs),
     /// Exit 0 if the server on this machine answers GET /healthz with 200 (for Docker).
     Healthcheck(healthcheck::HealthcheckArgs),
     /// Bots against bots: play games, report wins per level and per seat, time per move,
@@ -91,6 +94,9 @@ fn main() -> ExitCode {
         Command::Replay(args) => rules_cmd::replay(args),
         Command::Serve(args) => sannin_server::serve_blocking(*args).map(|()| ExitCode::SUCCESS),
         Command::Loadtest(args) => sannin_loadtest::run_blocking(args).map(|()| ExitCode::SUCCESS),
+        Command::Relay(args) => {
+            sannin_loadtest::relay::run_blocking(args).map(|()| ExitCode::SUCCESS)
+        }
         Command::Healthcheck(args) => healthcheck::run(args),
         Command::Selfplay(args) => selfplay_cmd::selfplay(args),
         Command::Bot(args) => bot_cmd::bot(args),

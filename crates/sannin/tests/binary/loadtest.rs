@@ -155,3 +155,90 @@ fn external_server_cpu_spectators_and_idle_memory() {
         );
     }
 }
+
+/// Waits until something answers HTTP at `addr` (any status).
+fn answers(addr: &str) {
+    let up = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Ok(mut s) = TcpStream::connect(addr) {
+            let req = format!("GET /metrics HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+            let mut out = String::new();
+            if s.write_all(req.as_bytes()).is_ok()
+                && s.read_to_string(&mut out).is_ok()
+                && out.starts_with("HTTP/1.1 ")
+            {
+                return;
+            }
+        }
+        assert!(Instant::now() < up, "nothing answers on {addr}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn start(args: &[&str], dir: &std::path::Path) -> Guard {
+    Guard(
+        Command::new(BIN)
+            .args(args)
+            .current_dir(dir)
+            .env_remove("DATABASE_URL")
+            .env_remove("SANNIN_ADDR")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start"),
+    )
+}
+
+#[test]
+fn the_bare_relay_and_the_server_loaded_from_several_processes_side_by_side() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let relay_addr = format!("127.0.0.1:{}", free_port());
+    let server_addr = format!("127.0.0.1:{}", free_port());
+    let _relay = start(&["relay", "--addr", &relay_addr], dir.path());
+    let _server = start(
+        &[
+            "serve",
+            "--addr",
+            &server_addr,
+            "--rooms-per-minute",
+            "0",
+            "--max-ws-per-address",
+            "0",
+        ],
+        dir.path(),
+    );
+    answers(&relay_addr);
+    answers(&server_addr);
+
+    // The relay alone, played as the server is: every room to its ply cap.
+    let out = loadtest(&["--addr", &relay_addr, "--rooms", "5", "--plies", "9"]);
+    assert!(out.contains("errors: 0"), "{out}");
+    assert_eq!(figure(&out, "played:"), 45.0, "{out}");
+    assert!(figure(&out, "received:") > 100.0, "{out}");
+
+    // Both, the load from two processes with source addresses of their own.
+    let out = loadtest(&[
+        "--addr",
+        &server_addr,
+        "--baseline",
+        &relay_addr,
+        "--processes",
+        "2",
+        "--rooms",
+        "6",
+        "--plies",
+        "12",
+    ]);
+    assert!(out.contains("== the bare relay at"), "{out}");
+    assert_eq!(
+        out.matches("connected, seated and ready: 18 connections from 2 processes")
+            .count(),
+        2,
+        "{out}"
+    );
+    assert_eq!(out.matches("errors: 0").count(), 2, "{out}");
+    assert!(figure(&out, "played:") > 0.0, "{out}");
+    let ratios = &out[out.find("== server / bare relay").expect("the ratios")..];
+    assert!(figure(ratios, "CPU per accepted action:") > 0.0, "{out}");
+    assert!(ratios.contains("act→event p99:"), "{out}");
+}
