@@ -10,7 +10,7 @@
 //! | `pairing.rs`  | quick pairing: tickets in the pools                              |
 //! | `games.rs`    | my games: the games of a browser's tokens and of an account      |
 //! | `push.rs`     | Web Push: the server's key, the browsers' subscriptions          |
-//! | `ws/`         | a room's WebSocket: the upgrade, a reader and a writer task      |
+//! | `ws/`         | a room's WebSocket: the upgrade, a reader and a writer in one task|
 //! | `accounts.rs` | accounts: register, log in and out, password, players            |
 //! | `analyse.rs`  | `POST /api/analyse`                                              |
 //! | `extract.rs`  | what handlers read from a request: the client's address, a JSON body |

@@ -19,11 +19,16 @@ impl Room {
         // action. The room's lines at info level and above name the room themselves.
         let span = tracing::debug_span!("room", id = %self.id);
         let tracker = self.deps.tracker.clone();
-        tracker.spawn(tracing::Instrument::instrument(self.run(rx), span));
+        // Boxed: an `async fn` keeps its by-value argument apart from the local it moves
+        // into, so a `Room` taken by value would be held twice for the room's life.
+        tracker.spawn(tracing::Instrument::instrument(
+            Box::new(self).run(rx),
+            span,
+        ));
         handle
     }
 
-    pub(super) async fn run(mut self, mut rx: mpsc::Receiver<Cmd>) {
+    pub(super) async fn run(mut self: Box<Self>, mut rx: mpsc::Receiver<Cmd>) {
         let shutdown = self.deps.shutdown.clone();
         // One wait for the shutdown for the room's whole life: a new wait each turn of
         // the loop would take the token's lock (shared by every room) twice a command.

@@ -116,7 +116,7 @@ pub enum Outbound {
 /// The room's side of a connection.
 #[derive(Debug, Clone)]
 pub struct ConnHandle {
-    /// Bounded queue to the connection's writer task (`outbox`).
+    /// Bounded queue to the connection's writer (`outbox`).
     pub tx: Outbox,
     /// Cancelled to drop the connection at once (slow client).
     pub kill: CancellationToken,

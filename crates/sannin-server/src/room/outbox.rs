@@ -13,10 +13,10 @@
 //! out; after that it sits in the socket's write buffer, which holds at most one
 //! burst (`http::ws`).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use tokio::sync::mpsc;
+use tokio::sync::Notify;
 
 use super::Outbound;
 
@@ -30,26 +30,81 @@ pub struct Bounds {
 }
 
 /// A queue within `bounds`: the room's end and the writer's.
+///
+/// It is a lock around a `VecDeque` and a [`Notify`] rather than a channel: every
+/// connection has one, most of them idle, and a bounded channel allocates its first
+/// block of slots (about 1.3 KiB) when it is made, where an empty `VecDeque` holds
+/// nothing. Only the room and the writer touch the lock, for a push or a pop each.
 pub fn outbox(bounds: Bounds) -> (Outbox, Inbox) {
-    let (frames, bytes) = (bounds.frames, bounds.bytes);
-    let (tx, rx) = mpsc::channel(frames.max(1));
-    let queued = Arc::new(AtomicUsize::new(0));
+    let queue = Arc::new(Queue {
+        state: Mutex::new(State {
+            frames: VecDeque::new(),
+            bytes: 0,
+            senders: 1,
+        }),
+        ready: Notify::new(),
+        bounds: Bounds {
+            frames: bounds.frames.max(1),
+            bytes: bounds.bytes,
+        },
+    });
     (
         Outbox {
-            tx,
-            queued: queued.clone(),
-            cap: bytes,
+            queue: queue.clone(),
         },
-        Inbox { rx, queued },
+        Inbox { queue },
     )
 }
 
+#[derive(Debug)]
+struct Queue {
+    state: Mutex<State>,
+    /// Woken on every frame queued and when the last sender goes.
+    ready: Notify,
+    bounds: Bounds,
+}
+
+#[derive(Debug)]
+struct State {
+    frames: VecDeque<Outbound>,
+    /// Bytes of text queued.
+    bytes: usize,
+    /// [`Outbox`]es alive; the queue closes at 0.
+    senders: usize,
+}
+
+impl Queue {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
 /// The sending end (cloned by whoever writes to the connection).
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Outbox {
-    tx: mpsc::Sender<Outbound>,
-    queued: Arc<AtomicUsize>,
-    cap: usize,
+    queue: Arc<Queue>,
+}
+
+impl Clone for Outbox {
+    fn clone(&self) -> Outbox {
+        self.queue.lock().senders += 1;
+        Outbox {
+            queue: self.queue.clone(),
+        }
+    }
+}
+
+impl Drop for Outbox {
+    fn drop(&mut self) {
+        let last = {
+            let mut state = self.queue.lock();
+            state.senders -= 1;
+            state.senders == 0
+        };
+        if last {
+            self.queue.ready.notify_one();
+        }
+    }
 }
 
 /// A frame refused: the queue is full, in frames or in bytes, or closed.
@@ -71,48 +126,52 @@ impl Outbox {
     /// [`Full`]: the frame was not queued.
     pub fn try_send(&self, out: Outbound) -> Result<(), Full> {
         let n = weight(&out);
-        let before = self.queued.fetch_add(n, Ordering::AcqRel);
-        if n > 0 && before > 0 && before + n > self.cap {
-            self.queued.fetch_sub(n, Ordering::AcqRel);
-            return Err(Full);
+        let bounds = self.queue.bounds;
+        {
+            let mut state = self.queue.lock();
+            if state.frames.len() >= bounds.frames
+                || (n > 0 && state.bytes > 0 && state.bytes + n > bounds.bytes)
+            {
+                return Err(Full);
+            }
+            state.bytes += n;
+            state.frames.push_back(out);
         }
-        self.tx.try_send(out).map_err(|_| {
-            self.queued.fetch_sub(n, Ordering::AcqRel);
-            Full
-        })
+        self.queue.ready.notify_one();
+        Ok(())
     }
 
     /// A handle that does not keep the queue open.
     pub fn downgrade(&self) -> WeakOutbox {
         WeakOutbox {
-            tx: self.tx.downgrade(),
-            queued: self.queued.clone(),
-            cap: self.cap,
+            queue: self.queue.clone(),
         }
     }
 
     /// Bytes of text queued and not yet taken by the writer.
     #[cfg(test)]
     pub fn queued_bytes(&self) -> usize {
-        self.queued.load(Ordering::Acquire)
+        self.queue.lock().bytes
     }
 }
 
 /// An [`Outbox`] that does not keep the writer's queue open.
 #[derive(Debug, Clone)]
 pub struct WeakOutbox {
-    tx: mpsc::WeakSender<Outbound>,
-    queued: Arc<AtomicUsize>,
-    cap: usize,
+    queue: Arc<Queue>,
 }
 
 impl WeakOutbox {
     /// The outbox, if the queue is still open.
     pub fn upgrade(&self) -> Option<Outbox> {
+        let mut state = self.queue.lock();
+        if state.senders == 0 {
+            return None;
+        }
+        state.senders += 1;
+        drop(state);
         Some(Outbox {
-            tx: self.tx.upgrade()?,
-            queued: self.queued.clone(),
-            cap: self.cap,
+            queue: self.queue.clone(),
         })
     }
 }
@@ -120,26 +179,50 @@ impl WeakOutbox {
 /// The writer's end.
 #[derive(Debug)]
 pub struct Inbox {
-    rx: mpsc::Receiver<Outbound>,
-    queued: Arc<AtomicUsize>,
+    queue: Arc<Queue>,
+}
+
+/// What the writer found in the queue.
+enum Took {
+    Frame(Outbound),
+    Empty,
+    Closed,
 }
 
 impl Inbox {
-    fn taken(&self, out: Outbound) -> Outbound {
-        self.queued.fetch_sub(weight(&out), Ordering::AcqRel);
-        out
+    fn take(&self) -> Took {
+        let mut state = self.queue.lock();
+        match state.frames.pop_front() {
+            Some(out) => {
+                state.bytes -= weight(&out);
+                if state.frames.is_empty() && state.frames.capacity() > 8 {
+                    // A burst is over: an idle connection keeps no large queue.
+                    state.frames.shrink_to(8);
+                }
+                Took::Frame(out)
+            }
+            None if state.senders == 0 => Took::Closed,
+            None => Took::Empty,
+        }
     }
 
     /// The next frame; `None` once every sender is gone and the queue is empty.
     pub async fn recv(&mut self) -> Option<Outbound> {
-        let out = self.rx.recv().await?;
-        Some(self.taken(out))
+        loop {
+            match self.take() {
+                Took::Frame(out) => return Some(out),
+                Took::Closed => return None,
+                Took::Empty => self.queue.ready.notified().await,
+            }
+        }
     }
 
     /// The next frame if one is queued.
     pub fn try_recv(&mut self) -> Option<Outbound> {
-        let out = self.rx.try_recv().ok()?;
-        Some(self.taken(out))
+        match self.take() {
+            Took::Frame(out) => Some(out),
+            Took::Empty | Took::Closed => None,
+        }
     }
 }
 

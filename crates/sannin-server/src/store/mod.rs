@@ -142,8 +142,17 @@ impl Store {
                         conn.execute("PRAGMA synchronous=NORMAL").await?;
                         conn.execute("PRAGMA foreign_keys=ON").await?;
                         // Checkpoints are the checkpointer's (below); this is only the
-                        // backstop should it fall behind.
-                        conn.execute("PRAGMA wal_autocheckpoint=16384").await?;
+                        // backstop should it fall behind (store/sqlite.rs).
+                        conn.execute(&*format!(
+                            "PRAGMA wal_autocheckpoint={}",
+                            sqlite::WAL_BACKSTOP_PAGES
+                        ))
+                        .await?;
+                        conn.execute(&*format!(
+                            "PRAGMA journal_size_limit={}",
+                            sqlite::WAL_KEEP_BYTES
+                        ))
+                        .await?;
                     }
                     Ok(())
                 })

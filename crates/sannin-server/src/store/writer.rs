@@ -15,10 +15,12 @@
 //! deserves and one bad row never fails the others.
 //!
 //! On a SQLite file the task writes through a connection of its own, opened with
-//! `rusqlite`, right where it runs: a commit in WAL mode with `synchronous=NORMAL` is a
-//! `write` to the log, tens of microseconds, while sqlx would send each statement to
-//! its driver's thread and wait to be woken with the answer — two thread switches a
-//! batch, the largest cost of an action under load. That connection never waits for a
+//! `rusqlite`, right where it runs — a thread of its own (`sannin-store`): a commit in
+//! WAL mode with `synchronous=NORMAL` is a `write` to the log, tens of microseconds,
+//! while sqlx would send each statement to its driver's thread and wait to be woken
+//! with the answer, two more thread switches a batch. The thread is its own so that a
+//! write the kernel holds back (a page of the log still being written to the disk, a
+//! checkpoint, see `sqlite.rs`) holds back the actions waiting for it and nothing else. That connection never waits for a
 //! lock: when another connection of the pool is writing (a seat, a chat line), the
 //! batch goes through sqlx instead, which waits on its own thread.
 
@@ -30,6 +32,7 @@ use sqlx::AnyPool;
 use tokio::sync::{mpsc, oneshot};
 
 use super::rows::bind_action;
+use super::sqlite::{WAL_BACKSTOP_PAGES, WAL_KEEP_BYTES};
 use super::{unix_ms, StoredAction};
 
 /// The most rows written in one statement (7 parameters a row: well inside the
@@ -94,7 +97,21 @@ impl Writer {
             anonymous: sqlite,
             direct,
         };
-        tokio::spawn(task.run(rx));
+        if task.direct.is_some() {
+            // A thread of its own: a SQLite write is a system call that the kernel may
+            // hold (a page of the log still being written back to the disk, the log
+            // copied into the database when it is full), and on a worker thread it
+            // would hold every connection and room waiting behind it too.
+            let handle = tokio::runtime::Handle::current();
+            let started = std::thread::Builder::new()
+                .name("sannin-store".into())
+                .spawn(move || handle.block_on(task.run(rx)));
+            if let Err(e) = started {
+                tracing::error!(error = %e, "cannot start the store's thread");
+            }
+        } else {
+            tokio::spawn(task.run(rx));
+        }
         Writer { tx, counts }
     }
 
@@ -145,6 +162,7 @@ impl Task {
             // (no wait for time to pass, just a turn at the back of the queue), so that
             // one commit takes them all. Only one turn: more turns gathered a few more
             // rows a commit, but kept the first rows waiting longer on a busy machine.
+            // (On the store's own thread the turn is only a second look at the queue.)
             if batch.len() < MAX_BATCH {
                 tokio::task::yield_now().await;
                 while batch.len() < MAX_BATCH {
@@ -236,10 +254,12 @@ impl Direct {
         )?;
         // Never wait for a lock here: a busy database is left to sqlx (above).
         conn.busy_timeout(std::time::Duration::ZERO)?;
-        // As the pool's connections (store.rs): the file is in WAL mode already.
-        conn.execute_batch(
-            "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA wal_autocheckpoint=16384;",
-        )?;
+        // As the pool's connections (store/mod.rs): the file is in WAL mode already.
+        conn.execute_batch(&format!(
+            "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; \
+             PRAGMA wal_autocheckpoint={WAL_BACKSTOP_PAGES}; \
+             PRAGMA journal_size_limit={WAL_KEEP_BYTES};"
+        ))?;
         conn.set_prepared_statement_cache_capacity(MAX_BATCH + 2);
         Ok(Direct { conn })
     }

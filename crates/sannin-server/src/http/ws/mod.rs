@@ -1,11 +1,11 @@
 //! A room's WebSocket (docs/protocol.md, "WebSocket"): the upgrade, then one
-//! connection = a read task and a write task joined by `select!`, so a client that
-//! does not read cannot stall anything but itself (axum's chat example; see
-//! docs/conventions.md, "Each socket is two tasks").
+//! connection = a reader and a writer joined by `select!` in the connection's task,
+//! so a client that does not read cannot stall anything but itself (axum's chat
+//! example; see docs/conventions.md, "Each socket is two halves").
 //!
 //! | file        | handles                                                        |
 //! |-------------|----------------------------------------------------------------|
-//! | `mod.rs`    | the upgrade, joining the room, the two tasks, the pings they share |
+//! | `mod.rs`    | the upgrade, joining the room, the two halves, their shared pings |
 //! | `reader.rs` | frames in: limits, parsing, messages to the room               |
 //! | `writer.rs` | frames out: the room's queue in bursts, keep-alive pings       |
 
@@ -18,11 +18,13 @@ use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Extension, Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use futures_util::{SinkExt, StreamExt};
+use futures_util::stream::{SplitSink, SplitStream};
+use futures_util::{FutureExt, SinkExt, StreamExt};
 use sannin_protocol::ServerMsg;
 use tokio_util::sync::CancellationToken;
 
 use crate::accounts::sockets::SessionWatch;
+use std::future::Future;
 use tracing::{debug, Instrument};
 
 use super::ClientAddr;
@@ -99,39 +101,55 @@ pub(super) async fn upgrade(
         .write_buffer_size(WRITE_GATHER)
         .max_message_size(cap)
         .max_frame_size(cap)
-        .on_upgrade(move |socket| async move {
-            connection(socket, room, shared, account, session, client).await;
-            drop(held);
+        .on_upgrade(move |socket| {
+            // The connection gets a task of its own, and the upgrade's task (axum's,
+            // about 1.5 KiB of state around whatever it awaits) ends here. Split at once
+            // and build the connection's future around the halves (a few bytes each): a
+            // future that held the socket itself would keep its 368 bytes for the
+            // connection's whole life, and a future awaited inside an `async` block is
+            // stored twice, so `map` rather than a block.
+            let (sink, stream) = socket.split();
+            let upgraded = Upgraded {
+                room,
+                shared,
+                account,
+                session,
+                client,
+            };
+            tokio::spawn(connection(sink, stream, upgraded).map(move |()| drop(held)));
+            std::future::ready(())
         }))
 }
 
-/// Bytes read from a socket at a time (see `upgrade`).
-const READ_BUFFER: usize = 1024;
+/// What a connection starts with, besides its socket.
+struct Upgraded {
+    room: RoomHandle,
+    shared: Arc<Shared>,
+    /// The account of the session cookie, for the seats of rated rooms.
+    account: Option<Arc<ConnAccount>>,
+    /// Closes the socket when that session ends (log-out, password change).
+    session: Option<SessionWatch>,
+    client: ClientAddr,
+}
+
+/// Bytes read from a socket at a time (see `upgrade`): an `act` is about 40, a chat
+/// line at the limit takes a few reads.
+const READ_BUFFER: usize = 256;
 
 /// The most bytes of frames gathered before they are written (see `upgrade`).
 const WRITE_GATHER: usize = 16 * 1024;
 
-/// Runs a connection to `room` until either side closes.
-async fn connection(
-    socket: WebSocket,
-    room: RoomHandle,
-    shared: Arc<Shared>,
-    account: Option<Arc<ConnAccount>>,
-    session: Option<SessionWatch>,
-    client: ClientAddr,
-) {
-    let conn = shared.rooms.next_conn_id();
+/// Runs a connection to its room until either side closes.
+fn connection(
+    sink: SplitSink<WebSocket, Message>,
+    stream: SplitStream<WebSocket>,
+    up: Upgraded,
+) -> impl Future<Output = ()> {
+    let conn = up.shared.rooms.next_conn_id();
     // At debug level, as everything logged under it: entering a span costs a lookup in
-    // the subscriber's registry at every poll of the connection's tasks.
-    let span = tracing::debug_span!("conn", room = %room.id, conn);
-    async move {
-        shared.metrics.connections.fetch_add(1, Ordering::Relaxed);
-        run(socket, conn, room, &shared, account, session, client).await;
-        shared.metrics.connections.fetch_sub(1, Ordering::Relaxed);
-        debug!("connection closed");
-    }
-    .instrument(span)
-    .await;
+    // the subscriber's registry at every poll of the connection's task.
+    let span = tracing::debug_span!("conn", room = %up.room.id, conn);
+    run(sink, stream, conn, up).instrument(span)
 }
 
 /// Hands the connection to the room. A room that stopped just as the socket came (it
@@ -159,25 +177,29 @@ async fn connect(
 
 /// Joins the room, then runs the reader and the writer until either ends.
 async fn run(
-    socket: WebSocket,
+    mut sink: SplitSink<WebSocket, Message>,
+    stream: SplitStream<WebSocket>,
     conn: u64,
-    room: RoomHandle,
-    shared: &Arc<Shared>,
-    account: Option<Arc<ConnAccount>>,
-    session: Option<SessionWatch>,
-    client: ClientAddr,
+    up: Upgraded,
 ) {
+    // Read in place, not taken apart: its fields moved into locals would be held
+    // twice too.
+    let _counted = Counted::new(&up.shared);
+    let shared = &up.shared;
+    let client = up.client;
+    let session = &up.session;
     let config = &shared.config;
     let (tx, rx) = crate::room::outbox(config.send_queue);
     let kill = CancellationToken::new();
-    let (mut sink, stream) = socket.split();
     let out = ConnHandle {
         tx: tx.clone(),
         kill: kill.clone(),
-        account,
+        account: up.account.clone(),
         addr: Some(client),
     };
-    let (room, connected) = connect(shared, room, conn, out).await;
+    // Boxed: loading a room is a large future (the database's), and the connection's
+    // task, which lives as long as the socket, would otherwise keep room for it.
+    let (room, connected) = Box::pin(connect(shared, up.room.clone(), conn, out)).await;
     if let Err(code) = connected {
         let msg = "the room is not available; try again later";
         let text = ServerMsg::error(code, msg).to_text();
@@ -201,69 +223,79 @@ async fn run(
             None => std::future::pending().await,
         }
     };
-    let mut writer = tokio::spawn(
-        writer::Writer {
-            sink,
-            rx,
-            kill: kill.clone(),
-            pings: pings.clone(),
-            time: config.time.clone(),
-            ping_every: config.ping_interval,
-        }
-        .run()
-        .in_current_span(),
-    );
-    let mut reader = tokio::spawn(
-        reader::Reader {
-            stream,
-            conn,
-            room: room.clone(),
-            replies: tx,
-            kill,
-            pings,
-            metrics: shared.metrics.clone(),
-            time: config.time.clone(),
-            limit: TokenBucket::new(config.rate_per_second, config.rate_burst, config.time.now()),
-            max_bytes: config.max_message_bytes,
-            idle: config.ping_interval * 3,
-            silent_until: config
-                .silent_socket
-                .map(|d| tokio::time::Instant::now() + d),
-            refused_in_a_row: 0,
-            session_ended: session.as_ref().map(|w| w.ended.clone()),
-            budgets: shared.budgets.clone(),
-            addr: client,
-        }
-        .run()
-        .in_current_span(),
-    );
+    // The halves' state lives here and their futures borrow it: a future that took it
+    // by value would hold it twice (the argument, and the local it moves into).
+    let mut writer = writer::Writer {
+        sink,
+        rx,
+        kill: kill.clone(),
+        pings: pings.clone(),
+        time: config.time.clone(),
+        ping_every: config.ping_interval,
+    };
+    let writer = writer.run();
+    let mut reader = reader::Reader {
+        stream,
+        conn,
+        room: room.clone(),
+        replies: tx,
+        kill,
+        pings,
+        metrics: shared.metrics.clone(),
+        time: config.time.clone(),
+        limit: TokenBucket::new(config.rate_per_second, config.rate_burst, config.time.now()),
+        max_bytes: config.max_message_bytes,
+        idle: config.ping_interval * 3,
+        silent_until: config
+            .silent_socket
+            .map(|d| tokio::time::Instant::now() + d),
+        refused_in_a_row: 0,
+        session_ended: session.as_ref().map(|w| w.ended.clone()),
+        budgets: shared.budgets.clone(),
+        addr: client,
+    };
+    let reader = reader.run();
+    // Both halves run in this one task (each waits on its own: a reader held up by a
+    // full room queue does not hold up the writer, nor the other way round): at ten
+    // thousand connections, a task each would cost two more allocations apiece.
+    tokio::pin!(writer, reader);
     tokio::select! {
-        _ = &mut writer => {
-            reader.abort();
-            room.disconnect(conn).await;
+        () = &mut writer => {
+            Box::pin(room.disconnect(conn)).await;
         }
-        _ = &mut reader => {
+        () = &mut reader => {
             // The room drops its end of the queue on `disconnect`; the writer then
             // flushes what is queued (a close frame included) and ends.
-            room.disconnect(conn).await;
-            if tokio::time::timeout(std::time::Duration::from_secs(2), &mut writer).await.is_err() {
-                writer.abort();
-            }
+            Box::pin(room.disconnect(conn)).await;
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(2), &mut writer).await;
         }
         () = session_ended => {
             debug!("its session ended: closing");
-            reader.abort();
             if let Some(tx) = replies.upgrade() {
                 let _ = tx.try_send(reader::session_ended_frame());
                 let _ = tx.try_send(Outbound::Close(1008, "the session ended"));
             }
-            room.disconnect(conn).await;
-            if tokio::time::timeout(std::time::Duration::from_secs(2), &mut writer).await.is_err() {
-                writer.abort();
-            }
+            Box::pin(room.disconnect(conn)).await;
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(2), &mut writer).await;
         }
     }
-    drop(session);
+}
+
+/// Counts an open connection in `sannin_connections` while it lives.
+struct Counted(Arc<Shared>);
+
+impl Counted {
+    fn new(shared: &Arc<Shared>) -> Counted {
+        shared.metrics.connections.fetch_add(1, Ordering::Relaxed);
+        Counted(shared.clone())
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.metrics.connections.fetch_sub(1, Ordering::Relaxed);
+        debug!("connection closed");
+    }
 }
 
 /// The stamps of our last pings not answered yet. A pong carrying one of them is the

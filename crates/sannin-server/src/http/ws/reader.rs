@@ -114,7 +114,7 @@ impl Reader {
     }
 
     /// Runs until the socket closes, the client breaks a limit, or the room is gone.
-    pub(super) async fn run(mut self) {
+    pub(super) async fn run(&mut self) {
         // One timer for the reader's whole life, moved on only when it goes off: a fresh
         // timeout for every frame would be a trip through the timer wheel each.
         let mut heard = Instant::now();
@@ -156,7 +156,9 @@ impl Reader {
                 }
                 Some(Ok(frame)) => frame,
             };
-            if let Next::Stop = self.frame(frame).await {
+            // Boxed: handing a message to the room is most of the reader's future, and
+            // an idle connection would otherwise keep room for it between messages.
+            if let Next::Stop = Box::pin(self.frame(frame)).await {
                 break;
             }
         }

@@ -28,6 +28,13 @@ const LINGER: Duration = Duration::from_millis(500);
 /// The most frames a connection's writer buffers before it flushes them to the socket.
 const WRITE_BATCH: usize = 64;
 
+/// A frame at least this long is flushed before more are gathered behind it. The
+/// socket's write buffer keeps the largest size it ever held for the connection's
+/// life, and grows by doubling: a `state` followed by a short frame in one burst (as on
+/// joining) would double it for good. During play a burst ends with its `state`
+/// anyway, so this costs no `send`.
+const FLUSH_AFTER: usize = 512;
+
 /// What the writer works with.
 pub(super) struct Writer {
     pub sink: SplitSink<WebSocket, Message>,
@@ -62,13 +69,14 @@ impl Writer {
         }
     }
 
-    /// Writes `first` and whatever else is queued behind it, flushed once: true when
-    /// a close frame went out.
+    /// Writes `first` and whatever else is queued behind it, flushed once (and after
+    /// each large frame, see [`FLUSH_AFTER`]): true when a close frame went out.
     async fn burst(&mut self, first: Message, linger: &mut bool) -> Result<bool, axum::Error> {
         let mut frame = first;
         let mut fed = 0;
         loop {
             let closing = matches!(frame, Message::Close(_));
+            let large = matches!(&frame, Message::Text(t) if t.len() >= FLUSH_AFTER);
             self.sink.feed(frame).await?;
             fed += 1;
             if closing {
@@ -77,7 +85,7 @@ impl Writer {
             }
             match self.rx.try_recv() {
                 Some(out) => {
-                    if fed == WRITE_BATCH {
+                    if fed == WRITE_BATCH || large {
                         self.sink.flush().await?;
                         fed = 0;
                     }
@@ -91,7 +99,7 @@ impl Writer {
     }
 
     /// Runs until the queue closes, `kill` fires, or a write fails.
-    pub(super) async fn run(mut self) {
+    pub(super) async fn run(&mut self) {
         let mut ping = tokio::time::interval_at(
             tokio::time::Instant::now() + self.ping_every,
             self.ping_every,
