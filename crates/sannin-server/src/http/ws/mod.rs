@@ -238,7 +238,7 @@ async fn run(
         stream,
         conn,
         room: room.clone(),
-        replies: tx,
+        replies: Some(tx),
         kill,
         pings,
         metrics: shared.metrics.clone(),

@@ -70,7 +70,9 @@ pub(super) struct Reader {
     pub conn: ConnId,
     pub room: RoomHandle,
     /// The connection's own queue, for the errors the reader answers itself.
-    pub replies: Outbox,
+    /// Its end of the connection's queue, let go once the reader stops (the queue
+    /// closes when the room lets go of its end too, and the writer then finishes).
+    pub replies: Option<Outbox>,
     pub kill: CancellationToken,
     pub pings: Arc<Pings>,
     pub metrics: Arc<Metrics>,
@@ -102,7 +104,8 @@ enum Next {
 impl Reader {
     /// An answer of the reader's own; a connection whose queue is full is dropped.
     fn reply(&self, o: Outbound) {
-        if self.replies.try_send(o).is_err() {
+        let sent = self.replies.as_ref().is_some_and(|r| r.try_send(o).is_ok());
+        if !sent {
             self.kill.cancel();
         }
     }
@@ -162,6 +165,9 @@ impl Reader {
                 break;
             }
         }
+        // The reader's state outlives this future (it is the connection's): let go of
+        // the queue now, or the writer would wait for it.
+        self.replies = None;
     }
 
     /// One frame from the client.
