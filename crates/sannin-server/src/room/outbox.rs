@@ -41,6 +41,7 @@ pub fn outbox(bounds: Bounds) -> (Outbox, Inbox) {
             frames: VecDeque::new(),
             bytes: 0,
             senders: 1,
+            unread: false,
         }),
         ready: Notify::new(),
         bounds: Bounds {
@@ -71,6 +72,8 @@ struct State {
     bytes: usize,
     /// [`Outbox`]es alive; the queue closes at 0.
     senders: usize,
+    /// The [`Inbox`] is gone: nothing more is let in.
+    unread: bool,
 }
 
 impl Queue {
@@ -129,7 +132,8 @@ impl Outbox {
         let bounds = self.queue.bounds;
         {
             let mut state = self.queue.lock();
-            if state.frames.len() >= bounds.frames
+            if state.unread
+                || state.frames.len() >= bounds.frames
                 || (n > 0 && state.bytes > 0 && state.bytes + n > bounds.bytes)
             {
                 return Err(Full);
@@ -180,6 +184,15 @@ impl WeakOutbox {
 #[derive(Debug)]
 pub struct Inbox {
     queue: Arc<Queue>,
+}
+
+impl Drop for Inbox {
+    fn drop(&mut self) {
+        let mut state = self.queue.lock();
+        state.unread = true;
+        state.frames.clear();
+        state.bytes = 0;
+    }
 }
 
 /// What the writer found in the queue.
@@ -271,6 +284,18 @@ mod tests {
         inbox.try_recv().unwrap();
         inbox.try_recv().unwrap();
         assert!(inbox.try_recv().is_none());
+        assert_eq!(out.queued_bytes(), 0);
+    }
+
+    #[test]
+    fn nothing_is_let_in_once_the_writer_is_gone() {
+        let (out, inbox) = outbox(Bounds {
+            frames: 4,
+            bytes: 1000,
+        });
+        out.try_send(text(3)).unwrap();
+        drop(inbox);
+        assert_eq!(out.try_send(text(3)), Err(Full));
         assert_eq!(out.queued_bytes(), 0);
     }
 
