@@ -48,10 +48,7 @@ pub struct RelayArgs {
 /// The address cannot be listened on.
 pub fn run_blocking(args: RelayArgs) -> anyhow::Result<()> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let workers = match args.workers {
-        0 => cores.max(1),
-        n => n,
-    };
+    let workers = sannin_server::worker_threads(args.workers, cores);
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers)
         .enable_all()

@@ -62,10 +62,15 @@ impl ServeArgs {
     /// The number of threads `--workers` asks for, with 0 resolved against the
     /// `cores` this machine has: one each.
     pub fn worker_threads(&self, cores: usize) -> usize {
-        match self.workers {
-            0 => cores.max(1),
-            n => n,
-        }
+        worker_threads(self.workers, cores)
+    }
+}
+
+/// Worker threads for `asked` (`--workers`; 0: one per core of the `cores`).
+pub fn worker_threads(asked: usize, cores: usize) -> usize {
+    match asked {
+        0 => cores.max(1),
+        n => n,
     }
 }
 

@@ -41,7 +41,7 @@ mod token;
 
 pub use bots::BotSettings;
 pub use cluster::ClusterArgs;
-pub use config::{Config, GuardArgs, LimitArgs, ServeArgs, DEFAULT_SQLITE_URL};
+pub use config::{worker_threads, Config, GuardArgs, LimitArgs, ServeArgs, DEFAULT_SQLITE_URL};
 pub use error::{ApiError, ErrorCode};
 pub use rooms::WAKE_SWEEP;
 pub use store::Store;

@@ -24,15 +24,25 @@ fn free_port() -> u16 {
     l.local_addr().expect("addr").port()
 }
 
-fn healthy(addr: &str) -> bool {
+/// Whether `GET path` at `addr` answers 200.
+fn answers_ok(addr: &str, path: &str) -> bool {
     let Ok(mut s) = TcpStream::connect(addr) else {
         return false;
     };
-    let req = format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
     let mut out = String::new();
     s.write_all(req.as_bytes()).is_ok()
         && s.read_to_string(&mut out).is_ok()
         && out.starts_with("HTTP/1.1 200")
+}
+
+/// Waits (30 s at most) until `GET path` at `addr` answers 200.
+fn wait_until_up(addr: &str, path: &str) {
+    let up = Instant::now() + Duration::from_secs(30);
+    while !answers_ok(addr, path) {
+        assert!(Instant::now() < up, "nothing came up on {addr}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 fn loadtest(args: &[&str]) -> String {
@@ -68,34 +78,23 @@ fn figure(out: &str, prefix: &str) -> f64 {
 fn external_server_cpu_spectators_and_idle_memory() {
     let dir = tempfile::tempdir().expect("temp dir");
     let addr = format!("127.0.0.1:{}", free_port());
-    let server = Guard(
-        Command::new(BIN)
-            .args([
-                "serve",
-                "--addr",
-                &addr,
-                "--rooms-per-minute",
-                "0",
-                "--bot-rooms-per-minute",
-                "0",
-                "--max-ws-per-address",
-                "0",
-                "--spectators-per-address",
-                "0",
-            ])
-            .current_dir(dir.path())
-            .env_remove("DATABASE_URL")
-            .env_remove("SANNIN_ADDR")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start the server"),
+    let server = start(
+        &[
+            "serve",
+            "--addr",
+            &addr,
+            "--rooms-per-minute",
+            "0",
+            "--bot-rooms-per-minute",
+            "0",
+            "--max-ws-per-address",
+            "0",
+            "--spectators-per-address",
+            "0",
+        ],
+        dir.path(),
     );
-    let up = Instant::now() + Duration::from_secs(30);
-    while !healthy(&addr) {
-        assert!(Instant::now() < up, "the server did not come up on {addr}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    wait_until_up(&addr, "/healthz");
     let pid = server.0.id();
 
     // Enough actions for the server's CPU time, read in 10 ms ticks, to show.
@@ -156,25 +155,6 @@ fn external_server_cpu_spectators_and_idle_memory() {
     }
 }
 
-/// Waits until something answers HTTP at `addr` (any status).
-fn answers(addr: &str) {
-    let up = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Ok(mut s) = TcpStream::connect(addr) {
-            let req = format!("GET /metrics HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-            let mut out = String::new();
-            if s.write_all(req.as_bytes()).is_ok()
-                && s.read_to_string(&mut out).is_ok()
-                && out.starts_with("HTTP/1.1 ")
-            {
-                return;
-            }
-        }
-        assert!(Instant::now() < up, "nothing answers on {addr}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
 fn start(args: &[&str], dir: &std::path::Path) -> Guard {
     Guard(
         Command::new(BIN)
@@ -207,8 +187,8 @@ fn the_bare_relay_and_the_server_loaded_from_several_processes_side_by_side() {
         ],
         dir.path(),
     );
-    answers(&relay_addr);
-    answers(&server_addr);
+    wait_until_up(&relay_addr, "/metrics");
+    wait_until_up(&server_addr, "/healthz");
 
     // The relay alone, played as the server is: every room to its ply cap.
     let out = loadtest(&["--addr", &relay_addr, "--rooms", "5", "--plies", "9"]);
