@@ -89,3 +89,21 @@ export async function playMove(p) {
   await until(`${action} sent`, () => p.io.sent.some((m) => m.type === 'act' && m.action === action));
   return { action, ply: s.moves.length };
 }
+
+/** The pieces the page draws: cell → piece code ("f+B"), "" for an empty cell. */
+export function boardPieces(page) {
+  return page.$$eval('[data-cell]', (ns) => Object.fromEntries(ns.map((n) => [n.dataset.cell, n.querySelector('.piece')?.dataset.piece ?? ''])));
+}
+
+/** The same for a position string, read by the page's own parser. */
+export function positionPieces(page, position) {
+  return page.evaluate(async (text) => {
+    const { parsePosition } = await import('/js/position.js');
+    const { CELLS } = await import('/js/geometry.js');
+    const pos = parsePosition(text);
+    return Object.fromEntries(CELLS.map(({ name }) => {
+      const p = pos.board.get(name);
+      return [name, p ? `${p.owner[0]}${p.promoted ? '+' : ''}${p.kind}` : ''];
+    }));
+  }, position);
+}

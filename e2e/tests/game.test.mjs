@@ -6,16 +6,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverAndBrowser } from '../lib/setup.mjs';
-import { SHOTS, joinRoom, person as newPerson, until } from '../lib/people.mjs';
+import { SHOTS, boardPieces, joinRoom, person as newPerson, until } from '../lib/people.mjs';
 
 const live = serverAndBrowser({ shots: SHOTS });
 const person = (label) => newPerson(live.browser, label);
 
 const cell = (page, name) => page.locator(`[data-cell="${name}"]`);
-
-async function boardPieces(page) {
-  return page.$$eval('[data-cell]', (ns) => Object.fromEntries(ns.map((n) => [n.dataset.cell, n.querySelector('.piece')?.dataset.piece ?? ''])));
-}
 
 async function movesShown(page) {
   return page.$$eval('[data-testid="moves"] [data-ply]', (ns) => ns.map((n) => n.textContent.trim()));

@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverAndBrowser } from '../lib/setup.mjs';
-import { SHOTS as DEFAULT_SHOTS, joinRoom, person as newPerson, playMove, until } from '../lib/people.mjs';
+import { SHOTS as DEFAULT_SHOTS, boardPieces, joinRoom, person as newPerson, playMove, until } from '../lib/people.mjs';
 
 const SHOTS = process.env.SHOTS_DIR ? `${process.env.SHOTS_DIR.replace(/\/$/, '')}/` : DEFAULT_SHOTS;
 // Games of bots alone, watched on /tv, last seconds rather than minutes.
@@ -75,7 +75,6 @@ async function closeAll(people) {
 }
 
 const movesShown = (page) => page.$$eval('[data-testid="moves"] [data-ply]', (ns) => ns.map((n) => n.textContent.trim()));
-const boardPieces = (page) => page.$$eval('[data-cell]', (ns) => Object.fromEntries(ns.map((n) => [n.dataset.cell, n.querySelector('.piece')?.dataset.piece ?? ''])));
 const lastMoveCells = (page) => page.$$eval('[data-cell].last', (ns) => ns.map((n) => n.dataset.cell).sort());
 const noErrors = (people) => assert.deepEqual(people.flatMap((p) => p.io.errors), []);
 

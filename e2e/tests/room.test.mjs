@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { serverAndBrowser } from '../lib/setup.mjs';
-import { SHOTS, joinRoom, person as newPerson, playMove, until } from '../lib/people.mjs';
+import { SHOTS, boardPieces, joinRoom, person as newPerson, playMove, positionPieces, until } from '../lib/people.mjs';
 
 // Bots answer at once: long games are played in seconds (rooms of bots alone too).
 process.env.SANNIN_BOT_MIN_MOVE_MS = '0';
@@ -30,24 +30,6 @@ async function history(id) {
   const res = await fetch(`${live.server.url}/api/rooms/${id}/history`);
   assert.equal(res.status, 200);
   return res.json();
-}
-
-/** The pieces on the board as the page draws them: cell → "f+B". */
-function boardPieces(page) {
-  return page.$$eval('[data-cell]', (ns) => Object.fromEntries(ns.map((n) => [n.dataset.cell, n.querySelector('.piece')?.dataset.piece ?? ''])));
-}
-
-/** The same for a position string, read by the page's own parser. */
-function positionPieces(page, position) {
-  return page.evaluate(async (text) => {
-    const { parsePosition } = await import('/js/position.js');
-    const { CELLS } = await import('/js/geometry.js');
-    const pos = parsePosition(text);
-    return Object.fromEntries(CELLS.map(({ name }) => {
-      const p = pos.board.get(name);
-      return [name, p ? `${p.owner[0]}${p.promoted ? '+' : ''}${p.kind}` : ''];
-    }));
-  }, position);
 }
 
 /** Waits until `p`'s page has drawn every move of the last state it received, and a frame

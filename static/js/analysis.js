@@ -6,7 +6,8 @@
 // position (or game) and copied as a record with variations in parentheses. The
 // position editor sets up a position by hand. **Analyse** asks the server's search
 // (`POST /api/analyse`): an evaluation bar for the three players and the best line's
-// first moves as arrows on the board (analysis/evalbar.js).
+// first moves as arrows on the board (analysis/evalbar.js). A finished game of the site
+// has its computer review beside it (analysis/review-panel.js).
 import { h } from './dom.js';
 import { SEATS } from './geometry.js';
 import { START_POSITION, indexLegal, parseAction, parsePosition } from './position.js';
@@ -24,6 +25,7 @@ import {
 import { moveList, sayNode } from './analysis/movelist.js';
 import { drawArrows, evalBar, showScore } from './analysis/evalbar.js';
 import * as play from './analysis/play.js';
+import { reviewPanel } from './analysis/review-panel.js';
 
 export { replay, analysePosition };
 
@@ -71,6 +73,7 @@ export function showAnalysis(app) {
     again: false,
     busy: false,
     selected: null,
+    review: null, // the computer review of a finished game of the site (analysis/review-panel.js)
   };
   let board = null;
   let editor = null;
@@ -147,6 +150,23 @@ export function showAnalysis(app) {
     const line = pathTo(node);
     const n = ply === null || ply === '' || Number.isNaN(Number(ply)) ? line.length : Math.max(0, Math.min(line.length, Number(ply)));
     setTree(tree, n ? line[n - 1] : tree.root, `room:${id}`, true);
+    if (!game.legal?.length) startReview(id, game.plies);
+  }
+
+  /** The computer review of the finished game of room `id`: its plies are the game's
+   * line of the tree (whichever line is the main one now). */
+  function startReview(id, plies) {
+    st.review?.stop();
+    const gameNode = (k) => {
+      let node = st.tree.root;
+      for (let i = 0; i < k && node; i++) node = node.children.find((c) => c.action === plies[i]?.action);
+      return node ?? null;
+    };
+    st.review = reviewPanel({
+      room: id, seat: params.get('seat'), auto: params.get('review') === '1',
+      gameNode, plyOf: (node) => { const k = pathTo(node).length; return gameNode(k) === node ? k : -1; },
+      current: () => st.current, go, refresh: update, setView: (seat) => { st.view = seat; build(); },
+    });
   }
 
   /** The start position (or `?position=`): the tree kept for it, else an empty one. */
@@ -181,6 +201,8 @@ export function showAnalysis(app) {
   /** The record box shown: a fresh tree (kept for its start from now on). */
   function load() {
     st.room = null;
+    st.review?.stop();
+    st.review = null;
     st.mode = 'replay';
     return run(async () => {
       await importRecord(false);
@@ -210,7 +232,7 @@ export function showAnalysis(app) {
   async function playAction(action) {
     const node = st.current;
     const had = node.children.find((c) => c.action === action);
-    if (had) { go(had); return; }
+    if (had) { go(had); st.review?.played(node, had); return; }
     st.busy = true;
     st.selected = null;
     try {
@@ -222,6 +244,7 @@ export function showAnalysis(app) {
       st.notice = null;
       st.busy = false;
       go(child);
+      st.review?.played(node, child);
     } catch (e) {
       st.busy = false;
       st.notice = refusal(e);
@@ -409,7 +432,7 @@ export function showAnalysis(app) {
       checks,
     });
     const r = st.analysis?.text === text ? st.analysis.result : null;
-    drawArrows(board, r ? { line: r.line, player: seatOf(r.player), active: pos?.active } : {});
+    drawArrows(board, r ? { line: r.line, player: seatOf(r.player), active: pos?.active } : (st.review?.arrow(st.current) ?? {}));
   }
 
   function renderStepper(pos) {
@@ -426,6 +449,7 @@ export function showAnalysis(app) {
       pos?.toMove ? t('analysis.toMove', { seat: t(`seat.${pos.toMove}`) }) : t('analysis.over'),
     ].join(' · ');
     els.moves.replaceChildren(moveList(st.tree, st.current, go));
+    st.review?.decorate(els.moves);
     const branch = Boolean(st.current.parent);
     els.promote.hidden = !branch || isMain(st.current);
     els.remove.hidden = !branch;
@@ -452,6 +476,7 @@ export function showAnalysis(app) {
       els.bar.replaceChildren(r ? evalBar(r) : '');
       els.bar.hidden = !r;
     }
+    st.review?.update();
     renderErrors();
   }
 
@@ -583,6 +608,7 @@ export function showAnalysis(app) {
     els.loadButton = h('button', { type: 'submit', class: 'primary', 'data-testid': 'load' }, t('analysis.load'));
     return h('div', {},
       st.tree ? treePanel() : null,
+      st.review?.element,
       h('form', { onsubmit: (e) => { e.preventDefault(); load(); } },
         h('label', { for: 'record' }, h('b', {}, t('analysis.recordLabel'))),
         els.recordArea,
@@ -631,6 +657,7 @@ export function showAnalysis(app) {
           els.status,
           h('div', { class: 'board-line' }, els.bar, boardBox),
           st.mode === 'replay' ? els.stepper : null,
+          st.mode === 'replay' ? st.review?.engine : null,
           viewPicker,
           els.hands,
           h('label', { for: 'position-out' }, t('analysis.positionLabel')),

@@ -4,8 +4,8 @@
 // `i18n/<code>-play.js`, account recovery in `i18n/<code>-account.js`, the tutorial
 // in `i18n/<code>-learn.js`, moderation (reports, /mod) in `i18n/<code>-mod.js`, the
 // analysis board's play, variations and evaluation bar in `i18n/<code>-analysis.js`,
-// and the game's controls (abort, takeback, giving time) and /tv in
-// `i18n/<code>-controls.js`.
+// the game's controls (abort, takeback, giving time) and /tv in
+// `i18n/<code>-controls.js`, and the computer review of a game in `i18n/<code>-review.js`.
 // `t(key, params)` looks a key up in the reader's language, falling back to English;
 // `{name}` placeholders are filled from `params`. A message that depends on a count may
 // be an object of plural forms (`{ one, few, many, other }`, the categories of
@@ -19,6 +19,7 @@ import enLearn from './i18n/en-learn.js';
 import enMod from './i18n/en-mod.js';
 import enAnalysis from './i18n/en-analysis.js';
 import enControls from './i18n/en-controls.js';
+import enReview from './i18n/en-review.js';
 import ja from './i18n/ja.js';
 import jaGames from './i18n/ja-games.js';
 import jaPlay from './i18n/ja-play.js';
@@ -27,6 +28,7 @@ import jaLearn from './i18n/ja-learn.js';
 import jaMod from './i18n/ja-mod.js';
 import jaAnalysis from './i18n/ja-analysis.js';
 import jaControls from './i18n/ja-controls.js';
+import jaReview from './i18n/ja-review.js';
 import ru from './i18n/ru.js';
 import ruGames from './i18n/ru-games.js';
 import ruPlay from './i18n/ru-play.js';
@@ -35,6 +37,7 @@ import ruLearn from './i18n/ru-learn.js';
 import ruMod from './i18n/ru-mod.js';
 import ruAnalysis from './i18n/ru-analysis.js';
 import ruControls from './i18n/ru-controls.js';
+import ruReview from './i18n/ru-review.js';
 import zh from './i18n/zh.js';
 import zhGames from './i18n/zh-games.js';
 import zhPlay from './i18n/zh-play.js';
@@ -43,6 +46,7 @@ import zhLearn from './i18n/zh-learn.js';
 import zhMod from './i18n/zh-mod.js';
 import zhAnalysis from './i18n/zh-analysis.js';
 import zhControls from './i18n/zh-controls.js';
+import zhReview from './i18n/zh-review.js';
 import ko from './i18n/ko.js';
 import koGames from './i18n/ko-games.js';
 import koPlay from './i18n/ko-play.js';
@@ -51,13 +55,14 @@ import koLearn from './i18n/ko-learn.js';
 import koMod from './i18n/ko-mod.js';
 import koAnalysis from './i18n/ko-analysis.js';
 import koControls from './i18n/ko-controls.js';
+import koReview from './i18n/ko-review.js';
 
 export const LANGUAGES = {
-  en: { ...en, ...enGames, ...enPlay, ...enAccount, ...enLearn, ...enMod, ...enAnalysis, ...enControls },
-  ja: { ...ja, ...jaGames, ...jaPlay, ...jaAccount, ...jaLearn, ...jaMod, ...jaAnalysis, ...jaControls },
-  ru: { ...ru, ...ruGames, ...ruPlay, ...ruAccount, ...ruLearn, ...ruMod, ...ruAnalysis, ...ruControls },
-  zh: { ...zh, ...zhGames, ...zhPlay, ...zhAccount, ...zhLearn, ...zhMod, ...zhAnalysis, ...zhControls },
-  ko: { ...ko, ...koGames, ...koPlay, ...koAccount, ...koLearn, ...koMod, ...koAnalysis, ...koControls },
+  en: { ...en, ...enGames, ...enPlay, ...enAccount, ...enLearn, ...enMod, ...enAnalysis, ...enControls, ...enReview },
+  ja: { ...ja, ...jaGames, ...jaPlay, ...jaAccount, ...jaLearn, ...jaMod, ...jaAnalysis, ...jaControls, ...jaReview },
+  ru: { ...ru, ...ruGames, ...ruPlay, ...ruAccount, ...ruLearn, ...ruMod, ...ruAnalysis, ...ruControls, ...ruReview },
+  zh: { ...zh, ...zhGames, ...zhPlay, ...zhAccount, ...zhLearn, ...zhMod, ...zhAnalysis, ...zhControls, ...zhReview },
+  ko: { ...ko, ...koGames, ...koPlay, ...koAccount, ...koLearn, ...koMod, ...koAnalysis, ...koControls, ...koReview },
 };
 /** Each language named in itself, for the header's switch. */
 export const LANGUAGE_NAMES = { en: 'English', ja: '日本語', ru: 'Русский', zh: '中文', ko: '한국어' };

@@ -26,7 +26,7 @@ import {
 } from './room/model.js';
 import { renderTurn } from './room/turn.js';
 import { premoveCells } from './room/premove.js';
-import { analysisHref, recordWithHeaders } from './room/record.js';
+import { analysisHref, recordWithHeaders, reviewHref } from './room/record.js';
 import { noticeText, seatLabel } from './room/messages.js';
 import { Notices } from './room/notices.js';
 import { MoveTable } from './room/movetable.js';
@@ -225,6 +225,7 @@ class RoomView {
     this.movesTitle = h('h2');
     this.recordBox = h('div', { class: 'record-links' });
     this.analysisLink = h('a', { class: 'button small', 'data-testid': 'open-analysis', hidden: true });
+    this.reviewLink = h('a', { class: 'button small', 'data-testid': 'request-review-room', hidden: true });
     this.promoDialog = h('dialog', { class: 'promo', 'data-testid': 'promotion-dialog' });
     this.promoDialog.addEventListener('cancel', () => this.cancel());
     this.chat = new ChatPanel((text) => this.send({ type: 'chat', text }), { roomId: this.roomId });
@@ -277,8 +278,9 @@ class RoomView {
     this.tabButtons.log.textContent = t('room.tab.log');
     this.liveButton.textContent = t('room.nav.live');
     this.board.svg?.setAttribute('aria-label', t('room.board.label', { seat: seatLabel(this.board.view) }));
-    this.recordBox.replaceChildren(this.recordLink('download-record'), this.analysisLink);
+    this.recordBox.replaceChildren(this.recordLink('download-record'), this.analysisLink, this.reviewLink);
     this.analysisLink.textContent = t('room.analysis.open');
+    this.reviewLink.textContent = t('room.review.open');
     this.chat.relabel?.();
     this.typed.relabel();
     if (this.lastStatus) this.showStatus(this.lastStatus);
@@ -585,6 +587,9 @@ class RoomView {
     // The game at the ply shown, on the analysis board (once it has begun).
     this.analysisLink.hidden = s.status === 'waiting';
     this.analysisLink.href = analysisHref(this.roomId, this.model.history ? shownPly(this.model) : null);
+    // A finished game's computer review, asked for on arrival.
+    this.reviewLink.hidden = s.status !== 'finished' || !(plyCount(this.model) || s.moves?.length);
+    this.reviewLink.href = reviewHref(this.roomId, this.you);
     if (focusedId && !document.activeElement?.closest?.(`[data-testid="${focusedId}"]`)) {
       this.app.querySelector(`[data-testid="${focusedId}"]`)?.focus({ preventScroll: true });
     }

@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use sannin_rules::{notation, Game, Player, Position};
+use sannin_rules::{notation, Action, Game, Player, Position};
 
 use crate::eval::{evaluate, WIN, WIN_BOUND};
 use crate::search::Searcher;
@@ -68,9 +68,15 @@ pub struct Analysis {
 /// Runs on the calling thread for up to `limits.movetime` (a little over: the
 /// first iteration, every action with its capture replies, always completes).
 pub fn analyse(game: &Game, limits: AnalyseLimits) -> Option<Analysis> {
+    analyse_among(game, limits, game.legal_actions())
+}
+
+/// [`analyse`] with the mover's choice limited to `legal` (legal actions of the
+/// position): what the search makes of one action played there, for a review that
+/// weighs a played action against the best one by the same search.
+pub fn analyse_among(game: &Game, limits: AnalyseLimits, legal: Vec<Action>) -> Option<Analysis> {
     let started = Instant::now();
     let me = game.to_move()?;
-    let legal = game.legal_actions();
     if legal.is_empty() {
         return None;
     }

@@ -87,10 +87,11 @@ pub mod arena;
 mod best_first;
 mod eval;
 mod mcts;
+pub mod review;
 mod rng;
 mod search;
 
-pub use analyse::{analyse, AnalyseLimits, Analysis, PlayerEval, MAX_LINE};
+pub use analyse::{analyse, analyse_among, AnalyseLimits, Analysis, PlayerEval, MAX_LINE};
 pub use eval::{evaluate, evaluate_with, piece_value, Weights, WIN};
 pub use rng::{mix_seed, Rng};
 pub use search::Found;

@@ -73,6 +73,8 @@ pub struct Shared {
     pub push: Arc<Push>,
     /// Moderation's queries (the sanctions in force are `rooms.sanctions`).
     pub moderation: ModDb,
+    /// Computer reviews of finished games.
+    pub reviews: Arc<crate::review::Reviews>,
 }
 
 impl Shared {
@@ -109,6 +111,11 @@ impl Shared {
             };
             Shared {
                 moderation: ModDb::new(&store),
+                reviews: Arc::new(crate::review::Reviews::new(
+                    store.clone(),
+                    config.review,
+                    cluster.as_ref().map(|c| c.node.clone()),
+                )),
                 lobby: tokio::sync::watch::channel(Arc::<str>::from("")).0,
                 tv: std::sync::Mutex::new(None),
                 push: Arc::new(Push::new(config.push.clone(), metrics.clone())),

@@ -56,6 +56,9 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     pub mail: crate::accounts::mail::MailArgs,
+
+    #[command(flatten)]
+    pub review: crate::review::ReviewArgs,
 }
 
 impl ServeArgs {
@@ -504,6 +507,8 @@ pub struct Config {
     pub cluster: Option<crate::cluster::ClusterSettings>,
     /// Web Push notifications.
     pub push: crate::push::PushSettings,
+    /// Computer reviews of finished games.
+    pub review: crate::review::ReviewSettings,
 }
 
 /// Default SQLite database, relative to the working directory.
@@ -539,6 +544,7 @@ impl Config {
         let mut config = Config::from_parts(url, args.static_dir.clone(), &args.limits);
         config.cluster = cluster_settings(&args.cluster);
         config.push = crate::push::PushSettings::from_args(&args.push);
+        config.review = crate::review::ReviewSettings::from_args(&args.review);
         config.accounts.mail = args.mail.clone();
         config.metrics_token = args.metrics_token.clone().filter(|t| !t.is_empty());
         config
@@ -611,6 +617,7 @@ impl Config {
             },
             cluster: None,
             push: crate::push::PushSettings::default(),
+            review: crate::review::ReviewSettings::default(),
         }
     }
 

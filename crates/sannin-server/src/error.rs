@@ -210,6 +210,10 @@ impl ApiError {
             ApiError::AnalysisBusy | ApiError::Busy(_) => Some(1),
             ApiError::TooManyBotOnlyRooms(_) | ApiError::TooManyBotOnlyRoomsHere(_) => Some(60),
             ApiError::ShuttingDown | ApiError::HandshakeTimeout => Some(5),
+            // A feature that is off or full (`reviews_off`, `review_busy`…).
+            ApiError::Coded { status, .. } if *status == StatusCode::SERVICE_UNAVAILABLE => {
+                Some(60)
+            }
             _ => None,
         }
     }

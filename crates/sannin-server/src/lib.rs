@@ -31,6 +31,7 @@ pub mod pairing;
 pub mod push;
 mod rate;
 mod record;
+pub mod review;
 mod room;
 mod rooms;
 mod store;
@@ -186,6 +187,10 @@ pub async fn run(
     if let Some(every) = shared.config.rating_sweep {
         shared.accounts.sweep_every(every, shared.shutdown.clone());
     }
+    shared
+        .reviews
+        .start(shared.shutdown.clone(), &shared.tracker)
+        .await?;
     http::feed::start(&shared);
     let router = http::router(shared.clone());
     let cancel = shared.shutdown.clone();

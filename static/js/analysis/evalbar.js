@@ -21,12 +21,14 @@ export function showScore(v) {
 const nameOf = (seat) => seat[0].toUpperCase() + seat.slice(1);
 
 /** Each seat's share (0..1, summing to 1) of `evaluations`: a won game is all of it, a
- * lost one none; otherwise a logistic weight of each evaluation (400 centipawns: about
- * e times the weight). */
+ * lost one none; otherwise a logistic weight of each evaluation (600 centipawns: about
+ * e times the weight), as the server's computer review divides the game. */
 export function shares(evaluations) {
   const ev = SEATS.map((s) => Number(evaluations?.[nameOf(s)] ?? 0));
+  const top = Math.max(...ev.filter((v) => v > -WON));
   let w = ev.some((v) => v >= WON) ? ev.map((v) => (v >= WON ? 1 : 0))
-    : ev.map((v) => (v <= -WON ? 0 : Math.exp(Math.max(-20, Math.min(20, v / 400)))));
+    // Weighed from the best evaluation down, so that no weight overflows.
+    : ev.map((v) => (v <= -WON ? 0 : Math.exp((v - top) / 600)));
   const sum = w.reduce((a, b) => a + b, 0);
   if (!sum) w = [1, 1, 1];
   const total = w.reduce((a, b) => a + b, 0);

@@ -74,3 +74,12 @@ export function analysisHref(id, ply) {
   if (ply !== null && ply !== undefined) q.set('ply', String(ply));
   return `/analysis?${q}`;
 }
+
+/** The analysis board's address for the computer review of room `id`'s game, asked
+ * for on arrival; `seat`: the reader's seat in that game (whose mistakes to learn
+ * from), if any. */
+export function reviewHref(id, seat) {
+  const q = new URLSearchParams({ room: id, review: '1' });
+  if (seat) q.set('seat', seat);
+  return `/analysis?${q}`;
+}

@@ -43,6 +43,7 @@ mod moderation;
 mod pairing;
 mod push;
 mod recovery;
+mod review;
 mod rooms;
 mod ws;
 
@@ -67,6 +68,10 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/rooms/{id}", get(rooms::details))
         .route("/api/rooms/{id}/record", get(rooms::record))
         .route("/api/rooms/{id}/history", get(rooms::history))
+        .route(
+            "/api/rooms/{id}/review",
+            get(review::get).post(review::request),
+        )
         .route("/api/replay", post(rooms::replay))
         .route("/api/analyse", post(analyse::analyse))
         .route("/api/pairing", get(pairing::pools).post(pairing::join))

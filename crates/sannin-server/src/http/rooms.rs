@@ -153,7 +153,7 @@ pub(super) async fn create(
     Ok((StatusCode::CREATED, Json(Created { id: id.to_string() })).into_response())
 }
 
-fn parse_id(id: &str) -> Result<Uuid, ApiError> {
+pub(super) fn parse_id(id: &str) -> Result<Uuid, ApiError> {
     id.parse()
         .map_err(|_| ApiError::RoomNotFound(id.to_string()))
 }

@@ -31,3 +31,4 @@ mod protocol;
 mod push;
 mod recovery;
 mod restart_state;
+mod review;

@@ -12,6 +12,7 @@ mod bot_client;
 mod cli;
 mod cluster;
 mod cluster_pairing;
+mod cluster_review;
 mod loadtest;
 mod logs;
 mod restart;

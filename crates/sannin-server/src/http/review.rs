@@ -1,0 +1,62 @@
+//! `POST` and `GET /api/rooms/{id}/review` (docs/protocol.md, "Computer review"): ask
+//! for the computer review of a finished game, and follow it until it is done. The
+//! queue, the budgets and the search are in [`crate::review`].
+
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::Json;
+use serde_json::Value;
+
+use super::rooms::parse_id;
+use super::ClientAddr;
+use crate::app::Shared;
+use crate::error::ApiError;
+use crate::review::Requester;
+
+/// `POST /api/rooms/{id}/review`: queues the review of a finished game (anyone may
+/// ask: its players, spectators, visitors), or answers the one there is.
+pub(super) async fn request(
+    State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let uuid = parse_id(&id)?;
+    if shared.rooms.broken.reason(uuid).is_some() {
+        return Err(ApiError::RoomBroken(id));
+    }
+    let stored = shared
+        .rooms
+        .read(uuid)
+        .await?
+        .ok_or_else(|| ApiError::RoomNotFound(id.clone()))?;
+    let account = shared
+        .accounts
+        .account_of(&headers)
+        .await
+        .map(|(a, _)| a.id);
+    let who = Requester {
+        addr: client,
+        account,
+    };
+    Ok(Json(shared.reviews.request(&stored, &who).await?))
+}
+
+/// `GET /api/rooms/{id}/review`: the review as it stands; `404 review_not_found` when
+/// nobody asked for one.
+pub(super) async fn get(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let uuid = parse_id(&id)?;
+    match shared.reviews.get(&uuid.to_string()).await? {
+        Some(review) => Ok(Json(review)),
+        None => Err(ApiError::coded(
+            StatusCode::NOT_FOUND,
+            "review_not_found",
+            "nobody has asked for a computer review of this game yet",
+        )),
+    }
+}

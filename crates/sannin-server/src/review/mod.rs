@@ -1,0 +1,293 @@
+//! Computer review of finished games (docs/review.md): a player, or anyone watching a
+//! finished game, asks for one (`POST /api/rooms/{id}/review`); the server searches
+//! every position of the game in the background and keeps the result, so a game is
+//! reviewed once.
+//!
+//! - **The queue is the database.** A request inserts the game's row (`queued`); a
+//!   worker of any node takes the next row with a lease, renews it as it goes, and
+//!   stores the result. A node that stops puts its reviews back; one that dies loses
+//!   its leases after [`LEASE`], and another node takes them over. In a cluster the
+//!   review therefore runs on whichever node has a free worker, and every node answers
+//!   from the same row.
+//! - **Fair.** The next review is each requester's (account, else address) oldest
+//!   before anyone's second ([`db::next`]).
+//! - **Bounded.** `--review-workers` reviews at once per node, each one search at a
+//!   time on the blocking pool, `--review-nodes` actions per position (the same
+//!   review on every machine); at most `--max-reviews-waiting` waiting on the site;
+//!   an address and an account may each ask for `--reviews-per-day` in a day, counted
+//!   from the table itself so the budget holds for the whole site and across restarts.
+//!   A game already reviewed (or waiting) is answered as it stands, for free.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use axum::http::StatusCode;
+use sannin_protocol::RoomStatus;
+use serde_json::{json, Value};
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use tracing::{info, warn};
+
+use crate::error::ApiError;
+use crate::limits::ClientAddr;
+use crate::store::{unix_ms, Store, StoredRoom};
+
+pub mod db;
+mod settings;
+mod worker;
+
+pub use settings::{ReviewArgs, ReviewSettings};
+
+pub use worker::review_json;
+
+/// How long a node holds a review without renewing it (it renews after each
+/// position, so only a node that stopped answering loses it).
+pub const LEASE: Duration = Duration::from_secs(60);
+/// How often an idle worker looks for reviews other nodes queued, or that a stopped
+/// node left.
+const POLL: Duration = Duration::from_secs(2);
+/// The period of the daily budgets.
+const DAY_MS: i64 = 24 * 3600 * 1000;
+
+/// Who asks for a review.
+#[derive(Debug, Clone)]
+pub struct Requester {
+    /// The client's address.
+    pub addr: ClientAddr,
+    /// Its account, when logged in.
+    pub account: Option<String>,
+}
+
+/// The reviews of this node.
+#[derive(Debug)]
+pub struct Reviews {
+    store: Store,
+    settings: ReviewSettings,
+    /// This node's id in a cluster; None for a single node.
+    node: Option<String>,
+    /// Wakes an idle worker when this node queues a review.
+    wake: Notify,
+}
+
+impl Reviews {
+    /// The reviews of a node; nothing runs before [`Reviews::start`].
+    pub fn new(store: Store, settings: ReviewSettings, node: Option<String>) -> Reviews {
+        Reviews {
+            store,
+            settings,
+            node,
+            wake: Notify::new(),
+        }
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> ReviewSettings {
+        self.settings
+    }
+
+    /// Puts back the reviews an earlier run of this node left running, then starts the
+    /// workers; they stop (putting their review back in the queue) on `shutdown`.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn start(
+        self: &Arc<Self>,
+        shutdown: CancellationToken,
+        tracker: &TaskTracker,
+    ) -> anyhow::Result<()> {
+        let released = db::release(&self.store, self.node.as_deref())
+            .await
+            .context("putting back the reviews a stop left running")?;
+        if released > 0 {
+            info!(
+                reviews = released,
+                "computer reviews queued again after a stop"
+            );
+        }
+        for _ in 0..self.settings.workers {
+            tracker.spawn(self.clone().work(shutdown.clone()));
+        }
+        Ok(())
+    }
+
+    /// The review of `room` as the API answers it; None when nobody asked for one.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn get(&self, room: &str) -> Result<Option<Value>, ApiError> {
+        let Some(row) = db::find(&self.store, room).await.map_err(db_error)? else {
+            return Ok(None);
+        };
+        let ahead = match row.state.as_str() {
+            "queued" => Some(
+                db::ahead(&self.store, row.requested_at)
+                    .await
+                    .map_err(db_error)?,
+            ),
+            _ => None,
+        };
+        Ok(Some(view(&row, ahead)))
+    }
+
+    /// Asks for the review of the finished game `room`: queues it (within the budgets)
+    /// unless it is reviewed or waiting already, and answers it as it stands.
+    ///
+    /// # Errors
+    /// `game_not_finished`, `reviews_off`, `review_busy`, `rate_limited`; database
+    /// errors.
+    pub async fn request(&self, room: &StoredRoom, who: &Requester) -> Result<Value, ApiError> {
+        if room.status != RoomStatus::Finished {
+            return Err(ApiError::coded(
+                StatusCode::CONFLICT,
+                "game_not_finished",
+                "the game is not over yet: a review is made of a finished game",
+            ));
+        }
+        if let Some(found) = self.get(&room.id).await? {
+            return Ok(found);
+        }
+        if self.settings.workers == 0 && self.node.is_none() {
+            return Err(ApiError::coded(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "reviews_off",
+                "this server does not review games",
+            ));
+        }
+        let waiting = db::waiting(&self.store).await.map_err(db_error)?;
+        if waiting >= i64::from(self.settings.max_waiting) {
+            return Err(ApiError::coded(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "review_busy",
+                format!("{waiting} reviews are waiting already; ask again in a few minutes"),
+            ));
+        }
+        let addr = who.addr.to_string();
+        self.within_budget(false, &addr).await?;
+        if let Some(account) = &who.account {
+            self.within_budget(true, account).await?;
+        }
+        let requester = match &who.account {
+            Some(a) => format!("account:{a}"),
+            None => format!("addr:{addr}"),
+        };
+        let plies = i64::try_from(room.actions.len()).unwrap_or(i64::MAX);
+        db::insert(
+            &self.store,
+            &db::Request {
+                room_id: &room.id,
+                requester: &requester,
+                addr: &addr,
+                account_id: who.account.as_deref(),
+                plies_total: plies.saturating_add(1),
+                nodes: i64::try_from(self.settings.nodes).unwrap_or(i64::MAX),
+            },
+        )
+        .await
+        .map_err(db_error)?;
+        self.wake.notify_one();
+        self.get(&room.id)
+            .await?
+            .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("a queued review went missing")))
+    }
+
+    /// Refuses when the address (or account) `key` asked for `--reviews-per-day` in
+    /// the last day.
+    async fn within_budget(&self, by_account: bool, key: &str) -> Result<(), ApiError> {
+        let now = unix_ms();
+        let (asked, oldest) = db::asked_since(&self.store, by_account, key, now - DAY_MS)
+            .await
+            .map_err(db_error)?;
+        if asked < i64::from(self.settings.per_day) {
+            return Ok(());
+        }
+        let free_at = oldest.unwrap_or(now) + DAY_MS;
+        Err(ApiError::RateLimited {
+            what: if by_account {
+                "computer reviews for your account today"
+            } else {
+                "computer reviews today"
+            },
+            retry_after: Duration::from_millis(u64::try_from(free_at - now).unwrap_or(1000)),
+        })
+    }
+
+    /// One worker: takes the next review, runs it, and again; idle, it waits for this
+    /// node's next request or polls for other nodes'.
+    async fn work(self: Arc<Self>, shutdown: CancellationToken) {
+        let node = self.node.clone().unwrap_or_else(|| "local".into());
+        loop {
+            match self.take(&node).await {
+                Ok(Some(room)) => {
+                    if let Err(e) = self.run(&room, &node, &shutdown).await {
+                        warn!(room = %room, error = %format!("{e:#}"), "a computer review failed");
+                        let why = format!("{e:#}");
+                        let _ = db::finish(&self.store, &room, &node, false, &why, 0).await;
+                    }
+                    continue;
+                }
+                Ok(None) => {}
+                Err(e) => warn!(error = %e, "looking for computer reviews to run"),
+            }
+            tokio::select! {
+                () = shutdown.cancelled() => return,
+                () = self.wake.notified() => {}
+                () = tokio::time::sleep(POLL) => {}
+            }
+            if shutdown.is_cancelled() {
+                return;
+            }
+        }
+    }
+
+    /// Takes the next review for `node`, if any.
+    async fn take(&self, node: &str) -> sqlx::Result<Option<String>> {
+        loop {
+            let now = unix_ms();
+            let Some(room) = db::next(&self.store, now).await? else {
+                return Ok(None);
+            };
+            if db::claim(&self.store, &room, node, now, lease_until()).await? {
+                return Ok(Some(room));
+            }
+            // Another node took it first: the next one.
+        }
+    }
+}
+
+/// When a lease taken or renewed now runs out.
+fn lease_until() -> i64 {
+    unix_ms() + i64::try_from(LEASE.as_millis()).unwrap_or(60_000)
+}
+
+fn db_error(e: sqlx::Error) -> ApiError {
+    ApiError::Internal(anyhow::Error::new(e).context("reading or queuing a computer review"))
+}
+
+/// A review's row as the API answers it (docs/protocol.md, "Computer review"): its
+/// state and progress, and once done the positions, moves and counts of the result.
+fn view(row: &db::Row, ahead: Option<i64>) -> Value {
+    let result = row.result.as_deref();
+    let mut out = json!({
+        "room": row.room_id,
+        "state": row.state,
+        "ahead": ahead,
+        "plies_done": row.plies_done,
+        "plies_total": row.plies_total,
+        "nodes": row.nodes,
+        "error": if row.state == "failed" { result } else { None },
+        "positions": [],
+        "moves": [],
+        "counts": null,
+    });
+    if row.state == "done" {
+        if let Some(Value::Object(done)) = result.and_then(|r| serde_json::from_str(r).ok()) {
+            out.as_object_mut().expect("an object").extend(done);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
