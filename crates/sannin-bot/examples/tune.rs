@@ -147,6 +147,41 @@ fn main() {
                 println!("best so far: {}", weights_string(&best.weights));
             }
         }
-        _ => eprintln!("usage: tune match A B GAMES SEED JOBS | tune coord ENGINE GAMES SEED JOBS MARGIN NAME=V1/V2..."),
+        Some("texel-data") => {
+            let games = arg(&args, 1, "games");
+            let seed = arg(&args, 2, "seed");
+            let jobs = arg(&args, 3, "jobs");
+            let out: String = arg(&args, 4, "output file");
+            let t = Instant::now();
+            let samples = sannin_bot::train::generate(games, seed, jobs);
+            std::fs::write(&out, sannin_bot::train::write(&samples)).expect("write the samples");
+            println!(
+                "{} positions of {games} games in {:.0} s -> {out}",
+                samples.len(),
+                t.elapsed().as_secs_f64()
+            );
+        }
+        Some("texel") => {
+            let file: String = arg(&args, 1, "samples file");
+            let rounds = arg(&args, 2, "rounds");
+            let text = std::fs::read_to_string(&file).expect("read the samples");
+            let samples = sannin_bot::train::read(&text).unwrap_or_else(|e| panic!("{e}"));
+            let flat = sannin_bot::train::loss(&samples, &Weights::DEFAULT, 1e12);
+            let t = Instant::now();
+            let f = sannin_bot::train::fit(&samples, Weights::DEFAULT, rounds, |r, w, scale, l| {
+                println!("round {r}: loss {l:.5}, scale {scale:.0}, {}", weights_string(w));
+            });
+            println!(
+                "{} positions: loss {:.5} (even shares) / {:.5} (default weights) / {:.5} (fitted), scale {:.0}, {:.0} s\nfitted: {}",
+                samples.len(),
+                flat,
+                f.before,
+                f.after,
+                f.scale,
+                t.elapsed().as_secs_f64(),
+                weights_string(&f.weights)
+            );
+        }
+        _ => eprintln!("usage: tune match A B GAMES SEED JOBS | tune coord ENGINE GAMES SEED JOBS MARGIN NAME=V1/V2... | tune texel-data GAMES SEED JOBS FILE | tune texel FILE ROUNDS"),
     }
 }

@@ -90,6 +90,7 @@ mod mcts;
 pub mod review;
 mod rng;
 mod search;
+pub mod train;
 
 pub use analyse::{analyse, analyse_among, AnalyseLimits, Analysis, PlayerEval, MAX_LINE};
 pub use eval::{evaluate, evaluate_with, piece_value, Weights, WIN};

@@ -42,6 +42,26 @@ pub struct SelfplayArgs {
     /// do not depend on it; time per move does, on a busy machine).
     #[arg(long, default_value_t = 1)]
     pub jobs: usize,
+
+    /// Equal time: every bot searches this many milliseconds a move, whatever its
+    /// level's node budget, so that a match measures the search and not its budget
+    /// (the games then depend on the machine and its load: run at most one game per
+    /// free core). 0: each level's node budget.
+    #[arg(long, default_value_t = 0)]
+    pub movetime: u64,
+}
+
+impl SelfplayArgs {
+    /// The bots' limits: each level's node budget, or `--movetime` for all.
+    fn limits(&self) -> Limits {
+        match self.movetime {
+            0 => Limits::default(),
+            ms => Limits {
+                nodes: Some(u64::MAX),
+                time: Some(std::time::Duration::from_millis(ms)),
+            },
+        }
+    }
 }
 
 /// Plays every game, `jobs` at a time; the records in game order.
@@ -89,7 +109,7 @@ pub fn selfplay(args: SelfplayArgs) -> anyhow::Result<ExitCode> {
         bail!("--games must be at least 1");
     }
     let levels = [a, b, c];
-    let limits = Limits::default();
+    let limits = args.limits();
     let started = Instant::now();
     let mut scores = Vec::with_capacity(args.games);
     let mut seat_wins = [[0.0f64; 3]; 3];
@@ -189,6 +209,7 @@ pub fn selfplay(args: SelfplayArgs) -> anyhow::Result<ExitCode> {
         "levels": levels.map(|l| l.number()),
         "share": (0..3).map(|j| scores.iter().map(|s| s[j]).sum::<f64>() / n).collect::<Vec<_>>(),
         "ms_per_move": (0..3).map(|j| (ms(j) * 10.0).round() / 10.0).collect::<Vec<_>>(),
+        "movetime_ms": (args.movetime > 0).then_some(args.movetime),
     });
     println!("{json}");
     Ok(ExitCode::SUCCESS)

@@ -90,6 +90,11 @@ pub struct PositionReview {
 /// player weighs `exp(evaluation / SHARE_SCALE)`. The browser's evaluation bar
 /// divides the game the same way.
 pub fn shares(evaluations: [i32; 3]) -> [f64; 3] {
+    shares_at(evaluations, SHARE_SCALE)
+}
+
+/// [`shares`] with `scale` centipawns per factor of e (the trainer fits it).
+pub fn shares_at(evaluations: [i32; 3], scale: f64) -> [f64; 3] {
     let won = evaluations.map(|v| v >= WIN);
     let weights = if won.iter().any(|w| *w) {
         won.map(|w| if w { 1.0 } else { 0.0 })
@@ -97,7 +102,7 @@ pub fn shares(evaluations: [i32; 3]) -> [f64; 3] {
         // Weighed from the best evaluation down, so that no weight overflows.
         let top = evaluations.iter().copied().filter(|v| *v > -WIN).max();
         evaluations.map(|v| match top {
-            Some(top) if v > -WIN => (f64::from(v - top) / SHARE_SCALE).exp(),
+            Some(top) if v > -WIN => (f64::from(v - top) / scale).exp(),
             _ => 0.0,
         })
     };

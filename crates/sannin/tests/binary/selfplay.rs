@@ -37,6 +37,31 @@ fn selfplay_rates_the_levels_and_ends_with_the_json_summary() {
     assert_eq!(share.len(), 3);
     assert!((share.iter().sum::<f64>() - 1.0).abs() < 1e-9, "{share:?}");
     assert_eq!(last["ms_per_move"].as_array().map(Vec::len), Some(3));
+    assert_eq!(last["movetime_ms"], serde_json::Value::Null);
+}
+
+#[test]
+fn selfplay_at_equal_time_gives_every_level_the_same_time_a_move() {
+    let o = sannin(
+        &[
+            "selfplay",
+            "--levels",
+            "Master,Strong,Casual",
+            "--games",
+            "1",
+            "--max-plies",
+            "6",
+            "--movetime",
+            "20",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let last: serde_json::Value =
+        serde_json::from_str(out.lines().last().expect("a last line")).expect("JSON");
+    assert_eq!(last["movetime_ms"], 20, "{last}");
+    assert_eq!(last["levels"], serde_json::json!([4, 3, 2]));
 }
 
 #[test]
