@@ -9,7 +9,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
 use serde_json::Value;
 
-use super::rooms::parse_id;
+use super::rooms::{parse_id, stored, usable_id};
 use super::ClientAddr;
 use crate::app::Shared;
 use crate::error::ApiError;
@@ -23,15 +23,7 @@ pub(super) async fn request(
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let uuid = parse_id(&id)?;
-    if shared.rooms.broken.reason(uuid).is_some() {
-        return Err(ApiError::RoomBroken(id));
-    }
-    let stored = shared
-        .rooms
-        .read(uuid)
-        .await?
-        .ok_or_else(|| ApiError::RoomNotFound(id.clone()))?;
+    let stored = stored(&shared, usable_id(&shared, &id)?).await?;
     let account = shared
         .accounts
         .account_of(&headers)

@@ -22,7 +22,7 @@ use crate::error::ApiError;
 use crate::history::{self, History};
 use crate::limits::work::Rate;
 use crate::room::{Gone, RoomHandle, RoomSettings};
-use crate::store::{StoredSeat, BOT_TOKEN_HASH};
+use crate::store::{StoredRoom, StoredSeat, BOT_TOKEN_HASH};
 use std::time::Duration;
 
 /// Body of `POST /api/rooms`; every field optional.
@@ -158,6 +158,25 @@ pub(super) fn parse_id(id: &str) -> Result<Uuid, ApiError> {
         .map_err(|_| ApiError::RoomNotFound(id.to_string()))
 }
 
+/// The room id of a path, refused when malformed (`room_not_found`) or when the room
+/// is known to be broken (`room_broken`).
+pub(super) fn usable_id(shared: &Shared, id: &str) -> Result<Uuid, ApiError> {
+    let uuid = parse_id(id)?;
+    if shared.rooms.broken.reason(uuid).is_some() {
+        return Err(ApiError::RoomBroken(id.to_string()));
+    }
+    Ok(uuid)
+}
+
+/// Room `uuid` as stored, read from the database; `room_not_found` when it is not.
+pub(super) async fn stored(shared: &Shared, uuid: Uuid) -> Result<StoredRoom, ApiError> {
+    shared
+        .rooms
+        .read(uuid)
+        .await?
+        .ok_or_else(|| ApiError::RoomNotFound(uuid.to_string()))
+}
+
 /// Room `id` for a request of `client`: one that is not in memory is read from the
 /// database within `client`'s budget (`--room-loads-per-minute`; a single node: a
 /// cluster's rooms run on their owners).
@@ -284,20 +303,13 @@ pub(super) async fn history(
     client: ClientAddr,
     Path(id): Path<String>,
 ) -> Result<Json<History>, ApiError> {
-    let uuid = parse_id(&id)?;
-    if shared.rooms.broken.reason(uuid).is_some() {
-        return Err(ApiError::RoomBroken(id));
-    }
+    let uuid = usable_id(&shared, &id)?;
     let site = shared.cluster.as_ref().map(|_| &shared.store);
     shared
         .budgets
         .take_rate(site, Rate::Replays, client)
         .await?;
-    let stored = shared
-        .rooms
-        .read(uuid)
-        .await?
-        .ok_or_else(|| ApiError::RoomNotFound(id.clone()))?;
+    let stored = stored(&shared, uuid).await?;
     let played = shared
         .budgets
         .replay(move || history::of_stored(stored.start_position.as_deref(), &stored.actions))
