@@ -205,13 +205,14 @@ fn the_bare_relay_and_the_server_loaded_from_several_processes_side_by_side() {
         "--processes",
         "2",
         "--rooms",
-        "6",
-        "--plies",
         "12",
+        // Enough actions that each side's CPU time spans several clock ticks (10 ms).
+        "--plies",
+        "60",
     ]);
     assert!(out.contains("== the bare relay at"), "{out}");
     assert_eq!(
-        out.matches("connected, seated and ready: 18 connections from 2 processes")
+        out.matches("connected, seated and ready: 36 connections from 2 processes")
             .count(),
         2,
         "{out}"
