@@ -124,8 +124,14 @@ test('a player asks from the game page: progress, then the graph, the judged mov
   const blunderPly = history.plies.findIndex((p) => p.action === hang.action) + 1;
   const n = history.plies.length;
 
-  // The review from the game page: the analysis board asks for it at once.
+  // The review from the game page: the analysis board asks for it at once. The result
+  // card offers it too.
   const { page } = first;
+  const fromResult = page.getByTestId('request-review-result');
+  await fromResult.waitFor();
+  assert.equal(await fromResult.textContent(), 'Computer review');
+  assert.equal(await fromResult.getAttribute('href'), `/analysis?room=${id}&review=1&seat=first`);
+  await shots(page, 'review-result-card-en');
   const link = page.getByTestId('request-review-room');
   await link.waitFor();
   assert.equal(await link.textContent(), 'Computer review');
@@ -139,6 +145,8 @@ test('a player asks from the game page: progress, then the graph, the judged mov
   assert.ok(['queued', 'running'].includes(asked.state), `asked: ${asked.state}`);
   assert.equal(asked.plies_total, n + 1);
   await page.getByTestId('review-progress').waitFor();
+  // A player's link shows the board from their own side.
+  assert.equal(await page.getByTestId('view-first').getAttribute('aria-pressed'), 'true', 'seen from First');
   assert.match(await page.getByTestId('review-status').textContent(), /^(Waiting: .*|Reviewing… \d+ \/ \d+ positions)$/);
   await shot(page, { path: `${SHOTS}review-progress-en.png` });
   await page.getByTestId('review-graph').waitFor({ timeout: 120000 });
@@ -159,13 +167,21 @@ test('a player asks from the game page: progress, then the graph, the judged mov
   assert.equal(await page.locator('[data-testid="review-graph"] path.share').count(), 3);
   const rows = await page.getByTestId('review-summary').locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.dataset.seat, ...[...tr.querySelectorAll('td')].map((td) => Number(td.textContent))]));
   assert.deepEqual(rows, SEATS.map((s) => [s, review.counts[s].inaccuracy, review.counts[s].mistake, review.counts[s].blunder]));
+  assert.equal(await page.getByTestId('review-nodes').textContent(), 'Searched 3,000 positions for each move of the game.');
+  assert.equal(await page.getByTestId('review-learn').locator('h3').textContent(), 'Learn from your mistakes');
   await shots(page, 'review-done-en');
   assert.deepEqual(await axe(page), [], 'accessibility of the page with its review');
 
   // The planted blunder's mark goes to the position it was played in, with the engine's move.
   const mark = page.getByTestId('review-marks').locator(`button[data-ply="${blunderPly}"]`);
   const better = planted.best ? ` (better: ${planted.best})` : '';
-  assert.equal(await mark.evaluate((b) => b.firstChild.textContent), `Move ${blunderPly} · First · ${hang.action} ${MARKS[planted.judgement]}${better}`);
+  // Numbered as the move list numbers the move's round.
+  const round = await page.locator(`[data-testid="ply-list"] > button[data-ply="${blunderPly}"]`).evaluate((b) => {
+    let e = b.previousElementSibling;
+    while (e && !e.classList.contains('round-no')) e = e.previousElementSibling;
+    return e.textContent;
+  });
+  assert.equal(await mark.evaluate((b) => b.firstChild.textContent), `${round} ${hang.action} ${MARKS[planted.judgement]} · First${better}`);
   await mark.click();
   await page.getByTestId('where').filter({ hasText: `move ${blunderPly - 1} of ${n}` }).waitFor();
   assert.deepEqual(await boardPieces(page), await positionPieces(page, history.plies[blunderPly - 2].position));
@@ -174,6 +190,14 @@ test('a player asks from the game page: progress, then the graph, the judged mov
   assert.match(await page.getByTestId('review-best').textContent(), new RegExp(`^Engine prefers: ${best.replace(/[+*]/g, '\\$&')} — First`));
   await page.waitForSelector(`g.arrows [data-action="${best}"]`);
   assert.equal(await mark.getAttribute('aria-current'), 'true');
+  await shot(page, { path: `${SHOTS}review-mark-en-desktop.png` });
+  // On a phone the board stands far above the panel: a marked move brings it into sight.
+  await page.setViewportSize(PHONE);
+  await mark.scrollIntoViewIfNeeded();
+  await mark.click();
+  assert.ok(await page.locator('.board-line').evaluate((e) => { const r = e.getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight / 2; }), 'the board in sight on a phone');
+  await shot(page, { path: `${SHOTS}review-mark-en-phone.png` });
+  await page.setViewportSize(DESKTOP);
   // The move after it says what it was.
   await page.getByTestId('step-next').click();
   assert.match(await page.getByTestId('review-judged').textContent(), new RegExp(`^First played ${hang.action} here, a (blunder|mistake)`));
@@ -205,20 +229,66 @@ test('a player asks from the game page: progress, then the graph, the judged mov
   assert.equal(await page.locator('g.arrows').count(), 0, 'the answer is not shown before the try');
   assert.equal(await page.getByTestId('review-best').count(), 0);
   await shot(page, { path: `${SHOTS}review-learn-en.png` });
-  // The same move again: not quite; back to the position, the engine's move as an arrow.
-  const [, from, to] = /^[A-Z](\d+[a-m])-(\d+[a-m])$/.exec(hang.action);
-  await page.waitForSelector(`[data-cell="${from}"].source`);
-  await page.locator(`[data-cell="${from}"]`).click();
-  await page.waitForSelector(`[data-cell="${to}"][data-target]`);
-  await page.locator(`[data-cell="${to}"]`).click();
-  await page.getByTestId('learn-verdict').filter({ hasText: `Not quite — the engine preferred ${best}.` }).waitFor();
-  await page.getByTestId('where').filter({ hasText: `move ${blunderPly - 1} of ${n}` }).waitFor();
-  await page.waitForSelector(`g.arrows [data-action="${best}"]`);
+  // A move of its own that is not the engine's: not quite, try again; back to the
+  // position, the try gone from the tree, the answer still hidden.
+  const other = (await page.evaluate(async (record) => {
+    const res = await fetch('/api/replay', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ record }) });
+    return (await res.json()).legal ?? [];
+  }, history.plies.slice(0, blunderPly - 1).map((p) => p.action).join(' ')))
+    .find((a) => a !== best && a !== hang.action && /^[A-Z]\d+[a-m]-\d+[a-m]$/.test(a)) ?? hang.action;
+  const variations = await page.getByTestId('variation').count();
+  for (const action of [other, hang.action]) {
+    const [, from, to] = /^[A-Z](\d+[a-m])-(\d+[a-m])$/.exec(action);
+    await page.waitForSelector(`[data-cell="${from}"].source`);
+    await page.locator(`[data-cell="${from}"]`).click();
+    await page.waitForSelector(`[data-cell="${to}"][data-target]`);
+    await page.locator(`[data-cell="${to}"]`).click();
+    await page.getByTestId('learn-verdict').filter({ hasText: 'Not quite — try again.' }).waitFor();
+    await page.getByTestId('where').filter({ hasText: `move ${blunderPly - 1} of ${n}` }).waitFor();
+    assert.equal(await page.locator(`g.arrows [data-action="${best}"]`).count(), 0, 'no solution after a miss');
+    assert.equal(await page.getByTestId('variation').count(), variations, 'the try is not kept in the tree');
+    assert.ok(await page.getByTestId('learn-solution').isVisible(), 'the solution is there to ask for');
+  }
+  // The board in sight with the verdict (the page scrolled to it on a jump).
+  assert.ok(await page.getByTestId('learn-verdict').evaluate((e) => { const r = e.getBoundingClientRect(); return r.bottom <= innerHeight && r.top >= 0; }), 'the verdict in sight');
   await shots(page, 'review-learn-verdict-en');
+  await page.getByTestId('learn-solution').click();
+  await page.getByTestId('learn-verdict').filter({ hasText: `The engine prefers ${best}.` }).waitFor();
+  await page.waitForSelector(`g.arrows [data-action="${best}"]`);
   await page.getByTestId('learn-next').click();
-  if (at === exercises.length - 1) await page.getByTestId('learn-count').filter({ hasText: 'That was the last one' }).waitFor();
+  if (at === exercises.length - 1) {
+    await page.getByTestId('learn-count').filter({ hasText: `That was the last one: 0 of ${exercises.length} found.` }).waitFor();
+  }
   for (const p of people) assert.deepEqual(p.io.errors, []);
   for (const p of people) await p.context.close();
+
+  // The same in Japanese, on a desktop and a phone: the result card, a marked move, a miss.
+  for (const viewport of [DESKTOP, PHONE]) {
+    const size = viewport === DESKTOP ? 'desktop' : 'phone';
+    const ja = await visitor(live.browser, `ja-${size}`, { lang: 'ja', viewport });
+    await ja.page.goto(`${live.server.url}/rooms/${id}`);
+    await ja.page.getByTestId('request-review-result').waitFor();
+    await shot(ja.page, { path: `${SHOTS}review-result-card-ja-${size}.png` });
+    await ja.page.goto(`${live.server.url}/analysis?room=${id}&seat=first`);
+    const jaMark = ja.page.getByTestId('review-marks').locator(`button[data-ply="${blunderPly}"]`);
+    await jaMark.scrollIntoViewIfNeeded();
+    await jaMark.click();
+    await ja.page.getByTestId('review-best').waitFor();
+    await shot(ja.page, { path: `${SHOTS}review-mark-ja-${size}.png` });
+    await ja.page.getByTestId('learn-start').scrollIntoViewIfNeeded();
+    await ja.page.getByTestId('learn-start').click();
+    for (let i = 0; i < at; i++) await ja.page.getByTestId('learn-next').click();
+    const [, from, to] = /^[A-Z](\d+[a-m])-(\d+[a-m])$/.exec(hang.action);
+    await ja.page.waitForSelector(`[data-cell="${from}"].source`);
+    await ja.page.locator(`[data-cell="${from}"]`).click();
+    await ja.page.waitForSelector(`[data-cell="${to}"][data-target]`);
+    await ja.page.locator(`[data-cell="${to}"]`).click();
+    await ja.page.getByTestId('learn-verdict').filter({ hasText: 'もう一度' }).waitFor();
+    assert.ok(await ja.page.getByTestId('learn-verdict').evaluate((e) => { const r = e.getBoundingClientRect(); return r.bottom <= innerHeight && r.top >= 0; }), `the verdict in sight (${size})`);
+    await shot(ja.page, { path: `${SHOTS}review-learn-miss-ja-${size}.png` });
+    assert.deepEqual(ja.io.errors, []);
+    await ja.context.close();
+  }
 });
 
 test('a spectator, in Japanese: the button on the analysis board, and the review asked for from the game page', async () => {
@@ -238,6 +308,7 @@ test('a spectator, in Japanese: the button on the analysis board, and the review
   await link.waitFor();
   assert.equal(await link.textContent(), 'コンピューター解析');
   assert.equal(await link.getAttribute('href'), `/analysis?room=${id}&review=1`);
+  assert.equal(await page.getByTestId('request-review-result').getAttribute('href'), `/analysis?room=${id}&review=1`, 'in the result card too');
   // The analysis board alone offers the button.
   await page.getByTestId('open-analysis').click();
   const button = page.getByTestId('request-review');
@@ -253,6 +324,8 @@ test('a spectator, in Japanese: the button on the analysis board, and the review
   await page.getByTestId('review-graph').waitFor({ timeout: 60000 });
   assert.equal((await reviewOf(id)).state, 'done');
   assert.equal(await page.getByTestId('learn-seat-first').getAttribute('aria-pressed'), 'true', 'First, for a spectator');
+  assert.equal(await page.getByTestId('view-middle').getAttribute('aria-pressed'), 'true', 'the usual side, for a spectator');
+  assert.equal(await page.getByTestId('review-learn').locator('h3').textContent(), '悪手から学ぶ');
   assert.match(await page.getByTestId('review-summary').locator('caption').textContent(), /疑問手（\?!）・悪手（\?）・大悪手（\?\?）/);
   const after = await englishLeft(page, [], 'ja');
   assert.deepEqual(after.messages, []);

@@ -25,7 +25,7 @@ import {
 import { moveList, sayNode } from './analysis/movelist.js';
 import { drawArrows, evalBar, showScore } from './analysis/evalbar.js';
 import * as play from './analysis/play.js';
-import { reviewPanel } from './analysis/review-panel.js';
+import { reviewPanel, showBoard } from './analysis/review-panel.js';
 
 export { replay, analysePosition };
 
@@ -64,7 +64,8 @@ export function showAnalysis(app) {
     key: null, // where the tree is kept: `room:<id>` or its start position
     error: null, // the last import's failure
     notice: null, // a refusal of a move's request (the budget, the network)
-    view: 'middle',
+    // The side the board is seen from: a player's own (`?seat=`, the review's link), else Middle's.
+    view: SEATS.includes(params.get('seat')) ? params.get('seat') : 'middle',
     mode: 'replay', // or 'edit'
     edit: null,
     editCheck: null,
@@ -166,6 +167,8 @@ export function showAnalysis(app) {
       room: id, seat: params.get('seat'), auto: params.get('review') === '1',
       gameNode, plyOf: (node) => { const k = pathTo(node).length; return gameNode(k) === node ? k : -1; },
       current: () => st.current, go, refresh: update, setView: (seat) => { st.view = seat; build(); },
+      remove: (node) => { remove(node); st.tip = null; save(); },
+      showBoard: (also) => showBoard(els.boardTop, els.boardLine, also),
     });
   }
 
@@ -232,7 +235,7 @@ export function showAnalysis(app) {
   async function playAction(action) {
     const node = st.current;
     const had = node.children.find((c) => c.action === action);
-    if (had) { go(had); st.review?.played(node, had); return; }
+    if (had) { go(had); st.review?.played(node, had, false); return; }
     st.busy = true;
     st.selected = null;
     try {
@@ -244,7 +247,7 @@ export function showAnalysis(app) {
       st.notice = null;
       st.busy = false;
       go(child);
-      st.review?.played(node, child);
+      st.review?.played(node, child, true);
     } catch (e) {
       st.busy = false;
       st.notice = refusal(e);
@@ -653,9 +656,9 @@ export function showAnalysis(app) {
       h('h1', {}, t('analysis.title')),
       h('p', {}, t('analysis.introPlay')),
       h('div', { class: 'analysis' },
-        h('div', { class: 'panel' },
+        els.boardTop = h('div', { class: 'panel board-column' },
           els.status,
-          h('div', { class: 'board-line' }, els.bar, boardBox),
+          els.boardLine = h('div', { class: 'board-line' }, els.bar, boardBox),
           st.mode === 'replay' ? els.stepper : null,
           st.mode === 'replay' ? st.review?.engine : null,
           viewPicker,

@@ -26,6 +26,30 @@ export function sayNode(node) {
   return ENDINGS.has(node.action) ? endingText(node) : describeAction(node.player, node.action);
 }
 
+/** The move list's round numbering: a function called with each node of a line from
+ * its first move, giving the round that node is in and whether it opens the round (a
+ * new round starts when the seats come round again; endings are not numbered). */
+export function roundCounter() {
+  let round = 0;
+  let lastSeat = Infinity;
+  return (n) => {
+    if (ENDINGS.has(n.action)) return { round, opens: false };
+    const s = SEATS.indexOf(seatOf(n.player));
+    const opens = s <= lastSeat || s < 0;
+    if (opens) round += 1;
+    lastSeat = s;
+    return { round, opens };
+  };
+}
+
+/** The round number the move list writes before (or for) `node` of its line. */
+export function roundOf(node) {
+  const count = roundCounter();
+  let round = 0;
+  for (const n of pathTo(node)) round = count(n).round;
+  return round;
+}
+
 /**
  * The list for `tree` with `current` marked; `onPick(node)` when a move is clicked.
  * Buttons carry `data-ply` (the ply's number in its line) and `data-node` (its id).
@@ -45,14 +69,12 @@ export function moveList(tree, current, onPick) {
     }, text);
     return b;
   };
-  let round = 0;
-  let lastSeat = Infinity;
+  const count = roundCounter();
   const line = (first, main, out) => {
     for (let n = first; n; n = n.children[0]) {
-      if (main && !ENDINGS.has(n.action)) {
-        const s = SEATS.indexOf(seatOf(n.player));
-        if (s <= lastSeat || s < 0) out.append(h('span', { class: 'round-no', 'aria-hidden': 'true' }, `${++round}.`));
-        lastSeat = s;
+      if (main) {
+        const { round, opens } = count(n);
+        if (opens) out.append(h('span', { class: 'round-no', 'aria-hidden': 'true' }, `${round}.`));
       }
       out.append(button(n));
       if (n.parent.children[0] === n && n.parent.children.length > 1) {

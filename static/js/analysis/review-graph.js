@@ -33,12 +33,12 @@ function drawing(review, g) {
   for (const m of marks(review)) {
     if (!m.seat || m.ply > g.n) continue;
     svg.append(svgEl('circle', {
-      class: `dot ${m.judgement} seat-${m.seat}`, cx: g.x(m.ply), cy: g.y(sharesAt(review, m.ply)[m.seat]), r: m.judgement === 'blunder' ? 5 : 4,
+      class: `dot ${m.judgement} seat-${m.seat}`, cx: g.x(m.ply), cy: g.y(sharesAt(review, m.ply)[m.seat]), r: m.judgement === 'blunder' ? 7 : 6,
     }));
   }
   const cursor = svgEl('g', { class: 'cursor', 'data-testid': 'review-cursor' });
   cursor.append(svgEl('line', { y1: 0, y2: height }));
-  const knobs = Object.fromEntries(SEATS.map((s) => [s, svgEl('circle', { class: `knob seat-${s}`, r: 4.5 })]));
+  const knobs = Object.fromEntries(SEATS.map((s) => [s, svgEl('circle', { class: `knob seat-${s}`, r: 6 })]));
   cursor.append(...Object.values(knobs));
   svg.append(cursor);
   return { svg, cursor, knobs };
@@ -49,7 +49,7 @@ function drawing(review, g) {
  * Returns { element, setPly(k) } — `setPly` moves the cursor to the position shown
  * (null: none of the game's).
  */
-export function reviewGraph(review, { onPick }) {
+export function reviewGraph(review, { onPick, onRelease }) {
   const g = graph(review);
   const { svg, cursor, knobs } = drawing(review, g);
   let ply = null;
@@ -94,7 +94,8 @@ export function reviewGraph(review, { onPick }) {
   });
   svg.addEventListener('pointermove', (e) => { if (dragging) pick(atPointer(e)); });
   const stop = () => { dragging = false; };
-  svg.addEventListener('pointerup', stop);
+  // A pick done (the finger or button lifted): the caller may bring the board into sight.
+  svg.addEventListener('pointerup', () => { if (dragging) onRelease?.(); stop(); });
   svg.addEventListener('pointercancel', stop);
   element.addEventListener('keydown', (e) => {
     if (e.altKey || e.ctrlKey || e.metaKey) return;

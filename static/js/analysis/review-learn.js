@@ -29,7 +29,9 @@ export function drawOnce(node, key, draw) {
  * `update()`, `arrow(node)`, `hides(node)`, `played(from, node)`, `active()`.
  */
 export function learner(host) {
-  const st = { seat: SEATS.includes(host.seat) ? host.seat : 'first', index: -1, verdict: null, finished: false };
+  // verdict: null (not tried yet), 'wrong' (a try missed: try again), 'correct' (found),
+  // 'shown' (the solution asked for). found: the positions solved in this round.
+  const st = { seat: SEATS.includes(host.seat) ? host.seat : 'first', index: -1, verdict: null, finished: false, found: 0, total: 0 };
   const section = h('section', { class: 'review-learn', 'data-testid': 'review-learn' });
   const prompt = h('div', { class: 'learn-prompt', 'data-testid': 'learn-box', hidden: true });
 
@@ -38,8 +40,10 @@ export function learner(host) {
   const spot = () => { const ex = exercise(); return ex ? host.gameNode(ex.before) : null; };
   const seatName = (s) => t(`seat.${s}`);
 
-  /** Keeps the block under the board in sight (on a small screen the board fills it). */
-  const inSight = () => { if (!prompt.hidden) prompt.scrollIntoView({ block: 'nearest' }); };
+  /** Keeps the board, and the block under it, in sight. */
+  const inSight = () => host.showBoard?.(prompt.hidden ? null : prompt);
+  /** Answered: the solution or the engine's move is out. */
+  const answered = () => st.verdict === 'correct' || st.verdict === 'shown';
 
   function show(index) {
     st.index = index;
@@ -53,6 +57,8 @@ export function learner(host) {
 
   function start() {
     st.finished = false;
+    st.found = 0;
+    st.total = list().length;
     host.setView(st.seat);
     show(0);
   }
@@ -64,12 +70,17 @@ export function learner(host) {
       st.verdict = null;
       st.finished = true;
       host.refresh();
-      announce(t('review.learn.done'));
+      announce(doneText());
     }
   }
 
+  /** The end of the round: praise only when every position was found. */
+  function doneText() {
+    return st.found >= st.total ? t('review.learn.done') : t('review.learn.doneSome', { found: st.found, n: st.total });
+  }
+
   function solve() {
-    st.verdict = st.verdict ?? 'shown';
+    if (!answered()) st.verdict = 'shown';
     const node = spot();
     if (node && host.current() !== node) host.go(node);
     host.refresh();
@@ -87,8 +98,12 @@ export function learner(host) {
     const ex = exercise();
     if (!ex || !st.verdict) return '';
     if (st.verdict === 'correct') return t('review.learn.correct');
-    return t(st.verdict === 'wrong' ? 'review.learn.wrong' : 'review.learn.solution', { action: ex.best });
+    if (st.verdict === 'wrong') return t('review.learn.wrong');
+    return t('review.learn.solution', { action: ex.best });
   }
+
+  /** "Learn from your mistakes" for a player of the game, "…the mistakes" for anyone else. */
+  const title = () => t(SEATS.includes(host.seat) ? 'review.learn.title' : 'review.learn.titleOther');
 
   function drawSection() {
     const exs = list();
@@ -104,12 +119,18 @@ export function learner(host) {
         h('button', { type: 'button', class: 'small', 'data-testid': 'learn-stop', onclick: stop }, t('review.learn.stop')));
     } else {
       body = h('p', { class: 'row' },
-        h('span', { 'data-testid': 'learn-count' }, st.finished ? t('review.learn.done')
+        h('span', { 'data-testid': 'learn-count' }, st.finished ? doneText()
           : t(exs.length === 1 ? 'review.learn.countOne' : 'review.learn.count', { n: exs.length, seat: seatName(st.seat) })),
         h('button', { type: 'button', class: 'primary small', 'data-testid': 'learn-start', onclick: start },
           t(st.finished ? 'review.learn.again' : 'review.learn.start')));
     }
-    return [h('h3', {}, t('review.learn.title')), picker, body];
+    return [h('h3', {}, title()), picker, body];
+  }
+
+  /** The move tried, numbered as the move list numbers it: "4. P3d-4d ??". */
+  function where(ex) {
+    const round = host.roundOf?.(host.gameNode(ex.ply));
+    return round ? `${round}. ${ex.action} ${ex.mark}` : t('analysis.plyN', { n: ex.ply });
   }
 
   function drawPrompt() {
@@ -121,14 +142,14 @@ export function learner(host) {
       : t('review.learn.theyPlayed', { seat: seatName(ex.seat), action: ex.action, kind });
     const away = host.current() !== spot() && host.current()?.parent !== spot();
     return [
-      h('p', { class: 'learn-step' }, h('b', {}, t('review.learn.title')), ' · ', t('review.learn.step', { i: st.index + 1, n: list().length })),
-      h('p', { 'data-testid': 'learn-prompt' }, `${t('analysis.plyN', { n: ex.ply })} · ${said}`),
+      h('p', { class: 'learn-step' }, h('b', {}, title()), ' · ', t('review.learn.step', { i: st.index + 1, n: list().length })),
+      h('p', { 'data-testid': 'learn-prompt' }, `${where(ex)} · ${said}`),
       h('p', {
         class: `learn-verdict ${st.verdict === 'correct' ? 'ok' : st.verdict ? 'miss' : ''}`, role: 'status', 'data-testid': 'learn-verdict',
       }, verdictText()),
       h('div', { class: 'row learn-buttons' },
         away ? h('button', { type: 'button', class: 'small', 'data-testid': 'learn-back', onclick: () => host.go(spot()) }, t('review.learn.back')) : null,
-        st.verdict ? null : h('button', { type: 'button', class: 'small', 'data-testid': 'learn-solution', onclick: solve }, t('review.learn.show')),
+        answered() ? null : h('button', { type: 'button', class: 'small', 'data-testid': 'learn-solution', onclick: solve }, t('review.learn.show')),
         h('button', { type: 'button', class: 'small primary', 'data-testid': 'learn-next', onclick: next }, t('review.learn.next')),
         h('button', { type: 'button', class: 'small', 'data-testid': 'learn-stop-here', onclick: stop }, t('review.learn.stop'))),
     ];
@@ -147,21 +168,25 @@ export function learner(host) {
     /** The engine's move as an arrow, on the position being tried once answered. */
     arrow: (node) => {
       const ex = exercise();
-      return ex && st.verdict && st.verdict !== 'correct' && node === spot() ? { line: [ex.best], player: ex.seat } : null;
+      return ex && answered() && node === spot() ? { line: [ex.best], player: ex.seat } : null;
     },
     /** Whether the engine's choice must stay hidden on `node` (the position being tried,
      * not yet answered). */
-    hides: (node) => Boolean(exercise()) && !st.verdict && node === spot(),
-    /** A move `node` played from `from`: the answer, when `from` is the position tried. */
-    played: (from, node) => {
+    hides: (node) => Boolean(exercise()) && !answered() && node === spot(),
+    /** A move `node` played from `from` (`created`: a node the try added to the tree):
+     * the answer, when `from` is the position tried. The try is judged, taken out of the
+     * tree again (never a move of the game) and the position shown again: a miss may be
+     * tried again, a find shows the engine's move as an arrow. */
+    played: (from, node, created) => {
       const ex = exercise();
-      if (!ex || st.verdict || from !== spot()) return;
+      if (!ex || answered() || from !== spot()) return;
       st.verdict = node.action === ex.best ? 'correct' : 'wrong';
-      announce(verdictText());
-      // Back to the position, where the arrow shows the engine's move.
-      if (st.verdict === 'wrong') host.go(from);
-      else host.refresh();
+      if (st.verdict === 'correct') st.found += 1;
+      if (created && host.plyOf?.(node) < 0) host.remove?.(node);
+      host.go(from);
+      host.refresh();
       inSight();
+      announce(verdictText());
     },
   };
 }

@@ -16,6 +16,7 @@ import { durationText } from '../clocks.js';
 import { requestReview, roomReview } from './api.js';
 import { JUDGEMENTS, MARKS, SEATS, bestAt, counts, markOf, markText, marks, pending, percent } from './review.js';
 import { reviewGraph } from './review-graph.js';
+import { roundOf } from './movelist.js';
 import { drawOnce, learner } from './review-learn.js';
 
 const POLL_MS = 1500;
@@ -49,8 +50,11 @@ export function reviewPanel(host) {
   const engineText = h('div', { class: 'review-engine-text' });
   const learn = learner({
     review: () => st.review, gameNode: host.gameNode, current: host.current, go: host.go,
-    setView: host.setView, refresh: host.refresh, seat: host.seat,
+    setView: host.setView, refresh: host.refresh, seat: host.seat, remove: host.remove, plyOf: host.plyOf,
+    showBoard: host.showBoard, roundOf,
   });
+  /** Goes to `node` and brings the board into sight (a jump from the panel). */
+  const jump = (node) => { host.go(node); host.showBoard?.(); };
   const engine = h('div', { class: 'review-engine', 'data-testid': 'review-engine', hidden: true }, engineText, learn.prompt);
   const done = () => st.review?.state === 'done';
 
@@ -114,7 +118,8 @@ export function reviewPanel(host) {
       ? (ahead ? t(ahead === 1 ? 'review.queuedOne' : 'review.queued', { n: ahead }) : t('review.queuedNext'))
       : t('review.running', { done: review.plies_done ?? 0, total: review.plies_total ?? '?' });
     const bar = h('progress', { class: 'review-progress', 'data-testid': 'review-progress', max: review.plies_total || 1, 'aria-label': t('review.progressLabel') });
-    if (!queued) bar.value = review.plies_done ?? 0;
+    // Waiting in the queue: an empty bar (nothing done yet), never a part-filled one.
+    bar.value = queued ? 0 : review.plies_done ?? 0;
     return [h('p', { role: 'status', 'data-testid': 'review-status' }, text), bar];
   }
 
@@ -136,22 +141,24 @@ export function reviewPanel(host) {
     return h('ol', { class: 'review-marks', 'data-testid': 'review-marks' }, list.map((m) => h('li', {},
       h('button', {
         type: 'button', class: `mark-button seat-${m.seat}`, 'data-judgement': m.judgement, 'data-ply': m.ply,
-        onclick: () => host.go(host.gameNode(m.ply - 1)),
-      }, markText(m, t), h('span', { class: 'sr-only' }, ` (${t(`review.kind.${m.judgement}`)})`)))));
+        onclick: () => jump(host.gameNode(m.ply - 1)),
+      }, markText(m, t, roundOf(host.gameNode(m.ply)) || undefined), h('span', { class: 'sr-only' }, ` (${t(`review.kind.${m.judgement}`)})`)))));
   }
 
   function doneView(review) {
-    st.graph = reviewGraph(review, { onPick: (k) => host.go(host.gameNode(k)) });
+    st.graph = reviewGraph(review, { onPick: (k) => host.go(host.gameNode(k)), onRelease: () => host.showBoard?.() });
+    const nodes = Number(review.nodes);
     return [
       st.graph.element,
       h('p', { class: 'review-legend' },
         SEATS.map((s) => h('span', { class: `seat-${s}` }, h('span', { class: 'swatch', 'aria-hidden': 'true' }), t(`seat.${s}`))),
         h('span', { class: 'hint' }, t('review.graph.hint'))),
       summaryView(review),
+      nodes > 0 ? h('p', { class: 'hint', 'data-testid': 'review-nodes' },
+        t('review.nodes', { nodes: new Intl.NumberFormat(lang()).format(nodes) })) : null,
       h('h3', {}, t('review.marks')),
       marksView(review),
       learn.section,
-      h('p', { class: 'hint' }, t('review.nodes', { nodes: review.nodes ?? '?' })),
     ];
   }
 
@@ -244,7 +251,26 @@ export function reviewPanel(host) {
   load(false);
   return {
     element, engine, update, decorate, arrow,
-    played: (from, node) => { if (done()) learn.played(from, node); },
+    played: (from, node, created) => { if (done()) learn.played(from, node, created); },
     stop: () => { st.stopped = true; clearTimeout(st.timer); },
   };
+}
+
+/** Brings the board into sight after a jump from the review panel (a marked move, the
+ * graph, Learn): where the board's column `top` is off screen (a narrow screen, where
+ * it stands far above the panel), the page scrolls to put its top at the top; `also`
+ * (the block under the board) is then kept in sight too where the screen has room for
+ * it and the board's `line` together. Instantly: no animation, which also honours a
+ * wish for reduced motion. */
+export function showBoard(top, line, also) {
+  if (!top?.isConnected) return;
+  const r = top.getBoundingClientRect();
+  const boardBottom = line?.getBoundingClientRect().bottom ?? r.bottom;
+  if (r.top < 0 || boardBottom > innerHeight) top.scrollIntoView({ block: 'start', behavior: 'instant' });
+  const b = also?.isConnected ? also.getBoundingClientRect() : null;
+  // The status line above the board may go out of sight.
+  const lineTop = line?.getBoundingClientRect().top ?? top.getBoundingClientRect().top;
+  if (b && b.bottom > innerHeight && b.bottom - lineTop <= innerHeight) {
+    also.scrollIntoView({ block: 'end', behavior: 'instant' });
+  }
 }

@@ -45,7 +45,7 @@ export function sharesAt(review, k) {
 }
 
 /** The graph's frame: its size (SVG user units) and margins. */
-export const GRAPH = { width: 600, height: 200, padX: 6, padY: 8 };
+export const GRAPH = { width: 600, height: 240, padX: 6, padY: 8 };
 
 /**
  * The graph of a done review: x = ply 0..n, y = each seat's share (100 % at the top).
@@ -119,10 +119,12 @@ export function exercises(review, seat) {
     .map((m) => ({ ...m, before: m.ply - 1 }));
 }
 
-/** A judged move in words for its button: "Move 23 · Middle · P5e-6f ?? (better:
- * S4c-5d)". `t`: the message function (i18n.js). */
-export function markText(mark, t) {
+/** A judged move in words for its button: "8. P5e-6f ?? · Middle (better: S4c-5d)"
+ * with `round` (the move list's number of the move's round), else "Move 23 · Middle ·
+ * P5e-6f ?? (better: S4c-5d)". `t`: the message function (i18n.js). */
+export function markText(mark, t, round) {
   const better = mark.best && mark.best !== mark.action ? ` (${t('review.better', { action: mark.best })})` : '';
+  if (round) return `${round}. ${mark.action} ${mark.mark} · ${t(`seat.${mark.seat}`)}${better}`;
   return `${t('analysis.plyN', { n: mark.ply })} · ${t(`seat.${mark.seat}`)} · ${mark.action} ${mark.mark}${better}`;
 }
 

@@ -7,6 +7,7 @@ import { lang, t } from '../i18n.js';
 import { savedToken, saveToken } from '../protocol.js';
 import { pieceLabel, reasonText, resultLine, seatLabel, who } from './messages.js';
 import { plyCount, shownPly } from './model.js';
+import { reviewHref } from './record.js';
 import { parseAction } from '../position.js';
 import { abortParts, takebackParts } from './takeback.js';
 
@@ -195,6 +196,10 @@ function rematchParts(r) {
   }
   // A player whose game is over may go straight on to another one.
   if (r.you) parts.push(h('a', { class: 'button', href: '/', 'data-testid': 'new-game' }, t('room.out.new_game')));
+  // Anyone (player or spectator) may have the game reviewed by the computer.
+  if (plyCount(r.model) || s.moves?.length) {
+    parts.push(h('a', { class: 'button', href: reviewHref(r.roomId, r.you), 'data-testid': 'request-review-result' }, t('room.review.open')));
+  }
   return parts;
 }
 
