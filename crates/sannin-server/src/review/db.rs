@@ -71,6 +71,29 @@ pub async fn insert(store: &Store, r: &Request<'_>) -> sqlx::Result<bool> {
     Ok(done.rows_affected() == 1)
 }
 
+/// Queues again the failed review of `r.room_id` for its new requester; false when it
+/// is not failed (any more).
+///
+/// # Errors
+/// Database errors.
+pub async fn requeue(store: &Store, r: &Request<'_>) -> sqlx::Result<bool> {
+    let done = sqlx::query(
+        "UPDATE game_reviews SET state = 'queued', requester = $2, addr = $3, account_id = $4, \
+         requested_at = $5, plies_total = $6, nodes = $7, plies_done = 0, result = NULL, \
+         finished_at = NULL WHERE room_id = $1 AND state = 'failed'",
+    )
+    .bind(r.room_id)
+    .bind(r.requester)
+    .bind(r.addr)
+    .bind(r.account_id)
+    .bind(unix_ms())
+    .bind(r.plies_total)
+    .bind(r.nodes)
+    .execute(store.pool())
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
 /// How many reviews `column` = `key` asked for since `since`, and when the oldest of
 /// them was asked.
 ///

@@ -16,7 +16,8 @@
 //!   review on every machine); at most `--max-reviews-waiting` waiting on the site;
 //!   an address and an account may each ask for `--reviews-per-day` in a day, counted
 //!   from the table itself so the budget holds for the whole site and across restarts.
-//!   A game already reviewed (or waiting) is answered as it stands, for free.
+//!   A game already reviewed (or waiting) is answered as it stands, for free; a
+//!   review that failed is queued again when asked for again.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -145,9 +146,12 @@ impl Reviews {
                 "the game is not over yet: a review is made of a finished game",
             ));
         }
-        if let Some(found) = self.get(&room.id).await? {
-            return Ok(found);
-        }
+        let failed = match self.get(&room.id).await? {
+            // A review that failed (a database that was away…) is asked for anew.
+            Some(found) if found["state"] == "failed" => true,
+            Some(found) => return Ok(found),
+            None => false,
+        };
         if self.settings.workers == 0 && self.node.is_none() {
             return Err(ApiError::coded(
                 StatusCode::SERVICE_UNAVAILABLE,
@@ -173,18 +177,19 @@ impl Reviews {
             None => format!("addr:{addr}"),
         };
         let plies = i64::try_from(room.actions.len()).unwrap_or(i64::MAX);
-        db::insert(
-            &self.store,
-            &db::Request {
-                room_id: &room.id,
-                requester: &requester,
-                addr: &addr,
-                account_id: who.account.as_deref(),
-                plies_total: plies.saturating_add(1),
-                nodes: i64::try_from(self.settings.nodes).unwrap_or(i64::MAX),
-            },
-        )
-        .await
+        let asked = db::Request {
+            room_id: &room.id,
+            requester: &requester,
+            addr: &addr,
+            account_id: who.account.as_deref(),
+            plies_total: plies.saturating_add(1),
+            nodes: i64::try_from(self.settings.nodes).unwrap_or(i64::MAX),
+        };
+        if failed {
+            db::requeue(&self.store, &asked).await
+        } else {
+            db::insert(&self.store, &asked).await
+        }
         .map_err(db_error)?;
         self.wake.notify_one();
         self.get(&room.id)

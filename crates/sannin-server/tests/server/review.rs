@@ -120,6 +120,35 @@ async fn a_finished_game_is_reviewed_once_and_kept() {
     // Asked again (by anyone): the same review, at no cost to the daily budget of one.
     let (status, again) = server.post_json(&path, &json!({})).await;
     assert_eq!((status, &again), (200, &r));
+    // A review that failed is asked for anew (within the budget: the same address is
+    // over it now).
+    db.execute(&format!(
+        "UPDATE game_reviews SET state = 'failed', result = 'the database was away' \
+         WHERE room_id = '{room}'"
+    ))
+    .await;
+    let (_, failed) = server.get_json(&path).await;
+    assert_eq!(
+        (&failed["state"], &failed["error"]),
+        (&json!("failed"), &json!("the database was away"))
+    );
+    let (status, e) = server.post_json(&path, &json!({})).await;
+    assert_eq!(
+        (status, TestServer::error_code(&e)),
+        (429, "rate_limited"),
+        "{e}"
+    );
+    db.execute(&format!(
+        "UPDATE game_reviews SET requested_at = 0 WHERE room_id = '{room}'"
+    ))
+    .await;
+    let (status, asked) = server.post_json(&path, &json!({})).await;
+    assert_eq!(status, 200, "{asked}");
+    assert_ne!(asked["state"], "failed", "{asked}");
+    assert_eq!(
+        reaches(&server, &room, "done").await["positions"],
+        r["positions"]
+    );
     // A second game is over the budget of one a day.
     let other = finished_game(&server).await;
     let res = server
