@@ -22,7 +22,7 @@ import {
   ENDINGS, applyPlies, childFor, endOf, fromJSON, isMain, leaves, lineRecord, lineThrough,
   mergeInto, mergeSame, newTree, parseRecord, pathTo, promote, remove, toJSON, writeRecord,
 } from './analysis/tree.js';
-import { moveList, sayNode } from './analysis/movelist.js';
+import { describeEvent, moveList, sayNode } from './analysis/movelist.js';
 import { drawArrows, evalBar, showScore } from './analysis/evalbar.js';
 import * as play from './analysis/play.js';
 import { reviewPanel, showBoard } from './analysis/review-panel.js';
@@ -30,21 +30,6 @@ import { reviewPanel, showBoard } from './analysis/review-panel.js';
 export { replay, analysePosition };
 
 const STORE = 'sannin.analysis.';
-
-function describeEvent(ev) {
-  const seat = (p) => t(`seat.${seatOf(p)}`);
-  switch (ev?.type) {
-    case 'check': return t('analysis.event.check', { who: seat(ev.player), by: seat(ev.by) });
-    case 'mated': return t('analysis.event.mated', { who: seat(ev.player) });
-    case 'eliminated': return t('analysis.event.eliminated', { who: seat(ev.player) });
-    case 'alliance_formed': return t('analysis.event.alliance', { a: seat(ev.allies?.[0]), b: seat(ev.allies?.[1]) });
-    case 'illuminated': return t('analysis.event.illuminated', { n: ev.cells?.length ?? 0 });
-    case 'game_over':
-      if (!ev.winners?.length) return t('analysis.event.draw');
-      return t('analysis.event.gameOver', { who: (ev.winners ?? []).map(seat).join(t('lobby.and')) || '—' });
-    default: return null;
-  }
-}
 
 /** A refusal in words: the request budget spent says so plainly, with the wait. */
 function refusal(e) {

@@ -92,3 +92,19 @@ export function moveList(tree, current, onPick) {
   else line(tree.root.children[0], true, list);
   return list;
 }
+
+/** What a rules event of a move did, in words; null for events not told. */
+export function describeEvent(ev) {
+  const seat = (p) => t(`seat.${seatOf(p)}`);
+  switch (ev?.type) {
+    case 'check': return t('analysis.event.check', { who: seat(ev.player), by: seat(ev.by) });
+    case 'mated': return t('analysis.event.mated', { who: seat(ev.player) });
+    case 'eliminated': return t('analysis.event.eliminated', { who: seat(ev.player) });
+    case 'alliance_formed': return t('analysis.event.alliance', { a: seat(ev.allies?.[0]), b: seat(ev.allies?.[1]) });
+    case 'illuminated': return t('analysis.event.illuminated', { n: ev.cells?.length ?? 0 });
+    case 'game_over':
+      if (!ev.winners?.length) return t('analysis.event.draw');
+      return t('analysis.event.gameOver', { who: (ev.winners ?? []).map(seat).join(t('lobby.and')) || '—' });
+    default: return null;
+  }
+}

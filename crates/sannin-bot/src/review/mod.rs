@@ -81,8 +81,6 @@ pub struct PositionReview {
     pub evaluations: [i32; 3],
     /// Each player's share of the game, summing to 1 ([`shares`]).
     pub shares: [f64; 3],
-    /// Actions played by the search.
-    pub nodes: u64,
 }
 
 /// Each player's share of the game (0..1, summing to 1) from its evaluation: a won
@@ -152,7 +150,6 @@ pub fn review_position(game: &Game, nodes: u64) -> PositionReview {
                 mate: None,
                 evaluations,
                 shares: shares(evaluations),
-                nodes: 0,
             }
         }
     }
@@ -211,7 +208,6 @@ fn of_analysis(a: Analysis) -> PositionReview {
         mate: a.mate,
         evaluations,
         shares: shares(evaluations),
-        nodes: a.nodes,
     }
 }
 

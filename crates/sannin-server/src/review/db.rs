@@ -2,6 +2,10 @@
 //! reviews running, the results, and the counts the daily budgets are read from.
 //! Portable SQL.
 
+use sqlx::any::AnyArguments;
+use sqlx::query::Query;
+use sqlx::Any;
+
 use crate::store::{unix_ms, Store};
 
 /// A review's row.
@@ -54,21 +58,22 @@ pub async fn find(store: &Store, room: &str) -> sqlx::Result<Option<Row>> {
 /// # Errors
 /// Database errors.
 pub async fn insert(store: &Store, r: &Request<'_>) -> sqlx::Result<bool> {
-    let done = sqlx::query(
-        "INSERT INTO game_reviews \
-         (room_id, state, requester, addr, account_id, requested_at, plies_total, nodes) \
-         VALUES ($1, 'queued', $2, $3, $4, $5, $6, $7) ON CONFLICT (room_id) DO NOTHING",
+    one_row(
+        store,
+        sqlx::query(
+            "INSERT INTO game_reviews \
+             (room_id, state, requester, addr, account_id, requested_at, plies_total, nodes) \
+             VALUES ($1, 'queued', $2, $3, $4, $5, $6, $7) ON CONFLICT (room_id) DO NOTHING",
+        )
+        .bind(r.room_id)
+        .bind(r.requester)
+        .bind(r.addr)
+        .bind(r.account_id)
+        .bind(unix_ms())
+        .bind(r.plies_total)
+        .bind(r.nodes),
     )
-    .bind(r.room_id)
-    .bind(r.requester)
-    .bind(r.addr)
-    .bind(r.account_id)
-    .bind(unix_ms())
-    .bind(r.plies_total)
-    .bind(r.nodes)
-    .execute(store.pool())
-    .await?;
-    Ok(done.rows_affected() == 1)
+    .await
 }
 
 /// Queues again the failed review of `r.room_id` for its new requester; false when it
@@ -77,21 +82,22 @@ pub async fn insert(store: &Store, r: &Request<'_>) -> sqlx::Result<bool> {
 /// # Errors
 /// Database errors.
 pub async fn requeue(store: &Store, r: &Request<'_>) -> sqlx::Result<bool> {
-    let done = sqlx::query(
-        "UPDATE game_reviews SET state = 'queued', requester = $2, addr = $3, account_id = $4, \
-         requested_at = $5, plies_total = $6, nodes = $7, plies_done = 0, result = NULL, \
-         finished_at = NULL WHERE room_id = $1 AND state = 'failed'",
+    one_row(
+        store,
+        sqlx::query(
+            "UPDATE game_reviews SET state = 'queued', requester = $2, addr = $3, account_id = $4, \
+             requested_at = $5, plies_total = $6, nodes = $7, plies_done = 0, result = NULL, \
+             finished_at = NULL WHERE room_id = $1 AND state = 'failed'",
+        )
+        .bind(r.room_id)
+        .bind(r.requester)
+        .bind(r.addr)
+        .bind(r.account_id)
+        .bind(unix_ms())
+        .bind(r.plies_total)
+        .bind(r.nodes),
     )
-    .bind(r.room_id)
-    .bind(r.requester)
-    .bind(r.addr)
-    .bind(r.account_id)
-    .bind(unix_ms())
-    .bind(r.plies_total)
-    .bind(r.nodes)
-    .execute(store.pool())
-    .await?;
-    Ok(done.rows_affected() == 1)
+    .await
 }
 
 /// How many reviews `column` = `key` asked for since `since`, and when the oldest of
@@ -171,17 +177,18 @@ pub async fn claim(
     now: i64,
     lease_until: i64,
 ) -> sqlx::Result<bool> {
-    let done = sqlx::query(
-        "UPDATE game_reviews SET state = 'running', node = $2, lease_until = $3, plies_done = 0 \
-         WHERE room_id = $1 AND (state = 'queued' OR (state = 'running' AND lease_until < $4))",
+    one_row(
+        store,
+        sqlx::query(
+            "UPDATE game_reviews SET state = 'running', node = $2, lease_until = $3, plies_done = 0 \
+             WHERE room_id = $1 AND (state = 'queued' OR (state = 'running' AND lease_until < $4))",
+        )
+        .bind(room)
+        .bind(node)
+        .bind(lease_until)
+        .bind(now),
     )
-    .bind(room)
-    .bind(node)
-    .bind(lease_until)
-    .bind(now)
-    .execute(store.pool())
-    .await?;
-    Ok(done.rows_affected() == 1)
+    .await
 }
 
 /// Records progress and extends the lease; false when `node` no longer holds it.
@@ -195,17 +202,18 @@ pub async fn progress(
     plies_done: i64,
     lease_until: i64,
 ) -> sqlx::Result<bool> {
-    let done = sqlx::query(
-        "UPDATE game_reviews SET plies_done = $3, lease_until = $4 \
-         WHERE room_id = $1 AND node = $2 AND state = 'running'",
+    one_row(
+        store,
+        sqlx::query(
+            "UPDATE game_reviews SET plies_done = $3, lease_until = $4 \
+             WHERE room_id = $1 AND node = $2 AND state = 'running'",
+        )
+        .bind(room)
+        .bind(node)
+        .bind(plies_done)
+        .bind(lease_until),
     )
-    .bind(room)
-    .bind(node)
-    .bind(plies_done)
-    .bind(lease_until)
-    .execute(store.pool())
-    .await?;
-    Ok(done.rows_affected() == 1)
+    .await
 }
 
 /// Ends `room`'s review run by `node`: `done` with the review's JSON, or `failed` with
@@ -222,20 +230,21 @@ pub async fn finish(
     plies_done: i64,
 ) -> sqlx::Result<bool> {
     let state = if done { "done" } else { "failed" };
-    let r = sqlx::query(
-        "UPDATE game_reviews SET state = $3, result = $4, plies_done = $5, finished_at = $6, \
-         node = NULL, lease_until = NULL \
-         WHERE room_id = $1 AND node = $2 AND state = 'running'",
+    one_row(
+        store,
+        sqlx::query(
+            "UPDATE game_reviews SET state = $3, result = $4, plies_done = $5, finished_at = $6, \
+             node = NULL, lease_until = NULL \
+             WHERE room_id = $1 AND node = $2 AND state = 'running'",
+        )
+        .bind(room)
+        .bind(node)
+        .bind(state)
+        .bind(result)
+        .bind(plies_done)
+        .bind(unix_ms()),
     )
-    .bind(room)
-    .bind(node)
-    .bind(state)
-    .bind(result)
-    .bind(plies_done)
-    .bind(unix_ms())
-    .execute(store.pool())
-    .await?;
-    Ok(r.rows_affected() == 1)
+    .await
 }
 
 /// Puts the reviews `node` runs back in the queue (it stops, or starts again after a
@@ -257,4 +266,10 @@ pub async fn release(store: &Store, node: Option<&str>) -> sqlx::Result<u64> {
         None => sqlx::query(SET).execute(store.pool()).await?,
     };
     Ok(done.rows_affected())
+}
+
+/// Runs `q`; whether it changed exactly one row (the row it names was in the state
+/// it asks for).
+async fn one_row<'q>(store: &Store, q: Query<'q, Any, AnyArguments<'q>>) -> sqlx::Result<bool> {
+    Ok(q.execute(store.pool()).await?.rows_affected() == 1)
 }
