@@ -216,6 +216,8 @@ test('/tv shows the game being played, then the next one by itself', async () =>
   await until('tv shows the bots\' game', async () => (await viewer.page.getByTestId('tv-players').getAttribute('data-room')) === bots);
   await viewer.page.waitForSelector('[data-testid="tv"] svg.board');
   assert.equal(await viewer.page.getByTestId('nav-tv').getAttribute('aria-current'), 'page');
+  // The board can be drawn a moment before the page's socket has recorded its state.
+  await until('its state', () => viewer.lastState()?.room === bots);
   assert.equal(viewer.lastState().you, null, 'a spectator');
   await viewer.page.screenshot({ path: `${SHOTS}play-tv.png` });
 
