@@ -5,9 +5,10 @@ import { h } from './dom.js';
 import { SEATS } from './geometry.js';
 import { t } from './i18n.js';
 
-// Levels by number (the server's); the names are i18n's `room.bot.levelN`:
-// Random, Beginner, Casual, Strong, Master.
-export const BOT_LEVELS = [0, 1, 2, 3, 4];
+// Levels by number (the server's), weakest first; the names are i18n's
+// `room.bot.levelN` and `bot.levelN`: Random, Beginner, Casual, Strong, Master,
+// Grandmaster.
+export const BOT_LEVELS = [0, 1, 2, 3, 4, 5];
 const seatName = (seat) => t(`room.seat.${seat}`);
 
 function levelOptions(selected, withNone) {

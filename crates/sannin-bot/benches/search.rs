@@ -38,7 +38,11 @@ fn bench(c: &mut Criterion) {
     for (name, text) in POSITIONS {
         let pos: Position = text.parse().expect("a valid position");
         let game = Game::from_position(pos);
-        for (suffix, level) in [("", Level::STRONG), ("/master", Level::MASTER)] {
+        for (suffix, level) in [
+            ("", Level::STRONG),
+            ("/master", Level::MASTER),
+            ("/grandmaster", Level::GRANDMASTER),
+        ] {
             let nodes = choose_detailed(&game, level, 1, limits)
                 .expect("a choice")
                 .nodes;

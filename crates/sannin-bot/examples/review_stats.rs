@@ -19,7 +19,7 @@ fn main() {
         .collect();
     let (nodes, level, games) = (args[0], args[1], args[2]);
     let plies = args.get(3).copied().unwrap_or(120);
-    let level = Level::from_number(level as u8).expect("a level, 0 to 4");
+    let level = Level::from_number(level as u8).expect("a level, 0 to 5");
     let mut counts = [0usize; 4];
     let mut losses = Vec::new();
     let mut reviewing = Duration::ZERO;

@@ -18,13 +18,24 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use sannin_bot::arena::{play_engines, GameRecord};
 use sannin_bot::{Engine, Limits, Weights};
 
 /// Plays `games` games of `engines` (seats rotated) on `jobs` threads.
 fn run(engines: [Engine; 3], games: usize, seed: u64, jobs: usize) -> Vec<GameRecord> {
+    run_limited(engines, games, seed, jobs, Limits::default())
+}
+
+/// [`run`] under these limits.
+fn run_limited(
+    engines: [Engine; 3],
+    games: usize,
+    seed: u64,
+    jobs: usize,
+    limits: Limits,
+) -> Vec<GameRecord> {
     let next = AtomicUsize::new(0);
     let out = Mutex::new(Vec::new());
     std::thread::scope(|s| {
@@ -34,7 +45,7 @@ fn run(engines: [Engine; 3], games: usize, seed: u64, jobs: usize) -> Vec<GameRe
                 if g >= games {
                     break;
                 }
-                let r = play_engines(engines, g, seed, 300, Limits::default()).expect("a game");
+                let r = play_engines(engines, g, seed, 300, limits).expect("a game");
                 eprintln!("game {g}: {} plies, score {:?}", r.plies, r.score);
                 out.lock().expect("lock").push((g, r));
             });
@@ -88,8 +99,17 @@ fn main() {
             let games = arg(&args, 3, "games");
             let seed = arg(&args, 4, "seed");
             let jobs = arg(&args, 5, "jobs");
+            // An optional sixth argument: milliseconds a move for every engine.
+            let limits = match args.get(6).map(|s| s.parse::<u64>()) {
+                Some(Ok(ms)) => Limits {
+                    nodes: Some(u64::MAX),
+                    time: Some(Duration::from_millis(ms)),
+                },
+                Some(Err(e)) => panic!("movetime: {e}"),
+                None => Limits::default(),
+            };
             let t = Instant::now();
-            let r = run([a, b, b], games, seed, jobs);
+            let r = run_limited([a, b, b], games, seed, jobs, limits);
             let (mean, half, ms) = summary(&r);
             let plies: usize = r.iter().map(|g| g.plies).sum();
             println!(
@@ -182,6 +202,6 @@ fn main() {
                 weights_string(&f.weights)
             );
         }
-        _ => eprintln!("usage: tune match A B GAMES SEED JOBS | tune coord ENGINE GAMES SEED JOBS MARGIN NAME=V1/V2... | tune texel-data GAMES SEED JOBS FILE | tune texel FILE ROUNDS"),
+        _ => eprintln!("usage: tune match A B GAMES SEED JOBS [MOVETIME_MS] | tune coord ENGINE GAMES SEED JOBS MARGIN NAME=V1/V2... | tune texel-data GAMES SEED JOBS FILE | tune texel FILE ROUNDS"),
     }
 }

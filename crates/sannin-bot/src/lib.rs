@@ -9,6 +9,7 @@
 //! | 2 | Casual | paranoid alpha-beta search, small node budget ([`Level::nodes`]); any root action within 25 centipawns of the best, picked by the seed |
 //! | 3 | Strong | the same search with a larger budget (about 60 ms a move on average on an idle core) |
 //! | 4 | Master | best-reply search in the free-for-all, paranoid search once the game has two sides; wins and mates in one taken at once; about 0.2 s a move on an idle core, four to five times level 3's |
+//! | 5 | Grandmaster | level 4's search and budget, made to see further with the same nodes: principal variation search, late move reductions, the table's move searched before the other actions are played; measured against two of level 4 at equal time in docs/bots.md |
 //!
 //! The searches:
 //!
@@ -36,6 +37,16 @@
 //!   opponent's best capture (none: it passes); in matches against level 3
 //!   it scored below plain best-reply search and spent more time a move
 //!   (docs/bots.md, "Strength"), so no level uses it.
+//! - *Principal variation search* (A. Reinefeld, "An improvement to the
+//!   Scout tree search algorithm", ICCA Journal 6(4), 1983) and *late move
+//!   reductions* (as in chess programs; T. Romstad, "An introduction to late
+//!   move reductions", 2007), level 5: after a node's first child, the
+//!   others are only asked whether they are better (a null window), the
+//!   quiet ones late in the ordering first at a reduced depth, and searched
+//!   in full only when they are. With the table's move searched before the
+//!   other actions are played for ordering, a node cut off by it costs one
+//!   action instead of all of them. The same node budget then reaches
+//!   further.
 //! - Monte Carlo tree search with max^n backup and Progressive History
 //!   (J. Nijssen and M. Winands, "Enhancements for multi-player Monte-Carlo
 //!   tree search", Computers and Games 2010): the `mcts` module, with an
@@ -48,7 +59,7 @@
 //! Levels 1 and 2 vary their play: among the actions scoring within a
 //! margin ([`Engine::variety`]) of the best, the seed picks one, so that no
 //! two games are alike; the margin is below half a pawn, so a free piece or
-//! a mate is never passed over for variety's sake. Levels 3 and 4 play their
+//! a mate is never passed over for variety's sake. Levels 3 to 5 play their
 //! best action (the seed only breaks exact ties).
 //!
 //! Time: the node budget is the normal stop. In a game with a clock,
@@ -112,10 +123,12 @@ impl Level {
     pub const STRONG: Level = Level(3);
     /// 4: best-reply search.
     pub const MASTER: Level = Level(4);
+    /// 5: best-reply search with null windows, reductions and history.
+    pub const GRANDMASTER: Level = Level(5);
     /// The highest level.
-    pub const MAX: Level = Level::MASTER;
+    pub const MAX: Level = Level::GRANDMASTER;
 
-    /// Level `n` (0..=4).
+    /// Level `n` (0..=5).
     pub fn from_number(n: u8) -> Option<Level> {
         (n <= Level::MAX.0).then_some(Level(n))
     }
@@ -140,14 +153,16 @@ impl Level {
         (0..=Level::MAX.0).map(Level)
     }
 
-    /// The name players see: Random moves, Beginner, Casual, Strong, Master.
+    /// The name players see: Random moves, Beginner, Casual, Strong, Master,
+    /// Grandmaster.
     pub fn name(self) -> &'static str {
         match self.0 {
             0 => "Random moves",
             1 => "Beginner",
             2 => "Casual",
             3 => "Strong",
-            _ => "Master",
+            4 => "Master",
+            _ => "Grandmaster",
         }
     }
 
@@ -157,7 +172,7 @@ impl Level {
         match self.0 {
             2 => Some(3_000),
             3 => Some(30_000),
-            4 => Some(MASTER_NODES),
+            4 | 5 => Some(MASTER_NODES),
             _ => None,
         }
     }
@@ -195,7 +210,8 @@ impl Level {
             0 => (Algorithm::Random, Weights::DEFAULT),
             1 => (Algorithm::Greedy, Weights::DEFAULT),
             2 | 3 => (Algorithm::Paranoid, Weights::DEFAULT),
-            _ => (Algorithm::BestReply, Weights::DEFAULT),
+            4 => (Algorithm::BestReply, Weights::DEFAULT),
+            _ => (Algorithm::BestReplyReduced, Weights::DEFAULT),
         };
         Engine {
             algorithm,
@@ -229,6 +245,8 @@ pub enum Algorithm {
     BestReply,
     /// BRS+ in a free-for-all, paranoid with two sides.
     BestReplyPlus,
+    /// Best-reply search with null windows and late move reductions.
+    BestReplyReduced,
     /// Monte Carlo tree search with max^n backup and Progressive History.
     Mcts,
 }
@@ -242,10 +260,11 @@ impl std::str::FromStr for Algorithm {
             "paranoid" => Algorithm::Paranoid,
             "brs" => Algorithm::BestReply,
             "brs+" => Algorithm::BestReplyPlus,
+            "brs-r" => Algorithm::BestReplyReduced,
             "mcts" => Algorithm::Mcts,
             _ => {
                 return Err(format!(
-                    "{s}: not random, greedy, paranoid, brs, brs+ or mcts"
+                    "{s}: not random, greedy, paranoid, brs, brs+, brs-r or mcts"
                 ))
             }
         })
@@ -423,6 +442,7 @@ pub fn choose_with(game: &Game, engine: &Engine, seed: u64, limits: Limits) -> O
             match algorithm {
                 Algorithm::BestReply => s = s.best_reply(),
                 Algorithm::BestReplyPlus => s = s.best_reply_plus(),
+                Algorithm::BestReplyReduced => s = s.best_reply().with_reductions(),
                 _ => {}
             }
             s.run(game.position(), legal).map(|f| Choice {

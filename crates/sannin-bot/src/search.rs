@@ -9,18 +9,26 @@
 
 use std::time::Instant;
 
-use sannin_rules::{Action, Event, Played, Player, Position, Role};
+use sannin_rules::{Action, Event, Played, Player, Position};
 
 use crate::best_first::BestFirst;
 use crate::eval::{evaluate_with, piece_value, same_side, Weights, WIN, WIN_BOUND};
 
 mod best_reply;
+mod quiesce;
+mod reduce;
+mod window;
+
+use window::Window;
 
 const INF: i32 = WIN + 1;
 /// Deepest iteration tried (the node budget stops far earlier in practice).
 const MAX_DEPTH: i32 = 32;
 /// Plies of captures searched past the horizon.
 const QDEPTH: i32 = 3;
+/// From this far from the horizon on, every child is played and evaluated to
+/// order them (nearer, a cheap score of the action orders them).
+const ORDER_DEPTH: i32 = 2;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Bound {
@@ -69,6 +77,8 @@ pub struct Searcher {
     brs: bool,
     /// BRS+: the opponent not searched plays its best capture instead of passing.
     brs_plus: bool,
+    /// Principal variation search and late move reductions (`reduce`).
+    reductions: bool,
     weights: Weights,
     /// Root variety: margin in centipawns, and the seed of the pick.
     variety: (i32, u64),
@@ -101,6 +111,7 @@ impl Searcher {
             stopped: false,
             brs: false,
             brs_plus: false,
+            reductions: false,
             weights: Weights::DEFAULT,
             variety: (0, 0),
         }
@@ -132,6 +143,14 @@ impl Searcher {
     pub fn best_reply_plus(mut self) -> Searcher {
         self.brs = true;
         self.brs_plus = true;
+        self
+    }
+
+    /// Null windows after a node's first child, late quiet children searched
+    /// shallower first (`reduce`), and the table's move searched before the
+    /// other children are played to order them.
+    pub fn with_reductions(mut self) -> Searcher {
+        self.reductions = true;
         self
     }
 
@@ -324,14 +343,7 @@ impl Searcher {
     }
 
     /// Alpha-beta on `pos` (whose key is the last of `self.keys`).
-    fn search(
-        &mut self,
-        pos: &Position,
-        depth: i32,
-        ply: i32,
-        mut alpha: i32,
-        mut beta: i32,
-    ) -> i32 {
+    fn search(&mut self, pos: &Position, depth: i32, ply: i32, alpha: i32, beta: i32) -> i32 {
         let Some(to_move) = pos.to_move() else {
             return self.eval(pos);
         };
@@ -352,20 +364,46 @@ impl Searcher {
         if self.brs && !maximizing && pos.active_count() == 3 && pos.alliance().is_none() {
             return self.best_reply_node(pos, depth, ply, alpha, beta, tt_move);
         }
-        let (alpha0, beta0) = (alpha, beta);
-        let mut best = if maximizing { -INF } else { INF };
-        let mut best_move = None;
+        let mut w = Window::new(maximizing, alpha, beta);
         let mut actions = self.buffers.pop().unwrap_or_default();
         pos.legal_actions_into(&mut actions);
         let uply = ply as usize;
+
+        // The table's move first, on its own: when it cuts, the other
+        // children are never played.
+        let mut searched = 0;
+        let tt_first = (self.reductions && depth >= ORDER_DEPTH)
+            .then_some(tt_move)
+            .flatten()
+            .filter(|m| actions.contains(m));
+        if let Some(a) = tt_first {
+            if !self.tick() {
+                self.buffers.push(actions);
+                return 0;
+            }
+            if let Some(succ) = pos.play_unchecked(a, &self.keys) {
+                let v =
+                    self.ordered_child_value(&succ, (depth, ply), w.bounds(), maximizing, 0, false);
+                if self.stopped {
+                    self.buffers.push(actions);
+                    return 0;
+                }
+                searched = 1;
+                if w.update(v, a) {
+                    self.buffers.push(actions);
+                    return self.cut(pos, a, (depth, uply), key, &w);
+                }
+            }
+        }
 
         // Far from the horizon, play every child first and sort by its
         // evaluation for the mover (checks and wins first): good ordering is
         // worth more there than the plays it costs.
         let mut children: Vec<(i32, Action, Option<Played>)> = Vec::with_capacity(actions.len());
-        if depth >= 2 {
-            for &a in &actions {
+        if depth >= ORDER_DEPTH {
+            for &a in actions.iter().filter(|&&a| Some(a) != tt_first) {
                 if !self.tick() {
+                    self.buffers.push(actions);
                     return 0;
                 }
                 let Some(s) = pos.play_unchecked(a, &self.keys) else {
@@ -396,7 +434,7 @@ impl Searcher {
         }
         self.buffers.push(actions);
 
-        for i in BestFirst::new(&children, |c| c.0) {
+        for (index, i) in BestFirst::new(&children, |c| c.0).enumerate() {
             let (_, a, ref mut succ) = children[i];
             let succ = match succ.take() {
                 Some(s) => s,
@@ -410,28 +448,29 @@ impl Searcher {
                     }
                 }
             };
-            let v = self.child_value(&succ, depth - 1, ply + 1, alpha, beta);
+            let quiet = succ.events.is_empty() && Some(a) != tt_move;
+            let v = self.ordered_child_value(
+                &succ,
+                (depth, ply),
+                w.bounds(),
+                maximizing,
+                index + searched,
+                quiet,
+            );
             if self.stopped {
                 return 0;
             }
-            if maximizing {
-                if v > best {
-                    best = v;
-                    best_move = Some(a);
-                }
-                alpha = alpha.max(v);
-            } else {
-                if v < best {
-                    best = v;
-                    best_move = Some(a);
-                }
-                beta = beta.min(v);
-            }
-            if alpha >= beta {
-                self.add_killer(uply, a, pos);
-                break;
+            if w.update(v, a) {
+                return self.cut(pos, a, (depth, uply), key, &w);
             }
         }
+        let Window {
+            best,
+            best_move,
+            alpha0,
+            beta0,
+            ..
+        } = w;
         if best_move.is_none() {
             // Every action repeats a position of the line: judge it statically.
             return self.eval(pos);
@@ -439,98 +478,18 @@ impl Searcher {
         self.store_result(key, best, depth, (alpha0, beta0), best_move)
     }
 
-    /// Captures (and illuminations) only, with standing pat, `qdepth` plies deep.
-    fn quiesce(
+    /// A node cut off by action `a` of the player to move in `pos`: the action
+    /// remembered as a killer, the bound stored.
+    fn cut(
         &mut self,
         pos: &Position,
-        ply: i32,
-        mut alpha: i32,
-        mut beta: i32,
-        qdepth: i32,
+        a: Action,
+        (depth, uply): (i32, usize),
+        key: u64,
+        w: &Window,
     ) -> i32 {
-        let stand = self.eval(pos);
-        let Some(to_move) = pos.to_move() else {
-            return stand;
-        };
-        if qdepth <= 0 {
-            return stand;
-        }
-        let maximizing = self.friend(pos, to_move);
-        if maximizing {
-            if stand >= beta {
-                return stand;
-            }
-            alpha = alpha.max(stand);
-        } else {
-            if stand <= alpha {
-                return stand;
-            }
-            beta = beta.min(stand);
-        }
-        // Only captures worth a look: of an undefended piece or of anything
-        // but a pawn, and (delta pruning) able to reach the window at all;
-        // illuminations always. Only captures are generated.
-        let window = if maximizing { alpha } else { beta };
-        let mut buf = self.buffers.pop().unwrap_or_default();
-        pos.legal_captures_into(&mut buf);
-        let mut captures: Vec<(i32, Action)> = Vec::with_capacity(buf.len());
-        for &a in &buf {
-            if let Action::Move { to, .. } = a {
-                let Some(x) = pos.piece_at(to) else { continue };
-                if x.role == Role::King
-                    || same_side(pos, to_move, x.owner)
-                    || !pos.is_attacked_by(to, to_move)
-                {
-                    continue;
-                }
-                let v = piece_value(x.role, x.promoted);
-                let hopeful = if maximizing {
-                    stand + 2 * v + 200 > window
-                } else {
-                    stand - 2 * v - 200 < window
-                };
-                if !hopeful || (v <= 100 && pos.is_attacked_by(to, x.owner)) {
-                    continue;
-                }
-            }
-            if let Some(s) = Self::is_capture(pos, a) {
-                captures.push((s, a));
-            }
-        }
-        self.buffers.push(buf);
-        captures.sort_by_key(|c| -c.0);
-        let mut best = stand;
-        for (_, a) in captures {
-            if !self.tick() {
-                return 0;
-            }
-            let Some(succ) = pos.play_unchecked(a, &self.keys) else {
-                continue;
-            };
-            let v = match self.terminal(&succ, ply + 1) {
-                Some(v) => v,
-                None => {
-                    self.keys.push(succ.position.repetition_key());
-                    let v = self.quiesce(&succ.position, ply + 1, alpha, beta, qdepth - 1);
-                    self.keys.pop();
-                    v
-                }
-            };
-            if self.stopped {
-                return 0;
-            }
-            if maximizing {
-                best = best.max(v);
-                alpha = alpha.max(v);
-            } else {
-                best = best.min(v);
-                beta = beta.min(v);
-            }
-            if alpha >= beta {
-                break;
-            }
-        }
-        best
+        self.add_killer(uply, a, pos);
+        self.store_result(key, w.best, depth, (w.alpha0, w.beta0), w.best_move)
     }
 
     /// A win in one, else a mate in one of an opponent that does not lose
@@ -595,7 +554,16 @@ impl Searcher {
             let mut finished = true;
             for (i, child) in children.iter_mut().enumerate() {
                 let low = if alpha > -INF { alpha - margin } else { alpha };
-                let v = self.child_value(&child.succ, depth - 1, 1, low, INF);
+                let v = if self.reductions && margin == 0 && i > 0 {
+                    let v = self.child_value(&child.succ, depth - 1, 1, low, low + 1);
+                    if v > low && !self.stopped {
+                        self.child_value(&child.succ, depth - 1, 1, low, INF)
+                    } else {
+                        v
+                    }
+                } else {
+                    self.child_value(&child.succ, depth - 1, 1, low, INF)
+                };
                 if self.stopped {
                     finished = false;
                     break;

@@ -92,8 +92,9 @@ fn random_games(seeds: std::ops::Range<u64>, max_plies: usize) -> Vec<Game> {
 #[test]
 fn levels_parse() {
     assert_eq!(Level::from_number(0), Some(Level::RANDOM));
-    assert_eq!(Level::from_number(4), Some(Level::MAX));
-    assert_eq!(Level::from_number(5), None);
+    assert_eq!(Level::from_number(4), Some(Level::MASTER));
+    assert_eq!(Level::from_number(5), Some(Level::MAX));
+    assert_eq!(Level::from_number(6), None);
     assert!(level(2).nodes() < level(3).nodes());
 }
 
@@ -207,7 +208,7 @@ fn never_returns_an_illegal_action() {
 #[test]
 fn same_seed_same_choice() {
     for game in random_games(40..42, 40).into_iter().step_by(7) {
-        for n in 0..=4 {
+        for n in 0..=Level::MAX.number() {
             let a = choose_detailed(&game, level(n), 99, small()).expect("an action");
             let b = choose_detailed(&game, level(n), 99, small()).expect("an action");
             assert_eq!(a.action, b.action, "level {n}");

@@ -1,4 +1,5 @@
-//! The top level's promises: it takes a mate in one, does not walk into a
+//! The promises of the two searching levels at the top (Master and
+//! Grandmaster): each takes a mate in one, does not walk into a
 //! mate in one, wins by the Pleasure Garden when it can (RULES §11 step 2)
 //! and does not leave its rook to a single capture (RULES §12.1's en prise
 //! and unequal exchange).
@@ -6,8 +7,13 @@
 use sannin_bot::{choose, Level, Limits};
 use sannin_rules::{notation, Action, Game, Player, Position, Role, START};
 
-fn master() -> Level {
-    Level::MAX
+/// The levels held to these promises.
+const TOP: [Level; 2] = [Level::MASTER, Level::GRANDMASTER];
+
+/// Each top level with each of three seeds.
+fn tops_and_seeds() -> impl Iterator<Item = (Level, u64)> {
+    TOP.into_iter()
+        .flat_map(|level| (0..3).map(move |seed| (level, seed)))
 }
 
 /// The level's own budget (the search must see two of its own moves).
@@ -26,14 +32,17 @@ fn can_be_mated(pos: &Position, p: Player) -> bool {
 
 #[test]
 fn is_the_highest_level_and_has_names() {
-    assert_eq!(master().number(), 4);
-    assert_eq!(Level::from_name("master"), Some(master()));
+    assert_eq!(Level::MAX, Level::GRANDMASTER);
+    assert_eq!(Level::GRANDMASTER.number(), 5);
+    assert_eq!(Level::from_name("grandmaster"), Some(Level::GRANDMASTER));
+    assert_eq!(Level::from_name("master"), Some(Level::MASTER));
+    assert_eq!(Level::MASTER.number(), 4);
     assert_eq!(Level::from_name("Strong"), Level::from_number(3));
     assert_eq!(Level::from_name("Casual"), Level::from_number(2));
     assert_eq!(Level::from_name("Beginner"), Level::from_number(1));
     assert_eq!(Level::from_name("3"), Level::from_number(3));
-    assert_eq!(Level::from_name("grandmaster"), None);
-    assert_eq!(Level::from_number(5), None);
+    assert_eq!(Level::from_name("supergrandmaster"), None);
+    assert_eq!(Level::from_number(6), None);
 }
 
 #[test]
@@ -43,8 +52,8 @@ fn finds_the_mate_in_one() {
     let s = "m+L2fP1fS1/1f+P2fP3/m+P2fPfR2fK1/mP4fP4/2f+L3fP1m+R2/9fS1m+L/5fP3mGm+S2/3mP3fP1fSfG1/mNm+PmP3f+LmP1fP1/1mPmP2mP4/7mN1/mL3mK3/3fG3 M -/BG/- FM - -";
     let pos: Position = s.parse().expect("valid position");
     let game = Game::from_position(pos.clone());
-    for seed in 0..3 {
-        let a = choose(&game, master(), seed, full()).expect("an action");
+    for (level, seed) in tops_and_seeds() {
+        let a = choose(&game, level, seed, full()).expect("an action");
         assert_eq!(notation::format(&pos, a).ok().as_deref(), Some("G*3d"));
     }
 }
@@ -64,13 +73,13 @@ fn takes_the_pleasure_garden() {
         to: garden,
         promote: false
     }));
-    for seed in 0..3 {
-        let a = choose(&game, master(), seed, full()).expect("an action");
+    for (level, seed) in tops_and_seeds() {
+        let a = choose(&game, level, seed, full()).expect("an action");
         let after = pos.play(a).expect("legal");
         assert_eq!(
             after.outcome.map(|o| o.winners),
             Some(vec![Player::Middle]),
-            "played {:?}",
+            "level {level} played {:?}",
             notation::format(&pos, a)
         );
     }
@@ -86,8 +95,8 @@ fn does_not_leave_its_rook_to_one_capture() {
         .replacen(" F -/-/- FML - FML", " M -/-/- FML - FML", 1);
     let pos: Position = s.parse().expect("valid position");
     let game = Game::from_position(pos.clone());
-    for seed in 0..3 {
-        let a = choose(&game, master(), seed, full()).expect("an action");
+    for (level, seed) in tops_and_seeds() {
+        let a = choose(&game, level, seed, full()).expect("an action");
         let after = pos.play(a).expect("legal").position;
         let Some(rook) = after
             .pieces()
@@ -107,7 +116,7 @@ fn does_not_leave_its_rook_to_one_capture() {
             .any(|e| after.is_attacked_by(rook, e));
         assert!(
             !attacked,
-            "played {:?}: the rook on {rook} stands attacked",
+            "level {level} played {:?}: the rook on {rook} stands attacked",
             notation::format(&pos, a)
         );
     }
@@ -145,13 +154,15 @@ fn does_not_walk_into_a_mate_in_one() {
             }
             if risky && safe && !own_kill {
                 tested += 1;
-                let a = choose(&game, master(), seed, full()).expect("an action");
-                let s = pos.play(a).expect("legal");
-                assert!(
-                    !can_be_mated(&s.position, me),
-                    "in {pos} the top level played {:?}, after which the next player mates",
-                    notation::format(&pos, a)
-                );
+                for level in TOP {
+                    let a = choose(&game, level, seed, full()).expect("an action");
+                    let s = pos.play(a).expect("legal");
+                    assert!(
+                        !can_be_mated(&s.position, me),
+                        "in {pos} level {level} played {:?}, after which the next player mates",
+                        notation::format(&pos, a)
+                    );
+                }
             }
             let a = choose(&game, Level::BEGINNER, seed, Limits::default()).expect("an action");
             if game.play(a).is_err() {
@@ -172,19 +183,60 @@ fn answers_fast_with_little_time_left() {
         let a = choose(&game, Level::BEGINNER, seed, Limits::default()).expect("an action");
         game.play(a).expect("legal");
     }
-    let budget = master().nodes().expect("a budget");
     let clock = sannin_bot::ClockTime {
         remaining: std::time::Duration::from_millis(600),
         ..Default::default()
     };
-    let short =
-        sannin_bot::choose_detailed(&game, master(), 1, full().on_clock(clock)).expect("an action");
-    assert!(
-        short.nodes < budget / 4,
-        "{} nodes with 20 ms to spend",
-        short.nodes
-    );
-    assert!(game.legal_actions().contains(&short.action));
-    let long = sannin_bot::choose_detailed(&game, master(), 1, full()).expect("an action");
-    assert!(long.nodes >= budget, "{} nodes", long.nodes);
+    for level in TOP {
+        let budget = level.nodes().expect("a budget");
+        let short = sannin_bot::choose_detailed(&game, level, 1, full().on_clock(clock))
+            .expect("an action");
+        assert!(
+            short.nodes < budget / 4,
+            "level {level}: {} nodes with 20 ms to spend",
+            short.nodes
+        );
+        assert!(game.legal_actions().contains(&short.action));
+        let long = sannin_bot::choose_detailed(&game, level, 1, full()).expect("an action");
+        assert!(long.nodes >= budget, "level {level}: {} nodes", long.nodes);
+    }
+}
+
+#[test]
+fn grandmaster_looks_further_than_master_with_the_same_nodes() {
+    // Positions of a level-1 game; both levels searching the same number of
+    // actions (the clock plays no part), level 5's null windows, reductions
+    // and table move first must finish a deeper iteration on some of them and
+    // never a shallower one.
+    let limits = Limits {
+        nodes: Some(60_000),
+        time: None,
+    };
+    let mut game = Game::new();
+    let (mut deeper, mut compared) = (0, 0);
+    for ply in 0..60u64 {
+        if game.is_over() {
+            break;
+        }
+        if ply % 3 == 0 {
+            let depth = |level| {
+                sannin_bot::choose_detailed(&game, level, 1, limits)
+                    .expect("an action")
+                    .depth
+            };
+            let (master, grandmaster) = (depth(Level::MASTER), depth(Level::GRANDMASTER));
+            assert!(
+                grandmaster >= master,
+                "ply {ply}: depth {grandmaster} against Master's {master}"
+            );
+            deeper += usize::from(grandmaster > master);
+            compared += 1;
+        }
+        let a = choose(&game, Level::BEGINNER, ply, Limits::default()).expect("an action");
+        game.play(a).expect("legal");
+    }
+    assert!(compared >= 8, "{compared} positions");
+    // Measured: deeper in 5 of 14 positions (an iteration costs several times
+    // the one before, so a deeper one is finished only now and then).
+    assert!(deeper >= 3, "deeper in {deeper} of {compared} positions");
 }

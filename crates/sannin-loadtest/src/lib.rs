@@ -99,7 +99,7 @@ pub struct LoadtestArgs {
     #[arg(long, default_value_t = 0)]
     pub bot_rooms: usize,
 
-    /// Level (0 to 4) of the bots of `--bot-rooms`.
+    /// Level (0 to 5) of the bots of `--bot-rooms`.
     #[arg(long, default_value_t = 3)]
     pub bot_level: u8,
 

@@ -229,10 +229,10 @@ pub struct LimitArgs {
     #[arg(long, env = "SANNIN_BOT_CONCURRENCY", default_value_t = 0)]
     pub bot_concurrency: usize,
 
-    /// Level (0–4) of the bot that replaces a player who abandons, in rooms created
+    /// Level (0–5) of the bot that replaces a player who abandons, in rooms created
     /// with `bot_takeover` and no `bot_takeover_level` of their own.
     #[arg(long, env = "SANNIN_BOT_TAKEOVER_LEVEL", default_value_t = 2,
-          value_parser = clap::value_parser!(u8).range(0..=4))]
+          value_parser = clap::value_parser!(u8).range(0..=5))]
     pub bot_takeover_level: u8,
 
     /// Most rooms where only bots play (three bot seats, or bots standing in for

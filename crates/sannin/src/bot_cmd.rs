@@ -11,11 +11,11 @@ use sannin_protocol::{ClientMsg, ErrorCode, Follower, RoomStatus, Seat, ServerMs
 use sannin_rules::{Game, Player, Position};
 use tokio_tungstenite::tungstenite::Message;
 
-/// A level by number (0 to the highest) or by name (Beginner, Casual, Strong, Master).
+/// A level by number (0 to the highest) or by name (Beginner, Casual, Strong, Master, Grandmaster).
 pub(crate) fn parse_level(s: &str) -> Result<Level, String> {
     Level::from_name(s).ok_or_else(|| {
         format!(
-            "`{s}` is not a level (0 to {}, or Beginner, Casual, Strong, Master)",
+            "`{s}` is not a level (0 to {}, or Beginner, Casual, Strong, Master, Grandmaster)",
             Level::MAX
         )
     })
@@ -39,7 +39,7 @@ pub struct BotArgs {
     #[arg(long)]
     pub room: String,
 
-    /// Playing strength, 0 (random) to 4 (Master), by number or name.
+    /// Playing strength, 0 (random) to 5 (Grandmaster), by number or name.
     #[arg(long, default_value = "2", value_parser = parse_level)]
     pub level: Level,
 

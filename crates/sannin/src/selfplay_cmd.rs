@@ -21,7 +21,7 @@ pub struct SelfplayArgs {
     #[arg(long, default_value_t = 3)]
     pub games: usize,
 
-    /// Three levels (0 to 4, or Beginner, Casual, Strong, Master), seated
+    /// Three levels (0 to 5, or Beginner, Casual, Strong, Master, Grandmaster), seated
     /// First, Middle, Last in the first game; the seats rotate by one each game.
     #[arg(long, value_delimiter = ',', value_parser = parse_level, default_value = "1,0,0")]
     pub levels: Vec<Level>,
@@ -34,7 +34,8 @@ pub struct SelfplayArgs {
     #[arg(long, default_value_t = 300)]
     pub max_plies: usize,
 
-    /// Print one line per game (plies, result, the seat of each level).
+    /// Print one line per game (plies, result, the seat of each level), and on
+    /// standard error a line as each game finishes.
     #[arg(long)]
     pub verbose: bool,
 
@@ -81,7 +82,17 @@ fn play_all(
                     break;
                 }
                 let r = play_game(levels, g, args.seed, args.max_plies, limits);
-                results.lock().unwrap_or_else(|e| e.into_inner())[g] = Some(r);
+                let mut all = results.lock().unwrap_or_else(|e| e.into_inner());
+                if args.verbose {
+                    let done = all.iter().filter(|r| r.is_some()).count() + 1;
+                    let plies = r.as_ref().map_or(0, |rec| rec.plies);
+                    eprintln!(
+                        "game {} finished ({done} of {}), {plies} plies",
+                        g + 1,
+                        args.games
+                    );
+                }
+                all[g] = Some(r);
             });
         }
     });

@@ -5,9 +5,8 @@ import { SEATS } from '../geometry.js';
 import { dateLocale, t } from '../i18n.js';
 import { playerName } from '../players.js';
 import { perMoveText } from '../clocks.js';
+import { BOT_LEVELS } from '../bots.js';
 
-/** The computer players' levels, weakest first (messages `bot.level0` … `bot.level4`). */
-export const LEVELS = [0, 1, 2, 3, 4];
 const PLAYER = { First: 'first', Middle: 'middle', Last: 'last' };
 
 /** A seat's name in the reader's language: "First" / "先手". */
@@ -72,5 +71,5 @@ export function winnerText(room) {
 
 /** The `<option>`s of a computer player's level, `selected` chosen. */
 export function levelOptions(selected) {
-  return LEVELS.map((n) => h('option', { value: n, selected: n === selected }, t(`bot.level${n}`)));
+  return BOT_LEVELS.map((n) => h('option', { value: n, selected: n === selected }, t(`bot.level${n}`)));
 }

@@ -4,7 +4,7 @@
 
 use sannin_rules::{Action, Played, Position, Role};
 
-use super::{Searcher, INF};
+use super::{Searcher, Window, INF, ORDER_DEPTH};
 use crate::best_first::BestFirst;
 use crate::eval::{piece_value, same_side};
 
@@ -19,11 +19,10 @@ impl Searcher {
         depth: i32,
         ply: i32,
         alpha: i32,
-        mut beta: i32,
+        beta: i32,
         tt_move: Option<Action>,
     ) -> i32 {
         let key = pos.repetition_key();
-        let (alpha0, beta0) = (alpha, beta);
         let mut sources: Vec<Position> = vec![pos.clone()];
         let second = match self.brs_plus.then(|| self.first_capture(pos)).flatten() {
             Some(s) => Some(s.position),
@@ -46,11 +45,40 @@ impl Searcher {
                 actions
             })
             .collect();
+        let mut w = Window::new(false, alpha, beta);
+        // The table's move first, on its own: when it cuts, the other
+        // children are never played.
+        let mut searched = 0;
+        let tt_first = (self.reductions && depth >= ORDER_DEPTH)
+            .then_some(tt_move)
+            .flatten()
+            .filter(|m| lists[0].contains(m));
+        if let Some(a) = tt_first {
+            if !self.tick() {
+                self.buffers.extend(lists);
+                return 0;
+            }
+            if let Some(succ) = self.play_to_me(&sources[0], a) {
+                let v = self.ordered_child_value(&succ, (depth, ply), w.bounds(), false, 0, false);
+                if self.stopped {
+                    self.buffers.extend(lists);
+                    return 0;
+                }
+                searched = 1;
+                if w.update(v, a) {
+                    self.buffers.extend(lists);
+                    return self.cut(&sources[0], a, (depth, uply), key, &w);
+                }
+            }
+        }
         let mut children: Vec<(i32, usize, Action, Option<Played>)> =
             Vec::with_capacity(lists.iter().map(Vec::len).sum());
         for (i, (src, actions)) in sources.iter().zip(&lists).enumerate() {
             for &a in actions {
-                if depth >= 2 {
+                if i == 0 && Some(a) == tt_first {
+                    continue;
+                }
+                if depth >= ORDER_DEPTH {
                     if !self.tick() {
                         self.buffers.extend(lists);
                         return 0;
@@ -73,9 +101,7 @@ impl Searcher {
             }
         }
         self.buffers.extend(lists);
-        let mut best = INF;
-        let mut best_move = None;
-        for k in BestFirst::new(&children, |c| c.0) {
+        for (index, k) in BestFirst::new(&children, |c| c.0).enumerate() {
             let (_, i, a, ref mut succ) = children[k];
             let succ = match succ.take() {
                 Some(s) => s,
@@ -89,24 +115,26 @@ impl Searcher {
                     }
                 }
             };
-            let v = self.child_value(&succ, depth - 1, ply + 1, alpha, beta);
+            let quiet = succ.events.is_empty() && !(i == 0 && Some(a) == tt_move);
+            let v = self.ordered_child_value(
+                &succ,
+                (depth, ply),
+                w.bounds(),
+                false,
+                index + searched,
+                quiet,
+            );
             if self.stopped {
                 return 0;
             }
-            if v < best {
-                best = v;
-                best_move = Some(a);
-            }
-            beta = beta.min(v);
-            if alpha >= beta {
-                self.add_killer(uply, a, &sources[i]);
-                break;
+            if w.update(v, a) {
+                return self.cut(&sources[i], a, (depth, uply), key, &w);
             }
         }
-        if best_move.is_none() {
+        if w.best_move.is_none() {
             return self.eval(pos);
         }
-        self.store_result(key, best, depth, (alpha0, beta0), best_move)
+        self.store_result(key, w.best, depth, (w.alpha0, w.beta0), w.best_move)
     }
 
     /// Plays an opponent's action from `src`, then passes the other

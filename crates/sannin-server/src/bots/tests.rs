@@ -31,14 +31,15 @@ fn think(bots: &Bots, game: Game, n: u8, seed: u64) -> Thinking {
 async fn every_level_plays_a_legal_action() {
     let bots = Bots::new(settings(10_000, 2));
     let game = Game::new();
-    for n in 0..=4 {
+    for n in 0..=Level::MAX.number() {
         let m = think(&bots, game.clone(), n, 7).await.expect("a move");
         assert!(game.legal_actions().contains(&m.action), "level {n}");
         assert_eq!(m.fallback, None, "level {n}");
     }
-    assert_eq!(bots.stats().moves.load(Ordering::Relaxed), 5);
+    let levels = u64::from(Level::MAX.number()) + 1;
+    assert_eq!(bots.stats().moves.load(Ordering::Relaxed), levels);
     assert_eq!(bots.stats().searching.load(Ordering::Relaxed), 0);
-    assert_eq!(bots.stats().searches[0].load(Ordering::Relaxed), 5);
+    assert_eq!(bots.stats().searches[0].load(Ordering::Relaxed), levels);
 }
 
 #[tokio::test]
@@ -448,13 +449,13 @@ fn bot_names_and_levels() {
     assert_eq!(bot_name(level(2)), "Bot (Casual)");
     assert_eq!(parse_level(&serde_json::json!(3)), Ok(level(3)));
     for bad in [
-        serde_json::json!(5),
+        serde_json::json!(6),
         serde_json::json!(-1),
         serde_json::json!(1.5),
         serde_json::json!("2"),
         serde_json::json!(256),
     ] {
         let e = parse_level(&bad).unwrap_err();
-        assert!(e.contains("0 to 4"), "{e}");
+        assert!(e.contains("0 to 5"), "{e}");
     }
 }

@@ -126,15 +126,15 @@ async fn play_out(c: &mut Client, rng: &mut Rng) -> State {
 async fn bot_seats_at_creation_are_validated_listed_and_ready() {
     let (_db, server) = setup().sqlite().await;
     for (body, needle) in [
-        (json!({"bots": {"middle": 5}}), "0 to 4"),
-        (json!({"bots": {"middle": -1}}), "0 to 4"),
-        (json!({"bots": {"middle": "two"}}), "0 to 4"),
+        (json!({"bots": {"middle": 6}}), "0 to 5"),
+        (json!({"bots": {"middle": -1}}), "0 to 5"),
+        (json!({"bots": {"middle": "two"}}), "0 to 5"),
         (json!({"bots": {"centre": 1}}), "centre"),
         (json!({"bots": [1, 2]}), "object"),
         (json!({"bot_takeover": "yes"}), ""),
         (
             json!({"bot_takeover": true, "bot_takeover_level": 9}),
-            "0 to 4",
+            "0 to 5",
         ),
     ] {
         let (code, v) = server.post_json("/api/rooms", &body).await;
@@ -265,7 +265,7 @@ async fn bots_are_added_and_removed_in_a_waiting_room() {
             ErrorCode::SeatTaken,
         ),
         (
-            json!({"type": "add_bot", "seat": "last", "level": 5}),
+            json!({"type": "add_bot", "seat": "last", "level": 6}),
             ErrorCode::BadMessage,
         ),
         (
