@@ -1,11 +1,13 @@
 //! Matches between engine variants, and the self-play tuning of the
 //! evaluation's weights (docs/bots.md, "Strength" and "Measuring the
 //! levels"). Node budgets, not the clock, stop every search, so results do
-//! not depend on the machine's load.
+//! not depend on the machine's load — unless a match is given a time a move.
 //!
 //! ```sh
 //! # one engine in slot 0 against two of another, seats rotated:
 //! cargo run --release -p sannin-bot --example tune -- match brs+:34000 3 60 1 2
+//! # the same at equal time, 100 ms a move for every engine (nodes then unlimited):
+//! cargo run --release -p sannin-bot --example tune -- match brs-r:1 brs:1 60 1 1 100
 //! # coordinate search: each weight in turn takes each listed value, as one
 //! # engine against two of the best so far; a value is kept when it scores
 //! # more than MARGIN above a third.

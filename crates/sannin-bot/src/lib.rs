@@ -9,7 +9,7 @@
 //! | 2 | Casual | paranoid alpha-beta search, small node budget ([`Level::nodes`]); any root action within 25 centipawns of the best, picked by the seed |
 //! | 3 | Strong | the same search with a larger budget (about 60 ms a move on average on an idle core) |
 //! | 4 | Master | best-reply search in the free-for-all, paranoid search once the game has two sides; wins and mates in one taken at once; about 0.2 s a move on an idle core, four to five times level 3's |
-//! | 5 | Grandmaster | level 4's search and budget, made to see further with the same nodes: principal variation search, late move reductions, the table's move searched before the other actions are played; measured against two of level 4 at equal time in docs/bots.md |
+//! | 5 | Grandmaster | level 4's search and budget, made to see further with the same nodes: principal variation search, late move reductions, the table's move searched before the other actions are played; about a tenth more time a move than level 4 (docs/bots.md, "Strength", also at equal time) |
 //!
 //! The searches:
 //!
@@ -123,7 +123,7 @@ impl Level {
     pub const STRONG: Level = Level(3);
     /// 4: best-reply search.
     pub const MASTER: Level = Level(4);
-    /// 5: best-reply search with null windows, reductions and history.
+    /// 5: best-reply search with null windows, reductions and the table's move first.
     pub const GRANDMASTER: Level = Level(5);
     /// The highest level.
     pub const MAX: Level = Level::GRANDMASTER;
@@ -245,7 +245,8 @@ pub enum Algorithm {
     BestReply,
     /// BRS+ in a free-for-all, paranoid with two sides.
     BestReplyPlus,
-    /// Best-reply search with null windows and late move reductions.
+    /// Best-reply search with null windows, late move reductions and the
+    /// table's move first (level 5).
     BestReplyReduced,
     /// Monte Carlo tree search with max^n backup and Progressive History.
     Mcts,

@@ -5,7 +5,10 @@
 //! budget, a transposition table on [`Position::repetition_key`], captures,
 //! promotions and killers first (and, two plies or more from the horizon,
 //! every child played and sorted by its evaluation, checks first), and a
-//! capture-only quiescence search at the horizon.
+//! capture-only quiescence search at the horizon (`quiesce`). With
+//! [`Searcher::with_reductions`] (level 5), null windows and late move
+//! reductions (`reduce`), and the table's move searched before the other
+//! children are played.
 
 use std::time::Instant;
 
