@@ -68,7 +68,7 @@ fn selfplay_at_equal_time_gives_every_level_the_same_time_a_move() {
 fn selfplay_refuses_bad_levels_and_counts() {
     for args in [
         &["selfplay", "--levels", "9,0,0"][..],
-        &["selfplay", "--levels", "Grandmaster,0,0"][..],
+        &["selfplay", "--levels", "Supergrandmaster,0,0"][..],
         &["selfplay", "--levels", "1,0"][..],
         &["selfplay", "--levels", "1,0,0", "--games", "0"][..],
     ] {
