@@ -97,9 +97,16 @@ impl Reviews {
             }
             let next = stored.actions.get(k).cloned();
             let (g, found, ply) =
-                tokio::task::spawn_blocking(move || review_ply(game, next, nodes))
-                    .await
-                    .context("a review's search stopped")??;
+                match tokio::task::spawn_blocking(move || review_ply(game, next, nodes)).await {
+                    Ok(r) => r?,
+                    // The runtime is going away (the server stops or dies) before the
+                    // search ran: not the review's fault. It stays leased, as when the
+                    // process dies mid-search, and is taken up again after the restart.
+                    Err(e) if e.is_cancelled() => return Ok(()),
+                    Err(e) => {
+                        return Err(anyhow::Error::new(e).context("a review's search stopped"))
+                    }
+                };
             game = g;
             positions.push(found);
             played.extend(ply);
