@@ -141,9 +141,12 @@ test('a player out while the others play on: New game, or Keep watching; desktop
   await p.page.getByTestId('new-game').click();
   await p.page.waitForURL(`${live.server.url}/`);
   await p.page.getByTestId('play-computer').waitFor();
+  const seen = p.io.states.length;
   await p.page.goBack();
+  // Back in the room once its new socket has brought the state.
+  await until('the room\'s state again', () => p.io.states.length > seen);
   await p.page.getByTestId('keep-watching').click();
-  assert.equal(await offer.count(), 0);
+  await until('the offer put away', async () => (await offer.count()) === 0);
   const states = p.io.states.length;
   await p.page.reload();
   await until('a state after the reload', () => p.io.states.length > states);
