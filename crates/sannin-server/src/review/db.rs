@@ -60,18 +60,12 @@ pub async fn find(store: &Store, room: &str) -> sqlx::Result<Option<Row>> {
 pub async fn insert(store: &Store, r: &Request<'_>) -> sqlx::Result<bool> {
     one_row(
         store,
-        sqlx::query(
+        requested(
             "INSERT INTO game_reviews \
              (room_id, state, requester, addr, account_id, requested_at, plies_total, nodes) \
              VALUES ($1, 'queued', $2, $3, $4, $5, $6, $7) ON CONFLICT (room_id) DO NOTHING",
-        )
-        .bind(r.room_id)
-        .bind(r.requester)
-        .bind(r.addr)
-        .bind(r.account_id)
-        .bind(unix_ms())
-        .bind(r.plies_total)
-        .bind(r.nodes),
+            r,
+        ),
     )
     .await
 }
@@ -84,18 +78,12 @@ pub async fn insert(store: &Store, r: &Request<'_>) -> sqlx::Result<bool> {
 pub async fn requeue(store: &Store, r: &Request<'_>) -> sqlx::Result<bool> {
     one_row(
         store,
-        sqlx::query(
+        requested(
             "UPDATE game_reviews SET state = 'queued', requester = $2, addr = $3, account_id = $4, \
              requested_at = $5, plies_total = $6, nodes = $7, plies_done = 0, result = NULL, \
              finished_at = NULL WHERE room_id = $1 AND state = 'failed'",
-        )
-        .bind(r.room_id)
-        .bind(r.requester)
-        .bind(r.addr)
-        .bind(r.account_id)
-        .bind(unix_ms())
-        .bind(r.plies_total)
-        .bind(r.nodes),
+            r,
+        ),
     )
     .await
 }
@@ -270,6 +258,19 @@ pub async fn release(store: &Store, node: Option<&str>) -> sqlx::Result<u64> {
 
 /// Runs `q`; whether it changed exactly one row (the row it names was in the state
 /// it asks for).
+/// `sql` with a request bound as $1 to $7: room, requester, address, account, now,
+/// plies, nodes.
+fn requested<'q>(sql: &'q str, r: &Request<'q>) -> Query<'q, Any, AnyArguments<'q>> {
+    sqlx::query(sql)
+        .bind(r.room_id)
+        .bind(r.requester)
+        .bind(r.addr)
+        .bind(r.account_id)
+        .bind(unix_ms())
+        .bind(r.plies_total)
+        .bind(r.nodes)
+}
+
 async fn one_row<'q>(store: &Store, q: Query<'q, Any, AnyArguments<'q>>) -> sqlx::Result<bool> {
     Ok(q.execute(store.pool()).await?.rows_affected() == 1)
 }
