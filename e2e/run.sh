@@ -27,11 +27,14 @@ if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ]; then
   npm ci --no-audit --no-fund
 fi
 
-# Build the server once up front so that the tests' own build is a no-op. The `test`
-# profile is the one `cargo test` builds with: after the Rust tests, only the binary's
-# own crate is compiled again, not the whole workspace in a profile of its own.
+# The server the tests start is the `sannin` binary `cargo test --workspace` builds for
+# its own tests (target/debug/sannin): after the Rust tests this build does nothing.
+# Building the binary on its own (`cargo build -p sannin`) would resolve the
+# dependencies' features without the tests' and compile half the workspace again.
 if [ -z "${SANNIN_BIN:-}" ]; then
-  (cd .. && cargo build --profile test -p sannin)
+  (cd .. && cargo test --workspace --no-run)
+  SANNIN_BIN="$(cd .. && pwd)/target/debug/sannin"
+  export SANNIN_BIN
 fi
 
 if [ $# -gt 0 ]; then

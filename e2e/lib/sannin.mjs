@@ -21,12 +21,13 @@ function freePort() {
   });
 }
 
-/** `cargo build --profile test -p sannin` unless SANNIN_BIN names a binary; returns the binary path. */
+/** The `sannin` binary `cargo test --workspace` builds for its tests (target/debug/sannin),
+ * built first, unless SANNIN_BIN names a binary; returns the binary path. The same
+ * build as the Rust tests', so that neither compiles the workspace again for the other. */
 export function buildServer() {
   if (process.env.SANNIN_BIN) return process.env.SANNIN_BIN;
-  // The profile `cargo test` builds with (its output is target/debug too).
-  const res = spawnSync('cargo', ['build', '--profile', 'test', '-p', 'sannin'], { cwd: REPO, stdio: ['ignore', 'inherit', 'inherit'] });
-  if (res.status !== 0) throw new Error('cargo build --profile test -p sannin failed');
+  const res = spawnSync('cargo', ['test', '--workspace', '--no-run'], { cwd: REPO, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (res.status !== 0) throw new Error('cargo test --workspace --no-run failed');
   return join(REPO, 'target', 'debug', 'sannin');
 }
 
