@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n== %s\n' "$*"; }
+# Each step says how long the run has taken so far, so that a CI log shows where the time goes.
+step() { printf '\n== %s (at %d s)\n' "$*" "$SECONDS"; }
 
 step "PostgreSQL on 127.0.0.1:5432"
 if ! pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
@@ -69,3 +70,5 @@ cargo test --workspace
 
 step "browser tests (Chromium + playwright-core)"
 bash e2e/run.sh
+
+step "all green"
