@@ -45,6 +45,7 @@ pub use cluster::ClusterArgs;
 pub use config::{worker_threads, Config, GuardArgs, LimitArgs, ServeArgs, DEFAULT_SQLITE_URL};
 pub use error::{ApiError, ErrorCode};
 pub use rooms::WAKE_SWEEP;
+pub use store::migrations::migrator;
 pub use store::Store;
 pub use time::{ManualTime, SystemTime, TimeSource};
 

@@ -2,14 +2,14 @@
 //! reviews running, the results, and the counts the daily budgets are read from.
 //! Portable SQL.
 
-use sqlx::any::AnyArguments;
+use sqlx::any::{AnyArguments, AnyRow};
 use sqlx::query::Query;
-use sqlx::Any;
+use sqlx::{Any, FromRow};
 
 use crate::store::{unix_ms, Store};
 
 /// A review's row.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Row {
     /// The reviewed room.
     pub room_id: String,
@@ -25,6 +25,21 @@ pub struct Row {
     pub nodes: i64,
     /// Done: the review as JSON; failed: why.
     pub result: Option<String>,
+}
+
+impl FromRow<'_, AnyRow> for Row {
+    fn from_row(row: &AnyRow) -> Result<Self, sqlx::Error> {
+        use sqlx::Row as _;
+        Ok(Row {
+            room_id: row.try_get("room_id")?,
+            state: row.try_get("state")?,
+            requested_at: row.try_get("requested_at")?,
+            plies_done: row.try_get("plies_done")?,
+            plies_total: row.try_get("plies_total")?,
+            nodes: row.try_get("nodes")?,
+            result: row.try_get("result")?,
+        })
+    }
 }
 
 /// A new request's row.

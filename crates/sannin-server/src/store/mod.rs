@@ -15,11 +15,9 @@ use sqlx::query::Query;
 use sqlx::{Any, AnyPool, ConnectOptions, Connection, Executor, Transaction};
 use tokio_util::sync::CancellationToken;
 
-/// Migrations embedded at compile time.
-pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations");
-
 pub mod column;
 mod fenced;
+pub mod migrations;
 mod reads;
 mod rows;
 mod sqlite;
@@ -69,12 +67,13 @@ async fn migrate(pool: &AnyPool) -> anyhow::Result<()> {
         .fetch_all(pool)
         .await
         .unwrap_or_default();
-    MIGRATOR
+    let migrator = migrations::migrator().await;
+    migrator
         .run(pool)
         .await
         .context("running database migrations")?;
     let (mut latest, mut migrations, mut newly_applied) = (0, 0, 0);
-    for m in MIGRATOR
+    for m in migrator
         .iter()
         .filter(|m| !m.migration_type.is_down_migration())
     {

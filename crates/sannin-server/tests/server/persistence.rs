@@ -155,7 +155,7 @@ async fn upgrade_keeps_actions_and_their_checks(db: TestDb) {
         TestDb::Postgres { url, .. } => url.clone(),
     };
     let pool = sqlx::AnyPool::connect(&url).await.unwrap();
-    let all = sqlx::migrate!("../../migrations");
+    let all = sannin_server::migrator().await;
     let earlier: Vec<_> = all
         .migrations
         .iter()
@@ -228,7 +228,10 @@ async fn upgrade_keeps_actions_and_their_checks(db: TestDb) {
         .unwrap();
     let upgrade = {
         let pool = pool.clone();
-        tokio::spawn(async move { sqlx::migrate!("../../migrations").run(&pool).await })
+        tokio::spawn(async move {
+            let all = sannin_server::migrator().await;
+            all.run(&pool).await
+        })
     };
     // A wait on purpose: what is checked is that the upgrade does not finish while
     // the row is being written (it waits for the lock).

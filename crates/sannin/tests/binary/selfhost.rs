@@ -413,14 +413,16 @@ fn sannin_bins() -> (String, BTreeSet<String>) {
     (package, bins)
 }
 
-/// The migrations directory the server embeds (`sqlx::migrate!("…")`), from the root.
+/// The migrations directory the server embeds (its build script's `MIGRATIONS_DIR`),
+/// from the root.
 fn migrations_dir() -> String {
-    let store = read("crates/sannin-server/src/store/mod.rs");
-    let start = store
-        .find("sqlx::migrate!(\"")
-        .expect("store/mod.rs embeds its migrations with sqlx::migrate!(\"…\")")
-        + "sqlx::migrate!(\"".len();
-    let rel = &store[start..start + store[start..].find('"').unwrap()];
+    let build = read("crates/sannin-server/build.rs");
+    let key = "const MIGRATIONS_DIR: &str = \"";
+    let start = build
+        .find(key)
+        .expect("the server's build.rs names its migrations in MIGRATIONS_DIR")
+        + key.len();
+    let rel = &build[start..start + build[start..].find('"').unwrap()];
     let dir = root().join("crates/sannin-server").join(rel);
     let dir = dir
         .canonicalize()
@@ -526,7 +528,7 @@ fn dockerfile_builds_and_runs_the_sannin_binary() {
     );
 
     // The sources the build reads are in the context: the workspace and the migrations
-    // that `sqlx::migrate!` embeds.
+    // that the server's build script embeds.
     let build_srcs: BTreeSet<String> = df
         .copies(build)
         .iter()
