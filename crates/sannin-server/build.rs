@@ -14,9 +14,12 @@ const MIGRATIONS_DIR: &str = "../../migrations";
 fn main() {
     // A new, changed or removed file rebuilds the crate.
     println!("cargo:rerun-if-changed={MIGRATIONS_DIR}");
-    let dir = Path::new(MIGRATIONS_DIR);
+    // Absolute, so that each file's `include_str!` and the test that compares this
+    // reading with sqlx's find it from anywhere.
+    let dir = fs::canonicalize(MIGRATIONS_DIR).unwrap_or_else(|e| panic!("{MIGRATIONS_DIR}: {e}"));
+    println!("cargo:rustc-env=SANNIN_MIGRATIONS_DIR={}", dir.display());
     let mut migrations = Vec::new();
-    for entry in fs::read_dir(dir).unwrap_or_else(|e| panic!("{MIGRATIONS_DIR}: {e}")) {
+    for entry in fs::read_dir(&dir).unwrap_or_else(|e| panic!("{MIGRATIONS_DIR}: {e}")) {
         let path = entry.expect("an entry of the migrations directory").path();
         let name = path
             .file_name()
@@ -36,8 +39,7 @@ fn main() {
         let version: i64 = version
             .parse()
             .unwrap_or_else(|_| panic!("{name}: the version before `_` is not an integer"));
-        let file = fs::canonicalize(&path).expect("a migration's path");
-        migrations.push((version, description.replace('_', " "), file));
+        migrations.push((version, description.replace('_', " "), path));
     }
     migrations.sort_by_key(|m| m.0);
     let mut out = String::from("&[\n");

@@ -55,22 +55,22 @@ mod tests {
     use super::*;
 
     /// Everything sqlx compares or records of a migration.
-    fn record(m: &Migration) -> (i64, String, bool, String, Vec<u8>, bool) {
-        let simple = m.migration_type == MigrationType::Simple;
+    fn record(m: &Migration) -> (i64, String, MigrationType, String, Vec<u8>, bool) {
         let (description, sql) = (m.description.to_string(), m.sql.to_string());
+        let checksum = m.checksum.to_vec();
         (
             m.version,
             description,
-            simple,
+            m.migration_type,
             sql,
-            m.checksum.to_vec(),
+            checksum,
             m.no_tx,
         )
     }
 
     #[tokio::test]
     async fn the_embedded_migrations_are_what_sqlx_reads_from_the_directory() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../migrations");
+        let dir = Path::new(env!("SANNIN_MIGRATIONS_DIR"));
         let read = Migrator::new(dir).await.expect("sqlx reads migrations/");
         let ours = migrator().await;
         let records = |m: &Migrator| m.iter().map(record).collect::<Vec<_>>();
