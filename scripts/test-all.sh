@@ -72,7 +72,17 @@ step "cargo test"
 # PostgreSQL and NATS are up (above): a test that finds either missing fails rather
 # than skipping.
 export SANNIN_REQUIRE_SERVICES=1
-cargo test --workspace
+# Four tests per core at a time: most of them wait on sockets, timers and the
+# databases. cargo-nextest (where installed) runs the tests of every binary side by
+# side, slowest first (.config/nextest.toml); `cargo test` runs one binary after
+# another, and nextest does not run the documentation's examples.
+TEST_THREADS=$(( $(nproc) * 4 ))
+if cargo nextest --version >/dev/null 2>&1; then
+  cargo nextest run --workspace --test-threads "$TEST_THREADS"
+  cargo test --workspace --doc
+else
+  cargo test --workspace -- --test-threads "$TEST_THREADS"
+fi
 
 step "browser tests (Chromium + playwright-core)"
 bash e2e/run.sh

@@ -2,17 +2,16 @@
 // server, by clicking: a game aborted in its first moves by one of three players, every
 // page saying so; a move taken back when both others accept (board and move table back
 // to before it on every page), a second request declined; "+15 s" given to another
-// player's clock; /tv showing the one game being played, then by itself the next one
-// once that game ends, and saying so when there is none. Screenshots go to SHOTS_DIR or
-// e2e/screenshots/.
+// player's clock; /tv saying so when no game is being played, showing the game
+// started since, then by itself the next one once that game ends. Screenshots go to
+// SHOTS_DIR or e2e/screenshots/.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverAndBrowser } from '../lib/setup.mjs';
 import { SHOTS as DEFAULT_SHOTS, boardPieces, joinRoom, person as newPerson, playMove, until } from '../lib/people.mjs';
 
 const SHOTS = process.env.SHOTS_DIR ? `${process.env.SHOTS_DIR.replace(/\/$/, '')}/` : DEFAULT_SHOTS;
-// Games of bots alone, watched on /tv, last seconds rather than minutes.
-const live = serverAndBrowser({ shots: SHOTS, serverArgs: ['--bot-only-min-move-ms', '60', '--bot-min-move-ms', '10'] });
+const live = serverAndBrowser({ shots: SHOTS, serverArgs: ['--bot-min-move-ms', '10'] });
 
 const NAMES = { first: 'Akira', middle: 'Beni', last: 'Chiyo' };
 
@@ -208,33 +207,39 @@ test('"+15 s" beside another player\'s clock gives that player 15 seconds', asyn
   await closeAll(t.all);
 });
 
-test('/tv shows the game being played, then the next one by itself', async () => {
-  const bots = await createRoom({ bots: { first: 0, middle: 0, last: 0 } });
+test('/tv says when no game is being played, shows the next one, and after its end the next by itself', async () => {
+  // No game is left running by the tests above: /tv says so, and asks again.
   const viewer = await newPerson(live.browser, 'viewer');
   await viewer.page.goto(`${live.server.url}/tv`);
   await viewer.page.getByTestId('tv-title').filter({ hasText: 'Sannin TV' }).waitFor();
-  await until('tv shows the bots\' game', async () => (await viewer.page.getByTestId('tv-players').getAttribute('data-room')) === bots);
-  await viewer.page.waitForSelector('[data-testid="tv"] svg.board');
+  await viewer.page.getByTestId('tv-status').filter({ hasText: 'No game is being played right now' }).waitFor();
   assert.equal(await viewer.page.getByTestId('nav-tv').getAttribute('aria-current'), 'page');
+
+  // A game of bots and one of three people start; at its next question /tv shows the
+  // people's game (people come before bots).
+  const bots = await createRoom({ bots: { first: 0, middle: 0, last: 0 } });
+  const t = await table();
+  await until('tv shows the people\'s game', async () => (await viewer.page.getByTestId('tv-players').getAttribute('data-room')) === t.id, 20_000);
+  await viewer.page.waitForSelector('[data-testid="tv"] svg.board');
   // The board can be drawn a moment before the page's socket has recorded its state.
-  await until('its state', () => viewer.lastState()?.room === bots);
+  await until('its state', () => viewer.lastState()?.room === t.id && viewer.lastState().status === 'playing');
   assert.equal(viewer.lastState().you, null, 'a spectator');
+  assert.equal(await viewer.page.getByTestId('tv-players').textContent(), 'Akira · Beni · Chiyo');
+  await viewer.page.waitForSelector('[data-testid="seat-first"] .name');
   await viewer.page.screenshot({ path: `${SHOTS}play-tv.png` });
 
-  // Meanwhile three people start a game; once the bots' game ends, /tv goes to it.
-  const t = await table();
-  await until('the bots\' game over', () => viewer.io.states.some((s) => s.room === bots && s.status === 'finished'), 120_000);
+  // Each plays a move, then First and Middle resign: the game is over, and /tv goes
+  // to the bots' game by itself, the address still /tv.
+  for (const p of t.all) await playMove(p);
+  for (const p of [t.first, t.middle]) {
+    await p.page.getByTestId('resign').click();
+    await p.page.getByTestId('resign-confirm').click();
+    await until(`${p.label} out`, () => p.io.events.some((e) => e.type === 'resigned' && e.player === p.label));
+  }
+  await until('the people\'s game over', () => viewer.io.states.some((s) => s.room === t.id && s.status === 'finished'));
   await viewer.page.getByTestId('tv-status').filter({ hasText: 'The game is over' }).waitFor();
-  await until('tv shows the people\'s game', async () => (await viewer.page.getByTestId('tv-players').getAttribute('data-room')) === t.id, 15_000);
-  await until('its state', () => viewer.lastState()?.room === t.id && viewer.lastState().status === 'playing');
-  assert.equal(await viewer.page.getByTestId('tv-players').textContent(), 'Akira · Beni · Chiyo');
-  assert.equal(new URL(viewer.page.url()).pathname, '/tv');
-  await viewer.page.waitForSelector('[data-testid="seat-first"] .name');
-
-  // That game aborted: /tv says there is none being played, and asks again.
-  await t.first.page.getByTestId('abort').click();
-  await t.first.page.getByTestId('abort-confirm').click();
-  await viewer.page.getByTestId('tv-status').filter({ hasText: 'No game is being played right now' }).waitFor({ timeout: 15_000 });
+  await until('tv shows the bots\' game', async () => (await viewer.page.getByTestId('tv-players').getAttribute('data-room')) === bots, 15_000);
+  await until('its state', () => viewer.lastState()?.room === bots);
   assert.equal(new URL(viewer.page.url()).pathname, '/tv');
   noErrors([viewer, ...t.all]);
   await closeAll([viewer, ...t.all]);

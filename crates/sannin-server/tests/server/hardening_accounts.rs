@@ -21,6 +21,7 @@ async fn player_look_ups_have_a_budget_per_address() {
     for a in 1..4 {
         let http = http_from(source(a));
         let (mut ok, mut limited) = (0, 0);
+        let started = std::time::Instant::now();
         for i in 0..100 {
             let path = if i % 10 == 9 {
                 "/api/players/guess1"
@@ -37,10 +38,13 @@ async fn player_look_ups_have_a_budget_per_address() {
                 _ => panic!("answered {s}: {v}"),
             }
         }
-        // A minute's worth at once (60), then one a second.
+        // A minute's worth at once (60), then one a second for as long as the calls
+        // took (a busy machine answers them slower).
+        let refilled = started.elapsed().as_secs() as usize;
         assert!(
-            (60..=62).contains(&ok),
-            "address {a}: {ok} look-ups answered"
+            (60..=62 + refilled).contains(&ok),
+            "address {a}: {ok} look-ups answered in {:?}",
+            started.elapsed()
         );
         assert!(limited >= 38, "address {a}: {limited} refused");
     }
