@@ -53,6 +53,14 @@ export async function until(what, fn, timeout = 20000) {
   }
 }
 
+/** `p` resigns by clicking (Resign, then its confirmation), and its page hears it. */
+export async function resign(p) {
+  const seat = p.lastState()?.you;
+  await p.page.getByTestId('resign').click();
+  await p.page.getByTestId('resign-confirm').click();
+  await until(`${p.label} out`, () => p.io.events.some((e) => e.type === 'resigned' && e.player === seat));
+}
+
 /** Opens room `id` of `server` on `p`'s page and takes `seat` under `name`. */
 export async function joinRoom(p, server, id, name, seat) {
   await p.page.goto(`${server.url}/rooms/${id}`);

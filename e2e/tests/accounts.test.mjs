@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverAndBrowser } from '../lib/setup.mjs';
-import { SHOTS as DEFAULT_SHOTS, person as newPerson, personIn, joinRoom, playMove, until } from '../lib/people.mjs';
+import { SHOTS as DEFAULT_SHOTS, joinRoom, person as newPerson, personIn, playMove, resign, until } from '../lib/people.mjs';
 
 const SHOTS = process.env.SHOTS_DIR ? `${process.env.SHOTS_DIR.replace(/\/$/, '')}/` : DEFAULT_SHOTS;
 const live = serverAndBrowser({ shots: SHOTS });
@@ -101,11 +101,7 @@ test('register and log in through the page, play a rated game, see the new ratin
   // Each plays a move (a rated game in which someone made no move is not rated), then
   // First and Middle resign: Last wins.
   for (const p of [first, middle, last]) await playMove(p);
-  for (const p of [first, middle]) {
-    await p.page.getByTestId('resign').click();
-    await p.page.getByTestId('resign-confirm').click();
-    await until(`${p.label} out`, () => p.io.events.some((e) => e.type === 'resigned' && e.player === p.label));
-  }
+  for (const p of [first, middle]) await resign(p);
   await until('game over', () => last.lastState()?.status === 'finished');
 
   // The winner's profile shows the new rating, the chart and the game.

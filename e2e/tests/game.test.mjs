@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverAndBrowser } from '../lib/setup.mjs';
-import { SHOTS, boardPieces, joinRoom, person as newPerson, until } from '../lib/people.mjs';
+import { SHOTS, boardPieces, joinRoom, person as newPerson, resign, until } from '../lib/people.mjs';
 
 const live = serverAndBrowser({ shots: SHOTS });
 const person = (label) => newPerson(live.browser, label);
@@ -194,8 +194,7 @@ test('three players and a spectator play a game by clicking', async () => {
   assert.equal(await watcher.page.getByTestId('download-record').getAttribute('href'), `/api/rooms/${roomId}/record`);
 
   // Last resigns: eliminated, greyed out for everyone, and play goes on between two.
-  await last.page.getByTestId('resign').click();
-  await last.page.getByTestId('resign-confirm').click();
+  await resign(last);
   for (const q of everyone) {
     await q.page.waitForSelector('[data-testid="seat-last"][data-eliminated="true"]');
   }
@@ -203,8 +202,7 @@ test('three players and a spectator play a game by clicking', async () => {
   await watcher.page.screenshot({ path: `${SHOTS}real-spectator-after-resign.png`, fullPage: true });
 
   // Middle resigns too: First wins; the result is shown with its reason.
-  await middle.page.getByTestId('resign').click();
-  await middle.page.getByTestId('resign-confirm').click();
+  await resign(middle);
   for (const q of everyone) await q.page.getByTestId('result').waitFor();
   assert.match(await watcher.page.getByTestId('result').textContent(), /Akira \(First\) wins/);
   assert.match(await first.page.getByTestId('result').textContent(), /You win/);

@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverAndBrowser } from '../lib/setup.mjs';
-import { SHOTS as DEFAULT_SHOTS, boardPieces, joinRoom, person as newPerson, playMove, until } from '../lib/people.mjs';
+import { SHOTS as DEFAULT_SHOTS, boardPieces, joinRoom, person as newPerson, playMove, resign, until } from '../lib/people.mjs';
 
 const SHOTS = process.env.SHOTS_DIR ? `${process.env.SHOTS_DIR.replace(/\/$/, '')}/` : DEFAULT_SHOTS;
 const live = serverAndBrowser({ shots: SHOTS, serverArgs: ['--bot-min-move-ms', '10'] });
@@ -231,11 +231,7 @@ test('/tv says when no game is being played, shows the next one, and after its e
   // Each plays a move, then First and Middle resign: the game is over, and /tv goes
   // to the bots' game by itself, the address still /tv.
   for (const p of t.all) await playMove(p);
-  for (const p of [t.first, t.middle]) {
-    await p.page.getByTestId('resign').click();
-    await p.page.getByTestId('resign-confirm').click();
-    await until(`${p.label} out`, () => p.io.events.some((e) => e.type === 'resigned' && e.player === p.label));
-  }
+  for (const p of [t.first, t.middle]) await resign(p);
   await until('the people\'s game over', () => viewer.io.states.some((s) => s.room === t.id && s.status === 'finished'));
   await viewer.page.getByTestId('tv-status').filter({ hasText: 'The game is over' }).waitFor();
   await until('tv shows the bots\' game', async () => (await viewer.page.getByTestId('tv-players').getAttribute('data-room')) === bots, 15_000);

@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchNoCjk } from '../lib/nocjk.mjs';
 import { serverAndBrowser } from '../lib/setup.mjs';
-import { boardPieces, joinRoom, playMove, positionPieces } from '../lib/people.mjs';
+import { boardPieces, joinRoom, playMove, positionPieces, resign } from '../lib/people.mjs';
 import { DESKTOP, PHONE, SHOTS as SITE_SHOTS, axe, englishLeft, shot, until, visitor } from '../lib/site.mjs';
 
 const SHOTS = process.env.REVIEW_SHOTS ?? SITE_SHOTS;
@@ -76,11 +76,6 @@ async function hangingMove(moves, legal) {
     if (capture) return { action, capture };
   }
   return null;
-}
-
-async function resign(p) {
-  await p.page.getByTestId('resign').click();
-  await p.page.getByTestId('resign-confirm').click();
 }
 
 async function reviewOf(id) {

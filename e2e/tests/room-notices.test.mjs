@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverAndBrowser } from '../lib/setup.mjs';
-import { SHOTS as DEFAULT_SHOTS, joinRoom, person as newPerson, playMove, until } from '../lib/people.mjs';
+import { SHOTS as DEFAULT_SHOTS, joinRoom, person as newPerson, playMove, resign, until } from '../lib/people.mjs';
 
 const SHOTS = process.env.SHOTS_DIR ? `${process.env.SHOTS_DIR.replace(/\/$/, '')}/` : DEFAULT_SHOTS;
 // Bots answer quickly, but not so quickly that two of them end a game in a blink.
@@ -106,8 +106,7 @@ test('a player out while the others play on: New game, or Keep watching; desktop
   const p = await person('akira', DESKTOP);
   const id = await gameWithBots(p);
   await playMove(p);
-  await p.page.getByTestId('resign').click();
-  await p.page.getByTestId('resign-confirm').click();
+  await resign(p);
   const offer = p.page.getByTestId('out-offer');
   await offer.waitFor();
   assert.equal(p.lastState().status, 'playing', 'the two bots play on');

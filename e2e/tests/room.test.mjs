@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { serverAndBrowser } from '../lib/setup.mjs';
-import { SHOTS, boardPieces, joinRoom, person as newPerson, playMove, positionPieces, until } from '../lib/people.mjs';
+import { SHOTS, boardPieces, joinRoom, person as newPerson, playMove, positionPieces, resign, until } from '../lib/people.mjs';
 
 // Bots answer at once: long games are played in seconds (rooms of bots alone too).
 process.env.SANNIN_BOT_MIN_MOVE_MS = '0';
@@ -190,10 +190,7 @@ test('a finished game steps from its start to its end; the record downloads with
   assert.ok(await fan.page.getByTestId('chat-input').isVisible(), 'the spectator can write at once');
   assert.equal(await people[0].page.getByTestId('watching').isVisible(), false);
   // Last then Middle resign: First wins.
-  for (const p of [people[2], people[1]]) {
-    await p.page.getByTestId('resign').click();
-    await p.page.getByTestId('resign-confirm').click();
-  }
+  for (const p of [people[2], people[1]]) await resign(p);
   for (const q of [...people, fan]) await q.page.getByTestId('result').waitFor();
   assert.match(await fan.page.getByTestId('result').textContent(), /Akira \(First\) wins/);
   // A player leaves the finished game: nobody sees an abandonment countdown.

@@ -40,16 +40,15 @@ async fn player_look_ups_have_a_budget_per_address() {
         }
         // A minute's worth at once (60), then one a second for as long as the calls
         // took (a busy machine answers them slower).
-        let refilled = started.elapsed().as_secs() as usize;
+        let took = started.elapsed();
+        let refilled = took.as_secs() as usize;
         assert!(
             (60..=62 + refilled).contains(&ok),
-            "address {a}: {ok} look-ups answered in {:?}",
-            started.elapsed()
+            "address {a}: {ok} look-ups answered in {took:?}"
         );
         assert!(
             limited + refilled >= 38,
-            "address {a}: {limited} refused in {:?}",
-            started.elapsed()
+            "address {a}: {limited} refused in {took:?}"
         );
     }
     // Another address is not held back by them.
