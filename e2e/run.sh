@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
 # Runs the browser tests of the Sannin client on a fresh machine: installs Chromium
-# (Debian package), the DejaVu fonts, playwright-core and axe-core (npm, from
+# and its headless shell (Debian packages), the DejaVu fonts, playwright-core and axe-core (npm, from
 # package-lock.json), then runs `node --test`. Needs node >= 20, npm and cargo.
 # Usage: e2e/run.sh [test files...]
 set -euo pipefail
 cd "$(dirname "$0")"
 
+# Debian's Chromium: its headless shell runs most tests, the full browser those of
+# notifications (lib/browser.mjs).
 CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
-if [ ! -x "$CHROMIUM_PATH" ]; then
-  echo "e2e: installing chromium" >&2
+CHROMIUM_HEADLESS_SHELL_PATH="${CHROMIUM_HEADLESS_SHELL_PATH:-/usr/bin/chromium-headless-shell}"
+missing=()
+[ -x "$CHROMIUM_PATH" ] || missing+=(chromium)
+[ -x "$CHROMIUM_HEADLESS_SHELL_PATH" ] || missing+=(chromium-headless-shell)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "e2e: installing ${missing[*]}" >&2
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
 fi
 # No CJK font is needed: the client bundles its kanji (static/pieces, static/fonts).
-export CHROMIUM_PATH
+export CHROMIUM_PATH CHROMIUM_HEADLESS_SHELL_PATH
 
 # The site tests run a browser that knows only the DejaVu fonts (no CJK font at all).
 if [ ! -d /usr/share/fonts/truetype/dejavu ]; then

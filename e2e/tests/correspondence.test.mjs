@@ -26,8 +26,10 @@ const SEATS = ['first', 'middle', 'last'];
 const DESKTOP = { width: 1366, height: 768 };
 const PHONE = { width: 390, height: 844 };
 
-async function context({ viewport = { width: 1200, height: 950 }, lang = 'en', permissions = [] } = {}) {
-  const ctx = await live.browser.newContext({ viewport, locale: lang === 'ja' ? 'ja-JP' : 'en-GB', reducedMotion: 'reduce' });
+/** A browser context; `notifications`: in the full browser, which can show them. */
+async function context({ viewport = { width: 1200, height: 950 }, lang = 'en', permissions = [], notifications = false } = {}) {
+  const browser = notifications ? await live.fullBrowser() : live.browser;
+  const ctx = await browser.newContext({ viewport, locale: lang === 'ja' ? 'ja-JP' : 'en-GB', reducedMotion: 'reduce' });
   if (permissions.length) await ctx.grantPermissions(permissions, { origin: live.server.url });
   return ctx;
 }
@@ -251,7 +253,7 @@ test('the wait of a correspondence pool: the page may be closed, it survives a r
 });
 
 test('the service worker shows a push delivered to it, one notification per room, and a click opens its page', async () => {
-  const ctx = await context({ permissions: ['notifications'] });
+  const ctx = await context({ permissions: ['notifications'], notifications: true });
   const page = await ctx.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -328,7 +330,7 @@ test('the bell: kinds saved, a refused permission and a browser without a push s
   // The server's key where it has one, else one for the browser to try (headless
   // Chromium has no push service: subscribing fails either way).
   const key = await api('/api/push/key');
-  const ctx = await context({ permissions: ['notifications'] });
+  const ctx = await context({ permissions: ['notifications'], notifications: true });
   if (key.status !== 200) {
     const k = await fakeKeys();
     await ctx.route('**/api/push/key', (r) => r.fulfill({ json: { public_key: k.p256dh } }));
@@ -369,7 +371,7 @@ test('the bell: kinds saved, a refused permission and a browser without a push s
   await ctx.close();
 
   // Refused: said so, and nothing is on.
-  const denied = await context({ permissions: [] });
+  const denied = await context({ notifications: true });
   const d = await personIn(denied, 'denied');
   await d.page.goto(`${live.server.url}/`);
   await d.page.evaluate(() => {
@@ -392,7 +394,7 @@ test('turned on where the browser can subscribe: the subscription is posted with
     return;
   }
   const keys = await fakeKeys();
-  const ctx = await context({ permissions: ['notifications'] });
+  const ctx = await context({ permissions: ['notifications'], notifications: true });
   // A push service of our own: the browser's subscribe() answers a subscription of an
   // accepted push service's origin (nothing is ever delivered to it in this test).
   await ctx.addInitScript((k) => {
