@@ -133,6 +133,26 @@ test('select shows targets from `legal` only; promotion choice; illegal clicks s
   await page.close();
 });
 
+test('a new position redraws the cells that changed and keeps the others\' drawings', async () => {
+  const { page, server, errors } = await openRoom(state());
+  const pieces = page.locator('svg.board .piece');
+  assert.equal(await pieces.count(), 54);
+  const mark = () => page.evaluate(() => { for (const p of document.querySelectorAll('svg.board .piece')) p.dataset.kept = '1'; });
+  const fresh = () => page.locator('svg.board .piece:not([data-kept])').count();
+  await mark();
+  // Middle's first pawn gone: that cell is emptied, the 53 other drawings stay.
+  const oneLess = START.replace('/mPmPmPmPmNmPmPmPmP/', '/1mPmPmPmNmPmPmPmP/');
+  server().send(JSON.stringify(state({ seq: 4, position: oneLess })));
+  await until('the pawn gone', async () => (await pieces.count()) === 53);
+  assert.equal(await fresh(), 0);
+  // Back: one new drawing, on that cell.
+  server().send(JSON.stringify(state({ seq: 5 })));
+  await until('the pawn back', async () => (await pieces.count()) === 54);
+  assert.equal(await fresh(), 1);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('keyboard: arrows move focus, Enter selects and plays, Escape cancels', async () => {
   const { page, sent } = await openRoom(state({ you: 'first', legal: FIRST_LEGAL }), { token: 't' });
   await page.waitForSelector('[data-testid="turn"].mine');

@@ -14,7 +14,7 @@ const TOUCH_PX = 44;
 
 // Pieces are drawn by pieces.js in the reader's piece style (preferences).
 import { pieceSvg } from './pieces.js';
-import { onPrefChange } from './prefs.js';
+import { getPref, onPrefChange } from './prefs.js';
 import { t } from './i18n.js';
 
 export { KANJI, PROMOTED_KANJI, pieceSvg } from './pieces.js';
@@ -106,6 +106,8 @@ export class Board {
     }
     const cells = el('g', { class: 'cells' });
     this.cells.clear();
+    /** What each cell's drawing shows (`render`). */
+    this.drawn = new Map();
     this.pos = new Map();
     for (const { r, f, name } of CELLS) {
       const p = at(r, f);
@@ -226,16 +228,23 @@ export class Board {
    */
   render(s) {
     this.last = s;
+    const style = getPref('pieceStyle');
     for (const [name, g] of this.cells) {
       const piece = s.board.get(name);
-      const content = g.querySelector('.content');
-      content.replaceChildren();
-      if (piece) content.append(pieceSvg(piece, pieceRotation(piece.owner, this.view)));
       const target = s.targets?.get(name);
-      if (target) content.append(el('circle', { class: `target-mark ${target}`, r: MARK_RADIUS[target] }));
       // Where a premove may go: a soft ring of its own, never taken for a legal target.
       const hint = !target && s.hints?.has(name);
-      if (hint) content.append(el('circle', { class: 'hint-mark', r: piece ? SIZE * 0.8 : SIZE * 0.3 }));
+      // A cell's drawing is made anew only when what it shows changed: a move redraws
+      // the few cells it touched, not the board.
+      const drawn = `${piece ? `${piece.owner}${piece.promoted ? '+' : ''}${piece.kind}` : ''}|${target ?? ''}|${hint ? 'hint' : ''}|${style}`;
+      if (this.drawn.get(name) !== drawn) {
+        this.drawn.set(name, drawn);
+        const content = g.querySelector('.content');
+        content.replaceChildren();
+        if (piece) content.append(pieceSvg(piece, pieceRotation(piece.owner, this.view), style));
+        if (target) content.append(el('circle', { class: `target-mark ${target}`, r: MARK_RADIUS[target] }));
+        if (hint) content.append(el('circle', { class: 'hint-mark', r: piece ? SIZE * 0.8 : SIZE * 0.3 }));
+      }
       const flags = {
         selected: s.selected === name,
         source: s.sources?.has(name),
@@ -261,7 +270,7 @@ export class Board {
       if (flags.lit) label += `, ${t('room.board.lit')}`;
       if (flags.premove) label += `, ${t('room.board.premove')}`;
       if (hint) label += `, ${t('room.board.premove_target')}`;
-      g.setAttribute('aria-label', label);
+      if (g.getAttribute('aria-label') !== label) g.setAttribute('aria-label', label);
       g.setAttribute('aria-pressed', flags.selected ? 'true' : 'false');
     }
   }
