@@ -50,6 +50,30 @@ test('replays the 1932-style opening and steps through it', async () => {
   await v.context.close();
 });
 
+test('typing in the record box while the start position arrives keeps the text and the focus', async () => {
+  const v = await visitor(live.browser, 'early');
+  const { page } = v;
+  // The start position's answer held back until the reader has typed a first action.
+  let release;
+  const held = new Promise((r) => { release = r; });
+  let first = true;
+  await page.route('**/api/replay', async (route) => {
+    if (first) { first = false; await held; }
+    await route.continue();
+  });
+  await page.goto(`${live.server.url}/analysis`);
+  const box = page.getByTestId('record');
+  await box.click();
+  await page.keyboard.type('P3c-4d ');
+  release();
+  await page.getByTestId('where').waitFor();
+  await page.keyboard.type('P10k-10j');
+  assert.equal(await box.inputValue(), 'P3c-4d P10k-10j');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'record');
+  assert.deepEqual(v.io.errors, []);
+  await v.context.close();
+});
+
 test('a record that fails shows the ply, the token and the reason', async () => {
   const v = await visitor(live.browser, 'typo');
   const { page } = v;

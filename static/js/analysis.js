@@ -608,6 +608,10 @@ export function showAnalysis(app) {
   }
 
   function build() {
+    // A rebuild (an answer arriving, the language switched) keeps the text field being
+    // typed in: its focus and selection pass to the new one.
+    const field = app.contains(document.activeElement) && document.activeElement.id ? document.activeElement : null;
+    const typing = field && { id: field.id, start: field.selectionStart, end: field.selectionEnd };
     document.title = t('analysis.pageTitle');
     const boardBox = h('div', { class: 'board-wrap' });
     board?.stopFollowingPrefs?.();
@@ -658,6 +662,11 @@ export function showAnalysis(app) {
         h('div', { class: 'panel' }, side)),
       page.promoDialog));
     update();
+    const again = typing && document.getElementById(typing.id);
+    if (again) {
+      again.focus();
+      if (typing.start !== null && typing.start !== undefined) again.setSelectionRange?.(typing.start, typing.end);
+    }
   }
 
   // Arrow keys walk the current line when no text field has the focus: ←/→ a move,
