@@ -56,8 +56,11 @@ async fn tokens_stay_out_of_the_log_at_trace_level() {
     )
     .await;
     assert_eq!(again, token);
-    // Once the server has logged the last of these connections, stop it.
+    // Once the server has logged the last of these connections — the resume, and the
+    // WebSocket library reading a client's close (a client's `close` does not wait for
+    // the server to read it) — stop it.
     log_shows(&log_path, "player resumed").await;
+    log_shows(&log_path, "tungstenite").await;
     drop(server);
 
     let text = std::fs::read_to_string(&log_path).expect("the log");
