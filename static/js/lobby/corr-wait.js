@@ -126,7 +126,7 @@ export function correspondenceWaits(pools) {
       return h('li', { 'data-testid': `corr-wait-${poolKey(w.pool)}` },
         h('span', { class: 'spinner', 'aria-hidden': 'true' }),
         h('span', { class: 'corr-wait-text' }, t('quick.corrWaiting', { pool: poolName(w.pool), kind }),
-          typeof now?.waiting === 'number' ? h('span', { class: 'corr-count' }, t('quick.corrCount', { n: now.waiting })) : null),
+          typeof now?.waiting === 'number' ? h('span', { class: 'corr-count' }, t('quick.corrCount', { n: Math.max(now.waiting, 1) })) : null),
         h('button', {
           type: 'button', class: 'small', 'data-testid': `corr-cancel-${poolKey(w.pool)}`, disabled: c.busy.has(poolKey(w.pool)),
           onclick: () => cancel(w),

@@ -322,7 +322,8 @@ function draw() {
   if (w.since) v.clock.textContent = elapsedText(Date.now() - w.since);
   v.waitTitle.textContent = t(q.count === 2 ? 'quick.lookingOne' : 'quick.lookingTwo');
   const label = w.pool ? poolLabel(w.pool) : '';
-  p.pool.textContent = typeof q.count === 'number' ? t('quick.waitingIn', { pool: label, n: q.count }) : label;
+  // The reader is one of those waiting, whatever a count taken before its ticket says.
+  p.pool.textContent = typeof q.count === 'number' ? t('quick.waitingIn', { pool: label, n: Math.max(q.count, 1) }) : label;
   p.bots.hidden = w.bots === null || w.bots === undefined || Boolean(w.pool?.rated);
   if (!p.bots.hidden) p.bots.textContent = t('quick.botsAt', { time: elapsedText(w.bots * 1000) });
   p.trouble.textContent = q.trouble;
