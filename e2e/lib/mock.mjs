@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { until } from './people.mjs';
 
 /** The start position, the client's own (static/js/position.js runs in node too). */
 export { START_POSITION as START } from '../../static/js/position.js';
@@ -66,3 +67,11 @@ export async function openMockRoom(browser, first, { viewport = { width: 1200, h
 
 /** A cell of the board on `page`. */
 export const cell = (page, name) => page.locator(`[data-cell="${name}"]`);
+
+/** What the page sends when `act` runs (a click, a key): a routed socket's frames reach
+ * the test a moment after the page sent them, so this waits for the next one. */
+export async function sends(sent, act) {
+  const before = sent.length;
+  await act();
+  return until('the page to send', () => sent.length > before && sent.at(-1));
+}

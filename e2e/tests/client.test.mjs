@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { launch } from '../lib/browser.mjs';
-import { cell, mockServer, openMockRoom, ORIGIN, START } from '../lib/mock.mjs';
+import { cell, mockServer, openMockRoom, ORIGIN, sends, START } from '../lib/mock.mjs';
 import { until } from '../lib/people.mjs';
 
 const SHOTS = new URL('../screenshots/', import.meta.url).pathname;
@@ -128,8 +128,7 @@ test('select shows targets from `legal` only; promotion choice; illegal clicks s
   await cell(page, '10k').click();
   await page.getByTestId('promotion-dialog').waitFor();
   await page.getByTestId('board').page().screenshot({ path: `${SHOTS}mock-promotion.png` });
-  await page.getByTestId('promote-yes').click();
-  assert.deepEqual(sent.at(-1), { type: 'act', action: 'B2gx10k+' });
+  assert.deepEqual(await sends(sent, () => page.getByTestId('promote-yes').click()), { type: 'act', action: 'B2gx10k+' });
   await page.close();
 });
 
@@ -179,8 +178,7 @@ test('keyboard: arrows move focus, Enter selects and plays, Escape cancels', asy
   assert.equal(await page.locator('[data-target]').count(), 4);
   // Move to 4h: down-left twice from 2g in Middle's view is 3h, 4i... go by name instead.
   await cell(page, '4h').focus();
-  await page.keyboard.press('Enter');
-  assert.deepEqual(sent.at(-1), { type: 'act', action: 'B2g-4h' });
+  assert.deepEqual(await sends(sent, () => page.keyboard.press('Enter')), { type: 'act', action: 'B2g-4h' });
   await page.close();
 });
 
@@ -194,8 +192,7 @@ test('drops from hand and illumination', async () => {
   await page.getByTestId('drop-P').click();
   const targets = await page.$$eval('[data-target]', (ns) => ns.map((n) => n.dataset.cell).sort());
   assert.deepEqual(targets, ['5e', '6e']);
-  await cell(page, '6e').click();
-  assert.deepEqual(sent.at(-1), { type: 'act', action: 'P*6e' });
+  assert.deepEqual(await sends(sent, () => cell(page, '6e').click()), { type: 'act', action: 'P*6e' });
   // The server answers with a new state where it is our move again (scripted).
   await page.close();
 
@@ -206,8 +203,7 @@ test('drops from hand and illumination', async () => {
   assert.deepEqual(await r2.page.$$eval('.cell.lit', (ns) => ns.map((n) => n.dataset.cell).sort()), ['3g', '5e']);
   assert.equal(await r2.page.evaluate(() => document.activeElement.dataset.testid), 'illuminate-confirm');
   await r2.page.getByTestId('board').screenshot({ path: `${SHOTS}mock-illuminate.png` });
-  await r2.page.keyboard.press('Enter');
-  assert.deepEqual(r2.sent.at(-1), { type: 'act', action: '+K1d!' });
+  assert.deepEqual(await sends(r2.sent, () => r2.page.keyboard.press('Enter')), { type: 'act', action: '+K1d!' });
   await r2.page.close();
 });
 
@@ -274,6 +270,7 @@ test('a gap in seq asks for a fresh state; a dropped socket reconnects and resum
   assert.match(await page.getByTestId('conn-status').textContent(), /Reconnecting/);
   await page.waitForSelector('[data-testid="conn-status"][data-phase="open"]', { timeout: 10000 });
   assert.equal(sockets.length, 2);
+  await until('the new socket resumes', () => sent.at(-1)?.type === 'resume');
   assert.deepEqual(sent.at(-1), { type: 'resume', token: 'tok' });
   await page.close();
 });
@@ -283,6 +280,7 @@ test('server errors are shown in words; bad tokens are forgotten', async () => {
   server().send(JSON.stringify({ type: 'error', code: 'bad_token', message: 'That seat token is not valid here.' }));
   await page.getByText('That seat token is not valid here.').waitFor();
   assert.equal(await page.evaluate(() => localStorage.getItem('sannin.token.r1')), null);
+  await until('the page watches', () => sent.at(-1)?.type === 'watch');
   assert.deepEqual(sent.at(-1), { type: 'watch' });
   // Errors go above the board, never over it, and are read whole (on a phone too).
   const long = 'This game is rated: log in (top right) to take a seat. You can watch without an account, and chat with the other spectators meanwhile.';
@@ -303,18 +301,14 @@ test('waiting room: take a seat, ready, alliance proposal', async () => {
   const waiting = state({ status: 'waiting', to_move: null, seats: { first: null, middle: { name: 'Beni', connected: true, ready: false }, last: null } });
   const { page, sent, server } = await openRoom(waiting);
   await page.getByTestId('room-name').fill('Akira');
-  await page.getByTestId('sit-first').click();
-  assert.deepEqual(sent.at(-1), { type: 'join', seat: 'first', name: 'Akira' });
+  assert.deepEqual(await sends(sent, () => page.getByTestId('sit-first').click()), { type: 'join', seat: 'first', name: 'Akira' });
   const ws = server();
   ws.send(JSON.stringify({ type: 'seated', seat: 'first', token: 'tok-a' }));
   ws.send(JSON.stringify({ ...waiting, seq: 4, you: 'first', seats: { ...waiting.seats, first: { name: 'Akira', connected: true, ready: false } } }));
-  await page.getByTestId('ready').click();
-  assert.deepEqual(sent.at(-1), { type: 'ready' });
-  await page.getByTestId('propose-middle').click();
-  assert.deepEqual(sent.at(-1), { type: 'propose_alliance', seat: 'middle' });
+  assert.deepEqual(await sends(sent, () => page.getByTestId('ready').click()), { type: 'ready' });
+  assert.deepEqual(await sends(sent, () => page.getByTestId('propose-middle').click()), { type: 'propose_alliance', seat: 'middle' });
   ws.send(JSON.stringify({ type: 'event', seq: 5, event: { type: 'alliance_proposed', from: 'middle', to: 'first' } }));
-  await page.getByTestId('accept-alliance').click();
-  assert.deepEqual(sent.at(-1), { type: 'accept_alliance' });
+  assert.deepEqual(await sends(sent, () => page.getByTestId('accept-alliance').click()), { type: 'accept_alliance' });
   assert.equal(await page.evaluate(() => localStorage.getItem('sannin.token.r1')), 'tok-a');
   await page.close();
 });
@@ -428,6 +422,7 @@ test('a seat resumed elsewhere stops this page instead of taking it back', async
   await page.getByTestId('retry').click();
   await page.waitForSelector('[data-testid="conn-status"][data-phase="open"]');
   assert.equal(sockets.length, 2);
+  await until('the new socket resumes', () => sent.at(-1)?.type === 'resume');
   assert.deepEqual(sent.at(-1), { type: 'resume', token: 'tok' });
   await page.close();
 });
