@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs the browser tests of the Sannin client on a fresh machine: installs Chromium
-# and its headless shell (Debian packages), the DejaVu fonts, playwright-core and axe-core (npm, from
-# package-lock.json), then runs `node --test`. Needs node >= 20, npm and cargo.
+# Runs the browser tests of the Sannin client on a fresh machine: installs Chromium and
+# its headless shell (Debian packages), the DejaVu fonts, playwright-core and axe-core
+# (npm, from package-lock.json), then runs `node --test`. Needs node >= 20, npm and cargo.
 # Usage: e2e/run.sh [test files...]
 set -euo pipefail
 cd "$(dirname "$0")"

@@ -665,7 +665,7 @@ export function showAnalysis(app) {
     const again = typing && document.getElementById(typing.id);
     if (again) {
       again.focus();
-      if (typing.start !== null && typing.start !== undefined) again.setSelectionRange?.(typing.start, typing.end);
+      if (typing.start != null) again.setSelectionRange(typing.start, typing.end);
     }
   }
 
