@@ -185,6 +185,8 @@ async fn pump(
                 Some(Outbound::Text(t)) => Out::Text(bytes::Bytes::from(t)),
                 Some(Outbound::Close(code, reason)) => Out::Close(code, reason.into()),
                 Some(Outbound::Ping) => Out::Ping,
+                // The socket's own node answers its pings.
+                Some(Outbound::Pong(_)) => continue,
             },
         };
         let end = matches!(out, Out::Drop | Out::Close(..));

@@ -111,6 +111,9 @@ pub enum Outbound {
     Close(u16, &'static str),
     /// Send a WebSocket ping now (its pong measures the round trip, for lag credit).
     Ping,
+    /// The answer to the client's ping, with its payload (the connection's reader
+    /// queues it; the room never does).
+    Pong(bytes::Bytes),
 }
 
 /// The room's side of a connection.

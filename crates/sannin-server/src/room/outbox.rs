@@ -119,6 +119,7 @@ fn weight(out: &Outbound) -> usize {
     match out {
         Outbound::Text(t) => t.len(),
         Outbound::Close(..) | Outbound::Ping => 0,
+        Outbound::Pong(payload) => payload.len(),
     }
 }
 

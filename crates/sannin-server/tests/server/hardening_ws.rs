@@ -556,3 +556,35 @@ async fn sockets_that_never_take_part_are_closed() {
     player.sync().await;
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clients_ping_is_answered_and_its_close_echoed() {
+    let (_db, server) = sqlite_server().await;
+    let room = server.create_room(json!({})).await;
+    let mut c = watcher(&server, &room).await.expect("watching");
+    c.send_raw(Message::Ping(b"are you there".to_vec().into()))
+        .await;
+    let deadline = tokio::time::Instant::now() + TIMEOUT;
+    loop {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        match tokio::time::timeout(left, c.ws.next()).await {
+            Ok(Some(Ok(Message::Pong(p)))) => {
+                assert_eq!(&p[..], b"are you there", "the ping's payload comes back");
+                break;
+            }
+            Ok(Some(Ok(_))) => {}
+            other => panic!("no pong: {other:?}"),
+        }
+    }
+    // The client starts the closing handshake; the server echoes its code.
+    c.ws.send(Message::Close(Some(
+        tokio_tungstenite::tungstenite::protocol::CloseFrame {
+            code: 4001u16.into(),
+            reason: "going".into(),
+        },
+    )))
+    .await
+    .expect("close sent");
+    assert_eq!(close_code(&mut c.ws).await, Some(4001));
+    server.stop().await;
+}

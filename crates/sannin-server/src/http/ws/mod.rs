@@ -6,21 +6,27 @@
 //! | file        | handles                                                        |
 //! |-------------|----------------------------------------------------------------|
 //! | `mod.rs`    | the upgrade, joining the room, the two halves, their shared pings |
-//! | `reader.rs` | frames in: limits, parsing, messages to the room               |
-//! | `writer.rs` | frames out: the room's queue in bursts, keep-alive pings       |
+//! | `reader.rs` | frames in (tungstenite's codec): limits, parsing, messages to the room |
+//! | `writer.rs` | frames out, laid out here: the room's queue in bursts, pings, answers |
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use axum::body::Body;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
-use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Extension, Path, State};
-use axum::http::HeaderMap;
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::{Extension, FromRequestParts, Path, State};
+use axum::http::{header, request::Parts, HeaderMap, StatusCode};
 use axum::response::Response;
-use futures_util::stream::{SplitSink, SplitStream};
-use futures_util::{FutureExt, SinkExt, StreamExt};
+use futures_util::FutureExt;
+use hyper::upgrade::{OnUpgrade, Upgraded};
+use hyper_util::rt::TokioIo;
 use sannin_protocol::ServerMsg;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf, ReadHalf, WriteHalf};
+use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
+use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
+use tokio_tungstenite::WebSocketStream;
 use tokio_util::sync::CancellationToken;
 
 use crate::accounts::sockets::SessionWatch;
@@ -37,6 +43,69 @@ use crate::room::{ConnAccount, ConnHandle, Outbound, RoomHandle};
 mod reader;
 mod writer;
 
+/// An upgraded connection's socket.
+type Io = TokioIo<Upgraded>;
+
+/// The half of the socket the writer writes frames to (`writer::Frames`).
+type Sink = WriteHalf<Io>;
+
+/// The frames the client sends, read by tungstenite from the other half.
+type Incoming = WebSocketStream<ReadSide>;
+
+/// The read half of a socket, as tungstenite's reader takes it: a stream it may also
+/// write to. It writes only its own answers to the client's pings and closes, and those
+/// are dropped here: every frame to the client goes through the writer, which answers
+/// pings and closes itself (the reader queues the answers).
+struct ReadSide(ReadHalf<Io>);
+
+impl AsyncRead for ReadSide {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.0).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for ReadSide {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::task::Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+/// The request's promise of its upgraded connection, taken before axum's
+/// [`WebSocketUpgrade`] checks the request: that check gives the socket to a WebSocket
+/// whose writer keeps its largest buffer for life, so the server keeps the socket
+/// itself and only the reading goes to tungstenite (see [`ReadSide`]).
+pub(super) struct Upgrading(Option<OnUpgrade>);
+
+impl<S: Send + Sync> FromRequestParts<S> for Upgrading {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(Upgrading(parts.extensions.get::<OnUpgrade>().cloned()))
+    }
+}
+
 /// `GET /api/rooms/{id}/ws`. The socket holds its client's slot of
 /// `--max-ws-per-address` and its slot of the connection cap as long as it is open.
 pub(super) async fn upgrade(
@@ -45,12 +114,24 @@ pub(super) async fn upgrade(
     client: ClientAddr,
     slot: Option<Extension<ConnSlot>>,
     headers: HeaderMap,
+    upgrading: Upgrading,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
-    let ws = ws.map_err(|e| ApiError::Http {
+    // axum's checks of the request (GET, the Upgrade, Connection and version headers,
+    // a key): what they refuse gets their status and words. What they give back is
+    // dropped unused: the server answers the handshake itself, below.
+    drop(ws.map_err(|e| ApiError::Http {
         status: e.status(),
         message: e.body_text(),
-    })?;
+    })?);
+    let (Some(on_upgrade), Some(key)) = (upgrading.0, headers.get(header::SEC_WEBSOCKET_KEY))
+    else {
+        return Err(ApiError::Http {
+            status: StatusCode::UPGRADE_REQUIRED,
+            message: "this connection cannot be upgraded to a WebSocket".into(),
+        });
+    };
+    let accept = derive_accept_key(key.as_bytes());
     if shared.shutdown.is_cancelled() {
         return Err(ApiError::ShuttingDown);
     }
@@ -87,42 +168,50 @@ pub(super) async fn upgrade(
         Some(c) => (None, Some(c.open_ws(client).await?), slot),
         None => (Some(shared.budgets.open_ws(client)?), None, slot),
     };
-    let ws = ws.on_failed_upgrade(|e| tracing::debug!(error = %e, "WebSocket upgrade failed"));
     let cap = shared.config.hard_message_cap();
     // A small read buffer: protocol messages are small (an `act` is about 40 bytes), and
     // at thousands of connections the 128 KiB default dominates memory. tungstenite
     // also zero-fills the free part of the buffer before every read, so each KiB of it
     // is written once per message received; a larger message takes a few reads.
-    // Frames written are gathered up to `WRITE_GATHER` bytes: the writer flushes after
-    // each burst (an event and the state after it), so a burst goes out in one `send`
-    // instead of one a frame; the buffer only ever holds what a burst needs.
-    Ok(ws
+    // tungstenite writes nothing that reaches the client (see `ReadSide`).
+    let config = WebSocketConfig::default()
         .read_buffer_size(READ_BUFFER)
-        .write_buffer_size(WRITE_GATHER)
-        .max_message_size(cap)
-        .max_frame_size(cap)
-        .on_upgrade(move |socket| {
-            // The connection gets a task of its own, and the upgrade's task (axum's,
-            // about 1.5 KiB of state around whatever it awaits) ends here. Split at once
-            // and build the connection's future around the halves (a few bytes each): a
-            // future that held the socket itself would keep its 368 bytes for the
-            // connection's whole life, and a future awaited inside an `async` block is
-            // stored twice, so `map` rather than a block.
-            let (sink, stream) = socket.split();
-            let upgraded = Upgraded {
-                room,
-                shared,
-                account,
-                session,
-                client,
-            };
-            tokio::spawn(connection(sink, stream, upgraded).map(move |()| drop(held)));
-            std::future::ready(())
-        }))
+        .write_buffer_size(0)
+        .max_message_size(Some(cap))
+        .max_frame_size(Some(cap));
+    tokio::spawn(async move {
+        let io = match on_upgrade.await {
+            Ok(upgraded) => TokioIo::new(upgraded),
+            Err(e) => {
+                tracing::debug!(error = %e, "WebSocket upgrade failed");
+                return;
+            }
+        };
+        let (read, sink) = tokio::io::split(io);
+        let incoming =
+            WebSocketStream::from_raw_socket(ReadSide(read), Role::Server, Some(config)).await;
+        let upgraded = Start {
+            room,
+            shared,
+            account,
+            session,
+            client,
+        };
+        // The connection gets a task of its own, and this one (the upgrade's, with
+        // room for the upgrade's future) ends here.
+        tokio::spawn(connection(sink, incoming, upgraded).map(move |()| drop(held)));
+    });
+    Ok(Response::builder()
+        .status(StatusCode::SWITCHING_PROTOCOLS)
+        .header(header::CONNECTION, "upgrade")
+        .header(header::UPGRADE, "websocket")
+        .header(header::SEC_WEBSOCKET_ACCEPT, accept)
+        .body(Body::empty())
+        .unwrap_or_default())
 }
 
 /// What a connection starts with, besides its socket.
-struct Upgraded {
+struct Start {
     room: RoomHandle,
     shared: Arc<Shared>,
     /// The account of the session cookie, for the seats of rated rooms.
@@ -136,15 +225,8 @@ struct Upgraded {
 /// line at the limit takes a few reads.
 const READ_BUFFER: usize = 256;
 
-/// The most bytes of frames gathered before they are written (see `upgrade`).
-const WRITE_GATHER: usize = 16 * 1024;
-
 /// Runs a connection to its room until either side closes.
-fn connection(
-    sink: SplitSink<WebSocket, Message>,
-    stream: SplitStream<WebSocket>,
-    up: Upgraded,
-) -> impl Future<Output = ()> {
+fn connection(sink: Sink, stream: Incoming, up: Start) -> impl Future<Output = ()> {
     let conn = up.shared.rooms.next_conn_id();
     // At debug level, as everything logged under it: entering a span costs a lookup in
     // the subscriber's registry at every poll of the connection's task.
@@ -176,12 +258,7 @@ async fn connect(
 }
 
 /// Joins the room, then runs the reader and the writer until either ends.
-async fn run(
-    mut sink: SplitSink<WebSocket, Message>,
-    stream: SplitStream<WebSocket>,
-    conn: u64,
-    up: Upgraded,
-) {
+async fn run(mut sink: Sink, stream: Incoming, conn: u64, up: Start) {
     // Read in place, not taken apart: its fields moved into locals would be held
     // twice too.
     let _counted = Counted::new(&up.shared);
@@ -203,13 +280,10 @@ async fn run(
     if let Err(code) = connected {
         let msg = "the room is not available; try again later";
         let text = ServerMsg::error(code, msg).to_text();
-        let _ = sink.send(Message::Text(text.into())).await;
-        let _ = sink
-            .send(Message::Close(Some(CloseFrame {
-                code: 1013,
-                reason: "try again later".into(),
-            })))
-            .await;
+        let mut frames = writer::Frames::default();
+        frames.text(&text);
+        frames.close(1013, "try again later");
+        let _ = frames.write(&mut sink).await;
         return;
     }
     debug!("connected");

@@ -14,11 +14,11 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant as StdInstant};
 
-use axum::extract::ws::{Message, Utf8Bytes, WebSocket};
-use futures_util::stream::SplitStream;
+use axum::extract::ws::Utf8Bytes;
 use futures_util::StreamExt;
 use sannin_protocol::{ClientMsg, ServerMsg};
 use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::{self, Message};
 use tokio_util::sync::CancellationToken;
 use tracing::debug;
 
@@ -49,10 +49,9 @@ fn round_trip(stamp: u64, now_ms: u64) -> Option<u64> {
 /// The close frame for a frame the WebSocket codec refused (RFC 6455 §7.4.1), if it
 /// deserves one: 1009 for a message over the hard cap, 1007 for a text message that
 /// is not UTF-8, 1002 for other protocol errors. I/O errors (the peer is gone) get none.
-fn close_for(e: axum::Error) -> Option<(u16, &'static str)> {
-    use tokio_tungstenite::tungstenite::Error;
-    let e = e.into_inner();
-    match e.downcast_ref::<Error>()? {
+fn close_for(e: &tungstenite::Error) -> Option<(u16, &'static str)> {
+    use tungstenite::Error;
+    match e {
         Error::Capacity(_) => Some((1009, "message too big")),
         Error::Utf8(_) => Some((1007, "text message is not valid UTF-8")),
         Error::Protocol(_) => Some((1002, "protocol error")),
@@ -66,7 +65,7 @@ fn error_frame(code: ErrorCode, message: impl Into<String>) -> Outbound {
 
 /// What the reader works with.
 pub(super) struct Reader {
-    pub stream: SplitStream<WebSocket>,
+    pub stream: super::Incoming,
     pub conn: ConnId,
     pub room: RoomHandle,
     /// The connection's own queue, for the errors the reader answers itself.
@@ -150,7 +149,7 @@ impl Reader {
             let frame = match next {
                 None => break,
                 Some(Err(e)) => {
-                    if let Some((code, reason)) = close_for(e) {
+                    if let Some((code, reason)) = close_for(&e) {
                         debug!(code, reason, "bad frame: closing");
                         self.metrics.bad_messages.fetch_add(1, Ordering::Relaxed);
                         self.reply(Outbound::Close(code, reason));
@@ -185,7 +184,14 @@ impl Reader {
             self.pings.said();
         }
         let stamp = match &frame {
-            Message::Close(_) => return Next::Stop,
+            Message::Close(close) => {
+                // The closing handshake (RFC 6455 §5.5.1): the client's code echoed,
+                // or, for a close without one, the writer's own close frame at its end.
+                if let Some(c) = close {
+                    self.reply(Outbound::Close(u16::from(c.code), ""));
+                }
+                return Next::Stop;
+            }
             Message::Pong(payload) => stamp_of(payload),
             _ => None,
         };
@@ -215,8 +221,11 @@ impl Reader {
                     _ => Next::Go,
                 };
             }
-            // The codec answers pings itself.
-            Message::Ping(_) | Message::Close(_) => return Next::Go,
+            Message::Ping(payload) => {
+                self.reply(Outbound::Pong(payload));
+                return Next::Go;
+            }
+            Message::Close(_) | Message::Frame(_) => return Next::Go,
         };
         self.text(text, received).await
     }
@@ -245,7 +254,7 @@ impl Reader {
     }
 
     /// A text frame: a protocol message for the room, or `bad_message`.
-    async fn text(&mut self, text: Utf8Bytes, received: StdInstant) -> Next {
+    async fn text(&mut self, text: tungstenite::Utf8Bytes, received: StdInstant) -> Next {
         if text.len() > self.max_bytes {
             self.metrics.bad_messages.fetch_add(1, Ordering::Relaxed);
             let limit = self.max_bytes;
