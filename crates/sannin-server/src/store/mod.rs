@@ -141,15 +141,11 @@ impl Store {
                         conn.execute("PRAGMA synchronous=NORMAL").await?;
                         conn.execute("PRAGMA foreign_keys=ON").await?;
                         // Checkpoints are the checkpointer's (below); this is only the
-                        // backstop should it fall behind (store/sqlite.rs).
+                        // backstop should it fall behind, and the log file is cut back
+                        // by the checkpointer alone (store/sqlite.rs).
                         conn.execute(&*format!(
                             "PRAGMA wal_autocheckpoint={}",
                             sqlite::WAL_BACKSTOP_PAGES
-                        ))
-                        .await?;
-                        conn.execute(&*format!(
-                            "PRAGMA journal_size_limit={}",
-                            sqlite::WAL_KEEP_BYTES
                         ))
                         .await?;
                     }
@@ -169,7 +165,8 @@ impl Store {
             let c = sqlx::AnyConnection::connect_with(&options)
                 .await
                 .context("opening the SQLite database for checkpoints")?;
-            tokio::spawn(checkpoints(c, pool.clone()));
+            let wal = sqlite_file(&url).map(|f| std::path::PathBuf::from(format!("{f}-wal")));
+            tokio::spawn(checkpoints(c, pool.clone(), wal));
         }
         let fenced_writer = (!sqlite).then(|| fenced::FencedWriter::spawn(pool.clone()));
         Ok(Store {

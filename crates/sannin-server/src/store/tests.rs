@@ -86,6 +86,128 @@ async fn sqlite_actions_are_written_directly_or_wait_for_a_busy_database() {
     store.close().await;
 }
 
+/// No commit cuts the write-ahead log file back (that would hold the actions behind
+/// it): the checkpointer empties a large one once nothing has been written for a
+/// while (five seconds).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_log_file_is_cut_back_by_the_checkpointer_at_a_quiet_moment() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wal.db");
+    let store = Store::connect(&format!("sqlite://{}", path.display()), 4)
+        .await
+        .unwrap();
+    let wal = dir.path().join("wal.db-wal");
+    let wal_len = || std::fs::metadata(&wal).map_or(0, |m| m.len());
+    {
+        // 80 MiB of log in one commit, left for the store's checkpointer to copy.
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(
+            "PRAGMA wal_autocheckpoint=0; CREATE TABLE scratch (b BLOB); BEGIN; \
+             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 80) \
+             INSERT INTO scratch SELECT zeroblob(1048576) FROM n; COMMIT;",
+        )
+        .unwrap();
+    }
+    let written = wal_len();
+    assert!(
+        written > 80 << 20,
+        "the log holds the commit: {written} bytes"
+    );
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    while wal_len() > 64 << 20 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the log file stayed at {} bytes",
+            wal_len()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    // Nothing was lost on the way, and the store writes on.
+    let c = rusqlite::Connection::open(&path).unwrap();
+    let rows: i64 = c
+        .query_row("SELECT count(*) FROM scratch", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(rows, 80);
+    store.create_room("r", None, "{}", &[]).await.unwrap();
+    store
+        .append_action("r", &act(1, "P3c-4c"), None, None)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.load_room("r").await.unwrap().unwrap().actions.len(),
+        1
+    );
+    store.close().await;
+}
+
+/// Rooms that store their actions all at once have them written in batches of every
+/// size, cut into runs (the writer's statements are of eight sizes), some of them with
+/// a game's end: every row is stored once, in its room, and every ended game is marked,
+/// on SQLite (the writer's own connection) and on PostgreSQL.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batches_of_every_size_store_every_row_on_sqlite_and_postgres() {
+    on_sqlite_and_postgres("batches_of_every_size", |s| Box::pin(rooms_act_at_once(s))).await;
+}
+
+/// A store on a fresh SQLite file, then one on a throwaway PostgreSQL database (where
+/// one is reachable), each given to `check`, then closed.
+async fn on_sqlite_and_postgres(
+    name: &str,
+    check: impl for<'a> Fn(&'a Store) -> futures_util::future::BoxFuture<'a, ()>,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}/{name}.db", dir.path().display());
+    let sqlite = Store::connect(&url, 4).await.unwrap();
+    check(&sqlite).await;
+    sqlite.close().await;
+    let Some(pg) = crate::testing::TestPg::new(name).await else {
+        return;
+    };
+    let store = Store::connect(&pg.url, 4).await.unwrap();
+    check(&store).await;
+    store.close().await;
+    pg.drop_it().await;
+}
+
+async fn rooms_act_at_once(store: &Store) {
+    const ROOMS: usize = 300;
+    for r in 0..ROOMS {
+        store
+            .create_room(&format!("b{r}"), None, "{}", &[])
+            .await
+            .unwrap();
+    }
+    let texts = ["P3c-4c", "P10k-10j", "P11g-10g"];
+    for (i, text) in texts.iter().enumerate() {
+        let ply = i as i64 + 1;
+        let writes = (0..ROOMS).map(|r| {
+            let store = store.clone();
+            // Every seventh room's game ends with its last action.
+            let ends = ply == 3 && r % 7 == 0;
+            async move {
+                store
+                    .append_action(
+                        &format!("b{r}"),
+                        &act(ply, text),
+                        ends.then_some("{}"),
+                        None,
+                    )
+                    .await
+            }
+        });
+        for written in futures_util::future::join_all(writes).await {
+            written.unwrap();
+        }
+    }
+    for r in 0..ROOMS {
+        let room = store.load_room(&format!("b{r}")).await.unwrap().unwrap();
+        let stored: Vec<&str> = room.actions.iter().map(|a| a.text.as_str()).collect();
+        assert_eq!(stored, texts, "room b{r}");
+        let finished = room.status == sannin_protocol::RoomStatus::Finished;
+        assert_eq!(finished, r % 7 == 0, "room b{r}");
+    }
+}
+
 /// Every value the server stores reads back as it was written: each variant of each
 /// stored enum walked through the real store, on SQLite and on PostgreSQL. The
 /// variants come from the types themselves (`Level::all`, the enums' iterators), so
@@ -93,18 +215,10 @@ async fn sqlite_actions_are_written_directly_or_wait_for_a_busy_database() {
 /// stored and read back.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_stored_value_reads_back_on_sqlite_and_postgres() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}/values.db", dir.path().display());
-    let sqlite = Store::connect(&url, 4).await.unwrap();
-    every_value_reads_back(&sqlite).await;
-    sqlite.close().await;
-    let Some(pg) = crate::testing::TestPg::new("every_stored_value_reads_back").await else {
-        return;
-    };
-    let store = Store::connect(&pg.url, 4).await.unwrap();
-    every_value_reads_back(&store).await;
-    store.close().await;
-    pg.drop_it().await;
+    on_sqlite_and_postgres("every_stored_value_reads_back", |s| {
+        Box::pin(every_value_reads_back(s))
+    })
+    .await;
 }
 
 async fn every_value_reads_back(store: &Store) {

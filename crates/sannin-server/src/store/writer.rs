@@ -6,9 +6,9 @@
 //! thread and back) and a commit of its own. Here one task owns the action writes: a
 //! room sends its row and awaits the acknowledgement; the task takes everything that
 //! is pending (up to [`MAX_BATCH`] rows, never waiting for more to come), writes it in
-//! one statement — in one transaction with the `rooms` updates when a row ends a
-//! game — and acknowledges each room once that commit has returned. Durability is
-//! unchanged: a room broadcasts nothing before its own row is committed.
+//! one commit — a statement for each of its [`runs`], with the `rooms` updates when a
+//! row ends a game — and acknowledges each room once that commit has returned.
+//! Durability is unchanged: a room broadcasts nothing before its own row is committed.
 //!
 //! When a batch fails as a whole (the database is down, or one row is refused), each
 //! of its rows is tried again on its own, so every room gets the answer its own row
@@ -32,7 +32,7 @@ use sqlx::AnyPool;
 use tokio::sync::{mpsc, oneshot};
 
 use super::rows::bind_action;
-use super::sqlite::{WAL_BACKSTOP_PAGES, WAL_KEEP_BYTES};
+use super::sqlite::WAL_BACKSTOP_PAGES;
 use super::{unix_ms, StoredAction};
 
 /// The most rows written in one statement (7 parameters a row: well inside the
@@ -198,8 +198,9 @@ impl Task {
         }
     }
 
-    /// Writes `jobs` in one statement; with the `rooms` updates of games they end, in one
-    /// transaction.
+    /// Writes `jobs`: in one statement when their number is a power of two, else in one
+    /// transaction of a statement for each of their [`runs`] — with the `rooms` updates
+    /// of games they end.
     async fn write(&mut self, jobs: &[Job]) -> sqlx::Result<()> {
         let now = unix_ms();
         if let Some(direct) = &mut self.direct {
@@ -211,18 +212,17 @@ impl Task {
             }
         }
         let pool = &self.pool;
-        let sql = insert_sql(jobs.len(), self.anonymous);
-        let mut insert = sqlx::query(&sql);
-        for j in jobs {
-            insert = bind_action!(insert, j.room.as_str(), &j.action, now);
-        }
-        if jobs.iter().all(|j| j.finished.is_none()) {
+        if is_one_statement(jobs) {
             // One statement is atomic on its own: no transaction round trips needed.
-            insert.execute(pool).await?;
+            let sql = insert_sql(jobs.len(), self.anonymous);
+            bind_rows(&sql, jobs, now).execute(pool).await?;
             return Ok(());
         }
         let mut tx = pool.begin().await?;
-        insert.execute(&mut *tx).await?;
+        for run in runs(jobs) {
+            let sql = insert_sql(run.len(), self.anonymous);
+            bind_rows(&sql, run, now).execute(&mut *tx).await?;
+        }
         for j in jobs {
             if let Some(result) = &j.finished {
                 sqlx::query(
@@ -257,16 +257,16 @@ impl Direct {
         // As the pool's connections (store/mod.rs): the file is in WAL mode already.
         conn.execute_batch(&format!(
             "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; \
-             PRAGMA wal_autocheckpoint={WAL_BACKSTOP_PAGES}; \
-             PRAGMA journal_size_limit={WAL_KEEP_BYTES};"
+             PRAGMA wal_autocheckpoint={WAL_BACKSTOP_PAGES};"
         ))?;
-        conn.set_prepared_statement_cache_capacity(MAX_BATCH + 2);
+        // The insert of each run's size, and the update of a finished room.
+        conn.set_prepared_statement_cache_capacity(RUN_SIZES + 2);
         Ok(Direct { conn })
     }
 
     /// As [`Task::write`], in place; an error leaves the database as it was.
     fn write(&mut self, jobs: &[Job], now: i64) -> rusqlite::Result<()> {
-        if jobs.iter().all(|j| j.finished.is_none()) {
+        if is_one_statement(jobs) {
             // One statement is atomic on its own: no BEGIN and COMMIT to run.
             return insert(&self.conn, jobs, now);
         }
@@ -274,7 +274,9 @@ impl Direct {
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         {
-            insert(&tx, jobs, now)?;
+            for run in runs(jobs) {
+                insert(&tx, run, now)?;
+            }
             for j in jobs {
                 if let Some(result) = &j.finished {
                     tx.prepare_cached(
@@ -306,6 +308,49 @@ fn insert(conn: &rusqlite::Connection, jobs: &[Job], now: i64) -> rusqlite::Resu
     }
     insert.raw_execute()?;
     Ok(())
+}
+
+/// How many sizes [`runs`] cuts batches into: the powers of two up to [`MAX_BATCH`].
+const RUN_SIZES: usize = MAX_BATCH.ilog2() as usize + 1;
+
+/// `jobs` cut into runs of a power of two rows each, the largest first (100 rows: 64,
+/// 32 and 4), each written by one `INSERT` of a transaction.
+///
+/// A statement is prepared once for each size and kept, so a batch of any size is
+/// written by statements prepared already, of [`RUN_SIZES`] sizes in all. With one
+/// statement a batch size, a busy server's writer prepared and kept 128 statements of
+/// up to 896 parameters, one for each new size it met, while the rooms waited for
+/// their rows (preparing all 128 takes SQLite about 115 ms on a slow day of a small
+/// machine).
+fn runs(jobs: &[Job]) -> impl Iterator<Item = &[Job]> {
+    let mut rest = jobs;
+    std::iter::from_fn(move || {
+        let len = rest.len();
+        if len == 0 {
+            return None;
+        }
+        let (run, later) = rest.split_at(1 << len.ilog2());
+        rest = later;
+        Some(run)
+    })
+}
+
+/// Whether `jobs` are written by one statement alone: one run, no game ended.
+fn is_one_statement(jobs: &[Job]) -> bool {
+    jobs.len().is_power_of_two() && jobs.iter().all(|j| j.finished.is_none())
+}
+
+/// The `INSERT` `sql` (of `run`'s size) with `run`'s rows bound, for sqlx.
+fn bind_rows<'q>(
+    sql: &'q str,
+    run: &'q [Job],
+    now: i64,
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    let mut insert = sqlx::query(sql);
+    for j in run {
+        insert = bind_action!(insert, j.room.as_str(), &j.action, now);
+    }
+    insert
 }
 
 /// Whether SQLite refused for a lock another connection holds.
@@ -362,5 +407,41 @@ mod tests {
         assert!(
             insert_sql(2, true).ends_with("VALUES (?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?)")
         );
+    }
+
+    #[test]
+    fn batches_are_cut_into_runs_of_eight_sizes_largest_first() {
+        let jobs: Vec<Job> = (0..MAX_BATCH)
+            .map(|i| Job {
+                room: format!("r{i}"),
+                action: StoredAction::first_moves(1, "P3c-4c"),
+                finished: None,
+                done: oneshot::channel().0,
+            })
+            .collect();
+        let mut sizes = std::collections::BTreeSet::new();
+        for n in 1..=MAX_BATCH {
+            let runs: Vec<&[Job]> = runs(&jobs[..n]).collect();
+            let lens: Vec<usize> = runs.iter().map(|r| r.len()).collect();
+            assert_eq!(lens.iter().sum::<usize>(), n, "every row once: {lens:?}");
+            assert!(lens.iter().all(|l| l.is_power_of_two()), "{lens:?}");
+            assert!(
+                lens.windows(2).all(|w| w[0] > w[1]),
+                "largest first: {lens:?}"
+            );
+            // In order: the runs put together are the batch.
+            let rooms: Vec<&str> = runs
+                .iter()
+                .flat_map(|r| r.iter().map(|j| j.room.as_str()))
+                .collect();
+            let batch: Vec<&str> = jobs[..n].iter().map(|j| j.room.as_str()).collect();
+            assert_eq!(rooms, batch);
+            sizes.extend(lens);
+        }
+        assert_eq!(
+            runs(&jobs[..100]).map(<[Job]>::len).collect::<Vec<_>>(),
+            [64, 32, 4]
+        );
+        assert_eq!(sizes.len(), RUN_SIZES);
     }
 }
