@@ -96,6 +96,7 @@ async fn strangers_cannot_lock_the_owner_out_of_its_account() {
 
     // Eight addresses guess the owner's password until the name's budget is spent.
     let mut name_limited = 0;
+    let mut last_refused = std::time::Instant::now();
     for a in 1..=8 {
         let http = http_from(source(a));
         for k in 0..3 {
@@ -118,6 +119,7 @@ async fn strangers_cannot_lock_the_owner_out_of_its_account() {
                     );
                     assert!(m.contains("account"), "{m}");
                     name_limited += 1;
+                    last_refused = std::time::Instant::now();
                 }
                 _ => panic!("answered {s}: {v}"),
             }
@@ -127,7 +129,8 @@ async fn strangers_cannot_lock_the_owner_out_of_its_account() {
         name_limited >= 10,
         "the name's budget was spent ({name_limited} refused)"
     );
-    // A new device is held back as well...
+    // A new device is held back as well (unless a log-in came back to the name's budget
+    // since: one every six seconds)...
     let (s, _, _) = call(
         &http_from(source(20)),
         &server,
@@ -137,7 +140,10 @@ async fn strangers_cannot_lock_the_owner_out_of_its_account() {
         None,
     )
     .await;
-    assert_eq!(s, 429);
+    assert!(
+        s == 429 || last_refused.elapsed() >= Duration::from_secs(6),
+        "{s}"
+    );
     // ...but the owner's device logs in, every time it tries.
     let mut cookie = String::new();
     for _ in 0..3 {
@@ -168,9 +174,28 @@ async fn strangers_cannot_lock_the_owner_out_of_its_account() {
     )
     .await;
     assert_eq!(s, 204, "{v}");
-    // The device cookie of another account does not help with this one.
-    let (s, _, _) = call(
-        &http_from(source(21)),
+    // The device cookie of another account does not help with this one. The name's
+    // budget gets a log-in back every six seconds (ten a minute), and a busy machine
+    // may have taken that long over the owner's log-ins: spend it again first.
+    let stranger = http_from(source(21));
+    let spent = loop {
+        let (s, _, v) = call(
+            &stranger,
+            &server,
+            "POST",
+            "/api/session",
+            Some(json!({"name": "owner", "password": "another guess"})),
+            None,
+        )
+        .await;
+        match s {
+            401 => continue,
+            429 => break std::time::Instant::now(),
+            _ => panic!("answered {s}: {v}"),
+        }
+    };
+    let (s, _, v) = call(
+        &stranger,
         &server,
         "POST",
         "/api/session",
@@ -178,7 +203,11 @@ async fn strangers_cannot_lock_the_owner_out_of_its_account() {
         Some("sannin_device=0000"),
     )
     .await;
-    assert_eq!(s, 429);
+    let took = spent.elapsed();
+    assert!(
+        s == 429 || took >= Duration::from_secs(6),
+        "a stranger's device cookie let it in {took:?} after the budget was spent: {s} {v}"
+    );
 }
 
 #[tokio::test]
