@@ -23,7 +23,7 @@ use futures_util::FutureExt;
 use hyper::upgrade::{OnUpgrade, Upgraded};
 use hyper_util::rt::TokioIo;
 use sannin_protocol::ServerMsg;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf, ReadHalf, WriteHalf};
+use tokio::io::{Join, ReadHalf, WriteHalf};
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 use tokio_tungstenite::WebSocketStream;
@@ -49,53 +49,16 @@ type Io = TokioIo<Upgraded>;
 /// The half of the socket the writer writes frames to (`writer::Frames`).
 type Sink = WriteHalf<Io>;
 
-/// The frames the client sends, read by tungstenite from the other half.
-type Incoming = WebSocketStream<ReadSide>;
-
-/// The read half of a socket, as tungstenite's reader takes it: a stream it may also
-/// write to. It writes only its own answers to the client's pings and closes, and those
-/// are dropped here: every frame to the client goes through the writer, which answers
-/// pings and closes itself (the reader queues the answers).
-struct ReadSide(ReadHalf<Io>);
-
-impl AsyncRead for ReadSide {
-    fn poll_read(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        std::pin::Pin::new(&mut self.0).poll_read(cx, buf)
-    }
-}
-
-impl AsyncWrite for ReadSide {
-    fn poll_write(
-        self: std::pin::Pin<&mut Self>,
-        _: &mut std::task::Context<'_>,
-        buf: &[u8],
-    ) -> std::task::Poll<std::io::Result<usize>> {
-        std::task::Poll::Ready(Ok(buf.len()))
-    }
-
-    fn poll_flush(
-        self: std::pin::Pin<&mut Self>,
-        _: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        std::task::Poll::Ready(Ok(()))
-    }
-
-    fn poll_shutdown(
-        self: std::pin::Pin<&mut Self>,
-        _: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        std::task::Poll::Ready(Ok(()))
-    }
-}
+/// The frames the client sends, read by tungstenite from the other half of the socket.
+/// tungstenite also writes its own answers to the client's pings and closes: those go to
+/// a sink that drops them, since every frame to the client goes through the writer,
+/// which answers pings and closes itself (the reader queues the answers).
+type Incoming = WebSocketStream<Join<ReadHalf<Io>, tokio::io::Sink>>;
 
 /// The request's promise of its upgraded connection, taken before axum's
 /// [`WebSocketUpgrade`] checks the request: that check gives the socket to a WebSocket
 /// whose writer keeps its largest buffer for life, so the server keeps the socket
-/// itself and only the reading goes to tungstenite (see [`ReadSide`]).
+/// itself and only the reading goes to tungstenite (see [`Incoming`]).
 pub(super) struct Upgrading(Option<OnUpgrade>);
 
 impl<S: Send + Sync> FromRequestParts<S> for Upgrading {
@@ -173,7 +136,7 @@ pub(super) async fn upgrade(
     // at thousands of connections the 128 KiB default dominates memory. tungstenite
     // also zero-fills the free part of the buffer before every read, so each KiB of it
     // is written once per message received; a larger message takes a few reads.
-    // tungstenite writes nothing that reaches the client (see `ReadSide`).
+    // tungstenite writes nothing that reaches the client (see `Incoming`).
     let config = WebSocketConfig::default()
         .read_buffer_size(READ_BUFFER)
         .write_buffer_size(0)
@@ -188,8 +151,8 @@ pub(super) async fn upgrade(
             }
         };
         let (read, sink) = tokio::io::split(io);
-        let incoming =
-            WebSocketStream::from_raw_socket(ReadSide(read), Role::Server, Some(config)).await;
+        let read = tokio::io::join(read, tokio::io::sink());
+        let incoming = WebSocketStream::from_raw_socket(read, Role::Server, Some(config)).await;
         let upgraded = Start {
             room,
             shared,
