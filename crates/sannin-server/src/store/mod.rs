@@ -7,7 +7,7 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 pub use sqlite::is_sqlite;
-use sqlite::{checkpoints, prepare_sqlite_url, sqlite_file};
+use sqlite::{checkpoints, prepare_sqlite_url, sqlite_file, LogCopied};
 
 use anyhow::Context as _;
 use sqlx::any::{AnyArguments, AnyConnectOptions, AnyPoolOptions};
@@ -156,17 +156,21 @@ impl Store {
             .await
             .context("connecting to the database")?;
         migrate(&pool).await?;
+        let copied = LogCopied::default();
         let writer = writer::Writer::spawn(
             pool.clone(),
             sqlite,
-            sqlite.then(|| sqlite_file(&url)).flatten(),
+            sqlite
+                .then(|| sqlite_file(&url))
+                .flatten()
+                .map(|f| (f, copied.clone())),
         );
         if sqlite {
             let c = sqlx::AnyConnection::connect_with(&options)
                 .await
                 .context("opening the SQLite database for checkpoints")?;
             let wal = sqlite_file(&url).map(|f| std::path::PathBuf::from(format!("{f}-wal")));
-            tokio::spawn(checkpoints(c, pool.clone(), wal));
+            tokio::spawn(checkpoints(c, pool.clone(), wal, copied));
         }
         let fenced_writer = (!sqlite).then(|| fenced::FencedWriter::spawn(pool.clone()));
         Ok(Store {

@@ -140,6 +140,72 @@ async fn a_large_log_file_is_cut_back_by_the_checkpointer_at_a_quiet_moment() {
     store.close().await;
 }
 
+/// Under a steady stream of actions, with no quiet moment, a long log starts over (the
+/// checkpointer copies it, the writer copies the end of it between two of its commits),
+/// and no action is lost on the way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_log_starts_over_while_actions_keep_coming() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("restart.db");
+    let store = Store::connect(&format!("sqlite://{}", path.display()), 4)
+        .await
+        .unwrap();
+    let wal = dir.path().join("restart.db-wal");
+    // The log's header counts the times it started over (bytes 12–15, big-endian).
+    let restarts = || {
+        let head = std::fs::read(&wal)
+            .map(|b| b[..16].to_vec())
+            .unwrap_or_default();
+        u32::from_be_bytes(head[12..16].try_into().unwrap())
+    };
+    {
+        // 80 MiB of log in one commit, longer than the mark at which the log restarts.
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(
+            "PRAGMA wal_autocheckpoint=0; CREATE TABLE scratch (b BLOB); BEGIN; \
+             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 80) \
+             INSERT INTO scratch SELECT zeroblob(1048576) FROM n; COMMIT;",
+        )
+        .unwrap();
+    }
+    let before = restarts();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut rooms = Vec::new();
+    // Enough rooms that some always wait for the writer.
+    for r in 0..64 {
+        let id = format!("r{r}");
+        store.create_room(&id, None, "{}", &[]).await.unwrap();
+        let (store, stop) = (store.clone(), stop.clone());
+        rooms.push(tokio::spawn(async move {
+            let mut ply = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                ply += 1;
+                store
+                    .append_action(&id, &act(ply, "P3c-4c"), None, None)
+                    .await
+                    .unwrap();
+            }
+            (id, ply)
+        }));
+    }
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    while restarts() == before {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the log never started over ({} bytes)",
+            std::fs::metadata(&wal).map_or(0, |m| m.len())
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for room in rooms {
+        let (id, plies) = room.await.unwrap();
+        let stored = store.load_room(&id).await.unwrap().unwrap().actions;
+        assert_eq!(stored.len() as i64, plies, "every action of {id} kept");
+    }
+    store.close().await;
+}
+
 /// Rooms that store their actions all at once have them written in batches of every
 /// size, cut into runs (the writer's statements are of eight sizes), some of them with
 /// a game's end: every row is stored once, in its room, and every ended game is marked,

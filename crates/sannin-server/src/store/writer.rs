@@ -32,7 +32,7 @@ use sqlx::AnyPool;
 use tokio::sync::{mpsc, oneshot};
 
 use super::rows::bind_action;
-use super::sqlite::WAL_BACKSTOP_PAGES;
+use super::sqlite::{LogCopied, WAL_BACKSTOP_PAGES};
 use super::{unix_ms, StoredAction};
 
 /// The most rows written in one statement (7 parameters a row: well inside the
@@ -79,11 +79,12 @@ struct Task {
 
 impl Writer {
     /// Starts the writer task on `pool` (of SQLite when `sqlite`); with `file`, the
-    /// path of that SQLite database, it writes there through a connection of its own.
-    /// It runs until every `Writer` is dropped.
-    pub fn spawn(pool: AnyPool, sqlite: bool, file: Option<&str>) -> Writer {
+    /// path of that SQLite database and the checkpointer's word that its log was
+    /// copied, it writes there through a connection of its own. It runs until every
+    /// `Writer` is dropped.
+    pub fn spawn(pool: AnyPool, sqlite: bool, file: Option<(&str, LogCopied)>) -> Writer {
         let (tx, rx) = mpsc::channel(QUEUE);
-        let direct = file.and_then(|path| match Direct::open(path) {
+        let direct = file.and_then(|(path, copied)| match Direct::open(path, copied) {
             Ok(d) => Some(d),
             Err(e) => {
                 tracing::warn!(error = %e, path, "SQLite actions written through the pool");
@@ -181,6 +182,9 @@ impl Task {
                     for job in batch.drain(..) {
                         let _ = job.done.send(Ok(()));
                     }
+                    if let Some(direct) = &self.direct {
+                        direct.finish_log();
+                    }
                 }
                 Err(e) if batch.len() == 1 => {
                     if let Some(job) = batch.pop() {
@@ -243,10 +247,12 @@ impl Task {
 /// A SQLite file's connection of the writer's own (see the module's docs).
 struct Direct {
     conn: rusqlite::Connection,
+    /// The checkpointer's word that the log was all copied a moment ago.
+    copied: LogCopied,
 }
 
 impl Direct {
-    fn open(path: &str) -> rusqlite::Result<Direct> {
+    fn open(path: &str, copied: LogCopied) -> rusqlite::Result<Direct> {
         use rusqlite::OpenFlags;
         let conn = rusqlite::Connection::open_with_flags(
             path,
@@ -261,7 +267,36 @@ impl Direct {
         ))?;
         // The insert of each run's size, and the update of a finished room.
         conn.set_prepared_statement_cache_capacity(RUN_SIZES + 2);
-        Ok(Direct { conn })
+        Ok(Direct { conn, copied })
+    }
+
+    /// When the checkpointer copied a long log a moment ago, copies what was committed
+    /// since, so that the next commit starts the log over (`sqlite.rs`,
+    /// `checkpoints`). Run after the rooms of the last commit have their answer.
+    fn finish_log(&self) {
+        if !self.copied.take() {
+            return;
+        }
+        let started = std::time::Instant::now();
+        let done = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, i64>(2)?,
+                ))
+            });
+        match done {
+            Ok((busy, log, copied)) => tracing::debug!(
+                busy,
+                log,
+                copied,
+                took_us = started.elapsed().as_micros() as u64,
+                "the writer copied the end of the log"
+            ),
+            Err(e) => tracing::debug!(error = %e, "the writer's checkpoint failed"),
+        }
     }
 
     /// As [`Task::write`], in place; an error leaves the database as it was.
@@ -407,6 +442,71 @@ mod tests {
         assert!(
             insert_sql(2, true).ends_with("VALUES (?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?)")
         );
+    }
+
+    /// The log's count of the times it started over (its header's bytes 12–15).
+    fn restarts(wal: &std::path::Path) -> u32 {
+        let head = std::fs::read(wal).unwrap();
+        u32::from_be_bytes(head[12..16].try_into().unwrap())
+    }
+
+    /// A commit finds the log partly copied (a checkpoint ran while a commit landed):
+    /// it cannot start the log over. The writer's own checkpoint, asked for by the
+    /// checkpointer's word, copies the rest, and its next commit starts it over.
+    #[tokio::test]
+    async fn the_writers_checkpoint_lets_its_next_commit_start_the_log_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.db");
+        let wal = dir.path().join("w.db-wal");
+        let store = crate::store::Store::connect(&format!("sqlite://{}", path.display()), 1)
+            .await
+            .unwrap();
+        store.create_room("r", None, "{}", &[]).await.unwrap();
+        store.close().await;
+        let copied = LogCopied::default();
+        let mut direct = Direct::open(path.to_str().unwrap(), copied.clone()).unwrap();
+        let mut ply = 0;
+        let mut commit = |direct: &mut Direct| {
+            ply += 1;
+            let job = Job {
+                room: "r".into(),
+                action: StoredAction::first_moves(ply, "P3c-4c"),
+                finished: None,
+                done: oneshot::channel().0,
+            };
+            direct.write(&[job], unix_ms()).unwrap();
+        };
+        let other = rusqlite::Connection::open(&path).unwrap();
+        other
+            .execute_batch(
+                "PRAGMA wal_autocheckpoint=0; CREATE TABLE scratch (b BLOB); \
+                 INSERT INTO scratch VALUES (zeroblob(1048576));",
+            )
+            .unwrap();
+        // A reader's snapshot keeps the checkpoint from copying the commit after it.
+        let reader = rusqlite::Connection::open(&path).unwrap();
+        reader
+            .execute_batch("BEGIN; SELECT count(*) FROM scratch;")
+            .unwrap();
+        commit(&mut direct);
+        other
+            .execute_batch("PRAGMA wal_checkpoint(PASSIVE);")
+            .unwrap();
+        reader.execute_batch("COMMIT;").unwrap();
+        let before = restarts(&wal);
+        commit(&mut direct);
+        direct.finish_log();
+        commit(&mut direct);
+        assert_eq!(restarts(&wal), before, "without the word, no checkpoint");
+        copied.raise();
+        direct.finish_log();
+        assert!(!copied.take(), "the word was taken");
+        commit(&mut direct);
+        assert_eq!(restarts(&wal), before + 1, "the log started over");
+        let rows: i64 = other
+            .query_row("SELECT count(*) FROM actions", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(rows, 4);
     }
 
     #[test]
