@@ -17,7 +17,12 @@ LIMITS=(--rooms-per-minute 0 --bot-rooms-per-minute 0 --max-ws-per-address 0 --m
 ulimit -n "$(ulimit -Hn)"
 dir=$(mktemp -d)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$dir"; }
+# The servers are waited for, so that a run right after this one finds their ports free.
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$dir"
+}
 trap cleanup EXIT
 
 serve() { # bin port name
@@ -29,6 +34,11 @@ serve "$A" 18090 a
 serve "$B" 18091 b
 for port in 18090 18091; do
   for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
+  curl -sf "http://127.0.0.1:$port/healthz" >/dev/null || {
+    echo "the server on 127.0.0.1:$port is not answering:" >&2
+    cat "$dir"/*.log >&2
+    exit 1
+  }
 done
 "${LOADGEN:-$A}" loadtest --addr 127.0.0.1:18090 --server-pid "${pids[0]}" "${ARGS[@]}" >"$dir/a.txt" 2>&1 &
 la=$!

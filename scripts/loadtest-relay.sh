@@ -15,7 +15,12 @@ ARGS=("$@")
 ulimit -n "$(ulimit -Hn)"
 dir=$(mktemp -d)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$dir"; }
+# The servers are waited for, so that a run right after this one finds their ports free.
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$dir"
+}
 trap cleanup EXIT
 # shellcheck disable=SC2086
 "$BIN" serve --addr 127.0.0.1:18080 --database-url "sqlite://$dir/s.db" \
@@ -24,8 +29,14 @@ trap cleanup EXIT
 pids+=($!)
 "$BIN" relay --addr 127.0.0.1:18081 >"$dir/relay.log" 2>&1 &
 pids+=($!)
-for path in 18080/healthz 18081/metrics; do
+for check in 18080/healthz:serve 18081/metrics:relay; do
+  path=${check%:*} name=${check#*:}
   for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$path" >/dev/null && break; sleep 0.1; done
+  curl -sf "http://127.0.0.1:$path" >/dev/null || {
+    echo "sannin $name is not answering on 127.0.0.1:${path%%/*}:" >&2
+    cat "$dir/$name.log" >&2
+    exit 1
+  }
 done
 "$BIN" loadtest --addr 127.0.0.1:18080 --server-pid "${pids[0]}" \
   --baseline 127.0.0.1:18081 "${ARGS[@]}"
