@@ -98,16 +98,8 @@ async fn a_large_log_file_is_cut_back_by_the_checkpointer_at_a_quiet_moment() {
         .unwrap();
     let wal = dir.path().join("wal.db-wal");
     let wal_len = || std::fs::metadata(&wal).map_or(0, |m| m.len());
-    {
-        // 80 MiB of log in one commit, left for the store's checkpointer to copy.
-        let c = rusqlite::Connection::open(&path).unwrap();
-        c.execute_batch(
-            "PRAGMA wal_autocheckpoint=0; CREATE TABLE scratch (b BLOB); BEGIN; \
-             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 80) \
-             INSERT INTO scratch SELECT zeroblob(1048576) FROM n; COMMIT;",
-        )
-        .unwrap();
-    }
+    // 80 MiB of log, left for the store's checkpointer to copy.
+    fill_log(&path);
     let written = wal_len();
     assert!(
         written > 80 << 20,
@@ -140,6 +132,18 @@ async fn a_large_log_file_is_cut_back_by_the_checkpointer_at_a_quiet_moment() {
     store.close().await;
 }
 
+/// Writes 80 MiB to the log of the SQLite file at `path` in one commit, from a
+/// connection of its own that leaves the checkpoints to others.
+fn fill_log(path: &std::path::Path) {
+    let c = rusqlite::Connection::open(path).unwrap();
+    c.execute_batch(
+        "PRAGMA wal_autocheckpoint=0; CREATE TABLE scratch (b BLOB); BEGIN; \
+         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 80) \
+         INSERT INTO scratch SELECT zeroblob(1048576) FROM n; COMMIT;",
+    )
+    .unwrap();
+}
+
 /// Under a steady stream of actions, with no quiet moment, a long log starts over (the
 /// checkpointer copies it, the writer copies the end of it between two of its commits),
 /// and no action is lost on the way.
@@ -158,16 +162,8 @@ async fn a_long_log_starts_over_while_actions_keep_coming() {
             .unwrap_or_default();
         u32::from_be_bytes(head[12..16].try_into().unwrap())
     };
-    {
-        // 80 MiB of log in one commit, longer than the mark at which the log restarts.
-        let c = rusqlite::Connection::open(&path).unwrap();
-        c.execute_batch(
-            "PRAGMA wal_autocheckpoint=0; CREATE TABLE scratch (b BLOB); BEGIN; \
-             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 80) \
-             INSERT INTO scratch SELECT zeroblob(1048576) FROM n; COMMIT;",
-        )
-        .unwrap();
-    }
+    // 80 MiB of log, longer than the mark at which the log restarts.
+    fill_log(&path);
     let before = restarts();
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let mut rooms = Vec::new();
