@@ -157,19 +157,13 @@ impl Store {
             .context("connecting to the database")?;
         migrate(&pool).await?;
         let copied = LogCopied::default();
-        let writer = writer::Writer::spawn(
-            pool.clone(),
-            sqlite,
-            sqlite
-                .then(|| sqlite_file(&url))
-                .flatten()
-                .map(|f| (f, copied.clone())),
-        );
+        let file = sqlite.then(|| sqlite_file(&url)).flatten();
+        let writer = writer::Writer::spawn(pool.clone(), sqlite, file.map(|f| (f, copied.clone())));
         if sqlite {
             let c = sqlx::AnyConnection::connect_with(&options)
                 .await
                 .context("opening the SQLite database for checkpoints")?;
-            let wal = sqlite_file(&url).map(|f| std::path::PathBuf::from(format!("{f}-wal")));
+            let wal = file.map(|f| std::path::PathBuf::from(format!("{f}-wal")));
             tokio::spawn(checkpoints(c, pool.clone(), wal, copied));
         }
         let fenced_writer = (!sqlite).then(|| fenced::FencedWriter::spawn(pool.clone()));

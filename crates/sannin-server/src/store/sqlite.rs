@@ -73,6 +73,14 @@ const CAUGHT_UP_PAGES: i64 = 512;
 /// The most checkpoints run one after the other to catch up with a long log.
 const CATCH_UP_PASSES: u32 = 16;
 
+/// How many times the write-ahead log at `wal` started over: its header's checkpoint
+/// sequence number (bytes 12–15, big-endian).
+#[cfg(test)]
+pub(super) fn log_restarts(wal: &std::path::Path) -> u32 {
+    let head = std::fs::read(wal).unwrap();
+    u32::from_be_bytes(head[12..16].try_into().unwrap())
+}
+
 /// The checkpointer's word to the action writer (`writer.rs`): the log is long and all
 /// of it was copied a moment ago. The writer copies what it committed since, on its own
 /// connection, between two of its commits, so that its next commit starts the log
@@ -172,7 +180,8 @@ pub(super) async fn checkpoints(
                 continue;
             }
         };
-        if busy == 0 && log == copied_pages && log >= LOG_RESTART_PAGES {
+        let all_copied = busy == 0 && log == copied_pages;
+        if all_copied && log >= LOG_RESTART_PAGES {
             match last {
                 Some(before) if log - before < CAUGHT_UP_PAGES => copied.raise(),
                 _ if catching_up < CATCH_UP_PASSES => passes = catching_up + 1,
@@ -180,7 +189,7 @@ pub(super) async fn checkpoints(
             }
         }
         // Quiet: all copied, and no page written since the last checkpoint.
-        let settled = busy == 0 && log == copied_pages && last == Some(log);
+        let settled = all_copied && last == Some(log);
         last = Some(log);
         let now = tokio::time::Instant::now();
         let since = match (settled, quiet_since) {

@@ -91,15 +91,9 @@ async fn sqlite_actions_are_written_directly_or_wait_for_a_busy_database() {
 /// while (five seconds).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_large_log_file_is_cut_back_by_the_checkpointer_at_a_quiet_moment() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("wal.db");
-    let store = Store::connect(&format!("sqlite://{}", path.display()), 4)
-        .await
-        .unwrap();
-    let wal = dir.path().join("wal.db-wal");
-    let wal_len = || std::fs::metadata(&wal).map_or(0, |m| m.len());
     // 80 MiB of log, left for the store's checkpointer to copy.
-    fill_log(&path);
+    let (_dir, store, path, wal) = store_with_a_long_log("wal").await;
+    let wal_len = || std::fs::metadata(&wal).map_or(0, |m| m.len());
     let written = wal_len();
     assert!(
         written > 80 << 20,
@@ -132,16 +126,32 @@ async fn a_large_log_file_is_cut_back_by_the_checkpointer_at_a_quiet_moment() {
     store.close().await;
 }
 
-/// Writes 80 MiB to the log of the SQLite file at `path` in one commit, from a
-/// connection of its own that leaves the checkpoints to others.
-fn fill_log(path: &std::path::Path) {
-    let c = rusqlite::Connection::open(path).unwrap();
-    c.execute_batch(
-        "PRAGMA wal_autocheckpoint=0; CREATE TABLE scratch (b BLOB); BEGIN; \
-         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 80) \
-         INSERT INTO scratch SELECT zeroblob(1048576) FROM n; COMMIT;",
-    )
-    .unwrap();
+/// A store on a fresh SQLite file, `name`.db, whose log another connection (leaving
+/// the checkpoints to others) filled with 80 MiB in one commit: the directory (to keep
+/// for the test's length), the store, the file and its log.
+async fn store_with_a_long_log(
+    name: &str,
+) -> (
+    tempfile::TempDir,
+    Store,
+    std::path::PathBuf,
+    std::path::PathBuf,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(format!("{name}.db"));
+    let store = Store::connect(&format!("sqlite://{}", path.display()), 4)
+        .await
+        .unwrap();
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch(
+            "PRAGMA wal_autocheckpoint=0; CREATE TABLE scratch (b BLOB); BEGIN; \
+             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 80) \
+             INSERT INTO scratch SELECT zeroblob(1048576) FROM n; COMMIT;",
+        )
+        .unwrap();
+    let wal = dir.path().join(format!("{name}.db-wal"));
+    (dir, store, path, wal)
 }
 
 /// Under a steady stream of actions, with no quiet moment, a long log starts over (the
@@ -149,22 +159,9 @@ fn fill_log(path: &std::path::Path) {
 /// and no action is lost on the way.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_long_log_starts_over_while_actions_keep_coming() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("restart.db");
-    let store = Store::connect(&format!("sqlite://{}", path.display()), 4)
-        .await
-        .unwrap();
-    let wal = dir.path().join("restart.db-wal");
-    // The log's header counts the times it started over (bytes 12–15, big-endian).
-    let restarts = || {
-        let head = std::fs::read(&wal)
-            .map(|b| b[..16].to_vec())
-            .unwrap_or_default();
-        u32::from_be_bytes(head[12..16].try_into().unwrap())
-    };
     // 80 MiB of log, longer than the mark at which the log restarts.
-    fill_log(&path);
-    let before = restarts();
+    let (_dir, store, _, wal) = store_with_a_long_log("restart").await;
+    let before = sqlite::log_restarts(&wal);
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let mut rooms = Vec::new();
     // Enough rooms that some always wait for the writer.
@@ -185,7 +182,7 @@ async fn a_long_log_starts_over_while_actions_keep_coming() {
         }));
     }
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
-    while restarts() == before {
+    while sqlite::log_restarts(&wal) == before {
         assert!(
             tokio::time::Instant::now() < deadline,
             "the log never started over ({} bytes)",

@@ -431,6 +431,7 @@ fn insert_sql(rows: usize, anonymous: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::sqlite::log_restarts;
 
     #[test]
     fn placeholders_number_every_row() {
@@ -442,12 +443,6 @@ mod tests {
         assert!(
             insert_sql(2, true).ends_with("VALUES (?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?)")
         );
-    }
-
-    /// The log's count of the times it started over (its header's bytes 12–15).
-    fn restarts(wal: &std::path::Path) -> u32 {
-        let head = std::fs::read(wal).unwrap();
-        u32::from_be_bytes(head[12..16].try_into().unwrap())
     }
 
     /// A commit finds the log partly copied (a checkpoint ran while a commit landed):
@@ -493,16 +488,20 @@ mod tests {
             .execute_batch("PRAGMA wal_checkpoint(PASSIVE);")
             .unwrap();
         reader.execute_batch("COMMIT;").unwrap();
-        let before = restarts(&wal);
+        let before = log_restarts(&wal);
         commit(&mut direct);
         direct.finish_log();
         commit(&mut direct);
-        assert_eq!(restarts(&wal), before, "without the word, no checkpoint");
+        assert_eq!(
+            log_restarts(&wal),
+            before,
+            "without the word, no checkpoint"
+        );
         copied.raise();
         direct.finish_log();
         assert!(!copied.take(), "the word was taken");
         commit(&mut direct);
-        assert_eq!(restarts(&wal), before + 1, "the log started over");
+        assert_eq!(log_restarts(&wal), before + 1, "the log started over");
         let rows: i64 = other
             .query_row("SELECT count(*) FROM actions", [], |r| r.get(0))
             .unwrap();

@@ -67,13 +67,24 @@ pub async fn log_in_from(
     name: &str,
     password: &str,
 ) -> (u16, reqwest::header::HeaderMap, Value) {
+    log_in_with(server, ip, name, password, None).await
+}
+
+/// As [`log_in_from`], sending `cookie` (a known device's, say).
+pub async fn log_in_with(
+    server: &TestServer,
+    ip: IpAddr,
+    name: &str,
+    password: &str,
+    cookie: Option<&str>,
+) -> (u16, reqwest::header::HeaderMap, Value) {
     call(
         &http_from(ip),
         server,
         "POST",
         "/api/session",
         Some(json!({"name": name, "password": password})),
-        None,
+        cookie,
     )
     .await
 }

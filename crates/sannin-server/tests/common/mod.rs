@@ -12,8 +12,8 @@ mod server;
 mod sources;
 
 pub use api::{
-    call, cookies_set, count_answers, each_moves_once, log_in_from, post_from, register_from,
-    session_cookie, set_cookie,
+    call, cookies_set, count_answers, each_moves_once, log_in_from, log_in_with, post_from,
+    register_from, session_cookie, set_cookie,
 };
 pub use db::{on_both_databases, postgres_admin_url, TestDb};
 pub use sannin_testkit::{Client, ConnectError, Table, Ws, TIMEOUT};

@@ -6,8 +6,8 @@ use crate::common;
 use std::time::Duration;
 
 use common::{
-    call, cookies_set, each_moves_once, http_from, log_in_from, register_from, session_cookie,
-    source, Client, Setup, TestServer,
+    call, cookies_set, each_moves_once, http_from, log_in_from, log_in_with, register_from,
+    session_cookie, source, Client, Setup, TestServer,
 };
 use sannin_protocol::{ClientMsg, RoomStatus, Seat};
 use serde_json::json;
@@ -98,17 +98,9 @@ async fn strangers_cannot_lock_the_owner_out_of_its_account() {
     let mut name_limited = 0;
     let mut last_refused = std::time::Instant::now();
     for a in 1..=8 {
-        let http = http_from(source(a));
         for k in 0..3 {
-            let (s, _, v) = call(
-                &http,
-                &server,
-                "POST",
-                "/api/session",
-                Some(json!({"name": "owner", "password": format!("guess {a} {k}")})),
-                None,
-            )
-            .await;
+            let (s, _, v) =
+                log_in_from(&server, source(a), "owner", &format!("guess {a} {k}")).await;
             match s {
                 401 => {}
                 429 => {
@@ -131,15 +123,7 @@ async fn strangers_cannot_lock_the_owner_out_of_its_account() {
     );
     // A new device is held back as well (unless a log-in came back to the name's budget
     // since: one every six seconds)...
-    let (s, _, _) = call(
-        &http_from(source(20)),
-        &server,
-        "POST",
-        "/api/session",
-        Some(json!({"name": "owner", "password": "the owner's password"})),
-        None,
-    )
-    .await;
+    let (s, _, _) = log_in_from(&server, source(20), "owner", "the owner's password").await;
     assert!(
         s == 429 || last_refused.elapsed() >= Duration::from_secs(6),
         "{s}"
@@ -147,12 +131,11 @@ async fn strangers_cannot_lock_the_owner_out_of_its_account() {
     // ...but the owner's device logs in, every time it tries.
     let mut cookie = String::new();
     for _ in 0..3 {
-        let (s, h, v) = call(
-            &owner,
+        let (s, h, v) = log_in_with(
             &server,
-            "POST",
-            "/api/session",
-            Some(json!({"name": "owner", "password": "the owner's password"})),
+            source(0),
+            "owner",
+            "the owner's password",
             Some(&device),
         )
         .await;
@@ -177,29 +160,19 @@ async fn strangers_cannot_lock_the_owner_out_of_its_account() {
     // The device cookie of another account does not help with this one. The name's
     // budget gets a log-in back every six seconds (ten a minute), and a busy machine
     // may have taken that long over the owner's log-ins: spend it again first.
-    let stranger = http_from(source(21));
     let spent = loop {
-        let (s, _, v) = call(
-            &stranger,
-            &server,
-            "POST",
-            "/api/session",
-            Some(json!({"name": "owner", "password": "another guess"})),
-            None,
-        )
-        .await;
+        let (s, _, v) = log_in_from(&server, source(21), "owner", "another guess").await;
         match s {
             401 => continue,
             429 => break std::time::Instant::now(),
             _ => panic!("answered {s}: {v}"),
         }
     };
-    let (s, _, v) = call(
-        &stranger,
+    let (s, _, v) = log_in_with(
         &server,
-        "POST",
-        "/api/session",
-        Some(json!({"name": "owner", "password": "a new password"})),
+        source(21),
+        "owner",
+        "a new password",
         Some("sannin_device=0000"),
     )
     .await;
