@@ -28,7 +28,7 @@ use tokio::sync::mpsc;
 
 use crate::player::RoomStats;
 use crate::report::Report;
-use crate::target::{cpu_us, rss_kib, Target};
+use crate::target::{rss_kib, CpuReading, Target};
 use crate::{closed_cpu, print_report, Closed, LoadtestArgs, Played};
 
 /// A child's figures, as it hands them to its parent.
@@ -126,14 +126,14 @@ pub(super) async fn run(args: &LoadtestArgs) -> anyhow::Result<Report> {
         t0.elapsed().as_secs_f64()
     );
     let rss_connected = rss_kib(target.pid);
-    let cpu_before = cpu_us(target.pid);
+    let cpu_before = CpuReading::of(target.pid);
     let t1 = Instant::now();
     say_all(&mut kids, "go").await;
     let ended = hear_all(&mut said, n, "played").await.is_ok();
     let played = Played {
         elapsed: t1.elapsed(),
         cpu_before,
-        cpu_after: cpu_us(target.pid),
+        cpu_after: CpuReading::of(target.pid),
         bot_moves_before: 0.0,
         ended,
         rss_connected,

@@ -56,7 +56,7 @@ mod wire;
 use client::{create_room, metric};
 use player::{play_seat, Gate, Gates, Player, RoomStats};
 pub use report::{IdleReport, Latency, PairingReport, Report, SpectatorReport};
-use target::{cpu_us, rss_kib, Target};
+use target::{cpu_us, rss_kib, CpuReading, Target};
 use watch::{idle_connections, spectate, spectator_report, Watched};
 
 /// Flags of `sannin loadtest`.
@@ -465,8 +465,8 @@ async fn seat_players(
 /// The played phase, as measured around it.
 struct Played {
     elapsed: Duration,
-    cpu_before: Option<u64>,
-    cpu_after: Option<u64>,
+    cpu_before: CpuReading,
+    cpu_after: CpuReading,
     bot_moves_before: f64,
     /// Whether every player reached the end gate before the deadline.
     ended: bool,
@@ -478,7 +478,7 @@ struct Played {
 /// played its last action; the server's CPU time is read at both ends.
 async fn play(target: &Target, seated: &Seated, parent: Option<&mut fleet::Parent>) -> Played {
     let t2 = Instant::now();
-    let cpu_before = cpu_us(target.pid);
+    let cpu_before = CpuReading::of(target.pid);
     let bot_moves_before = metric(target.addr, "sannin_bot_moves_total").await;
     // A player task that panicked never reaches the gate: the deadline bounds the wait.
     let until = seated.play_deadline + Duration::from_secs(10);
@@ -495,7 +495,7 @@ async fn play(target: &Target, seated: &Seated, parent: Option<&mut fleet::Paren
     Played {
         elapsed: t2.elapsed(),
         cpu_before,
-        cpu_after: cpu_us(target.pid),
+        cpu_after: CpuReading::of(target.pid),
         bot_moves_before,
         ended,
         rss_connected: seated.rss_connected,
@@ -666,21 +666,29 @@ fn report_cpu(
     closed: &Closed,
     report: &mut Report,
 ) {
-    let (Some(b), Some(a)) = (played.cpu_before, played.cpu_after) else {
+    let (Some(b), Some(a)) = (played.cpu_before.total, played.cpu_after.total) else {
         return;
     };
     let actions = closed.stats.actions.max(1) as f64;
     let per_action = a.saturating_sub(b) as f64 / actions;
     report.cpu_us_per_action = Some(per_action);
+    let whose = if target.in_process() {
+        "process CPU (server and load generator together)"
+    } else {
+        "server CPU"
+    };
     println!(
-        "{}: {:.2} s CPU over the played actions = {per_action:.0} µs per accepted action",
-        if target.in_process() {
-            "process CPU (server and load generator together)"
-        } else {
-            "server CPU"
-        },
+        "{whose}: {:.2} s CPU over the played actions = {per_action:.0} µs per accepted action",
         a.saturating_sub(b) as f64 / 1e6,
     );
+    if let (Some(tb), Some(ta)) = (&played.cpu_before.threads, &played.cpu_after.threads) {
+        report.cpu_us_per_action_by_thread =
+            report::by_thread(tb, ta, a.saturating_sub(b), actions);
+        println!(
+            "{whose} by thread, µs per accepted action: {}",
+            report::thread_list(&report.cpu_us_per_action_by_thread)
+        );
+    }
     if let Some(c) = closed.cpu_closed {
         let closing = c.saturating_sub(a);
         report.cpu_us_closing = Some(closing as f64);

@@ -1,5 +1,7 @@
 //! The figures a load test reports, and how latencies are summed up.
 
+use std::collections::BTreeMap;
+
 /// Percentiles of a latency, in milliseconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Latency {
@@ -89,6 +91,10 @@ pub struct Report {
     /// accepted action; `None` when its process is unknown. In-process, the load
     /// generator's CPU is included.
     pub cpu_us_per_action: Option<f64>,
+    /// The same by thread name, largest first: the threads alive at both ends of the
+    /// played phase, then [`OTHER_THREADS`] for the rest (threads that started or
+    /// ended in between).
+    pub cpu_us_per_action_by_thread: Vec<(String, f64)>,
     /// CPU time of the target process, in µs, from the last action until it saw the
     /// player connections close (they close after the played phase); `None` when its
     /// process is unknown.
@@ -107,6 +113,47 @@ pub struct Report {
     pub baseline: Option<Box<Report>>,
 }
 
+/// The name [`by_thread`] gives the CPU time of threads that started or ended during
+/// the played phase.
+pub const OTHER_THREADS: &str = "threads that came or went";
+
+/// Each thread name's CPU time per action from the readings `before` and `after`
+/// (µs by name), largest first; the rest of the process's `total` (µs) under
+/// [`OTHER_THREADS`] when it is at least a tenth of a µs an action.
+pub(super) fn by_thread(
+    before: &BTreeMap<String, u64>,
+    after: &BTreeMap<String, u64>,
+    total: u64,
+    actions: f64,
+) -> Vec<(String, f64)> {
+    let mut named = 0;
+    let mut list: Vec<(String, f64)> = after
+        .iter()
+        .filter_map(|(name, &a)| {
+            let b = *before.get(name)?;
+            let used = a.saturating_sub(b);
+            named += used;
+            Some((name.clone(), used as f64 / actions))
+        })
+        .collect();
+    list.sort_by(|x, y| y.1.total_cmp(&x.1));
+    let rest = total.saturating_sub(named) as f64 / actions;
+    if rest >= 0.1 {
+        list.push((OTHER_THREADS.to_string(), rest));
+    }
+    list
+}
+
+/// `name 89 µs, name 23 µs, …`, leaving out what rounds to nothing.
+pub(super) fn thread_list(threads: &[(String, f64)]) -> String {
+    let shown: Vec<String> = threads
+        .iter()
+        .filter(|(_, us)| *us >= 0.5)
+        .map(|(name, us)| format!("{name} {us:.0} µs"))
+        .collect();
+    shown.join(", ")
+}
+
 /// The server's CPU per action and act→event latency as multiples of the relay's.
 pub(super) fn print_ratios(server: &Report, relay: &Report) {
     let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { f64::NAN };
@@ -117,6 +164,11 @@ pub(super) fn print_ratios(server: &Report, relay: &Report) {
             ratio(s, r)
         );
     }
+    println!(
+        "CPU per accepted action by thread: server {}; relay {}",
+        thread_list(&server.cpu_us_per_action_by_thread),
+        thread_list(&relay.cpu_us_per_action_by_thread)
+    );
     for (name, s, r) in [
         ("p50", server.latency.p50_ms, relay.latency.p50_ms),
         ("p99", server.latency.p99_ms, relay.latency.p99_ms),
@@ -179,7 +231,43 @@ fn percentile(sorted: &[u32], p: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::kib_each;
+    use super::*;
+
+    #[test]
+    fn threads_are_listed_by_their_share_and_the_rest_is_named() {
+        let reading = |pairs: &[(&str, u64)]| {
+            pairs
+                .iter()
+                .map(|&(n, us)| (n.to_string(), us))
+                .collect::<BTreeMap<_, _>>()
+        };
+        let before = reading(&[
+            ("tokio-rt-worker", 1_000),
+            ("sannin-store", 500),
+            ("gone", 9),
+        ]);
+        let after = reading(&[
+            ("tokio-rt-worker", 90_000),
+            ("sannin-store", 23_500),
+            ("new", 40_000),
+        ]);
+        // 89,000 + 23,000 named; 3,000 more in the process's total.
+        let list = by_thread(&before, &after, 115_000, 1_000.0);
+        assert_eq!(
+            list,
+            vec![
+                ("tokio-rt-worker".to_string(), 89.0),
+                ("sannin-store".to_string(), 23.0),
+                (OTHER_THREADS.to_string(), 3.0),
+            ]
+        );
+        assert_eq!(
+            thread_list(&list),
+            "tokio-rt-worker 89 µs, sannin-store 23 µs, threads that came or went 3 µs"
+        );
+        // Nothing left over: no line for it.
+        assert_eq!(by_thread(&before, &after, 112_000, 1_000.0).len(), 2);
+    }
 
     #[test]
     fn a_figure_only_where_the_rss_grew() {

@@ -2,6 +2,7 @@
 //! and what it reads of that process from `/proc` (CPU time, memory, the process
 //! listening on a port); and this process's open-file limit.
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
 use crate::client::resolve_loopback;
@@ -93,17 +94,60 @@ pub(super) fn rss_kib(pid: Option<u32>) -> Option<u64> {
 }
 
 /// CPU time (user + system, all threads, exited ones included) of a process, in
-/// microseconds. `/proc/PID/stat` counts it in clock ticks of `USER_HZ`, which Linux
-/// fixes at 100 per second for user space on every architecture it runs on.
+/// microseconds.
 pub(super) fn cpu_us(pid: Option<u32>) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid?)).ok()?;
-    // The command name (field 2) may hold spaces; the fields after it are fixed.
+    Some(stat_cpu_us(&stat)?.1)
+}
+
+/// A process's CPU time at one moment: in all, and by thread name.
+#[derive(Debug, Default)]
+pub(super) struct CpuReading {
+    pub total: Option<u64>,
+    pub threads: Option<BTreeMap<String, u64>>,
+}
+
+impl CpuReading {
+    pub(super) fn of(pid: Option<u32>) -> CpuReading {
+        CpuReading {
+            total: cpu_us(pid),
+            threads: threads_cpu_us(pid),
+        }
+    }
+}
+
+/// CPU time (user + system) of a process's threads alive now, in microseconds, summed
+/// by thread name (`tokio-rt-worker`, `sannin-store`, …).
+fn threads_cpu_us(pid: Option<u32>) -> Option<BTreeMap<String, u64>> {
+    let mut by_name = BTreeMap::new();
+    for task in std::fs::read_dir(format!("/proc/{}/task", pid?))
+        .ok()?
+        .flatten()
+    {
+        // A thread that ends between the listing and the read is left out.
+        let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
+            continue;
+        };
+        if let Some((name, us)) = stat_cpu_us(&stat) {
+            *by_name.entry(name.to_string()).or_insert(0) += us;
+        }
+    }
+    Some(by_name)
+}
+
+/// The command name and CPU time in microseconds of a `/proc/…/stat` line. The kernel
+/// counts the time in clock ticks of `USER_HZ`, which Linux fixes at 100 per second
+/// for user space on every architecture it runs on.
+fn stat_cpu_us(stat: &str) -> Option<(&str, u64)> {
+    // The command name (field 2) is in parentheses and may hold spaces and
+    // parentheses itself; the fields after it are fixed.
+    let name = &stat[stat.find('(')? + 1..stat.rfind(')')?];
     let rest = &stat[stat.rfind(')')? + 2..];
     let fields: Vec<&str> = rest.split_whitespace().collect();
     // utime and stime are fields 14 and 15; `rest` starts at field 3.
     let utime: u64 = fields.get(11)?.parse().ok()?;
     let stime: u64 = fields.get(12)?.parse().ok()?;
-    Some((utime + stime) * 10_000)
+    Some((name, (utime + stime) * 10_000))
 }
 
 /// The process listening on TCP `port`: the socket's inode from `/proc/net/tcp` and
@@ -170,6 +214,28 @@ fn raise_fd_limit(needed: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stat_line_gives_its_name_and_cpu_time() {
+        let line = "4242 (sqlx (sqlite) w) S 1 4242 4242 0 -1 4194368 \
+                    120 0 0 0 37 5 0 0 20 0 3 0 100 0 0";
+        assert_eq!(stat_cpu_us(line), Some(("sqlx (sqlite) w", 420_000)));
+        assert_eq!(stat_cpu_us("4242 (short) S 1"), None);
+    }
+
+    #[test]
+    fn this_process_has_its_threads_by_name() {
+        let threads = threads_cpu_us(Some(std::process::id())).expect("this process");
+        assert!(!threads.is_empty());
+        let total = cpu_us(Some(std::process::id())).expect("this process");
+        // Read a moment after the total, the live threads' time may pass it by a tick
+        // each, never by more.
+        let ticks = threads.values().sum::<u64>().saturating_sub(total) / 10_000;
+        assert!(
+            ticks <= threads.len() as u64 * 2,
+            "{threads:?} against {total}"
+        );
+    }
 
     #[test]
     fn a_server_in_process_needs_both_ends_of_every_connection() {

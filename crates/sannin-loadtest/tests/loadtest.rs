@@ -27,6 +27,13 @@ async fn every_spectator_receives_every_action_and_cpu_is_counted() {
 
     let cpu = report.cpu_us_per_action.expect("CPU of this process");
     assert!(cpu > 0.0, "{report:?}");
+    // By thread: this process's threads, which together account for no more than the
+    // whole (each read may add a tick a thread).
+    let threads = &report.cpu_us_per_action_by_thread;
+    assert!(threads.iter().any(|(_, us)| *us > 0.0), "{report:?}");
+    let named: f64 = threads.iter().map(|(_, us)| us).sum();
+    let tick_per_action = 10_000.0 * threads.len() as f64 / report.actions as f64;
+    assert!(named <= cpu + tick_per_action, "{threads:?} against {cpu}");
     // The players closed their connections after the played phase, measured apart.
     assert!(report.cpu_us_closing.is_some(), "{report:?}");
 
