@@ -284,6 +284,52 @@ async fn fenced_actions_written_together_are_answered_row_by_row() {
     db.drop_it().await;
 }
 
+#[tokio::test]
+async fn a_batch_of_fenced_rows_in_runs_answers_each_room() {
+    let Some(db) = TestPg::new(module_path!()).await else {
+        return;
+    };
+    let store = Store::connect(&db.url, 4).await.unwrap();
+    let pool = store.pool();
+    let ttl = Duration::from_secs(30);
+    // 37 rows sent at once, every third of a room node-a does not hold: taken together,
+    // the writer writes them by statements of 32, 4 and 1 rows in one transaction.
+    let rooms: Vec<(String, bool)> = (0..37)
+        .map(|i| (Uuid::new_v4(), i % 3 != 2))
+        .map(|(r, held)| (r.to_string(), held))
+        .collect();
+    for (r, held) in &rooms {
+        let node = if *held { "node-a" } else { "node-b" };
+        let uuid = Uuid::parse_str(r).unwrap();
+        assert_eq!(
+            lease::acquire(pool, uuid, node, ttl).await.unwrap(),
+            Some(1)
+        );
+        store.create_room(r, None, "{}", &[]).await.unwrap();
+    }
+    let a = Fence {
+        node: "node-a".into(),
+        epoch: 1,
+    };
+    let first = action(1, "P3c-4d");
+    let answers = futures_util::future::join_all(
+        rooms
+            .iter()
+            .map(|(r, _)| store.append_action(r, &first, None, Some(&a))),
+    )
+    .await;
+    for ((r, held), answer) in rooms.iter().zip(answers) {
+        match answer {
+            Ok(()) => assert!(held, "{r} is node-b's"),
+            Err(e) => assert!(!held && is_fenced(&e), "{r}: {e}"),
+        }
+        let stored = store.load_room(r).await.unwrap().unwrap().actions.len();
+        assert_eq!(stored, usize::from(*held), "{r}");
+    }
+    store.close().await;
+    db.drop_it().await;
+}
+
 /// Every write a room's store makes, by a node that may no longer hold the lease.
 async fn every_write(a: &Store, id: &str) -> Vec<(&'static str, sqlx::Result<()>)> {
     let id = id.to_string();

@@ -1,11 +1,13 @@
 //! Group commit of the actions of rooms owned under a lease (cluster mode).
 //!
 //! The same idea as `writer.rs`, for rows that carry a fence: the task takes every
-//! pending row (up to [`MAX_BATCH`]) and writes them in one statement that inserts
-//! each row only while `room_leases` still holds that row's node and epoch (the lease
-//! rows share-locked until the commit, as for a single fenced row), and returns the
-//! rows it inserted. A row not returned was refused by its fence; every other room of
-//! the batch is unaffected. A batch that fails as a whole is retried row by row.
+//! pending row (up to [`MAX_BATCH`]) and writes them in one transaction, by statements
+//! that insert each row only while `room_leases` still holds that row's node and epoch
+//! (the lease rows share-locked until the commit, as for a single fenced row), and
+//! return the rows they inserted. A row not returned was refused by its fence; every
+//! other room of the batch is unaffected. A batch that fails as a whole is retried row
+//! by row. As in `writer.rs`, a batch is cut into runs of a power of two rows, so that
+//! each connection prepares statements of eight sizes, not one for each batch size.
 
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -18,7 +20,7 @@ use super::{unix_ms, Fence, StoredAction};
 
 // The group commit's bounds: at 9 parameters a row, a batch stays well inside
 // PostgreSQL's parameter limit too.
-use super::writer::{ask, MAX_BATCH, QUEUE};
+use super::writer::{ask, runs, MAX_BATCH, QUEUE};
 
 /// One room's fenced row, waiting to be written.
 struct Job {
@@ -92,29 +94,29 @@ async fn run(pool: AnyPool, mut rx: mpsc::Receiver<Job>) {
     }
 }
 
-/// Writes `jobs` in one statement (with the `rooms` updates of the games they end, in
-/// one transaction); whether each row was inserted.
+/// Writes `jobs` — in one statement when their number is a power of two and they end
+/// no game, else in one transaction of a statement for each of their [`runs`], with
+/// the `rooms` updates of the games they end; whether each row was inserted.
 async fn write(pool: &AnyPool, jobs: &[Job]) -> sqlx::Result<Vec<bool>> {
     let now = unix_ms();
-    let sql = insert_sql(jobs.len());
-    let mut insert = sqlx::query_as::<_, (String, i64)>(&sql);
-    for j in jobs {
-        insert = bind_action!(insert, j.room.as_str(), &j.action, now)
-            .bind(j.fence.node.as_str())
-            .bind(j.fence.epoch);
-    }
-    let landed_of = |rows: Vec<(String, i64)>| {
-        let rows: HashSet<(String, i64)> = rows.into_iter().collect();
+    let mut inserted: HashSet<(String, i64)> = HashSet::new();
+    let landed = |inserted: &HashSet<(String, i64)>| {
         jobs.iter()
-            .map(|j| rows.contains(&(j.room.clone(), j.action.ply)))
+            .map(|j| inserted.contains(&(j.room.clone(), j.action.ply)))
             .collect::<Vec<bool>>()
     };
-    if jobs.iter().all(|j| j.finished.is_none()) {
+    if jobs.len().is_power_of_two() && jobs.iter().all(|j| j.finished.is_none()) {
         // One statement is atomic on its own: no transaction round trips needed.
-        return Ok(landed_of(insert.fetch_all(pool).await?));
+        let sql = insert_sql(jobs.len());
+        inserted.extend(bind_rows(&sql, jobs, now).fetch_all(pool).await?);
+        return Ok(landed(&inserted));
     }
     let mut tx = pool.begin().await?;
-    let landed = landed_of(insert.fetch_all(&mut *tx).await?);
+    for run in runs(jobs) {
+        let sql = insert_sql(run.len());
+        inserted.extend(bind_rows(&sql, run, now).fetch_all(&mut *tx).await?);
+    }
+    let landed = landed(&inserted);
     for (j, ok) in jobs.iter().zip(&landed) {
         if let (Some(result), true) = (&j.finished, ok) {
             sqlx::query(
@@ -129,6 +131,21 @@ async fn write(pool: &AnyPool, jobs: &[Job]) -> sqlx::Result<Vec<bool>> {
     }
     tx.commit().await?;
     Ok(landed)
+}
+
+/// The fenced `INSERT` `sql` (of `run`'s size) with `run`'s rows and fences bound.
+fn bind_rows<'q>(
+    sql: &'q str,
+    run: &'q [Job],
+    now: i64,
+) -> sqlx::query::QueryAs<'q, sqlx::Any, (String, i64), sqlx::any::AnyArguments<'q>> {
+    let mut insert = sqlx::query_as::<_, (String, i64)>(sql);
+    for j in run {
+        insert = bind_action!(insert, j.room.as_str(), &j.action, now)
+            .bind(j.fence.node.as_str())
+            .bind(j.fence.epoch);
+    }
+    insert
 }
 
 /// The fenced insert of `rows` rows: each row of the `VALUES` list goes in only while

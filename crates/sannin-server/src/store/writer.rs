@@ -357,7 +357,7 @@ const RUN_SIZES: usize = MAX_BATCH.ilog2() as usize + 1;
 /// up to 896 parameters, one for each new size it met, while the rooms waited for
 /// their rows (preparing all 128 takes SQLite about 115 ms on a slow day of a small
 /// machine).
-fn runs(jobs: &[Job]) -> impl Iterator<Item = &[Job]> {
+pub(super) fn runs<T>(jobs: &[T]) -> impl Iterator<Item = &[T]> {
     let mut rest = jobs;
     std::iter::from_fn(move || {
         let len = rest.len();
