@@ -37,10 +37,7 @@ async fn a_node_that_lost_the_lease_cannot_write_an_action() {
         .create_room(&id.to_string(), None, "{}", &[])
         .await
         .unwrap();
-    let fence_a = Fence {
-        node: "node-a".into(),
-        epoch: 1,
-    };
+    let fence_a = node_as_fence();
     store
         .append_action(&id.to_string(), &action(1, "P3c-4d"), None, Some(&fence_a))
         .await
@@ -170,14 +167,7 @@ async fn a_node_that_lost_the_lease_cannot_write_anything() {
     );
     store.create_room(&id, None, "{}", &[]).await.unwrap();
     let lost_a = CancellationToken::new();
-    let a = store.fenced(
-        &id,
-        Fence {
-            node: "node-a".into(),
-            epoch: 1,
-        },
-        lost_a.clone(),
-    );
+    let a = store.fenced(&id, node_as_fence(), lost_a.clone());
     a.put_seat(&id, &seat(Player::First, "alice"))
         .await
         .expect("the owner writes");
@@ -227,21 +217,8 @@ async fn fenced_actions_written_together_are_answered_row_by_row() {
         return;
     };
     let store = Store::connect(&db.url, 4).await.unwrap();
-    let pool = store.pool();
-    let ttl = Duration::from_secs(30);
-    let rooms: Vec<Uuid> = (0..3).map(|_| Uuid::new_v4()).collect();
-    for (r, node) in rooms.iter().zip(["node-a", "node-a", "node-b"]) {
-        assert_eq!(lease::acquire(pool, *r, node, ttl).await.unwrap(), Some(1));
-        store
-            .create_room(&r.to_string(), None, "{}", &[])
-            .await
-            .unwrap();
-    }
-    let a = Fence {
-        node: "node-a".into(),
-        epoch: 1,
-    };
-    let ids: Vec<String> = rooms.iter().map(Uuid::to_string).collect();
+    let ids = rooms_leased_to(&store, &["node-a", "node-a", "node-b"]).await;
+    let a = node_as_fence();
     // Sent at once, so that the writer takes several in one statement: rows of rooms
     // node-a holds, a row of a room it does not hold, and a game's last action.
     let (first, second, resign) = (
@@ -290,27 +267,16 @@ async fn a_batch_of_fenced_rows_in_runs_answers_each_room() {
         return;
     };
     let store = Store::connect(&db.url, 4).await.unwrap();
-    let pool = store.pool();
-    let ttl = Duration::from_secs(30);
     // 37 rows sent at once, every third of a room node-a does not hold: taken together,
     // the writer writes them by statements of 32, 4 and 1 rows in one transaction.
-    let rooms: Vec<(String, bool)> = (0..37)
-        .map(|i| (Uuid::new_v4(), i % 3 != 2))
-        .map(|(r, held)| (r.to_string(), held))
+    let held: Vec<bool> = (0..37).map(|i| i % 3 != 2).collect();
+    let nodes: Vec<&str> = held
+        .iter()
+        .map(|&h| if h { "node-a" } else { "node-b" })
         .collect();
-    for (r, held) in &rooms {
-        let node = if *held { "node-a" } else { "node-b" };
-        let uuid = Uuid::parse_str(r).unwrap();
-        assert_eq!(
-            lease::acquire(pool, uuid, node, ttl).await.unwrap(),
-            Some(1)
-        );
-        store.create_room(r, None, "{}", &[]).await.unwrap();
-    }
-    let a = Fence {
-        node: "node-a".into(),
-        epoch: 1,
-    };
+    let ids = rooms_leased_to(&store, &nodes).await;
+    let rooms: Vec<(String, bool)> = ids.into_iter().zip(held).collect();
+    let a = node_as_fence();
     let first = action(1, "P3c-4d");
     let answers = futures_util::future::join_all(
         rooms
@@ -328,6 +294,33 @@ async fn a_batch_of_fenced_rows_in_runs_answers_each_room() {
     }
     store.close().await;
     db.drop_it().await;
+}
+
+/// A room for each of `nodes`, each leased to its node (epoch 1); their ids.
+async fn rooms_leased_to(store: &Store, nodes: &[&str]) -> Vec<String> {
+    let mut ids = Vec::new();
+    for node in nodes {
+        let r = Uuid::new_v4();
+        let ttl = Duration::from_secs(30);
+        assert_eq!(
+            lease::acquire(store.pool(), r, node, ttl).await.unwrap(),
+            Some(1)
+        );
+        store
+            .create_room(&r.to_string(), None, "{}", &[])
+            .await
+            .unwrap();
+        ids.push(r.to_string());
+    }
+    ids
+}
+
+/// The fence of node-a's first lease of a room.
+fn node_as_fence() -> Fence {
+    Fence {
+        node: "node-a".into(),
+        epoch: 1,
+    }
 }
 
 /// Every write a room's store makes, by a node that may no longer hold the lease.
