@@ -598,7 +598,14 @@ async fn print_report(
     report: &mut Report,
 ) {
     report_actions(played, &mut closed, report);
-    report_cpu(target, rooms, played, &closed, report);
+    report::report_cpu(
+        target.in_process(),
+        rooms * 3,
+        (&played.cpu_before, &played.cpu_after),
+        closed.cpu_closed,
+        closed.stats.actions,
+        report,
+    );
     if args.spectators > 0 {
         let s = spectator_report(&closed.watched_acts, &closed.watchers, args.spectators);
         println!(
@@ -655,49 +662,4 @@ fn report_actions(played: &Played, closed: &mut Closed, report: &mut Report) {
         "received: {:.0} bytes of frames per action (all connections of its room)",
         report.bytes_per_action
     );
-}
-
-/// The server's CPU time per accepted action over the played phase, and what closing
-/// the connections took afterwards; nothing when the server's process is unknown.
-fn report_cpu(
-    target: &Target,
-    rooms: usize,
-    played: &Played,
-    closed: &Closed,
-    report: &mut Report,
-) {
-    let (Some(b), Some(a)) = (played.cpu_before.total, played.cpu_after.total) else {
-        return;
-    };
-    let actions = closed.stats.actions.max(1) as f64;
-    let per_action = a.saturating_sub(b) as f64 / actions;
-    report.cpu_us_per_action = Some(per_action);
-    let whose = if target.in_process() {
-        "process CPU (server and load generator together)"
-    } else {
-        "server CPU"
-    };
-    println!(
-        "{whose}: {:.2} s CPU over the played actions = {per_action:.0} µs per accepted action",
-        a.saturating_sub(b) as f64 / 1e6,
-    );
-    if let (Some(tb), Some(ta)) = (&played.cpu_before.threads, &played.cpu_after.threads) {
-        report.cpu_us_per_action_by_thread =
-            report::by_thread(tb, ta, a.saturating_sub(b), actions);
-        println!(
-            "{whose} by thread, µs per accepted action: {}",
-            report::thread_list(&report.cpu_us_per_action_by_thread)
-        );
-    }
-    if let Some(c) = closed.cpu_closed {
-        let closing = c.saturating_sub(a);
-        report.cpu_us_closing = Some(closing as f64);
-        println!(
-            "closing the {} player connections afterwards: {:.2} s CPU \
-             ({:.0} µs per accepted action if counted with them)",
-            rooms * 3,
-            closing as f64 / 1e6,
-            c.saturating_sub(b) as f64 / actions
-        );
-    }
 }

@@ -2,6 +2,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::target::CpuReading;
+
 /// Percentiles of a latency, in milliseconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Latency {
@@ -111,6 +113,53 @@ pub struct Report {
     pub bytes_per_action: f64,
     /// With `--baseline`: the same load against the bare relay.
     pub baseline: Option<Box<Report>>,
+}
+
+/// The server's CPU time per accepted action over the played phase (`before` and
+/// `after` it), by thread too, and what closing the `players`' connections took
+/// afterwards (`closed`: the CPU time once they were closed); nothing when the
+/// server's process is unknown. `in_process`: the load generator's CPU is counted too.
+pub(super) fn report_cpu(
+    in_process: bool,
+    players: usize,
+    (before, after): (&CpuReading, &CpuReading),
+    closed: Option<u64>,
+    actions: u64,
+    report: &mut Report,
+) {
+    let (Some(b), Some(a)) = (before.total, after.total) else {
+        return;
+    };
+    let actions = actions.max(1) as f64;
+    let used = a.saturating_sub(b);
+    let per_action = used as f64 / actions;
+    report.cpu_us_per_action = Some(per_action);
+    let whose = if in_process {
+        "process CPU (server and load generator together)"
+    } else {
+        "server CPU"
+    };
+    println!(
+        "{whose}: {:.2} s CPU over the played actions = {per_action:.0} µs per accepted action",
+        used as f64 / 1e6,
+    );
+    if let (Some(tb), Some(ta)) = (&before.threads, &after.threads) {
+        report.cpu_us_per_action_by_thread = by_thread(tb, ta, used, actions);
+        println!(
+            "{whose} by thread, µs per accepted action: {}",
+            thread_list(&report.cpu_us_per_action_by_thread)
+        );
+    }
+    if let Some(c) = closed {
+        let closing = c.saturating_sub(a);
+        report.cpu_us_closing = Some(closing as f64);
+        println!(
+            "closing the {players} player connections afterwards: {:.2} s CPU \
+             ({:.0} µs per accepted action if counted with them)",
+            closing as f64 / 1e6,
+            c.saturating_sub(b) as f64 / actions
+        );
+    }
 }
 
 /// The name [`by_thread`] gives the CPU time of threads that started or ended during
