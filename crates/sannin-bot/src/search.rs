@@ -2,7 +2,7 @@
 //! the root (with its ally, while an alliance stands) maximises, everyone else
 //! is assumed to play against it and minimises. That turns three players into
 //! two sides, so alpha-beta pruning applies. Iterative deepening under a node
-//! budget, a transposition table on [`Position::repetition_key`], captures,
+//! budget, a transposition table on [`Position::repetition_key`] (`table`), captures,
 //! promotions and killers first (and, two plies or more from the horizon,
 //! every child played and sorted by its evaluation, checks first), and a
 //! capture-only quiescence search at the horizon (`quiesce`). With
@@ -20,34 +20,24 @@ use crate::eval::{evaluate_with, piece_value, same_side, Weights, WIN, WIN_BOUND
 mod best_reply;
 mod quiesce;
 mod reduce;
+mod table;
 mod window;
 
+use table::{Bound, Entry};
 use window::Window;
 
 const INF: i32 = WIN + 1;
 /// Deepest iteration tried (the node budget stops far earlier in practice).
 const MAX_DEPTH: i32 = 32;
+/// Plies from the root within which a check at the horizon is searched one
+/// ply more ([`Searcher::extends_check`]); the limit keeps a run of checks
+/// from searching on and on.
+const MAX_EXTENDED_PLY: i32 = 10;
 /// Plies of captures searched past the horizon.
 const QDEPTH: i32 = 3;
 /// From this far from the horizon on, every child is played and evaluated to
 /// order them (nearer, a cheap score of the action orders them).
 const ORDER_DEPTH: i32 = 2;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Bound {
-    Exact,
-    Lower,
-    Upper,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    key: u64,
-    score: i32,
-    depth: i8,
-    bound: Bound,
-    best: Option<Action>,
-}
 
 /// What a search found.
 #[derive(Clone, Copy, Debug)]
@@ -97,13 +87,9 @@ struct RootChild {
 impl Searcher {
     /// `earlier`: repetition keys of the game so far, the current position last.
     pub fn new(me: Player, earlier: Vec<u64>, budget: u64, deadline: Option<Instant>) -> Searcher {
-        // About 32 bytes an entry; scale the table with the budget (4k to 1M entries).
-        let size = (budget.saturating_mul(2))
-            .clamp(1 << 12, 1 << 20)
-            .next_power_of_two() as usize;
         Searcher {
             me,
-            tt: vec![None; size],
+            tt: vec![None; table::size_for(budget)],
             keys: earlier,
             killers: vec![[None; 2]; 64],
             buffers: Vec::new(),
@@ -213,43 +199,18 @@ impl Searcher {
         None
     }
 
-    fn slot(&self, key: u64) -> usize {
-        (key as usize) & (self.tt.len() - 1)
-    }
-
     /// The best action the table holds for the position with this key, if
     /// any (not checked for legality: a key collision is possible).
     pub fn table_move(&self, key: u64) -> Option<Action> {
-        self.probe(key).and_then(|e| e.best)
+        table::probe(&self.tt, key, 0).and_then(|e| e.best)
     }
 
-    fn probe(&self, key: u64) -> Option<Entry> {
-        self.tt[self.slot(key)].filter(|e| e.key == key)
-    }
-
-    fn store(&mut self, key: u64, score: i32, depth: i32, bound: Bound, best: Option<Action>) {
-        let i = self.slot(key);
-        // Depth-preferred, but always replace an entry of another position.
-        if let Some(old) = self.tt[i] {
-            if old.key == key && old.depth as i32 > depth {
-                return;
-            }
-        }
-        let depth = depth.clamp(0, i8::MAX as i32) as i8;
-        self.tt[i] = Some(Entry {
-            key,
-            score,
-            depth,
-            bound,
-            best,
-        });
-    }
-
-    /// Stores a node's `best` score, searched in the window `(alpha0, beta0)`, as the
-    /// bound it is; returns it.
+    /// Stores the `best` score of the node with this key `ply` plies from
+    /// the root, searched in the window `(alpha0, beta0)`, as the bound it
+    /// is; returns it.
     fn store_result(
         &mut self,
-        key: u64,
+        (key, ply): (u64, i32),
         best: i32,
         depth: i32,
         (alpha0, beta0): (i32, i32),
@@ -262,7 +223,14 @@ impl Searcher {
         } else {
             Bound::Exact
         };
-        self.store(key, best, depth, bound, best_move);
+        let entry = Entry {
+            key,
+            score: table::to_table(best, ply),
+            depth: depth.clamp(0, i8::MAX as i32) as i8,
+            bound,
+            best: best_move,
+        };
+        table::store(&mut self.tt, entry);
         best
     }
 
@@ -336,6 +304,11 @@ impl Searcher {
             return v;
         }
         self.keys.push(succ.position.repetition_key());
+        let depth = if self.extends_check(succ, depth, ply) {
+            1
+        } else {
+            depth
+        };
         let v = if depth <= 0 {
             self.quiesce(&succ.position, ply, alpha, beta, QDEPTH)
         } else {
@@ -345,6 +318,23 @@ impl Searcher {
         v
     }
 
+    /// Whether the child `succ`, reached at the horizon (`depth` 0 or less),
+    /// is searched one ply more: at level 5, past the first iteration and
+    /// before [`MAX_EXTENDED_PLY`], when its player to move stands in check.
+    /// The capture search would judge that player by standing still, which a
+    /// player in check cannot do: its replies decide what the check wins.
+    fn extends_check(&self, succ: &Played, depth: i32, ply: i32) -> bool {
+        let to_move = succ.position.to_move();
+        self.reductions
+            && self.may_stop
+            && depth <= 0
+            && ply < MAX_EXTENDED_PLY
+            && succ
+                .events
+                .iter()
+                .any(|e| matches!(e, Event::Check { player, .. } if Some(*player) == to_move))
+    }
+
     /// Alpha-beta on `pos` (whose key is the last of `self.keys`).
     fn search(&mut self, pos: &Position, depth: i32, ply: i32, alpha: i32, beta: i32) -> i32 {
         let Some(to_move) = pos.to_move() else {
@@ -352,7 +342,7 @@ impl Searcher {
         };
         let key = pos.repetition_key();
         let mut tt_move = None;
-        if let Some(e) = self.probe(key) {
+        if let Some(e) = table::probe(&self.tt, key, ply) {
             tt_move = e.best;
             if e.depth as i32 >= depth {
                 match e.bound {
@@ -478,7 +468,7 @@ impl Searcher {
             // Every action repeats a position of the line: judge it statically.
             return self.eval(pos);
         }
-        self.store_result(key, best, depth, (alpha0, beta0), best_move)
+        self.store_result((key, ply), best, depth, (alpha0, beta0), best_move)
     }
 
     /// A node cut off by action `a` of the player to move in `pos`: the action
@@ -492,7 +482,13 @@ impl Searcher {
         w: &Window,
     ) -> i32 {
         self.add_killer(uply, a, pos);
-        self.store_result(key, w.best, depth, (w.alpha0, w.beta0), w.best_move)
+        self.store_result(
+            (key, uply as i32),
+            w.best,
+            depth,
+            (w.alpha0, w.beta0),
+            w.best_move,
+        )
     }
 
     /// A win in one, else a mate in one of an opponent that does not lose
@@ -626,5 +622,71 @@ impl Searcher {
             }
         }
         found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use sannin_rules::{Event, Played, Position};
+
+    use super::{Searcher, MAX_EXTENDED_PLY};
+    use crate::Rng;
+
+    /// A successor whose player to move stands in check, and one where
+    /// nobody does, from random play.
+    fn check_and_quiet() -> (Played, Played) {
+        let mut rng = Rng::new(3);
+        let mut pos = Position::start();
+        let (mut check, mut quiet) = (None, None);
+        for _ in 0..400 {
+            for a in pos.legal_actions() {
+                let succ = pos.play(a).expect("legal");
+                let to_move = succ.position.to_move();
+                let checks = succ
+                    .events
+                    .iter()
+                    .any(|e| matches!(e, Event::Check { player, .. } if Some(*player) == to_move));
+                if to_move.is_none() {
+                    continue;
+                } else if checks {
+                    check.get_or_insert(succ);
+                } else if succ.events.is_empty() {
+                    quiet.get_or_insert(succ);
+                }
+            }
+            if let (Some(c), Some(q)) = (&check, &quiet) {
+                return (c.clone(), q.clone());
+            }
+            let actions = pos.legal_actions();
+            let next = pos.play(actions[rng.below(actions.len())]).expect("legal");
+            if next.outcome.is_some() {
+                pos = Position::start();
+            } else {
+                pos = next.position;
+            }
+        }
+        panic!("no check in 400 plies of random play");
+    }
+
+    #[test]
+    fn a_check_at_the_horizon_is_searched_one_ply_more_at_level_5_only() {
+        let (check, quiet) = check_and_quiet();
+        let me = check.position.to_move().expect("to move");
+        let searcher = |reductions: bool, may_stop: bool| {
+            let mut s = Searcher::new(me, Vec::new(), 1_000, None);
+            s.reductions = reductions;
+            s.may_stop = may_stop;
+            s
+        };
+        let level5 = searcher(true, true);
+        assert!(level5.extends_check(&check, 0, 3));
+        assert!(level5.extends_check(&check, -1, MAX_EXTENDED_PLY - 1));
+        // Not before the horizon, not past the last extended ply, not
+        // without a check, not in the first iteration, not at level 4.
+        assert!(!level5.extends_check(&check, 1, 3));
+        assert!(!level5.extends_check(&check, 0, MAX_EXTENDED_PLY));
+        assert!(!level5.extends_check(&quiet, 0, 3));
+        assert!(!searcher(true, false).extends_check(&check, 0, 3));
+        assert!(!searcher(false, true).extends_check(&check, 0, 3));
     }
 }

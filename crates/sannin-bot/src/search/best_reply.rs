@@ -134,7 +134,7 @@ impl Searcher {
         if w.best_move.is_none() {
             return self.eval(pos);
         }
-        self.store_result(key, w.best, depth, (w.alpha0, w.beta0), w.best_move)
+        self.store_result((key, ply), w.best, depth, (w.alpha0, w.beta0), w.best_move)
     }
 
     /// Plays an opponent's action from `src`, then passes the other
