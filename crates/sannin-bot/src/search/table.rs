@@ -72,15 +72,9 @@ pub(super) fn to_table(score: i32, ply: i32) -> i32 {
     }
 }
 
-/// A kept score read `ply` plies from the root.
+/// A kept score read `ply` plies from the root: [`to_table`]'s shift undone.
 fn from_table(score: i32, ply: i32) -> i32 {
-    if score >= WIN_BOUND {
-        score - ply
-    } else if score <= -WIN_BOUND {
-        score + ply
-    } else {
-        score
-    }
+    to_table(score, -ply)
 }
 
 #[cfg(test)]
