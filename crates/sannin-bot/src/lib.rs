@@ -9,7 +9,7 @@
 //! | 2 | Casual | paranoid alpha-beta search, small node budget ([`Level::nodes`]); any root action within 25 centipawns of the best, picked by the seed |
 //! | 3 | Strong | the same search with a larger budget (about 60 ms a move on average on an idle core) |
 //! | 4 | Master | best-reply search in the free-for-all, paranoid search once the game has two sides; wins and mates in one taken at once; about 0.2 s a move on an idle core, four to five times level 3's |
-//! | 5 | Grandmaster | level 4's search and budget, made to see further with the same nodes: principal variation search, late move reductions, the table's move searched before the other actions are played, a check at the horizon searched one ply more; about a tenth more time a move than level 4 (docs/bots.md, "Strength", also at equal time) |
+//! | 5 | Grandmaster | level 4's search and budget, made to see further with the same nodes: principal variation search, late move reductions, the table's move searched before the other actions are played, a check at the horizon searched one ply more, the quiet actions of a hopeless node next to the horizon skipped; about a tenth more time a move than level 4 (docs/bots.md, "Strength", also at equal time) |
 //!
 //! The searches:
 //!
@@ -50,6 +50,12 @@
 //!   searched one more ply rather than being judged by the capture search,
 //!   which assumes a player can stand still (a *check extension*, as in chess
 //!   programs).
+//! - *Futility pruning* (as in chess programs; E. Heinz, "Extended futility
+//!   pruning", ICCA Journal 21(2), 1998), level 5: one ply from the horizon, a node where the root player's side
+//!   stands two and a half pawns or more below what it needs plays only its
+//!   captures, promotions and killer actions. A quiet action there is
+//!   judged by the capture search that follows, and seldom gains that much,
+//!   while playing each one costs a full resolution of the rules.
 //! - Monte Carlo tree search with max^n backup and Progressive History
 //!   (J. Nijssen and M. Winands, "Enhancements for multi-player Monte-Carlo
 //!   tree search", Computers and Games 2010): the `mcts` module, with an

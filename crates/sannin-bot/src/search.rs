@@ -7,8 +7,9 @@
 //! every child played and sorted by its evaluation, checks first), and a
 //! capture-only quiescence search at the horizon (`quiesce`). With
 //! [`Searcher::with_reductions`] (level 5), null windows and late move
-//! reductions (`reduce`), and the table's move searched before the other
-//! children are played.
+//! reductions (`reduce`), the table's move searched before the other
+//! children are played, a check at the horizon searched one ply more, and
+//! futility pruning one ply from the horizon ([`Searcher::futile`]).
 
 use std::time::Instant;
 
@@ -38,6 +39,13 @@ const QDEPTH: i32 = 3;
 /// From this far from the horizon on, every child is played and evaluated to
 /// order them (nearer, a cheap score of the action orders them).
 const ORDER_DEPTH: i32 = 2;
+
+/// How far below the window a maximising node one ply from the horizon must
+/// stand for its quiet actions to be skipped ([`Searcher::futile`]).
+const FUTILITY_MARGIN: i32 = 250;
+/// Cheap ordering scores below this are quiet actions: not a capture,
+/// promotion, illumination, killer or the table's move (`order_score`).
+const QUIET_BELOW: i32 = 39_000;
 
 /// What a search found.
 #[derive(Clone, Copy, Debug)]
@@ -335,6 +343,20 @@ impl Searcher {
                 .any(|e| matches!(e, Event::Check { player, .. } if Some(*player) == to_move))
     }
 
+    /// Futility pruning (level 5): whether a maximising node one ply from
+    /// the horizon, not in check, stands [`FUTILITY_MARGIN`] or more below
+    /// `alpha`, so that its quiet actions (no capture, promotion,
+    /// illumination, killer or table move) are not played: each would be
+    /// judged by the capture search after it, and seldom gains that much.
+    fn futile(&self, pos: &Position, depth: i32, alpha: i32, maximizing: bool) -> bool {
+        self.reductions
+            && maximizing
+            && depth == 1
+            && alpha.abs() < WIN_BOUND
+            && pos.to_move().is_some_and(|p| !pos.in_check(p))
+            && self.eval(pos) + FUTILITY_MARGIN <= alpha
+    }
+
     /// Alpha-beta on `pos` (whose key is the last of `self.keys`).
     fn search(&mut self, pos: &Position, depth: i32, ply: i32, alpha: i32, beta: i32) -> i32 {
         let Some(to_move) = pos.to_move() else {
@@ -426,9 +448,13 @@ impl Searcher {
             }
         }
         self.buffers.push(actions);
+        let futile = self.futile(pos, depth, alpha, maximizing);
 
         for (index, i) in BestFirst::new(&children, |c| c.0).enumerate() {
-            let (_, a, ref mut succ) = children[i];
+            let (order, a, ref mut succ) = children[i];
+            if futile && order < QUIET_BELOW {
+                continue;
+            }
             let succ = match succ.take() {
                 Some(s) => s,
                 None => {

@@ -1,8 +1,9 @@
-//! The check extension's rule (`Searcher::extends_check`).
+//! The check extension's rule (`Searcher::extends_check`) and futility
+//! pruning (`Searcher::futile`).
 
 use sannin_rules::{Event, Played, Position};
 
-use super::{Searcher, MAX_EXTENDED_PLY};
+use super::{Searcher, FUTILITY_MARGIN, MAX_EXTENDED_PLY};
 use crate::Rng;
 
 /// A successor whose player to move stands in check, and one where
@@ -61,4 +62,26 @@ fn a_check_at_the_horizon_is_searched_one_ply_more_at_level_5_only() {
     assert!(!level5.extends_check(&quiet, 0, 3));
     assert!(!searcher(true, false).extends_check(&check, 0, 3));
     assert!(!searcher(false, true).extends_check(&check, 0, 3));
+}
+
+#[test]
+fn a_hopeless_node_at_the_horizon_skips_its_quiet_actions_at_level_5_only() {
+    let pos = Position::start();
+    let me = pos.to_move().expect("to move");
+    let key = pos.repetition_key();
+    let legal = pos.legal_actions().len() as u64;
+    let nodes = |reductions: bool, above: i32| {
+        let mut s = Searcher::new(me, vec![key], 1_000_000, None);
+        s.reductions = reductions;
+        let alpha = s.eval(&pos) + above;
+        let v = s.search(&pos, 1, 1, alpha, alpha + 1);
+        assert!(above < FUTILITY_MARGIN || v <= alpha, "fails low");
+        s.nodes
+    };
+    // Far below the window: level 5 plays only the few actions that are not
+    // quiet (the start has no capture); level 4 plays them all.
+    assert!(nodes(true, FUTILITY_MARGIN) < legal / 10);
+    assert!(nodes(false, FUTILITY_MARGIN) >= legal);
+    // Within the margin every action is played.
+    assert!(nodes(true, FUTILITY_MARGIN - 200) >= legal);
 }
