@@ -51,11 +51,12 @@
 //!   which assumes a player can stand still (a *check extension*, as in chess
 //!   programs).
 //! - *Futility pruning* (as in chess programs; E. Heinz, "Extended futility
-//!   pruning", ICCA Journal 21(2), 1998), level 5: one ply from the horizon, a node where the root player's side
-//!   stands two and a half pawns or more below what it needs plays only its
-//!   captures, promotions and killer actions. A quiet action there is
-//!   judged by the capture search that follows, and seldom gains that much,
-//!   while playing each one costs a full resolution of the rules.
+//!   pruning", ICCA Journal 21(2), 1998), level 5: one ply from the horizon,
+//!   a node where the root player's side stands two and a half pawns or more
+//!   below what it needs plays only its captures, promotions, illuminations,
+//!   killers and the table's move. A quiet action there is judged by the
+//!   capture search that follows, and seldom gains that much, while playing
+//!   each one costs a full resolution of the rules.
 //! - Monte Carlo tree search with max^n backup and Progressive History
 //!   (J. Nijssen and M. Winands, "Enhancements for multi-player Monte-Carlo
 //!   tree search", Computers and Games 2010): the `mcts` module, with an
