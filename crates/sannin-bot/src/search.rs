@@ -43,9 +43,11 @@ const ORDER_DEPTH: i32 = 2;
 /// How far below the window a maximising node one ply from the horizon must
 /// stand for its quiet actions to be skipped ([`Searcher::futile`]).
 const FUTILITY_MARGIN: i32 = 250;
-/// Cheap ordering scores below this are quiet actions: not a capture,
-/// promotion, illumination, killer or the table's move (`order_score`).
-const QUIET_BELOW: i32 = 39_000;
+/// Cheap ordering scores of the two killers (`order_score`); any score below
+/// the second's is a quiet action: not a capture, promotion, illumination,
+/// killer or the table's move.
+const KILLER_SCORES: [i32; 2] = [40_000, 39_000];
+const QUIET_BELOW: i32 = KILLER_SCORES[1];
 
 /// What a search found.
 #[derive(Clone, Copy, Debug)]
@@ -251,9 +253,9 @@ impl Searcher {
         }
         let killers = self.killers.get(ply).copied().unwrap_or_default();
         let killer = if killers[0] == Some(a) {
-            40_000
+            KILLER_SCORES[0]
         } else if killers[1] == Some(a) {
-            39_000
+            KILLER_SCORES[1]
         } else {
             0
         };
@@ -452,8 +454,9 @@ impl Searcher {
 
         for (index, i) in BestFirst::new(&children, |c| c.0).enumerate() {
             let (order, a, ref mut succ) = children[i];
+            // Children come best first: past the last loud one, all are quiet.
             if futile && order < QUIET_BELOW {
-                continue;
+                break;
             }
             let succ = match succ.take() {
                 Some(s) => s,
