@@ -13,6 +13,10 @@
 //! # more than MARGIN above a third.
 //! cargo run --release -p sannin-bot --example tune -- \
 //!   coord brs:8000 GAMES SEED JOBS MARGIN others_pct=35/65 hanging_pct=30 ...
+//! # the trainer (docs/bots.md, "Fitting the evaluation to results"): self-play
+//! # positions labelled with the games' results, then the weights fitted to them
+//! cargo run --release -p sannin-bot --example tune -- texel-data 2000 1 2 samples.txt brs:10000 25
+//! cargo run --release -p sannin-bot --example tune -- texel samples.txt 60 0.03 fitted.txt
 //! ```
 //!
 //! Engines are levels (`3`, `Master`) or `ALGORITHM:NODES[:WEIGHTS]`
@@ -23,7 +27,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use sannin_bot::arena::{play_engines, GameRecord};
-use sannin_bot::{Engine, Limits, Weights};
+use sannin_bot::{Engine, Level, Limits, Weights};
 
 /// Plays `games` games of `engines` (seats rotated) on `jobs` threads.
 fn run(engines: [Engine; 3], games: usize, seed: u64, jobs: usize) -> Vec<GameRecord> {
@@ -81,15 +85,6 @@ fn arg<T: std::str::FromStr>(args: &[String], i: usize, what: &str) -> T {
     args.get(i)
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| panic!("argument {i}: {what}"))
-}
-
-fn weights_string(w: &Weights) -> String {
-    Weights::NAMES
-        .iter()
-        .zip(w.to_vec())
-        .map(|(n, v)| format!("{n}={v}"))
-        .collect::<Vec<_>>()
-        .join(",")
 }
 
 fn main() {
@@ -166,7 +161,7 @@ fn main() {
                     w[i] = v;
                     best.weights = Weights::from_vec(w);
                 }
-                println!("best so far: {}", weights_string(&best.weights));
+                println!("best so far: {}", best.weights);
             }
         }
         Some("texel-data") => {
@@ -174,8 +169,15 @@ fn main() {
             let seed = arg(&args, 2, "seed");
             let jobs = arg(&args, 3, "jobs");
             let out: String = arg(&args, 4, "output file");
+            let engine = match args.get(5) {
+                Some(e) => Engine {
+                    variety: args.get(6).map_or(25, |v| v.parse().expect("variety")),
+                    ..e.parse().unwrap_or_else(|e| panic!("{e}"))
+                },
+                None => Level::CASUAL.engine(),
+            };
             let t = Instant::now();
-            let samples = sannin_bot::train::generate(games, seed, jobs);
+            let samples = sannin_bot::train::generate(games, seed, jobs, &engine);
             std::fs::write(&out, sannin_bot::train::write(&samples)).expect("write the samples");
             println!(
                 "{} positions of {games} games in {:.0} s -> {out}",
@@ -186,12 +188,20 @@ fn main() {
         Some("texel") => {
             let file: String = arg(&args, 1, "samples file");
             let rounds = arg(&args, 2, "rounds");
+            let prior: f64 = args.get(3).map_or(0.0, |p| p.parse().expect("prior"));
+            let out = args.get(4);
             let text = std::fs::read_to_string(&file).expect("read the samples");
-            let samples = sannin_bot::train::read(&text).unwrap_or_else(|e| panic!("{e}"));
+            let all = sannin_bot::train::read(&text).unwrap_or_else(|e| panic!("{e}"));
+            let samples: Vec<_> = all
+                .iter()
+                .filter(|s| sannin_bot::train::is_quiet(&s.position))
+                .cloned()
+                .collect();
+            println!("{} of {} positions quiet", samples.len(), all.len());
             let flat = sannin_bot::train::loss(&samples, &Weights::DEFAULT, 1e12);
             let t = Instant::now();
-            let f = sannin_bot::train::fit(&samples, Weights::DEFAULT, rounds, |r, w, scale, l| {
-                println!("round {r}: loss {l:.5}, scale {scale:.0}, {}", weights_string(w));
+            let f = sannin_bot::train::fit(&samples, Weights::DEFAULT, rounds, prior, |r, w, scale, l| {
+                println!("round {r}: loss {l:.5}, scale {scale:.0}, {w}");
             });
             println!(
                 "{} positions: loss {:.5} (even shares) / {:.5} (default weights) / {:.5} (fitted), scale {:.0}, {:.0} s\nfitted: {}",
@@ -201,9 +211,23 @@ fn main() {
                 f.after,
                 f.scale,
                 t.elapsed().as_secs_f64(),
-                weights_string(&f.weights)
+                f.weights
             );
+            if let Some(out) = out {
+                let header = format!(
+                    "Evaluation weights fitted to self-play results by `tune texel` (Texel's method,\n\
+                     sannin_bot::train): the {} quiet positions of {}, {rounds} rounds at most, prior\n\
+                     {prior}; cross-entropy {:.5} with the default weights, {:.5} with these; scale {:.0}.",
+                    samples.len(),
+                    all.len(),
+                    f.before,
+                    f.after,
+                    f.scale
+                );
+                std::fs::write(out, f.weights.file(&header)).expect("write the weights");
+                println!("-> {out}");
+            }
         }
-        _ => eprintln!("usage: tune match A B GAMES SEED JOBS [MOVETIME_MS] | tune coord ENGINE GAMES SEED JOBS MARGIN NAME=V1/V2... | tune texel-data GAMES SEED JOBS FILE | tune texel FILE ROUNDS"),
+        _ => eprintln!("usage: tune match A B GAMES SEED JOBS [MOVETIME_MS] | tune coord ENGINE GAMES SEED JOBS MARGIN NAME=V1/V2... | tune texel-data GAMES SEED JOBS FILE [ENGINE [VARIETY]] | tune texel FILE ROUNDS [PRIOR [WEIGHTS_OUT]]"),
     }
 }

@@ -72,6 +72,10 @@ pub struct Weights {
     /// A piece attacked by an enemy and not defended (en prise, RULES §12.1),
     /// in percent of its value; the player to move saves its most valuable one.
     pub hanging_pct: i32,
+    /// A piece's value on the board in the evaluation, at `role + 8 * promoted`
+    /// ([`piece_value`]'s table by default; the search's move ordering keeps that
+    /// table whatever the weights).
+    pub values: [i32; 16],
 }
 
 impl Weights {
@@ -86,10 +90,20 @@ impl Weights {
         garden_pct: 100,
         others_pct: 50,
         hanging_pct: 0,
+        values: VALUES,
     };
 
+    /// The weights fitted to self-play results (`weights/fitted.txt`, written by
+    /// `tune texel`; docs/bots.md, "Fitting the evaluation to results"): level 5's.
+    pub fn fitted() -> Weights {
+        *FITTED
+    }
+
+    /// How many weights there are: [`Weights::NAMES`]' length.
+    pub const COUNT: usize = 22;
+
     /// The names of the weights, in the order of [`Weights::to_vec`].
-    pub const NAMES: [&'static str; 9] = [
+    pub const NAMES: [&'static str; Weights::COUNT] = [
         "hand_pct",
         "shelter",
         "attacked",
@@ -99,10 +113,42 @@ impl Weights {
         "garden_pct",
         "others_pct",
         "hanging_pct",
+        "rook",
+        "bishop",
+        "gold",
+        "silver",
+        "knight",
+        "lance",
+        "pawn",
+        "promoted_king",
+        "promoted_rook",
+        "promoted_bishop",
+        "promoted_silver",
+        "promoted_lance",
+        "promoted_pawn",
     ];
 
-    pub fn to_vec(&self) -> [i32; 9] {
-        [
+    /// The pieces of [`Weights::NAMES`]' values, in its order: a king has no
+    /// value until it promotes, and a gold or knight never promotes (RULES §7.2).
+    const VALUED: [(Role, bool); 13] = [
+        (Role::Rook, false),
+        (Role::Bishop, false),
+        (Role::Gold, false),
+        (Role::Silver, false),
+        (Role::Knight, false),
+        (Role::Lance, false),
+        (Role::Pawn, false),
+        (Role::King, true),
+        (Role::Rook, true),
+        (Role::Bishop, true),
+        (Role::Silver, true),
+        (Role::Lance, true),
+        (Role::Pawn, true),
+    ];
+
+    pub fn to_vec(&self) -> [i32; Weights::COUNT] {
+        let mut v = [0; Weights::COUNT];
+        v[..9].copy_from_slice(&[
             self.hand_pct,
             self.shelter,
             self.attacked,
@@ -112,10 +158,18 @@ impl Weights {
             self.garden_pct,
             self.others_pct,
             self.hanging_pct,
-        ]
+        ]);
+        for (slot, (role, promoted)) in v[9..].iter_mut().zip(Weights::VALUED) {
+            *slot = self.value(role, promoted);
+        }
+        v
     }
 
-    pub fn from_vec(v: [i32; 9]) -> Weights {
+    pub fn from_vec(v: [i32; Weights::COUNT]) -> Weights {
+        let mut values = VALUES;
+        for (&x, (role, promoted)) in v[9..].iter().zip(Weights::VALUED) {
+            values[role as usize + 8 * promoted as usize] = x;
+        }
         Weights {
             hand_pct: v[0],
             shelter: v[1],
@@ -126,13 +180,52 @@ impl Weights {
             garden_pct: v[6],
             others_pct: v[7],
             hanging_pct: v[8],
+            values,
         }
+    }
+
+    /// A piece's value on the board.
+    #[inline]
+    pub fn value(&self, role: Role, promoted: bool) -> i32 {
+        self.values[role as usize + 8 * promoted as usize]
     }
 
     /// Parses `name=value,...` over the defaults.
     pub fn parse(s: &str) -> Result<Weights, String> {
+        Ok(Weights::from_vec(Weights::assignments(s)?.0))
+    }
+
+    /// Reads a weights file ([`Weights::file`]'s text): `name=value` a line (or
+    /// several on a line, separated by commas), `#` starting a comment, and every
+    /// weight named, so that a file never falls back on a default unseen.
+    pub fn read_file(text: &str) -> Result<Weights, String> {
+        let (v, named) = Weights::assignments(text)?;
+        match Weights::NAMES.iter().zip(named).find(|(_, n)| !n) {
+            Some((name, _)) => Err(format!("{name}: not in the file")),
+            None => Ok(Weights::from_vec(v)),
+        }
+    }
+
+    /// The weights as a file [`Weights::read_file`] reads, under `header` (each of
+    /// its lines made a comment).
+    pub fn file(&self, header: &str) -> String {
+        let mut out: String = header.lines().map(|l| format!("# {l}\n")).collect();
+        for (name, v) in Weights::NAMES.iter().zip(self.to_vec()) {
+            out += &format!("{name}={v}\n");
+        }
+        out
+    }
+
+    /// The defaults with `text`'s assignments applied, and which weights it named.
+    fn assignments(text: &str) -> Result<([i32; Weights::COUNT], [bool; Weights::COUNT]), String> {
         let mut v = Weights::DEFAULT.to_vec();
-        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let mut named = [false; Weights::COUNT];
+        let parts = text
+            .lines()
+            .flat_map(|line| line.split('#').next().unwrap_or_default().split(','))
+            .map(str::trim)
+            .filter(|p| !p.is_empty());
+        for part in parts {
             let (k, x) = part
                 .split_once('=')
                 .ok_or_else(|| format!("{part}: expected name=value"))?;
@@ -141,12 +234,28 @@ impl Weights {
                 .position(|n| *n == k.trim())
                 .ok_or_else(|| format!("{k}: no such weight"))?;
             v[i] = x.trim().parse().map_err(|e| format!("{part}: {e}"))?;
+            named[i] = true;
         }
-        Ok(Weights::from_vec(v))
+        Ok((v, named))
     }
 
     fn hand_value(&self, role: Role) -> i32 {
-        piece_value(role, false) * self.hand_pct / 100
+        self.value(role, false) * self.hand_pct / 100
+    }
+}
+
+static FITTED: LazyLock<Weights> = LazyLock::new(|| {
+    Weights::read_file(include_str!("../weights/fitted.txt"))
+        .unwrap_or_else(|e| panic!("weights/fitted.txt: {e}"))
+});
+
+/// `name=value,...`, every weight, as [`Weights::parse`] reads it.
+impl std::fmt::Display for Weights {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, (name, v)) in Weights::NAMES.iter().zip(self.to_vec()).enumerate() {
+            write!(f, "{}{name}={v}", if i > 0 { "," } else { "" })?;
+        }
+        Ok(())
     }
 }
 
@@ -344,7 +453,11 @@ pub fn player_scores(w: &Weights, pos: &Position) -> [i32; 3] {
     let mut kings: [Option<(Cell, bool)>; 3] = [None; 3];
     for p in Player::ALL {
         let counts = pos.piece_counts(p);
-        score[p.index()] = counts.iter().zip(VALUES).map(|(&n, v)| n as i32 * v).sum();
+        score[p.index()] = counts
+            .iter()
+            .zip(w.values)
+            .map(|(&n, v)| n as i32 * v)
+            .sum();
         if let Some(k) = pos.king(p) {
             kings[p.index()] = Some((k, counts[Role::King as usize + 8] > 0));
         }
@@ -392,7 +505,7 @@ pub fn player_scores(w: &Weights, pos: &Position) -> [i32; 3] {
             }
             for c in (kingless & foes & !attacked[p.index()]).iter() {
                 let piece = pos.piece_at(c).expect("an occupied cell");
-                let v = piece_value(piece.role, piece.promoted);
+                let v = w.value(piece.role, piece.promoted);
                 let h = &mut hanging[p.index()];
                 if v > h[0] {
                     h[1] = h[0];

@@ -9,7 +9,7 @@
 //! | 2 | Casual | paranoid alpha-beta search, small node budget ([`Level::nodes`]); any root action within 25 centipawns of the best, picked by the seed |
 //! | 3 | Strong | the same search with a larger budget (about 60 ms a move on average on an idle core) |
 //! | 4 | Master | best-reply search in the free-for-all, paranoid search once the game has two sides; wins and mates in one taken at once; about 0.2 s a move on an idle core, four to five times level 3's |
-//! | 5 | Grandmaster | level 4's search and budget, made to see further with the same nodes: principal variation search, late move reductions, the table's move searched before the other actions are played, a check at the horizon searched one ply more, the quiet actions of a hopeless node next to the horizon skipped; about half as much time again a move as level 4 (docs/bots.md, "Strength", also at equal time) |
+//! | 5 | Grandmaster | level 4's search and budget, made to see further with the same nodes: principal variation search, late move reductions, the table's move searched before the other actions are played, a check at the horizon searched one ply more, the quiet actions of a hopeless node next to the horizon skipped, an evaluation fitted to self-play results ([`Weights::fitted`]); about half as much time again a move as level 4 (docs/bots.md, "Strength", also at equal time) |
 //!
 //! The searches:
 //!
@@ -221,7 +221,7 @@ impl Level {
             1 => (Algorithm::Greedy, Weights::DEFAULT),
             2 | 3 => (Algorithm::Paranoid, Weights::DEFAULT),
             4 => (Algorithm::BestReply, Weights::DEFAULT),
-            _ => (Algorithm::BestReplyReduced, Weights::DEFAULT),
+            _ => (Algorithm::BestReplyReduced, Weights::fitted()),
         };
         Engine {
             algorithm,

@@ -4,7 +4,7 @@
 //! and does not leave its rook to a single capture (RULES §12.1's en prise
 //! and unequal exchange).
 
-use sannin_bot::{choose, Level, Limits};
+use sannin_bot::{choose, Engine, Level, Limits};
 use sannin_rules::{notation, Action, Game, Player, Position, Role, START};
 
 /// The levels held to these promises.
@@ -205,38 +205,54 @@ fn answers_fast_with_little_time_left() {
 #[test]
 fn grandmaster_looks_further_than_master_with_the_same_nodes() {
     // Positions of a level-1 game; both levels searching the same number of
-    // actions (the clock plays no part), level 5's null windows, reductions
-    // and table move first must finish a deeper iteration on some of them and
-    // never a shallower one.
+    // actions (the clock plays no part). With one evaluation, level 5's null
+    // windows, reductions and table move first must finish a deeper iteration
+    // on some of them and never a shallower one. Level 5 itself, with its fitted
+    // weights, searches other trees, so it may fall an iteration short now and
+    // then, but finishes a deeper one more often.
     let limits = Limits {
         nodes: Some(60_000),
         time: None,
     };
+    let same_weights = Engine {
+        weights: Level::MASTER.engine().weights,
+        ..Level::GRANDMASTER.engine()
+    };
     let mut game = Game::new();
     let (mut deeper, mut compared) = (0, 0);
+    let (mut fitted_deeper, mut fitted_shallower) = (0, 0);
     for ply in 0..60u64 {
         if game.is_over() {
             break;
         }
         if ply % 3 == 0 {
-            let depth = |level| {
-                sannin_bot::choose_detailed(&game, level, 1, limits)
+            let depth = |engine: &Engine| {
+                sannin_bot::choose_with(&game, engine, 1, limits)
                     .expect("an action")
                     .depth
             };
-            let (master, grandmaster) = (depth(Level::MASTER), depth(Level::GRANDMASTER));
+            let master = depth(&Level::MASTER.engine());
+            let grandmaster = depth(&same_weights);
             assert!(
                 grandmaster >= master,
                 "ply {ply}: depth {grandmaster} against Master's {master}"
             );
             deeper += usize::from(grandmaster > master);
             compared += 1;
+            let fitted = depth(&Level::GRANDMASTER.engine());
+            fitted_deeper += usize::from(fitted > master);
+            fitted_shallower += usize::from(fitted < master);
         }
         let a = choose(&game, Level::BEGINNER, ply, Limits::default()).expect("an action");
         game.play(a).expect("legal");
     }
     assert!(compared >= 8, "{compared} positions");
-    // Measured: deeper in 5 of 14 positions (an iteration costs several times
-    // the one before, so a deeper one is finished only now and then).
+    // Measured: deeper in 6 of 14 positions (an iteration costs several times
+    // the one before, so a deeper one is finished only now and then); with the
+    // fitted weights deeper in 5 and shallower in 1.
     assert!(deeper >= 3, "deeper in {deeper} of {compared} positions");
+    assert!(
+        fitted_deeper > fitted_shallower,
+        "with its own weights deeper in {fitted_deeper}, shallower in {fitted_shallower} of {compared}"
+    );
 }

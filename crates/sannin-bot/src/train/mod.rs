@@ -1,27 +1,31 @@
 //! Fitting the evaluation to results: Texel's method for three players.
 //!
-//! Positions come from self-play ([`generate`]): games of three level-2 bots (whose
-//! random pick among near-equal actions gives every game its own course), every
-//! other position from the sixth ply on, the mover not in check (a position in the
-//! middle of an exchange says little about its evaluation), labelled with the
-//! game's result for each player (a win 1, shared by allies who win together; a draw
-//! or a game cut off at the ply limit a third each).
+//! Positions come from self-play ([`generate`]): games of three copies of one engine
+//! (level 5's weights come from best-reply searchers of 10,000 nodes; a random pick
+//! among near-equal actions, [`Engine::variety`], gives every game its own course),
+//! every other position from the sixth ply on, the mover not in check, labelled with
+//! the game's result for each player (a win 1, shared by allies who win together; a
+//! draw or a game cut off at the ply limit a third each). The fit takes only the
+//! quiet ones ([`is_quiet`]): a position in the middle of an exchange says little
+//! about its static evaluation.
 //!
 //! The model reads the static evaluation of each player ([`evaluate_with`]) as its
 //! share of the game ([`shares_at`]: in proportion to `exp(evaluation / scale)`),
 //! and the fit ([`fit`]) lowers the cross-entropy between those shares and the
-//! results: first the scale, then each weight of [`Weights`] in turn by coordinate
-//! descent, halving the steps as they stop paying, the scale again after each round.
-//! Everything is deterministic: the same seed gives the same positions, and the
-//! same positions the same weights.
+//! results, plus a prior that holds the weights near where they start: first the
+//! scale, then each weight of [`Weights`] (the piece values among them) in turn by
+//! coordinate descent, halving the steps as they stop paying, the scale again after
+//! each round. Everything is deterministic: the same seed gives the same positions,
+//! and the same positions the same weights. The trainer is `examples/tune.rs`
+//! (`texel-data`, `texel`); `scripts/train-weights.sh` runs it to level 5's weights.
 
 use std::fmt::Write as _;
 
-use sannin_rules::{Game, Player, Position};
+use sannin_rules::{Action, Game, Player, Position};
 
-use crate::eval::{evaluate_with, Weights};
+use crate::eval::{evaluate_with, piece_value, same_side, Weights};
 use crate::review::shares_at;
-use crate::{choose, mix_seed, Level, Limits};
+use crate::{choose_with, mix_seed, Engine, Limits};
 
 /// One labelled position.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,10 +40,10 @@ const MAX_PLIES: usize = 300;
 /// The first ply sampled.
 const FIRST_PLY: usize = 6;
 
-/// Plays `games` games of three level-2 bots (game `g` seeded from `seed` and `g`),
-/// `jobs` at a time, and labels their positions. The samples come in game order,
-/// whatever `jobs` is.
-pub fn generate(games: usize, seed: u64, jobs: usize) -> Vec<Sample> {
+/// Plays `games` games of three copies of `engine` (game `g` seeded from `seed` and
+/// `g`), `jobs` at a time, and labels their positions. The samples come in game
+/// order, whatever `jobs` is.
+pub fn generate(games: usize, seed: u64, jobs: usize, engine: &Engine) -> Vec<Sample> {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let done = std::sync::Mutex::new(vec![Vec::new(); games]);
     std::thread::scope(|s| {
@@ -49,7 +53,7 @@ pub fn generate(games: usize, seed: u64, jobs: usize) -> Vec<Sample> {
                 if g >= games {
                     break;
                 }
-                let samples = one_game(mix_seed(seed, g as u64));
+                let samples = one_game(engine, mix_seed(seed, g as u64));
                 done.lock().unwrap_or_else(|e| e.into_inner())[g] = samples;
             });
         }
@@ -62,7 +66,7 @@ pub fn generate(games: usize, seed: u64, jobs: usize) -> Vec<Sample> {
 }
 
 /// The samples of one self-play game.
-fn one_game(seed: u64) -> Vec<Sample> {
+fn one_game(engine: &Engine, seed: u64) -> Vec<Sample> {
     let mut game = Game::new();
     let mut positions = Vec::new();
     while !game.is_over() && game.log().len() < MAX_PLIES {
@@ -71,10 +75,11 @@ fn one_game(seed: u64) -> Vec<Sample> {
         if ply >= FIRST_PLY && ply % 2 == 0 && !game.position().in_check(me) {
             positions.push(game.position().clone());
         }
-        let Some(action) = choose(&game, Level::CASUAL, seed, Limits::default()) else {
+        let Some(choice) = choose_with(&game, engine, seed, Limits::default()) else {
             break;
         };
-        game.play(action).expect("the bot plays legal actions");
+        game.play(choice.action)
+            .expect("the bot plays legal actions");
     }
     let result = match game.outcome() {
         Some(o) if !o.winners.is_empty() => {
@@ -87,6 +92,28 @@ fn one_game(seed: u64) -> Vec<Sample> {
         .into_iter()
         .map(|position| Sample { position, result })
         .collect()
+}
+
+/// Whether `pos` is quiet: the player to move has no capture worth making (of an
+/// undefended piece, or of one worth more than the capturer) and no illumination.
+/// A position in the middle of an exchange is judged by its static evaluation as if
+/// the pieces taken stayed taken; the fit keeps only quiet positions, as Texel's
+/// method does with positions the capture search would not change.
+pub fn is_quiet(pos: &Position) -> bool {
+    let Some(me) = pos.to_move() else {
+        return true;
+    };
+    let mut captures = Vec::new();
+    pos.legal_captures_into(&mut captures);
+    !captures.into_iter().any(|a| match a {
+        Action::Move { from, to, .. } => pos.piece_at(to).is_some_and(|x| {
+            let mover = pos.piece_at(from).expect("a moving piece");
+            !same_side(pos, me, x.owner)
+                && (!pos.is_attacked_by(to, x.owner)
+                    || piece_value(x.role, x.promoted) > piece_value(mover.role, mover.promoted))
+        }),
+        _ => true,
+    })
 }
 
 /// Samples as text: a line each, the position string, a tab, the three results.
@@ -187,17 +214,34 @@ fn fit_scale(samples: &[Sample], w: &Weights) -> f64 {
     (lo + hi) / 2.0
 }
 
+/// How far `w` strays from `start`: the sum of each weight's squared change in
+/// proportion to its starting value (at least 50, so that a weight starting at 0
+/// may still move).
+fn strayed(w: &[i32; Weights::COUNT], start: &[i32; Weights::COUNT]) -> f64 {
+    w.iter()
+        .zip(start)
+        .map(|(&x, &s)| ((x - s) as f64 / s.abs().max(50) as f64).powi(2))
+        .sum()
+}
+
 /// Fits the weights to `samples` from `start`, `rounds` rounds of coordinate descent
-/// at most; `progress` hears each round's weights, scale and loss.
+/// at most, lowering the loss plus `prior` times how far the weights stray from
+/// `start` ([`strayed`]; 0 for a plain fit); `progress` hears each round's weights,
+/// scale and loss.
 pub fn fit(
     samples: &[Sample],
     start: Weights,
     rounds: usize,
+    prior: f64,
     mut progress: impl FnMut(usize, &Weights, f64, f64),
 ) -> Fit {
-    let mut w = start.to_vec();
+    let origin = start.to_vec();
+    let mut w = origin;
     let mut scale = fit_scale(samples, &start);
     let before = loss(samples, &start, scale);
+    let objective = |w: &[i32; Weights::COUNT], scale| {
+        loss(samples, &Weights::from_vec(*w), scale) + prior * strayed(w, &origin)
+    };
     let mut best = before;
     let mut steps = w.map(|v| (v.abs() / 4).max(4));
     for round in 0..rounds {
@@ -209,7 +253,7 @@ pub fn fit(
                 if cand == w {
                     continue;
                 }
-                let l = loss(samples, &Weights::from_vec(cand), scale);
+                let l = objective(&cand, scale);
                 if l < best {
                     (w, best, moved) = (cand, l, true);
                     break;
@@ -217,8 +261,13 @@ pub fn fit(
             }
         }
         scale = fit_scale(samples, &Weights::from_vec(w));
-        best = loss(samples, &Weights::from_vec(w), scale);
-        progress(round + 1, &Weights::from_vec(w), scale, best);
+        best = objective(&w, scale);
+        progress(
+            round + 1,
+            &Weights::from_vec(w),
+            scale,
+            loss(samples, &Weights::from_vec(w), scale),
+        );
         if !moved {
             if steps.iter().all(|s| *s <= 1) {
                 break;
@@ -230,7 +279,7 @@ pub fn fit(
         weights: Weights::from_vec(w),
         scale,
         before,
-        after: best,
+        after: loss(samples, &Weights::from_vec(w), scale),
     }
 }
 
