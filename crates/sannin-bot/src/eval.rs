@@ -16,7 +16,14 @@ pub const WIN_BOUND: i32 = WIN - 10_000;
 /// directions than in shogi; the ratios follow shogi programs loosely.
 #[inline]
 pub fn piece_value(role: Role, promoted: bool) -> i32 {
-    VALUES[role as usize + 8 * promoted as usize]
+    VALUES[value_slot(role, promoted)]
+}
+
+/// Where a piece's value sits in [`VALUES`] and [`Weights::values`]: the order of
+/// [`Position::piece_counts`].
+#[inline]
+fn value_slot(role: Role, promoted: bool) -> usize {
+    role as usize + 8 * promoted as usize
 }
 
 /// [`piece_value`] at `role + 8 * promoted`, the order of
@@ -168,7 +175,7 @@ impl Weights {
     pub fn from_vec(v: [i32; Weights::COUNT]) -> Weights {
         let mut values = VALUES;
         for (&x, (role, promoted)) in v[9..].iter().zip(Weights::VALUED) {
-            values[role as usize + 8 * promoted as usize] = x;
+            values[value_slot(role, promoted)] = x;
         }
         Weights {
             hand_pct: v[0],
@@ -187,7 +194,7 @@ impl Weights {
     /// A piece's value on the board.
     #[inline]
     pub fn value(&self, role: Role, promoted: bool) -> i32 {
-        self.values[role as usize + 8 * promoted as usize]
+        self.values[value_slot(role, promoted)]
     }
 
     /// Parses `name=value,...` over the defaults.

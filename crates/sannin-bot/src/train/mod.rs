@@ -242,7 +242,8 @@ pub fn fit(
     let objective = |w: &[i32; Weights::COUNT], scale| {
         loss(samples, &Weights::from_vec(*w), scale) + prior * strayed(w, &origin)
     };
-    let mut best = before;
+    // The loss of `w` at `scale` (the prior aside), and the objective it is part of.
+    let (mut last, mut best) = (before, before);
     let mut steps = w.map(|v| (v.abs() / 4).max(4));
     for round in 0..rounds {
         let mut moved = false;
@@ -260,14 +261,11 @@ pub fn fit(
                 }
             }
         }
-        scale = fit_scale(samples, &Weights::from_vec(w));
-        best = objective(&w, scale);
-        progress(
-            round + 1,
-            &Weights::from_vec(w),
-            scale,
-            loss(samples, &Weights::from_vec(w), scale),
-        );
+        let weights = Weights::from_vec(w);
+        scale = fit_scale(samples, &weights);
+        last = loss(samples, &weights, scale);
+        best = last + prior * strayed(&w, &origin);
+        progress(round + 1, &weights, scale, last);
         if !moved {
             if steps.iter().all(|s| *s <= 1) {
                 break;
@@ -279,7 +277,7 @@ pub fn fit(
         weights: Weights::from_vec(w),
         scale,
         before,
-        after: loss(samples, &Weights::from_vec(w), scale),
+        after: last,
     }
 }
 

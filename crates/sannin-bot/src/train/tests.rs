@@ -36,6 +36,7 @@ fn the_evaluation_turns_with_the_players() {
         Player::First => Player::Last,
         Player::Last => Player::Middle,
     };
+    let fitted = Weights::fitted();
     for s in generate(3, 11, 2, &Level::CASUAL.engine())
         .iter()
         .step_by(3)
@@ -49,7 +50,6 @@ fn the_evaluation_turns_with_the_players() {
                     "{}",
                     s.position
                 );
-                let fitted = Weights::fitted();
                 assert_eq!(
                     evaluate_with(&fitted, &s.position, p),
                     evaluate_with(&fitted, &r, rot(p)),
