@@ -46,7 +46,7 @@ pub use config::{worker_threads, Config, GuardArgs, LimitArgs, ServeArgs, DEFAUL
 pub use error::{ApiError, ErrorCode};
 pub use rooms::WAKE_SWEEP;
 pub use store::migrations::migrator;
-pub use store::Store;
+pub use store::{ActionKind, Store, StoredAction};
 pub use time::{ManualTime, SystemTime, TimeSource};
 
 /// `sannin serve`: logging, config, listener, and [`run`] until SIGTERM or ctrl-c.
