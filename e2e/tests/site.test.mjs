@@ -183,8 +183,13 @@ test('the language switch changes every visible string of the lobby, both ways',
   const { page } = v;
   await page.goto(`${live.server.url}/`);
   await page.getByTestId('play-computer').waitFor();
-  // The lists change as games go on: compare the rest of the page.
-  const fixedText = () => page.locator('header, .hero, .paths, section > h2').allInnerTexts();
+  // The lists change as games go on: compare the rest of the page, once the pools'
+  // waiting counts have come (their numbers may change between the two looks).
+  const fixedText = async () => {
+    await page.getByTestId('play-now-pool').filter({ hasText: 'waiting' }).waitFor();
+    const texts = await page.locator('header, .hero, .paths, section > h2').allInnerTexts();
+    return texts.map((text) => text.replace(/\b\d+ waiting\b/g, '# waiting'));
+  };
   const before = await fixedText();
   await page.getByTestId('lang').selectOption('ja');
   await page.getByTestId('play-computer').filter({ hasText: 'コンピューター' }).waitFor();
