@@ -2,9 +2,9 @@
 //! a row at once. As under load, rooms are tasks of their own on the runtime's
 //! threads: each sends its row to the writer and waits for its commit
 //! (`store/writer.rs`), and a commit takes every row waiting (the rows a commit
-//! actually took are printed after each size). The time measured is the CPU time of the whole
-//! process (the writer's thread, the runtime's threads that run the rooms and are
-//! woken for them), not the time a room waits.
+//! actually took are printed after each size). The time measured is the CPU time of
+//! the whole process (the writer's thread, the runtime's threads that run the rooms
+//! and are woken for them), not the time a room waits.
 //!
 //! `cargo bench -p sannin-server --bench store`
 
@@ -13,12 +13,12 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use sannin_rules::Player;
 use sannin_server::{ActionKind, Store, StoredAction};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 /// Rooms playing at once: a load test's 10,002 connections.
 const ROOMS: usize = 3334;
 
-/// The most rows a commit is measured with: as many room tasks.
+/// The most rooms sending a row at once: as many room tasks.
 const MOST: usize = 32;
 
 fn bench(c: &mut Criterion) {
@@ -39,8 +39,7 @@ fn bench(c: &mut Criterion) {
         }
         (store, rooms)
     });
-    let _guard = runtime.enter();
-    let tasks = Tasks::spawn(&store);
+    let tasks = Tasks::spawn(&runtime, &store);
     let mut plies = vec![0i64; ROOMS];
     // The rooms take turns all over the primary key's index, as players do.
     let mut turns = (0..ROOMS).cycle().step_by(7);
@@ -83,7 +82,7 @@ fn bench(c: &mut Criterion) {
 type Row = (String, StoredAction);
 
 /// A sample's rows, turn by turn, and where to say they are stored.
-type Work = (Vec<Vec<Row>>, mpsc::Sender<()>);
+type Work = (Vec<Vec<Row>>, oneshot::Sender<()>);
 
 /// [`MOST`] room tasks, each storing the rows it is given, and the task that gives
 /// them out: the bench's thread wakes it once a sample.
@@ -92,13 +91,13 @@ struct Tasks {
 }
 
 impl Tasks {
-    fn spawn(store: &Store) -> Tasks {
+    fn spawn(runtime: &tokio::runtime::Runtime, store: &Store) -> Tasks {
         let (stored_tx, mut stored_rx) = mpsc::unbounded_channel::<()>();
         let rooms: Vec<mpsc::UnboundedSender<Row>> = (0..MOST)
             .map(|_| {
                 let (tx, mut rx) = mpsc::unbounded_channel::<Row>();
                 let (store, stored) = (store.clone(), stored_tx.clone());
-                tokio::spawn(async move {
+                runtime.spawn(async move {
                     while let Some((room, a)) = rx.recv().await {
                         store.append_action(&room, &a, None, None).await.unwrap();
                         let _ = stored.send(());
@@ -108,7 +107,7 @@ impl Tasks {
             })
             .collect();
         let (driver, mut work_rx) = mpsc::unbounded_channel::<Work>();
-        tokio::spawn(async move {
+        runtime.spawn(async move {
             while let Some((work, done)) = work_rx.recv().await {
                 for turn in work {
                     let n = turn.len();
@@ -119,7 +118,7 @@ impl Tasks {
                         stored_rx.recv().await;
                     }
                 }
-                let _ = done.send(()).await;
+                let _ = done.send(());
             }
         });
         Tasks { driver }
@@ -128,9 +127,9 @@ impl Tasks {
     /// Stores `work`: for each turn, its rows at once, one a room task, and waits for
     /// all of them before the next turn.
     async fn play(&self, work: Vec<Vec<Row>>) {
-        let (done, mut finished) = mpsc::channel(1);
+        let (done, finished) = oneshot::channel();
         let _ = self.driver.send((work, done));
-        finished.recv().await;
+        let _ = finished.await;
     }
 }
 
