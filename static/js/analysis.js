@@ -7,7 +7,8 @@
 // position editor sets up a position by hand. **Analyse** asks the server's search
 // (`POST /api/analyse`): an evaluation bar for the three players and the best line's
 // first moves as arrows on the board (analysis/evalbar.js). A finished game of the site
-// has its computer review beside it (analysis/review-panel.js).
+// has its computer review beside it (analysis/review-panel.js). The engine is refused
+// the position on the board of a game being played (`live_game`): the page says so.
 import { h } from './dom.js';
 import { SEATS } from './geometry.js';
 import { START_POSITION, indexLegal, parseAction, parsePosition } from './position.js';
@@ -35,6 +36,7 @@ const STORE = 'sannin.analysis.';
 function refusal(e) {
   if (e.code === 'rate_limited') return t('analysis.rateLimited', { n: e.retryAfter ?? 60 });
   if (e.code === 'analysis_busy') return t('analysis.busy');
+  if (e.code === 'live_game') return t('analysis.liveGame');
   return e.message;
 }
 
@@ -333,7 +335,7 @@ export function showAnalysis(app) {
       if (st.analysis?.text === text) st.analysis = { text, result };
     } catch (e) {
       if (e.code === 'rate_limited') st.auto = false;
-      if (st.analysis?.text === text) st.analysis = { text, error: refusal(e) };
+      if (st.analysis?.text === text) st.analysis = { text, error: refusal(e), code: e.code ?? null };
       else st.analysis = null;
     }
     if (st.analysis?.text !== text && !st.analysis?.result) st.analysis = null;
@@ -349,6 +351,9 @@ export function showAnalysis(app) {
   function analysisView(text) {
     const a = st.analysis?.text === text ? st.analysis : null;
     if (!a || a.busy) return a?.busy ? h('p', {}, t('analysis.analysing')) : '';
+    // A position of a game being played: no engine until that game is over, said as
+    // it is (no failure of the page's).
+    if (a.code === 'live_game') return h('p', { class: 'notice live-game', 'data-testid': 'analyse-live-game' }, a.error);
     if (a.error) return h('p', { class: 'error', 'data-testid': 'analyse-error' }, t('analysis.analyseFailed', { reason: a.error }));
     const r = a.result;
     const seat = (p) => t(`seat.${seatOf(p)}`);

@@ -1,16 +1,21 @@
 // The room chat (docs/protocol.md §13). Players write and read the players' chat only;
 // spectators write the spectators' chat and may also read the players' (two tabs).
 // Messages are text nodes: never parsed as HTML. Each line of someone else has a flag
-// that reports it to the moderators (report.js); one's own lines have none.
+// that reports it to the moderators (report.js); one's own lines have none. A writer
+// with an account is a link to its profile; a guest's name carries the guest tag.
 import { h } from './dom.js';
 import { t } from './i18n.js';
 import { flagIcon, openReport } from './report.js';
+import { guestMark, isBot } from './players.js';
+import { profileLink } from './account.js';
 
 export class ChatPanel {
-  /** `send(text)` sends a chat message; `roomId`: the room its lines are reported in. */
-  constructor(send, { maxChars = 500, roomId = null } = {}) {
+  /** `send(text)` sends a chat message; `roomId`: the room its lines are reported in;
+   * `seatInfo(seat)`: the room's seat (a bot's lines carry no guest tag). */
+  constructor(send, { maxChars = 500, roomId = null, seatInfo = null } = {}) {
     this.send = send;
     this.roomId = roomId;
+    this.seatInfo = seatInfo;
     this.sent = []; // the texts this page sent last (a spectator's own lines)
     this.role = 'spectator';
     // Spectators start on their own chat, the one they can write in.
@@ -65,7 +70,7 @@ export class ChatPanel {
     const channel = m.channel === 'spectators' ? 'spectators' : 'players';
     if (channel === 'spectators' && this.role === 'player') return; // never shown to players
     const who = h('span', { class: `who${m.seat ? ` seat-${m.seat}` : ''}` },
-      m.seat ? h('span', { class: 'swatch', title: t(`room.seat.${m.seat}`) }) : null, String(m.name ?? '?'));
+      m.seat ? h('span', { class: 'swatch', title: t(`room.seat.${m.seat}`) }) : null, this.writer(m));
     const time = new Date(m.at_ms ?? Date.now()).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
     const list = this.lists[channel];
     list.append(h('li', { 'data-id': m.id, 'data-seat': m.seat ?? null, class: this.isOwn(m, channel, live) ? 'own' : null },
@@ -74,6 +79,18 @@ export class ChatPanel {
     list.scrollTop = list.scrollHeight;
     if (live && channel !== this.tab) this.unread[channel] += 1;
     if (live) this.render();
+  }
+
+  /** The writer's name: an account's links to its profile (in another tab), a guest's
+   * has the guest tag after it; a computer player is no guest. */
+  writer(m) {
+    const name = String(m.name ?? '?');
+    const seat = m.seat ? this.seatInfo?.(m.seat) : null;
+    if (seat && isBot(seat)) return name;
+    if (typeof m.account === 'string' && m.account) {
+      return h('a', { class: 'profile-link', href: profileLink(m.account), target: '_blank', rel: 'noopener' }, name);
+    }
+    return 'account' in m && m.account === null ? [name, ' ', guestMark()] : name;
   }
 
   /** A spectator's own line, just sent from this page (a player's is told by its seat). */

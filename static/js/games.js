@@ -9,7 +9,7 @@ import { parsePosition } from './position.js';
 import { miniBoard } from './miniboard.js';
 import { onLangChange, t } from './i18n.js';
 import { account, currentAccount, onAccountChange } from './account.js';
-import { playerName } from './players.js';
+import { guestMark, isGuest, playerName } from './players.js';
 import { durationText, isCorrespondence } from './clocks.js';
 import { clockText, pliesText, seatLabel } from './lobby/messages.js';
 import { roomLink } from './lobby/enter.js';
@@ -144,6 +144,20 @@ export function showGames(app) {
   })();
 }
 
+/** "vs Ann guest and Bot (Casual)": the opponents of `me` in game `g`, a guest's name
+ * followed by the guest tag. */
+function withGuests(g, me) {
+  const slot = '\u0000';
+  const [before, after = ''] = t('games.itemLabel', { who: slot }).split(slot);
+  const people = SEATS.filter((s) => s !== me).map((s) => {
+    const info = g.players?.[s];
+    if (!info) return [t('games.freeSeat')];
+    const name = playerName(info, s) ?? seatLabel(s);
+    return isGuest(info) ? [name, ' ', guestMark()] : [name];
+  });
+  return [before, ...people.flatMap((p, i) => (i ? [t('lobby.and'), ...p] : p)), after];
+}
+
 /** One game of the list: its board from the reader's side, who plays, whose move it
  * is and for how long, and the way into the room. */
 function gameItem(g, skew) {
@@ -175,6 +189,10 @@ function gameItem(g, skew) {
     g.rated ? t('lobby.ratedTag') : null,
   ].filter(Boolean);
   const label = t('games.itemLabel', { who: opponents.join(t('lobby.and')) });
+  // The same words with a guest's tag after its name (the item is one link: no links
+  // to profiles inside it).
+  const marked = SEATS.filter((s) => s !== me && isGuest(g.players?.[s])).length
+    ? withGuests(g, me) : label;
   return h('li', {
     class: `my-game${g.your_turn ? ' yours' : ''}`, 'data-room': g.room, 'data-testid': `my-game-${g.room}`,
     'data-your-turn': String(Boolean(g.your_turn)),
@@ -182,7 +200,7 @@ function gameItem(g, skew) {
   h('a', { class: 'my-game-link', href: roomLink(g.room), 'data-testid': `open-${g.room}`, onclick: () => prepareOpen(g) },
     pos ? miniBoard(pos.board, { view: me, cls: 'my-game-board' }) : h('span', { class: 'my-game-board none' }),
     h('span', { class: 'my-game-body' },
-      h('span', { class: 'my-game-title' }, label),
+      h('span', { class: 'my-game-title' }, marked),
       h('span', { class: 'my-game-status' },
         g.your_turn ? h('span', { class: 'badge yours' }, t('games.badge.yours')) : null,
         corr ? null : h('span', { class: 'badge live', 'data-testid': 'live-badge' }, t('games.badge.live')),

@@ -1,12 +1,15 @@
 // The player part of /mod (docs/moderation.md §4): a name looked up
 // (`GET /api/mod/players/{name}`) shows the account's role, its sanctions, recent games
-// and chat lines and the addresses it used; the form under it acts on that account or
+// and chat lines and the addresses it used, and how often its moves in reviewed rated
+// games matched the computer review's best move beside the site's spread of the same
+// figure (a flag, never a sanction by itself); the form under it acts on that account or
 // on an address range (`POST /api/mod/actions`): ban, unban, mute, unmute, rename, and
 // for admins delete and role, always with a reason.
 import { h } from './dom.js';
 import { t } from './i18n.js';
 import { api } from './protocol.js';
 import { act, dateText, minutesText, roomHref, word } from './mod-common.js';
+import { shareText } from './mod-pairs.js';
 
 const ACTIONS = ['ban', 'unban', 'mute', 'unmute', 'rename'];
 const ADMIN_ACTIONS = ['delete', 'role'];
@@ -39,6 +42,48 @@ function sanctionsTable(rows) {
       h('td', { class: 'num' }, dateText(s.created_at)), h('td', {}, sanctionState(s)))))));
 }
 
+/** Where `x` (0..1) lies on the bar of the engine block, as a CSS length. */
+const at = (x) => `${Math.max(0, Math.min(1, x)) * 100}%`;
+
+/** The account's agreement with the computer review (`engine` of the record): its
+ * share of best moves and average loss, the site's 10th, 50th and 90th percentiles
+ * of the share, and a bar that puts the account among them. */
+function engineBlock(e) {
+  if (!e) return null;
+  const site = e.site ?? {};
+  const known = typeof e.match_share === 'number';
+  const spread = [site.match_p10, site.match_p50, site.match_p90].every((x) => typeof x === 'number');
+  const above = known && spread && e.match_share > site.match_p90;
+  // Placed through the CSSOM: the site's style-src allows no style attributes.
+  const place = (node, left, width = null) => {
+    node.style.left = at(left);
+    if (width !== null) node.style.width = at(width);
+    return node;
+  };
+  const bar = known && spread ? h('div', { class: 'engine-bar', 'aria-hidden': 'true', title: t('mod.engine.barTitle') },
+    place(h('span', { class: 'band' }), site.match_p10, site.match_p90 - site.match_p10),
+    place(h('span', { class: 'median' }), site.match_p50),
+    place(h('span', { class: `mark${above ? ' above' : ''}` }), e.match_share)) : null;
+  // What is not known yet is left out (the notes below say so).
+  const rows = [
+    ['games', String(e.games ?? 0)],
+    known ? ['moves', String(e.moves ?? 0)] : null,
+    known ? ['match', [shareText(e.match_share, 1),
+      above ? [' ', h('span', { class: 'tag above-tag', 'data-testid': 'mod-engine-above' }, t('mod.engine.above'))] : null], 'mod-engine-match'] : null,
+    known ? ['loss', shareText(e.average_loss, 1), 'mod-engine-loss'] : null,
+    spread ? ['spread', [site.match_p10, site.match_p50, site.match_p90].map((x) => shareText(x, 1)).join(' · '), 'mod-engine-spread'] : null,
+    spread ? ['siteLoss', shareText(site.loss_p50, 1)] : null,
+    ['accounts', String(site.accounts ?? 0)],
+  ].filter(Boolean);
+  return h('div', { class: 'mod-engine', 'data-testid': 'mod-engine' },
+    h('h4', {}, t('mod.engine.title')),
+    h('dl', { class: 'mod-engine-facts', 'data-testid': 'mod-engine-facts' }, rows.flatMap(([k, v, testid]) => [h('dt', {}, t(`mod.engine.${k}`)), h('dd', { 'data-testid': testid ?? null }, [v].flat(3))])),
+    bar,
+    known ? null : h('p', { class: 'empty', 'data-testid': 'mod-engine-none' }, t('mod.engine.none')),
+    spread ? null : h('p', { class: 'empty' }, t('mod.engine.siteNone')),
+    h('p', { class: 'hint' }, t('mod.engine.flagOnly')));
+}
+
 /** What `GET /api/mod/players/{name}` says of an account. `useAddr(addr)` puts an
  * address into the action form. */
 function playerView(p, useAddr) {
@@ -47,6 +92,7 @@ function playerView(p, useAddr) {
       h('span', { class: `badge role-${p.role}`, 'data-testid': 'mod-player-role' }, word('mod.role', p.role))),
     p.created_at ? h('p', { class: 'hint' }, t('mod.player.created', { date: dateText(p.created_at) })) : null,
     h('h4', {}, t('mod.player.sanctions')), sanctionsTable(p.sanctions),
+    engineBlock(p.engine),
     h('div', { class: 'mod-columns' },
       h('div', {}, h('h4', {}, t('mod.player.games')), list(p.games, (g) => [
         h('a', { href: roomHref(g.room) }, String(g.room).slice(0, 8)), ' ',

@@ -1,7 +1,9 @@
 // /mod — the moderators' page (docs/moderation.md §4): the open reports, newest first,
 // each with the lines around a reported chat line (that one marked) and the quick
-// actions (mute for a day, ban, close); a player's page and the form to act on an
-// account or an address range (mod-player.js); and the log of every action. An account
+// actions (mute for a day, ban, close); the pairs of accounts that finish first and
+// second together too often (mod-pairs.js); a player's page and the form to act on an
+// account or an address range (mod-player.js; `/mod?player=<name>` opens with that
+// account looked up); and the log of every action. An account
 // that is not a moderator's is told that the page is for moderators (the API answers
 // it 401 or 403). The server's words are shown for every refusal.
 import { h } from './dom.js';
@@ -9,6 +11,7 @@ import { dateLocale, onLangChange, t } from './i18n.js';
 import { api } from './protocol.js';
 import { currentAccount } from './account.js';
 import { playerSection } from './mod-player.js';
+import { pairsSection } from './mod-pairs.js';
 import { act, dateText, minutesText, roomHref, word } from './mod-common.js';
 
 /** The ban lengths offered on a report, in minutes (0: until lifted). */
@@ -19,6 +22,9 @@ export function showMod(app) {
   const root = h('div', { class: 'mod-page', 'data-testid': 'mod-page' });
   app.replaceChildren(root);
   let player = null;
+  let pairs = null;
+  // `/mod?player=<name>`: that account's record, once the page is drawn.
+  let wanted = new URLSearchParams(location.search).get('player');
 
   async function load() {
     try {
@@ -60,7 +66,11 @@ export function showMod(app) {
       statusLine.textContent = text;
       reloadLog();
     },
-    lookUp(name) { player?.lookUp(name); },
+    lookUp(name) {
+      player?.lookUp(name);
+      const url = `/mod?player=${encodeURIComponent(name)}`;
+      if (location.pathname + location.search !== url) history.replaceState(null, '', url);
+    },
     useAddr(addr) { player?.useAddr(addr); },
   };
   const statusLine = h('p', { class: 'mod-status', role: 'status', 'data-testid': 'mod-status' });
@@ -81,12 +91,19 @@ export function showMod(app) {
       return;
     }
     player = playerSection(ctx);
+    const firstPairs = !pairs;
+    pairs ??= pairsSection(ctx);
+    if (firstPairs) pairs.load(); else pairs.draw();
     statusLine.textContent = page.status;
     reportsBox.replaceChildren(...reportParts(page, ctx, reloadReports));
     logBox.replaceChildren(...logParts(page, reloadLog));
     root.replaceChildren(...[h('h1', {}, t('mod.title')), statusLine,
       page.error ? h('p', { class: 'error', role: 'alert', 'data-testid': 'mod-error' }, page.error) : null,
-      reportsBox, player.node, logBox].filter(Boolean));
+      reportsBox, pairs.node, player.node, logBox].filter(Boolean));
+    if (wanted) {
+      player.lookUp(wanted);
+      wanted = null;
+    }
   }
 
   draw();

@@ -259,6 +259,7 @@ export function errorText(e, { joining = true } = {}) {
       return min ? t('quick.error.cooldown', { n: min }) : e.message;
     }
     case 'login_required': return t('quick.error.login');
+    case 'bad_name': return t('player.badName');
     case 'already_waiting': return t('quick.error.already');
     case 'rate_limited': return t('quick.error.rate');
     case 'pairing_unavailable': return t('quick.error.unavailable');

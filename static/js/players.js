@@ -2,8 +2,11 @@
 // and a player who gave no name by its seat ("First"), both in English: shown as they
 // are, a Japanese page would say "先手 First" or "中手 Bot (Casual)". A bot is named by
 // its level in the reader's language instead; a player without a name of its own has
-// none (the seat label beside it says who it is).
+// none (the seat label beside it says who it is). Guests — people without an account —
+// carry a small "guest" tag; a name of an account links to its profile.
+import { h } from './dom.js';
 import { t } from './i18n.js';
+import { profileLink } from './account.js';
 
 const SERVER_SEAT_NAMES = { first: 'First', middle: 'Middle', last: 'Last' };
 
@@ -25,4 +28,30 @@ export function ownName(info, seat) {
 export function playerName(info, seat) {
   if (isBot(info)) return t('player.bot', { name: t(`room.bot.level${info.bot}`) });
   return ownName(info, seat);
+}
+
+/** True when `info` is a person playing without an account: the server says so with
+ * `account: null` (a computer player has none either, but is no guest). A seat or a
+ * chat line from a server that does not send `account` is never called a guest. */
+export function isGuest(info) {
+  return Boolean(info) && !isBot(info) && 'account' in info && info.account === null;
+}
+
+/** The account a person plays under, or null (a guest, a bot, or not said). */
+export function accountOf(info) {
+  return !info || isBot(info) || typeof info.account !== 'string' || !info.account ? null : info.account;
+}
+
+/** The small "guest" tag beside a guest's name (its title says what it means). */
+export function guestMark() {
+  return h('span', { class: 'guest-mark', 'data-testid': 'guest-mark', title: t('player.guestTitle') }, t('player.guest'));
+}
+
+/** A name as shown in lists: a link to the account's profile, or the text with the
+ * guest tag after it, or the text alone. `text`: the words to show (the name itself,
+ * or "Bot (Casual)"). */
+export function nameNodes(info, text) {
+  const acct = accountOf(info);
+  if (acct) return [h('a', { class: 'profile-link', href: profileLink(acct) }, text)];
+  return isGuest(info) ? [text, ' ', guestMark()] : [text];
 }

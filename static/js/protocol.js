@@ -121,9 +121,11 @@ export class RoomConnection {
     else this.watch();
   }
 
-  /** Spectate, with the chat name the page knows (if any). */
+  /** Spectate, with the chat name the page knows (if any) unless the server refused
+   * it (`bad_name`: it poses as an account or a bot): then as "Spectator". */
   watch() {
-    const name = this.h.spectatorName?.() || undefined;
+    const name = this.nameRefused ? undefined : this.h.spectatorName?.() || undefined;
+    this.watchingAs = name ?? null;
     this.sendNow({ type: 'watch', name });
   }
 
@@ -181,6 +183,7 @@ export class RoomConnection {
         break;
       case 'state':
         this.resyncing = false;
+        this.watchingAs = null;
         if (typeof msg.seq === 'number') this.seq = msg.seq;
         this.h.onState?.(msg);
         break;
@@ -198,6 +201,11 @@ export class RoomConnection {
         if (msg.code === 'replaced') this.closed = true;
         if (msg.code === 'bad_token') {
           saveToken(this.roomId, null);
+          this.watch();
+        }
+        // A chat name refused with the watch: watch without it (the page says why).
+        if (msg.code === 'bad_name' && this.watchingAs) {
+          this.nameRefused = true;
           this.watch();
         }
         this.h.onError?.(msg);

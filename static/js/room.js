@@ -26,7 +26,7 @@ import {
 } from './room/model.js';
 import { renderTurn } from './room/turn.js';
 import { premoveCells } from './room/premove.js';
-import { analysisHref, recordWithHeaders, reviewHref } from './room/record.js';
+import { analysisHref, engineAllowed, recordWithHeaders, reviewHref } from './room/record.js';
 import { noticeText, seatLabel } from './room/messages.js';
 import { Notices } from './room/notices.js';
 import { MoveTable } from './room/movetable.js';
@@ -226,9 +226,11 @@ class RoomView {
     this.recordBox = h('div', { class: 'record-links' });
     this.analysisLink = h('a', { class: 'button small', 'data-testid': 'open-analysis', hidden: true });
     this.reviewLink = h('a', { class: 'button small', 'data-testid': 'request-review-room', hidden: true });
+    // In place of the analysis link while people play: when it comes.
+    this.analysisLater = h('span', { class: 'analysis-later', 'data-testid': 'analysis-later', hidden: true });
     this.promoDialog = h('dialog', { class: 'promo', 'data-testid': 'promotion-dialog' });
     this.promoDialog.addEventListener('cancel', () => this.cancel());
-    this.chat = new ChatPanel((text) => this.send({ type: 'chat', text }), { roomId: this.roomId });
+    this.chat = new ChatPanel((text) => this.send({ type: 'chat', text }), { roomId: this.roomId, seatInfo: (seat) => this.state?.seats?.[seat] });
     this.tabButtons = {
       chat: h('button', { type: 'button', role: 'tab', class: 'small', 'data-testid': 'tab-chat', onclick: () => this.showTab('chat') }),
       log: h('button', { type: 'button', role: 'tab', class: 'small', 'data-testid': 'tab-log', onclick: () => this.showTab('log') }),
@@ -278,8 +280,10 @@ class RoomView {
     this.tabButtons.log.textContent = t('room.tab.log');
     this.liveButton.textContent = t('room.nav.live');
     this.board.svg?.setAttribute('aria-label', t('room.board.label', { seat: seatLabel(this.board.view) }));
-    this.recordBox.replaceChildren(this.recordLink('download-record'), this.analysisLink, this.reviewLink);
+    this.recordBox.replaceChildren(this.recordLink('download-record'), this.analysisLink, this.analysisLater, this.reviewLink);
     this.analysisLink.textContent = t('room.analysis.open');
+    this.analysisLater.textContent = t('room.analysis.later');
+    this.analysisLater.title = t('room.analysis.laterTitle');
     this.reviewLink.textContent = t('room.review.open');
     this.chat.relabel?.();
     this.typed.relabel();
@@ -458,7 +462,8 @@ class RoomView {
 
   showError(msg) {
     if (msg.code === 'replaced') this.replaced = true;
-    const text = msg.code === 'login_required' ? t('room.error.login_required') : msg.message;
+    const text = msg.code === 'login_required' ? t('room.error.login_required')
+      : msg.code === 'bad_name' ? t('player.badName') : msg.message;
     this.notices.showError(text || msg.code || t('room.error.generic'), msg.code ?? '');
     this.pendingAction = false;
     this.render();
@@ -584,8 +589,10 @@ class RoomView {
     const plies = this.model.history?.plies
       ?? (s.moves ?? []).map((action, i) => ({ ply: i + 1, player: s.move_players?.[i] ?? null, action }));
     this.moveTable.render(plies, shownPly(this.model), s.seats, { follow: view.live });
-    // The game at the ply shown, on the analysis board (once it has begun).
-    this.analysisLink.hidden = s.status === 'waiting';
+    // The game at the ply shown, on the analysis board (once it has begun; while people
+    // play it, only once it is over: no engine help during a game).
+    this.analysisLink.hidden = s.status === 'waiting' || !engineAllowed(s);
+    this.analysisLater.hidden = s.status === 'waiting' || engineAllowed(s);
     this.analysisLink.href = analysisHref(this.roomId, this.model.history ? shownPly(this.model) : null);
     // A finished game's computer review, asked for on arrival.
     this.reviewLink.hidden = s.status !== 'finished' || !(plyCount(this.model) || s.moves?.length);

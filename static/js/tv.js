@@ -10,7 +10,7 @@ import { SEATS } from './geometry.js';
 import { api } from './protocol.js';
 import { t, onLangChange } from './i18n.js';
 import { onRatings, ratingOf, ratingText } from './account.js';
-import { playerName } from './players.js';
+import { nameNodes, playerName } from './players.js';
 import { showRoom } from './room.js';
 import { seatLabel } from './room/messages.js';
 
@@ -133,7 +133,7 @@ class Tv {
       const name = playerName(s.seats[seat], seat) ?? seatLabel(seat);
       const rating = s.rated ? ratingText(ratingOf(s.seats[seat].name)) : '';
       return [...(i ? [' · '] : []), h('span', { class: `tv-player seat-${seat}`, 'data-seat': seat },
-        rating ? t('tv.player', { name, rating }) : name)];
+        nameNodes(s.seats[seat], rating ? t('tv.player', { name, rating }) : name))];
     }));
   }
 }

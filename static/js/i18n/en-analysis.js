@@ -22,4 +22,8 @@ export default {
   'analysis.tree.deleted': 'Moves deleted.',
   'analysis.tree.help': 'Keys: ← → one move, ↑ the start, ↓ the end of the line.',
   'room.analysis.open': 'Open in analysis',
+
+  'analysis.liveGame': 'This position is on the board of a game in play: the engine opens for it when that game ends.',
+  'room.analysis.later': 'Analysis after the game',
+  'room.analysis.laterTitle': 'No engine while people play this game: the analysis board and the computer review open when it ends.',
 };

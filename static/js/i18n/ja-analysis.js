@@ -21,4 +21,8 @@ export default {
   'analysis.tree.deleted': '指し手を削除しました。',
   'analysis.tree.help': 'キー：← → 一手、↑ 初手へ、↓ 手順の最後へ。',
   'room.analysis.open': '検討盤で開く',
+
+  'analysis.liveGame': 'この局面は対局中のゲームの盤面です。その対局が終わるとエンジンで検討できます。',
+  'room.analysis.later': '検討は終局後に',
+  'room.analysis.laterTitle': '人が指している対局の間はエンジンを使えません。検討盤とコンピューター解析は終局後に開きます。',
 };

@@ -21,4 +21,8 @@ export default {
   'analysis.tree.deleted': '수를 삭제했습니다.',
   'analysis.tree.help': '키: ← → 한 수, ↑ 처음, ↓ 수순의 끝.',
   'room.analysis.open': '분석 보드에서 열기',
+
+  'analysis.liveGame': '이 국면은 진행 중인 대국의 판입니다. 그 대국이 끝나면 엔진으로 분석할 수 있습니다.',
+  'room.analysis.later': '분석은 대국 후에',
+  'room.analysis.laterTitle': '사람이 두는 대국 중에는 엔진을 쓸 수 없습니다. 분석 보드와 컴퓨터 분석은 대국이 끝나면 열립니다.',
 };

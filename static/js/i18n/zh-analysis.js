@@ -21,4 +21,8 @@ export default {
   'analysis.tree.deleted': '着法已删除。',
   'analysis.tree.help': '按键：← → 一步，↑ 开局，↓ 这条线的末尾。',
   'room.analysis.open': '在分析棋盘中打开',
+
+  'analysis.liveGame': '这个局面是一盘正在进行的对局的棋盘：对局结束后才能用引擎分析。',
+  'room.analysis.later': '终局后可分析',
+  'room.analysis.laterTitle': '有人在下这盘棋时不能用引擎：分析棋盘和电脑复盘在对局结束后开放。',
 };

@@ -1,12 +1,13 @@
 // The lobby's rooms, one item each: a room waiting for players (a button for each free
 // seat), a running game (its board in miniature, its moves, alliance and player to
-// move, a button to watch it), a finished game (who won, and when).
+// move, a button to watch it), a finished game (who won, and when). A guest's name has
+// the guest tag, an account's links to its profile.
 import { h } from '../dom.js';
 import { SEATS } from '../geometry.js';
 import { parsePosition } from '../position.js';
 import { t } from '../i18n.js';
 import { miniBoard } from '../miniboard.js';
-import { playerName } from '../players.js';
+import { nameNodes, playerName } from '../players.js';
 import { ratingOf, ratingText } from '../account.js';
 import { clockText, dateText, pliesText, roomTitle, seatLabel, watchersText, winnerText } from './messages.js';
 import { goSeated, roomLink } from './enter.js';
@@ -19,7 +20,8 @@ function seatChips(room, joinable, lobby) {
     if (info?.name) {
       const bot = info.bot !== null && info.bot !== undefined;
       const r = room.rated ? ratingOf(info.name) : null;
-      return h('span', { class: `seat-chip seat-${seat}${bot ? ' bot' : ''}` }, `${seatLabel(seat)}: `, h('b', {}, playerName(info, seat) ?? t('player.unnamed')),
+      return h('span', { class: `seat-chip seat-${seat}${bot ? ' bot' : ''}`, 'data-testid': `chip-${room.id}-${seat}` }, `${seatLabel(seat)}: `,
+        h('b', {}, nameNodes(info, playerName(info, seat) ?? t('player.unnamed'))),
         r ? h('span', { class: 'rating', 'data-testid': `rating-${room.id}-${seat}` }, ` ${ratingText(r)}`) : null,
         info.taken_over ? ` ${t('lobby.takenOver')}` : null);
     }

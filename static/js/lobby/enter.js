@@ -41,7 +41,9 @@ export function takeSeat(roomId, { seat = null, name = '', ready = false }) {
         && (msg.status === 'playing' || msg.seats?.[seated]?.ready)) {
         finish();
       } else if (msg.type === 'error') {
-        finish(new Error(msg.message ?? msg.code));
+        const err = new Error(msg.code === 'bad_name' ? t('player.badName') : msg.message ?? msg.code);
+        err.code = msg.code;
+        finish(err);
       }
     };
   });

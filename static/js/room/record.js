@@ -67,6 +67,19 @@ export function recordWithHeaders(server, info) {
   return `${head}\n\n${body.trimEnd()}\n`;
 }
 
+/** Whether the game of `state` may be looked at with the engine now: not while it is
+ * being played with a person seated (a seat with no bot, or one a bot only keeps for
+ * its player) — the analysis board and the computer review open once it ends, and the
+ * server refuses the engine that game's position meanwhile (`live_game`). A game of
+ * computer players alone may be analysed as it goes. */
+export function engineAllowed(state) {
+  if (state?.status !== 'playing') return true;
+  return !['first', 'middle', 'last'].some((seat) => {
+    const info = state.seats?.[seat];
+    return info && (info.bot === null || info.bot === undefined || info.taken_over);
+  });
+}
+
 /** The analysis board's address for the game of room `id` shown at ply `ply` (the
  * history's ply number; null: its last). */
 export function analysisHref(id, ply) {

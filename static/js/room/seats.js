@@ -1,7 +1,8 @@
 // The three player panels around the board: name, clock, hand and badges of each
 // seat, placed next to that seat's edge of the board as the viewer sees it (the
 // viewed seat's edge is at the bottom, the next seat's at the upper left, the one
-// before at the upper right: RULES §2, geometry.js `VIEW_ROTATION`).
+// before at the upper right: RULES §2, geometry.js `VIEW_ROTATION`). A guest's card
+// carries the guest tag among its badges; an account's name links to its profile.
 import { h } from '../dom.js';
 import { SEATS } from '../geometry.js';
 import { HAND_ORDER } from '../position.js';
@@ -10,8 +11,8 @@ import { t } from '../i18n.js';
 import { clockText, isCorrespondence } from '../clocks.js';
 import { botBadge } from '../bots.js';
 import { pieceLabel, seatLabel } from './messages.js';
-import { isBot, ownName } from '../players.js';
-import { account, ratingText } from '../account.js';
+import { accountOf, guestMark, isBot, isGuest, ownName } from '../players.js';
+import { account, profileLink, ratingText } from '../account.js';
 import { flagIcon, openReport } from '../report.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -48,6 +49,13 @@ export function renderSeat(node, seat, v) {
   if (seat === v.you) badges.push(h('span', { class: 'badge you' }, t('room.badge.you')));
   const bot = botBadge(seat, info);
   if (bot) badges.push(bot);
+  // A guest says so among the badges, as a bot does.
+  if (isGuest(info)) {
+    const guest = guestMark();
+    guest.classList.add('badge');
+    guest.dataset.testid = `guest-${seat}`;
+    badges.push(guest);
+  }
   // A table of quick pairing has no ready step: who is here is what it waits for.
   if (waiting && info && s.paired) {
     if (info.connected !== false) badges.push(h('span', { class: 'badge ready' }, t('room.badge.here')));
@@ -79,8 +87,14 @@ export function renderSeat(node, seat, v) {
   // A bot's card says "bot · level 2" in its badge; a player without a name has none.
   const shown = ownName(info, seat);
   const rating = info && shown && v.ratingOf ? ratingText(v.ratingOf(shown)) : '';
-  const nameNode = info ? h('span', { class: 'name', title: shown ?? '' }, shown ?? '')
-    : h('span', { class: 'name free' }, t('room.free_seat'));
+  // An account's name links to its profile (in another tab: the game stays open).
+  const acct = accountOf(info);
+  const nameNode = !info ? h('span', { class: 'name free' }, t('room.free_seat'))
+    : acct && shown ? h('a', {
+      class: 'name profile-link', href: profileLink(acct), target: '_blank', rel: 'noopener', title: shown,
+      'data-testid': `profile-${seat}`,
+    }, shown)
+      : h('span', { class: 'name', title: shown ?? '' }, shown ?? '');
   node.className = `seat-card seat-${seat} place-${v.place}${out ? ' eliminated' : ''}${s.to_move === seat && s.status === 'playing' ? ' moving' : ''}${v.checks.has(seat) && !out ? ' in-check' : ''}`;
   node.dataset.testid = `seat-${seat}`;
   node.dataset.eliminated = String(out);
