@@ -16,8 +16,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { launch } from '../lib/browser.mjs';
 import { mockServer, openMockRoom, ORIGIN, START } from '../lib/mock.mjs';
-import { personIn, resign, until } from '../lib/people.mjs';
+import { personIn, playMove, resign, until } from '../lib/people.mjs';
 import { startServer } from '../lib/sannin.mjs';
+import { axe } from '../lib/site.mjs';
 
 const SHOTS = (process.env.FAIRPLAY_SHOTS ?? '/tmp/shots/').replace(/\/?$/, '/');
 const DESKTOP = { width: 1366, height: 768 };
@@ -134,6 +135,7 @@ test('scripted: guests tagged on seats and in both chats; accounts link to their
   const tag = await page.getByTestId('guest-middle').boundingBox();
   assert.ok(tag.x + tag.width <= card.x + card.width && tag.width > 10, `the tag inside its card: ${JSON.stringify({ card, tag })}`);
   await shoot(page, 'fairplay-mock-spectator-en-desktop');
+  assert.deepEqual(await axe(page), [], 'axe on the room with a guest and an account');
   await page.setViewportSize(PHONE);
   await page.getByTestId('seat-middle').scrollIntoViewIfNeeded();
   await shoot(page, 'fairplay-mock-spectator-en-phone', { full: true });
@@ -341,7 +343,7 @@ test('scripted /mod: the pairs, most unusual first, explained; a name opens its 
   assert.match(explain, /about a third of the time/);
   assert.match(explain, /standard deviations/);
   assert.equal(await page.getByTestId('mod-pairs-site').textContent(),
-    'Whole site — pairs: 41 · games: 230 · 1st and 2nd together: 34% · captures and checks between the two: 31% · gave up with the partner ahead: 4%');
+    'Whole site — pairs: 41 · their games together: 230 · 1st and 2nd together: 34% · captures and checks between the two: 31% · gave up with the partner ahead: 4%');
   const rows = page.getByTestId('mod-pair');
   assert.equal(await rows.count(), 2);
   const first = rows.first();
@@ -360,6 +362,7 @@ test('scripted /mod: the pairs, most unusual first, explained; a name opens its 
   assert.equal(await first.locator('summary').textContent(), '3 more');
   assert.equal(await rows.nth(1).getAttribute('class'), null, 'an ordinary pair is not marked');
   await shoot(page, 'fairplay-mod-pairs-mock-en-desktop', { full: true });
+  assert.deepEqual(await axe(page), [], 'axe on /mod with its pairs');
 
   // A name: its record on the same page, with the engine block beside the site's spread.
   assert.equal(await first.getByTestId('mod-pair-a').getAttribute('href'), '/mod?player=alice');
@@ -376,6 +379,7 @@ test('scripted /mod: the pairs, most unusual first, explained; a name opens its 
   assert.equal(await page.getByTestId('mod-engine-above').isVisible(), true);
   assert.match(await page.getByTestId('mod-engine').textContent(), /Flags only: no sanction follows from this by itself/);
   await page.getByTestId('mod-engine').screenshot({ path: `${SHOTS}fairplay-mod-engine-mock-en.png` });
+  assert.deepEqual(await axe(page), [], 'axe on a player\'s record with its engine agreement');
 
   // Keep apart: a reason first (none: nothing sent), then the pair is marked.
   await first.getByTestId('mod-pair-apart').click();
@@ -659,14 +663,16 @@ function moderator(options) {
 
 test('real server: /mod lists the pairs with their explanation, keeps a pair apart, and shows an account\'s engine agreement', async () => {
   const srv = await realServer();
-  // A rated game of three accounts: pc resigns first, then pb: pa and pb finish first
+  // A rated game of three accounts, each of whom moves once (a game in which somebody
+  // made no move is not rated): pc resigns first, then pb, so pa and pb finish first
   // and second together.
   const [pa, pb, pc] = [await accountPerson('pa'), await accountPerson('pb'), await accountPerson('pc')];
   const rated = await newRoom({ rated: true }, pa);
   await sitReady(pa, rated, 'pa', 'first');
   await sitReady(pb, rated, 'pb', 'middle');
   await sitReady(pc, rated, 'pc', 'last');
-  for (const p of [pa, pb, pc]) await until(`${p.label}'s rated game started`, () => p.lastState()?.status === 'playing');
+  for (const p of [pa, pb, pc]) await playMove(p);
+  await until('three moves played', () => pa.lastState()?.moves?.length === 3);
   await resign(pc);
   await resign(pb);
   await until('the rated game over', () => pa.lastState()?.status === 'finished');
@@ -674,15 +680,23 @@ test('real server: /mod lists the pairs with their explanation, keeps a pair apa
 
   const mod = await moderator();
   const { page } = mod;
+  // Its pairs are stored once the game is rated, a moment after its end.
+  const pairsNow = async () => (await (await mod.context.request.get(`${srv.url}/api/mod/pairs`)).json());
+  const listed = await until('the rated game\'s pairs', async () => {
+    const l = await pairsNow();
+    return l.pairs.length === 3 ? l : null;
+  });
+  const top = listed.pairs.find((x) => [x.a, x.b].sort().join() === 'pa,pb');
+  assert.equal(top.games, 1);
+  assert.equal(top.first_second, 1);
+  assert.equal(listed.pairs[0], top, 'the pair that finished first and second comes first');
   await page.goto(`${srv.url}/mod`);
-  await page.getByTestId('mod-pairs').waitFor();
-  await page.getByTestId('mod-pairs-explain').waitFor();
+  await page.getByTestId('mod-pairs-table').waitFor();
   assert.match(await page.getByTestId('mod-pairs-explain').textContent(), /about a third of the time/);
-  await until('the pairs loaded', async () => (await page.locator('[data-testid="mod-pairs-table"], [data-testid="mod-no-pairs"], [data-testid="mod-pairs-error"]').count()) > 0);
-  assert.equal(await page.getByTestId('mod-pairs-error').count(), 0, await page.getByTestId('mod-pairs').textContent());
-  const listed = await (await mod.context.request.get(`${srv.url}/api/mod/pairs`)).json();
-  assert.equal(await page.getByTestId('mod-pair').count(), listed.pairs.length);
-  if (!listed.pairs.length) assert.equal(await page.getByTestId('mod-no-pairs').isVisible(), true);
+  assert.equal(await page.getByTestId('mod-pair').count(), 3);
+  assert.match(await page.getByTestId('mod-pairs-site').textContent(), /^Whole site — pairs: 3 · their games together: 3 · 1st and 2nd together: 33% · /);
+  const row = page.locator(`[data-testid="mod-pair"][data-a="${top.a}"][data-b="${top.b}"]`);
+  assert.equal(await row.getByTestId('mod-pair-room').getAttribute('href'), `/rooms/${rated}`);
   for (const [lang, viewport, size] of [['en', DESKTOP, 'desktop'], ['ja', DESKTOP, 'desktop'], ['en', PHONE, 'phone']]) {
     await setLang(mod, lang);
     await page.setViewportSize(viewport);
@@ -691,27 +705,25 @@ test('real server: /mod lists the pairs with their explanation, keeps a pair apa
   await setLang(mod, 'en');
   await page.setViewportSize(DESKTOP);
 
-  // ann's record (she played above): its engine block, a flag only.
-  await page.getByTestId('mod-player-name').fill('ann');
-  await page.getByTestId('mod-player-look-up').click();
+  // Keep apart, with a reason, and back.
+  await row.getByTestId('mod-pair-apart').click();
+  await row.getByTestId('mod-pair-reason').fill('e2e: first and second together');
+  await row.getByTestId('mod-pair-submit').click();
+  await row.getByTestId('mod-pair-kept-apart').waitFor();
+  assert.equal((await pairsNow()).pairs.find((x) => x.a === top.a && x.b === top.b).kept_apart, true);
+  assert.match(await page.getByTestId('mod-status').textContent(), /are now kept apart/);
+  await until('the log says so', async () => (await page.getByTestId('mod-log').textContent()).includes('e2e: first and second together'));
+  await row.getByTestId('mod-pair-together').click();
+  await row.getByTestId('mod-pair-reason').fill('e2e: allowed again');
+  await row.getByTestId('mod-pair-submit').click();
+  await row.getByTestId('mod-pair-apart').waitFor();
+  assert.equal((await pairsNow()).pairs.find((x) => x.a === top.a && x.b === top.b).kept_apart, false);
+
+  // A name of the table opens its record, with its engine agreement: a flag only.
+  await row.getByTestId('mod-pair-a').click();
   await page.getByTestId('mod-engine').waitFor();
+  assert.equal(await page.getByTestId('mod-player-name').inputValue(), top.a);
   assert.match(await page.getByTestId('mod-engine').textContent(), /Flags only: no sanction follows from this by itself/);
   await page.getByTestId('mod-engine').screenshot({ path: `${SHOTS}fairplay-mod-engine-en-desktop.png` });
-
-  // Keep ann and bob apart through the API's own words, and see it in the list.
-  const res = await mod.context.request.post(`${srv.url}/api/mod/pairs/apart`, { data: { a: 'ann', b: 'bob', apart: true, reason: 'e2e: kept apart' } });
-  assert.equal(res.status(), 204, await res.text());
-  await page.getByTestId('mod-pairs-refresh').click();
-  const again = await (await mod.context.request.get(`${srv.url}/api/mod/pairs`)).json();
-  const pair = again.pairs.find((x) => [x.a, x.b].sort().join() === 'ann,bob');
-  if (pair) {
-    assert.equal(pair.kept_apart, true);
-    const row = page.locator(`[data-testid="mod-pair"][data-a="${pair.a}"][data-b="${pair.b}"]`);
-    await row.getByTestId('mod-pair-kept-apart').waitFor();
-    await row.getByTestId('mod-pair-together').click();
-    await page.getByTestId('mod-pair-reason').fill('e2e: allowed again');
-    await page.getByTestId('mod-pair-submit').click();
-    await until('allowed again', async () => (await row.getByTestId('mod-pair-apart').count()) === 1);
-  }
   assert.deepEqual(mod.io.errors, []);
 });

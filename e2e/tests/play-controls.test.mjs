@@ -224,7 +224,9 @@ test('/tv says when no game is being played, shows the next one, and after its e
   // The board can be drawn a moment before the page's socket has recorded its state.
   await until('its state', () => viewer.lastState()?.room === t.id && viewer.lastState().status === 'playing');
   assert.equal(viewer.lastState().you, null, 'a spectator');
-  assert.equal(await viewer.page.getByTestId('tv-players').textContent(), 'Akira · Beni · Chiyo');
+  // Three guests, each tagged as one.
+  assert.equal(await viewer.page.getByTestId('tv-players').textContent(), 'Akira guest · Beni guest · Chiyo guest');
+  assert.equal(await viewer.page.getByTestId('tv-players').getByTestId('guest-mark').count(), 3);
   await viewer.page.waitForSelector('[data-testid="seat-first"] .name');
   await viewer.page.screenshot({ path: `${SHOTS}play-tv.png` });
 

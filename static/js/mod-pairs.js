@@ -145,7 +145,8 @@ export function pairsSection(ctx) {
       h('span', { class: 'hint' }, t('mod.pairs.expected', { share: shareText(pair.expected_share) }))), 'num stack'),
     cell('z', h('span', { class: `z${high ? ' high' : ''}`, 'data-testid': 'mod-pair-z' }, numberText(pair.z)), 'num'),
     cell('between', h('span', {}, countsOf(pair.captures_between, pair.checks_between),
-      h('span', { class: 'hint' }, t('mod.pairs.betweenShare', { share: shareText(pair.between_share) })))),
+      typeof pair.between_share === 'number'
+        ? h('span', { class: 'hint' }, t('mod.pairs.betweenShare', { share: shareText(pair.between_share) })) : null)),
     cell('third', countsOf(pair.captures_on_third, pair.checks_on_third)),
     cell('gaveUp', String(pair.gave_up_for_partner ?? 0), 'num'),
     cell('rooms', roomsCell(pair)),

@@ -119,7 +119,7 @@ export default {
 
   'mod.pairs.title': 'Pairs',
   'mod.pairs.explain': 'Two players helping each other against the third finish first and second together. A pair that plays honestly does so about a third of the time; z is how many standard deviations the pair’s share of games finished first and second together stands above the site’s share for pairs. Few captures and checks between the two, and games one gave up while the other stood ahead, point the same way. The figures only say which games to look at.',
-  'mod.pairs.site': 'Whole site — pairs: {pairs} · games: {games} · 1st and 2nd together: {share} · captures and checks between the two: {between} · gave up with the partner ahead: {gaveUp}',
+  'mod.pairs.site': 'Whole site — pairs: {pairs} · their games together: {games} · 1st and 2nd together: {share} · captures and checks between the two: {between} · gave up with the partner ahead: {gaveUp}',
   'mod.pairs.empty': 'No pairs of accounts to show yet.',
   'mod.pairs.col.pair': 'Pair',
   'mod.pairs.col.games': 'Games',

@@ -118,7 +118,7 @@ export default {
 
   'mod.pairs.title': '짝',
   'mod.pairs.explain': '세 번째 대국자에 맞서 서로 돕는 두 사람은 함께 1위와 2위를 합니다. 정직하게 두는 짝은 대국의 약 3분의 1에서 그렇게 됩니다. z는 그 짝이 함께 1위와 2위를 한 대국의 비율이 사이트 전체 짝의 비율보다 표준편차 몇 개만큼 높은지를 나타냅니다. 두 사람 사이의 잡기와 장군이 적은 것, 짝이 앞설 때 기권한 대국도 같은 쪽을 가리킵니다. 수치는 살펴볼 대국을 알려 줄 뿐입니다.',
-  'mod.pairs.site': '사이트 전체 — 짝: {pairs} · 대국: {games} · 함께 1위와 2위: {share} · 두 사람 사이의 잡기와 장군: {between} · 짝이 앞설 때 기권: {gaveUp}',
+  'mod.pairs.site': '사이트 전체 — 짝: {pairs} · 짝의 대국: {games} · 함께 1위와 2위: {share} · 두 사람 사이의 잡기와 장군: {between} · 짝이 앞설 때 기권: {gaveUp}',
   'mod.pairs.empty': '아직 보여 줄 계정 짝이 없습니다.',
   'mod.pairs.col.pair': '짝',
   'mod.pairs.col.games': '대국',

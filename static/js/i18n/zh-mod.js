@@ -119,7 +119,7 @@ export default {
 
   'mod.pairs.title': '双人组',
   'mod.pairs.explain': '联手对付第三人的两名玩家会一起拿到第一和第二名。诚实对局的两人大约三分之一的对局如此；z 表示这两人一起获得第一和第二名的对局比例比全站双人组的比例高出多少个标准差。两人之间吃子和将军很少、在搭档领先时认输的对局，也指向同一方向。这些数字只提示该查看哪些对局。',
-  'mod.pairs.site': '全站 — 双人组：{pairs} · 对局：{games} · 一起获得第一和第二：{share} · 两人之间的吃子和将军：{between} · 搭档领先时认输：{gaveUp}',
+  'mod.pairs.site': '全站 — 双人组：{pairs} · 双人组的对局：{games} · 一起获得第一和第二：{share} · 两人之间的吃子和将军：{between} · 搭档领先时认输：{gaveUp}',
   'mod.pairs.empty': '暂时没有可显示的账号双人组。',
   'mod.pairs.col.pair': '双人组',
   'mod.pairs.col.games': '对局数',
