@@ -373,6 +373,7 @@ fn typical_game() -> TypicalGame {
             abandon_at_ms: None,
             bot: None,
             taken_over: false,
+            account: None,
         })
     };
     TypicalGame {

@@ -165,11 +165,14 @@ pub enum ErrorCode {
     TooLateToAbort,
     /// `give_time` that does not fit: no clock, not running, oneself, a player out.
     CannotGiveTime,
+    /// A guest's name that is an account's or a computer player's, looks like one
+    /// (the same skeleton), or has no visible character.
+    BadName,
 }
 
 impl ErrorCode {
     /// Every code.
-    pub const ALL: [ErrorCode; 24] = [
+    pub const ALL: [ErrorCode; 25] = [
         ErrorCode::BadMessage,
         ErrorCode::NotSeated,
         ErrorCode::NotYourTurn,
@@ -194,6 +197,7 @@ impl ErrorCode {
         ErrorCode::NoTakeback,
         ErrorCode::TooLateToAbort,
         ErrorCode::CannotGiveTime,
+        ErrorCode::BadName,
     ];
 
     /// The wire name.
@@ -223,6 +227,7 @@ impl ErrorCode {
             ErrorCode::NoTakeback => "no_takeback",
             ErrorCode::TooLateToAbort => "too_late_to_abort",
             ErrorCode::CannotGiveTime => "cannot_give_time",
+            ErrorCode::BadName => "bad_name",
         }
     }
 }
@@ -264,6 +269,9 @@ pub struct ChatMessage {
     pub seat: Option<Seat>,
     /// The writer's name, set by the server.
     pub name: String,
+    /// The writer's account (logged in); `None` for a guest or a computer player.
+    #[serde(default)]
+    pub account: Option<String>,
     /// The text.
     pub text: String,
     /// Unix ms when the server received it.

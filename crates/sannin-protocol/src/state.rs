@@ -48,6 +48,10 @@ pub struct SeatInfo {
     pub bot: Option<u8>,
     /// A bot stands in for the player named `name`, who abandoned (§16).
     pub taken_over: bool,
+    /// The account the seat's player is logged in to (its name, under which it plays);
+    /// `None` for a guest or a computer player.
+    #[serde(default)]
+    pub account: Option<String>,
 }
 
 /// The three seats; `None` for a free one.

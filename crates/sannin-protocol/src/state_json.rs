@@ -117,6 +117,8 @@ fn seat_info(out: &mut String, info: Option<&SeatInfo>) {
     }
     out.push_str(r#","taken_over":"#);
     boolean(out, i.taken_over);
+    out.push_str(r#","account":"#);
+    opt_string(out, i.account.as_deref());
     out.push('}');
 }
 

@@ -85,11 +85,12 @@ fn direct_messages() {
         channel: Channel::Spectators,
         seat: None,
         name: "Spectator".into(),
+        account: None,
         text: "hi\nthere".into(),
         at_ms: 1_735_689_600_000,
     };
     let chat_json = json!({"id": 7, "channel": "spectators", "seat": null, "name": "Spectator",
-        "text": "hi\nthere", "at_ms": 1735689600000i64});
+        "account": null, "text": "hi\nthere", "at_ms": 1735689600000i64});
     let mut typed = chat_json.clone();
     typed["type"] = "chat".into();
     same(&ServerMsg::Chat(chat.clone()), typed);
@@ -97,6 +98,7 @@ fn direct_messages() {
         channel: Channel::Players,
         seat: Some(Seat::First),
         name: "Ann".into(),
+        account: Some("Ann".into()),
         ..chat.clone()
     };
     same(
@@ -104,7 +106,7 @@ fn direct_messages() {
             messages: vec![players, chat],
         },
         json!({"type": "chat_history", "messages": [
-            {"id": 7, "channel": "players", "seat": "first", "name": "Ann",
+            {"id": 7, "channel": "players", "seat": "first", "name": "Ann", "account": "Ann",
              "text": "hi\nthere", "at_ms": 1735689600000i64},
             chat_json,
         ]}),
@@ -362,6 +364,7 @@ fn state() -> State {
                 abandon_at_ms: None,
                 bot: None,
                 taken_over: false,
+                account: Some("Ann".into()),
             }),
             middle: None,
             last: Some(SeatInfo {
@@ -371,6 +374,7 @@ fn state() -> State {
                 abandon_at_ms: Some(5),
                 bot: Some(2),
                 taken_over: true,
+                account: None,
             }),
         },
         spectators: 1,
@@ -523,6 +527,7 @@ fn a_state_written_by_hand_is_the_text_serde_writes() {
                     abandon_at_ms: [None, Some(0), Some(-5), Some(i64::MAX)][pick(4)],
                     bot: [None, Some(0), Some(3), Some(255)][pick(4)],
                     taken_over: pick(2) == 0,
+                    account: (pick(2) == 0).then(|| text(&mut pick)),
                 }),
             };
         }

@@ -21,6 +21,7 @@ pub mod clock;
 mod cluster;
 mod config;
 mod error;
+pub mod fairplay;
 pub mod history;
 mod http;
 mod limits;

@@ -55,6 +55,8 @@ pub struct Rooms {
     pub broken: BrokenRooms,
     /// Finished rooms read without being started.
     pub finished: FinishedRooms,
+    /// The positions of games in play with a person seated (the engine's lock).
+    pub live: Arc<crate::fairplay::LivePositions>,
     /// Rooms not finished, for `--max-rooms`.
     open: AtomicUsize,
     max_open: usize,
@@ -93,6 +95,7 @@ impl Rooms {
             map: Mutex::new(BTreeMap::new()),
             broken: BrokenRooms::default(),
             finished: FinishedRooms::default(),
+            live: Arc::default(),
             open: AtomicUsize::new(0),
             max_open: parts.max_open,
             next_conn: AtomicU64::new(1),
@@ -131,6 +134,7 @@ impl Rooms {
             metrics: self.metrics.clone(),
             bots: self.bots.clone(),
             sanctions: self.sanctions.clone(),
+            live: self.live.clone(),
             registry: self.registry.upgrade().ok_or(ApiError::ShuttingDown)?,
             shutdown,
             tracker: self.tracker.clone(),

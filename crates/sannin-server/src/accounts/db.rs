@@ -187,6 +187,20 @@ impl Db {
         }
     }
 
+    /// The name of an account drawn like `name` (the same key, or the same skeleton
+    /// with or without its spaces), if any.
+    pub async fn drawn_like(&self, name: &str) -> sqlx::Result<Option<String>> {
+        sqlx::query_scalar(
+            "SELECT name FROM accounts \
+             WHERE name_key = $1 OR name_skeleton = $2 OR name_skeleton = $3 LIMIT 1",
+        )
+        .bind(name_key(name))
+        .bind(skeleton(name))
+        .bind(super::names::squeezed_skeleton(name))
+        .fetch_optional(&self.pool)
+        .await
+    }
+
     /// Whether an account other than `except` holds the name of key `key` or is drawn
     /// like `shape`: `Taken` or `LooksLike` its name.
     async fn name_holder(

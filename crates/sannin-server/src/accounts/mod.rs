@@ -110,6 +110,35 @@ pub struct Accounts {
 }
 
 impl Accounts {
+    /// Whether a guest may go by `name` (trimmed, not empty): not invisible, not drawn
+    /// like a computer player's label ([`names::guest_name_problem`]), and not drawn
+    /// like any account's name, so that nobody sits, chats or queues as someone else.
+    ///
+    /// # Errors
+    /// `bad_name` saying why; a database failure refuses the name too (it could not be
+    /// checked), saying so.
+    pub async fn check_guest_name(&self, name: &str) -> Result<(), names::Refused> {
+        if let Some(r) = names::guest_name_problem(name) {
+            return Err(r);
+        }
+        match self.db.drawn_like(name).await {
+            Ok(None) => Ok(()),
+            Ok(Some(holder)) => Err(names::Refused {
+                code: "bad_name",
+                message: format!(
+                    "{holder:?} is a registered player's name: log in to play under it, or choose another"
+                ),
+            }),
+            Err(e) => {
+                tracing::warn!(error = %e, "checking a guest's name against the accounts");
+                Err(names::Refused {
+                    code: "bad_name",
+                    message: "the name could not be checked just now; try again".into(),
+                })
+            }
+        }
+    }
+
     /// On `store`, mailing with `mailer`, trusting `trusted` proxies for
     /// `X-Forwarded-Proto`; with `site_wide` (cluster mode) the log-in attempts are
     /// counted in the database.

@@ -82,6 +82,69 @@ pub fn normalize(raw: &str) -> Result<String, Refused> {
     Ok(name)
 }
 
+/// Characters that draw nothing, or nothing a reader can tell apart from a space: the
+/// format characters (general category Cf, among them the zero-width and
+/// text-direction controls), the blank fillers of Hangul (U+115F, U+1160, U+3164,
+/// U+FFA0), the blank Braille pattern (U+2800), the variation selectors, the combining
+/// grapheme joiner, the Mongolian free variation selectors, and every space but the
+/// plain one (U+0020).
+pub fn is_invisible(c: char) -> bool {
+    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    matches!(
+        c,
+        '\u{115F}'
+            | '\u{1160}'
+            | '\u{3164}'
+            | '\u{FFA0}'
+            | '\u{2800}'
+            | '\u{034F}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{FE00}'..='\u{FE0F}'
+            | '\u{E0000}'..='\u{E0FFF}'
+    ) || (c.is_whitespace() && c != ' ')
+        || matches!(
+            c.general_category(),
+            GeneralCategory::Format | GeneralCategory::Control
+        )
+}
+
+/// The labels the server gives its computer players start with this (`Bot (Master)`).
+const BOT_LABEL: &str = "bot(";
+
+/// Why a guest may not sit, chat or queue under `name` (already trimmed, not empty),
+/// whatever the accounts: it holds a character nobody sees, draws nothing at all, or is
+/// drawn like a computer player's label (`Bot`, `Bot (…`, in any script that draws it
+/// so). [`crate::accounts::Accounts::check_guest_name`] adds the accounts' names.
+pub fn guest_name_problem(name: &str) -> Option<Refused> {
+    if let Some(c) = name.chars().find(|&c| is_invisible(c)) {
+        return Some(refused(
+            "bad_name",
+            format!(
+                "a name may not hold U+{:04X}, a character nobody can see; remove it",
+                u32::from(c)
+            ),
+        ));
+    }
+    if !name.chars().any(|c| !c.is_whitespace()) {
+        return Some(refused("bad_name", "a name needs a character one can see"));
+    }
+    let shape = squeezed_skeleton(name);
+    if shape == squeezed_skeleton("bot") || shape.starts_with(&squeezed_skeleton(BOT_LABEL)) {
+        return Some(refused(
+            "bad_name",
+            "that name is drawn like a computer player's; choose another",
+        ));
+    }
+    None
+}
+
+/// The skeleton of `name` with its spaces left out: `Ken ta` is drawn like `Kenta`
+/// to a reader who is not looking for the gap.
+pub fn squeezed_skeleton(name: &str) -> String {
+    let squeezed: String = name.chars().filter(|c| !c.is_whitespace()).collect();
+    skeleton(&squeezed)
+}
+
 /// The key an account is found by: the NFKC form in lower case.
 pub fn key(name: &str) -> String {
     let lower = name.trim().nfkc().collect::<String>().to_lowercase();
@@ -135,6 +198,41 @@ mod tests {
         assert_eq!(code("Admin"), Err("name_reserved"));
         assert_eq!(code("adrnin"), Err("name_reserved"), "drawn like admin");
         assert_eq!(code("SANNIN"), Err("name_reserved"));
+    }
+
+    #[test]
+    fn guests_cannot_pose_as_bots_or_vanish() {
+        let refused = |n: &str| guest_name_problem(n).is_some();
+        for bad in [
+            "Bot (Master)",
+            "B\u{043e}t (Master)", // a Cyrillic о
+            "BOT(casual)",
+            "bot ( anything",
+            "Bot",
+            "\u{3164}",
+            "\u{3164}\u{3164}",
+            "\u{2800}",
+            "\u{115F}\u{1160}",
+            "\u{FFA0}",
+            "Ann\u{3164}",
+            "\u{E0041}\u{E0042}",
+            "A\u{00AD}nn",
+            "\u{200B}",
+            "Ann\u{2003}Lee",
+        ] {
+            assert!(refused(bad), "{bad:?}");
+        }
+        for ok in [
+            "Ann",
+            "Guest",
+            "健太郎",
+            "Bob the Builder",
+            "Botan",
+            "Robot (5)",
+        ] {
+            assert_eq!(guest_name_problem(ok), None, "{ok}");
+        }
+        assert_eq!(squeezed_skeleton("Ken ta"), skeleton("kenta"));
     }
 
     #[test]

@@ -65,10 +65,12 @@ pub async fn run(
                 }
                 let s = summary.borrow_and_update().clone();
                 cluster.lobby_put(&s).await;
+                cluster.live_put(id, rooms.live.get(id)).await;
             }
             _ = refresh.tick() => {
                 let s = summary.borrow().clone();
                 cluster.lobby_put(&s).await;
+                cluster.live_put(id, rooms.live.get(id)).await;
             }
         }
     }
@@ -83,6 +85,9 @@ pub async fn run(
         rooms.room_closed();
     }
     rooms.unload_if(&room);
+    // Its live position, if any, is another node's to announce now, or the database's
+    // while the room sleeps.
+    rooms.live.set(id, None);
     cluster.disown(id, epoch);
     cluster.lobby_del(id).await;
     if let Err(e) = super::lease::release(rooms.store().pool(), id, &cluster.node, epoch).await {

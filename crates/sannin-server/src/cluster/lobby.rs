@@ -23,6 +23,9 @@ pub const STALE: Duration = Duration::from_secs(10);
 #[derive(Debug, Default)]
 pub struct Lobby {
     rooms: Mutex<BTreeMap<Uuid, (RoomSummary, Instant)>>,
+    /// The live position of each room its owner announced (`fairplay::live`), kept as
+    /// long as a summary is.
+    live: Mutex<std::collections::HashMap<Uuid, (u64, Instant)>>,
 }
 
 impl Lobby {
@@ -40,6 +43,27 @@ impl Lobby {
     /// The room's owner let it go.
     pub fn del(&self, id: Uuid) {
         self.rooms().remove(&id);
+        self.live().remove(&id);
+    }
+
+    fn live(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<Uuid, (u64, Instant)>> {
+        self.live.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A room's live position as its owner announced it (`None`: it has none).
+    pub fn put_live(&self, id: Uuid, key: Option<u64>) {
+        match key {
+            Some(k) => self.live().insert(id, (k, Instant::now())),
+            None => self.live().remove(&id),
+        };
+    }
+
+    /// Whether a room of the site, announced within [`STALE`], stands at `key`.
+    pub fn is_live(&self, key: u64) -> bool {
+        let now = Instant::now();
+        let mut live = self.live();
+        live.retain(|_, (_, at)| now.duration_since(*at) < STALE);
+        live.values().any(|(k, _)| *k == key)
     }
 
     /// Up to `n` fresh summaries that `keep` accepts, in id order after `after`.

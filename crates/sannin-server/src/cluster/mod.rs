@@ -200,6 +200,18 @@ impl Cluster {
         }
     }
 
+    /// Announces room `id`'s live position (`fairplay::live`) to every node.
+    async fn live_put(&self, id: Uuid, key: Option<u64>) {
+        let subject = format!("{}.lobby.live", self.prefix);
+        let body = format!("{id} {}", key.unwrap_or(0));
+        let _ = self.nats.publish(subject, body.into()).await;
+    }
+
+    /// Whether a room another node owns (or this one) stands at the live position `key`.
+    pub fn live_elsewhere(&self, key: u64) -> bool {
+        self.lobby.is_live(key)
+    }
+
     async fn lobby_del(&self, id: Uuid) {
         let subject = format!("{}.lobby.del", self.prefix);
         let _ = self.nats.publish(subject, id.to_string().into()).await;
@@ -241,6 +253,13 @@ impl Cluster {
                 if m.subject.ends_with(".put") {
                     if let Ok(s) = serde_json::from_slice::<RoomSummary>(&m.payload) {
                         me.lobby.put(s);
+                    }
+                } else if m.subject.ends_with(".live") {
+                    let text = std::str::from_utf8(&m.payload).unwrap_or_default();
+                    if let Some((id, key)) = text.split_once(' ') {
+                        if let (Ok(id), Ok(key)) = (id.parse(), key.parse::<u64>()) {
+                            me.lobby.put_live(id, (key != 0).then_some(key));
+                        }
                     }
                 } else if let Some(id) = std::str::from_utf8(&m.payload)
                     .ok()

@@ -251,6 +251,11 @@ fn wire_pools(pools: Vec<PoolInfo>) -> Vec<PoolInfoWire> {
 }
 
 impl PairingApi for SitePairing {
+    fn apart_changed(&self) {
+        // The node running the matcher reads them within `APART_EVERY` anyway.
+        self.matcher.forget_apart();
+    }
+
     fn join(&self, join: Join) -> BoxFuture<'_, Result<(), ApiError>> {
         Box::pin(async move {
             if self.is_active() {

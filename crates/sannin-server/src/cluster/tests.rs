@@ -126,6 +126,7 @@ fn chat(id: i64, text: &str) -> StoredChat {
         channel: sannin_protocol::Channel::Players,
         seat: Some(Player::First),
         name: "alice".into(),
+        account: None,
         text: text.into(),
         at_ms: 1,
     }

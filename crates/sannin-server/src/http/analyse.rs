@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::State;
+use axum::http::StatusCode;
 use axum::Json;
 use sannin_bot::AnalyseLimits;
 use serde::Deserialize;
@@ -74,11 +75,22 @@ pub async fn analyse(
         None => shared.budgets.take_analysis(client)?,
     }
     let moves = req.moves;
+    let game = tokio::task::spawn_blocking(move || game_of_moves(start, &moves))
+        .await
+        .map_err(|e| ApiError::Internal(e.into()))??;
+    if game.to_move().is_none() {
+        return Err(ApiError::NothingToAnalyse);
+    }
+    // The engine is locked for the position of a game in play (docs/moderation.md).
+    if is_live(&shared, crate::fairplay::live::key_of(game.position())).await? {
+        return Err(ApiError::coded(
+            StatusCode::FORBIDDEN,
+            "live_game",
+            "this position is on the board of a game in play: the engine opens for it once that game ends",
+        ));
+    }
     let (position, found) = tokio::task::spawn_blocking(move || {
-        let out = game_of_moves(start, &moves).and_then(|game| {
-            if game.to_move().is_none() {
-                return Err(ApiError::NothingToAnalyse);
-            }
+        let out = {
             let position = game.position().clone();
             let found = sannin_bot::analyse(
                 &game,
@@ -87,9 +99,9 @@ pub async fn analyse(
                     nodes: None,
                 },
             )
-            .ok_or(ApiError::NothingToAnalyse)?;
-            Ok((position, found))
-        });
+            .ok_or(ApiError::NothingToAnalyse);
+            found.map(|found| (position, found))
+        };
         // The slot is held until the search ends, even if the client left.
         drop((permit, turn));
         out
@@ -98,6 +110,25 @@ pub async fn analyse(
     .map_err(|e| ApiError::Internal(e.into()))??;
     tracing::debug!(client = %client, depth = found.depth, nodes = found.nodes, "analysis");
     Ok(Json(analysis_json(&position, &found)))
+}
+
+/// Whether a game in play with a person seated stands at the position of `key`: a room
+/// of this node, a room another node of the cluster owns, or a sleeping room.
+///
+/// # Errors
+/// The database could not be asked about the sleeping rooms.
+async fn is_live(shared: &Shared, key: u64) -> sqlx::Result<bool> {
+    if shared.rooms.live.contains(key) {
+        return Ok(true);
+    }
+    if shared
+        .cluster
+        .as_ref()
+        .is_some_and(|c| c.live_elsewhere(key))
+    {
+        return Ok(true);
+    }
+    shared.store.sleeps_at(key).await
 }
 
 /// The game of `start` after `moves`.

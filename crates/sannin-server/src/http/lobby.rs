@@ -145,14 +145,15 @@ async fn list_finished(shared: &Shared, q: &ListQuery, limit: usize) -> Result<R
 /// connected, nobody ready.
 fn finished_summary(r: FinishedRoom) -> Result<RoomSummary, Unreadable> {
     let mut seats = Seats::default();
-    for (seat, name, bot) in r.seats? {
-        *seats.get_mut(seat.into()) = Some(SeatInfo {
-            name,
+    for s in r.seats? {
+        *seats.get_mut(s.seat.into()) = Some(SeatInfo {
+            name: s.name,
             connected: false,
             ready: false,
             abandon_at_ms: None,
-            bot: bot.map(Level::number),
+            bot: s.bot.map(Level::number),
             taken_over: false,
+            account: s.account,
         });
     }
     let (custom_position, voluntary_alliance) = start_kind(r.start_position.as_deref());

@@ -14,6 +14,9 @@ use serde::{Deserialize, Serialize};
 use super::extract::json_object;
 use crate::app::Shared;
 use crate::error::ApiError;
+use crate::fairplay::engine::{self, EngineRecord};
+use crate::fairplay::pairs::{z_score, PairFigures, SiteFigures, HONEST_SHARE};
+use crate::fairplay::store::FairPlayDb;
 use crate::limits::work::Rate;
 use crate::limits::ClientAddr;
 use crate::moderation::actions::{self, forbidden, ActionRequest};
@@ -30,6 +33,8 @@ pub fn routes() -> Router<Arc<Shared>> {
         .route("/api/mod/players/{name}", get(player))
         .route("/api/mod/actions", post(act))
         .route("/api/mod/log", get(log))
+        .route("/api/mod/pairs", get(pairs))
+        .route("/api/mod/pairs/apart", post(keep_apart))
 }
 
 /// `403 banned` when a ban applies to `account` (an id) or to `client`.
@@ -158,6 +163,8 @@ struct PlayerRecord {
     games: Vec<PlayerGame>,
     chat: Vec<PlayerChat>,
     addresses: Vec<PlayerAddress>,
+    /// Its agreement with the computer reviews, beside the site's.
+    engine: EngineRecord,
 }
 
 async fn player(
@@ -181,6 +188,7 @@ async fn player(
         games: m.games_of(&account.id, 30).await?,
         chat: m.chat_of(&account.id, 50).await?,
         addresses: m.addresses_of(&account.id).await?,
+        engine: engine::record_of(&FairPlayDb::new(&shared.store), &account.id).await?,
         name: account.name,
     }))
 }
@@ -207,4 +215,121 @@ async fn log(
 ) -> Result<Json<Vec<LogEntry>>, ApiError> {
     moderator(&shared, &headers).await?;
     Ok(Json(shared.moderation.log_entries(200).await?))
+}
+
+/// The pairs of accounts shown at most, the most unusual first.
+const PAIRS_SHOWN: usize = 50;
+
+/// How far back the pairs' figures reach.
+const PAIRS_SINCE_MS: i64 = 365 * 86_400_000;
+
+/// `GET /api/mod/pairs`: every pair of accounts with rated games together, set
+/// against the site's pairs (docs/moderation.md, "Pairs").
+async fn pairs(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    moderator(&shared, &headers).await?;
+    let db = FairPlayDb::new(&shared.store);
+    let stored = db.pairs(crate::store::unix_ms() - PAIRS_SINCE_MS).await?;
+    let apart = db.kept_apart().await?;
+    let site = SiteFigures::of(&stored.iter().map(|p| &p.sums).collect::<Vec<_>>());
+    let expected = site.first_second_share.unwrap_or(HONEST_SHARE);
+    let mut figures: Vec<(PairFigures, String, String)> = stored
+        .into_iter()
+        .map(|p| {
+            let kept_apart = apart.contains(&(p.a_id.clone(), p.b_id.clone()));
+            let f = PairFigures {
+                first_second_share: p.sums.first_second_share(),
+                expected_share: Some(expected),
+                z: z_score(p.sums.first_second, p.sums.games, expected),
+                between_share: p.sums.between_share(),
+                kept_apart,
+                rooms: Vec::new(),
+                a: p.a,
+                b: p.b,
+                sums: p.sums,
+            };
+            (f, p.a_id, p.b_id)
+        })
+        .collect();
+    figures.sort_by(|x, y| {
+        let z = |f: &PairFigures| f.z.unwrap_or(f64::NEG_INFINITY);
+        z(&y.0)
+            .total_cmp(&z(&x.0))
+            .then(y.0.sums.games.cmp(&x.0.sums.games))
+            .then_with(|| (&x.0.a, &x.0.b).cmp(&(&y.0.a, &y.0.b)))
+    });
+    figures.truncate(PAIRS_SHOWN);
+    for (f, a, b) in &mut figures {
+        f.rooms = db.rooms_of(a, b, 20).await?;
+    }
+    let pairs: Vec<PairFigures> = figures.into_iter().map(|(f, _, _)| f).collect();
+    Ok(Json(serde_json::json!({ "site": site, "pairs": pairs })))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Apart {
+    a: String,
+    b: String,
+    apart: bool,
+    reason: String,
+}
+
+/// `POST /api/mod/pairs/apart`: a moderator keeps two accounts apart (quick pairing
+/// never seats them together), or lets them meet again; logged like every action.
+async fn keep_apart(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<StatusCode, ApiError> {
+    let (by, _) = moderator(&shared, &headers).await?;
+    let req: Apart = json_object(
+        &body,
+        r#"{"a": "<name>", "b": "<name>", "apart": true, "reason": "…"}"#,
+    )?;
+    let reason = actions::check_reason(&req.reason)?;
+    let account = |name: String| {
+        let db = &shared.accounts.db;
+        async move {
+            db.by_name(&name).await?.ok_or_else(|| {
+                ApiError::coded(
+                    StatusCode::NOT_FOUND,
+                    "not_found",
+                    format!("no account is named {name:?}"),
+                )
+            })
+        }
+    };
+    let (a, b) = (account(req.a).await?, account(req.b).await?);
+    if a.id == b.id {
+        return Err(ApiError::coded(
+            StatusCode::BAD_REQUEST,
+            "bad_action",
+            "a pair is two different accounts",
+        ));
+    }
+    FairPlayDb::new(&shared.store)
+        .set_apart(&a.id, &b.id, req.apart, &by, &reason)
+        .await?;
+    shared.pairing.apart_changed();
+    shared
+        .moderation
+        .log(&LogEntry {
+            id: uuid::Uuid::new_v4().to_string(),
+            at: crate::store::unix_ms(),
+            by,
+            action: if req.apart {
+                "keep_apart"
+            } else {
+                "allow_together"
+            }
+            .into(),
+            target: format!("{} & {}", a.name, b.name),
+            reason,
+            details: serde_json::json!({ "a": a.name, "b": b.name }),
+        })
+        .await?;
+    Ok(StatusCode::NO_CONTENT)
 }

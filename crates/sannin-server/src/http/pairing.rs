@@ -105,9 +105,21 @@ pub(super) async fn join(
     let max_chars = shared.config.max_name_chars;
     let name = match &account {
         Some(a) => a.name.clone(),
-        None => checked_name(req.name.as_deref().unwrap_or(""), max_chars)
-            .map_err(ApiError::BadRequest)?
-            .unwrap_or_else(|| "Guest".into()),
+        None => {
+            // A name that borrows an account's or a bot's, or draws nothing, is
+            // `bad_name`; one too long or with control characters, a bad request.
+            let raw = req.name.as_deref().unwrap_or("").trim();
+            if !raw.is_empty() {
+                shared
+                    .accounts
+                    .check_guest_name(raw)
+                    .await
+                    .map_err(|r| ApiError::coded(StatusCode::BAD_REQUEST, r.code, r.message))?;
+            }
+            checked_name(raw, max_chars)
+                .map_err(ApiError::BadRequest)?
+                .unwrap_or_else(|| "Guest".into())
+        }
     };
     let mut budget_keys = vec![format!("addr:{client}")];
     if let Some(a) = &account {

@@ -12,7 +12,8 @@
 //! - **Short tables** (casual only): a ticket that asked for bots after a wait, once
 //!   that wait has passed, sits down with at most one more person who accepts bots too,
 //!   and computer players fill the rest.
-//! - One person (an account, or a browser for guests) never sits twice at one table.
+//! - One person (an account, or a browser for guests) never sits twice at one table,
+//!   and two accounts a moderator keeps apart ([`Apart`]) never sit at one together.
 
 use std::fmt;
 use std::time::Duration;
@@ -66,6 +67,26 @@ impl<'de> serde::Deserialize<'de> for Person {
     }
 }
 
+/// Pairs of accounts (ids, the lesser first) that never sit at one table.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Apart(pub std::collections::BTreeSet<(String, String)>);
+
+impl Apart {
+    /// Whether `a` and `b` may sit at one table: two people, not kept apart.
+    pub fn together(&self, a: &Person, b: &Person) -> bool {
+        if a == b {
+            return false;
+        }
+        match (a, b) {
+            (Person::Account(x), Person::Account(y)) => {
+                let pair = if x <= y { (x, y) } else { (y, x) };
+                !self.0.contains(&(pair.0.clone(), pair.1.clone()))
+            }
+            _ => true,
+        }
+    }
+}
+
 /// A waiting ticket as the matcher sees it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Waiting {
@@ -96,48 +117,46 @@ pub fn rating_window(waited: Duration) -> i64 {
 }
 
 /// The tables one wave makes of `queue` (one pool's waiting tickets, in priority
-/// order) at `now`.
-pub fn wave(queue: &[Waiting], rated: bool, now: Moment) -> Vec<Table> {
+/// order) at `now`, never seating together two accounts of `apart`.
+pub fn wave(queue: &[Waiting], rated: bool, now: Moment, apart: &Apart) -> Vec<Table> {
     let mut taken = vec![false; queue.len()];
     let mut tables = if rated {
-        rated_triples(queue, now, &mut taken)
+        rated_triples(queue, now, &mut taken, apart)
     } else {
-        casual_triples(queue, &mut taken)
+        casual_triples(queue, &mut taken, apart)
     };
     if !rated {
-        tables.extend(short_tables(queue, now, &mut taken));
+        tables.extend(short_tables(queue, now, &mut taken, apart));
     }
     tables
 }
 
 /// The next tickets after `first` (not taken, of other people than those in
 /// `group`), until the group has `size`.
-fn fill(
-    queue: &[Waiting],
-    taken: &[bool],
-    group: &mut Vec<usize>,
-    size: usize,
-    ok: impl Fn(usize) -> bool,
-) {
+fn fill(queue: &[Waiting], taken: &[bool], group: &mut Vec<usize>, size: usize, apart: &Apart) {
     for j in group[0] + 1..queue.len() {
         if group.len() >= size {
             break;
         }
-        if taken[j] || !ok(j) || group.iter().any(|&g| queue[g].person == queue[j].person) {
+        if taken[j]
+            || group
+                .iter()
+                .any(|&g| !apart.together(&queue[g].person, &queue[j].person))
+        {
             continue;
         }
         group.push(j);
     }
 }
 
-fn casual_triples(queue: &[Waiting], taken: &mut [bool]) -> Vec<Table> {
+fn casual_triples(queue: &[Waiting], taken: &mut [bool], apart: &Apart) -> Vec<Table> {
     let mut tables = Vec::new();
     for i in 0..queue.len() {
         if taken[i] {
             continue;
         }
         let mut group = vec![i];
-        fill(queue, taken, &mut group, 3, |_| true);
+        fill(queue, taken, &mut group, 3, apart);
         if group.len() == 3 {
             for &g in &group {
                 taken[g] = true;
@@ -154,7 +173,8 @@ fn casual_triples(queue: &[Waiting], taken: &mut [bool]) -> Vec<Table> {
 /// Candidates per ticket considered for a rated table (the nearest in rating).
 const RATED_CANDIDATES: usize = 24;
 
-fn rated_triples(queue: &[Waiting], now: Moment, taken: &mut [bool]) -> Vec<Table> {
+fn rated_triples(queue: &[Waiting], now: Moment, taken: &mut [bool], apart: &Apart) -> Vec<Table> {
+    let together = |a: usize, b: usize| apart.together(&queue[a].person, &queue[b].person);
     let rating = |i: usize| queue[i].rating.unwrap_or(1000);
     let window = |i: usize| rating_window(now.since(queue[i].since));
     let fits = |a: usize, b: usize| (rating(a) - rating(b)).abs() <= window(a).min(window(b));
@@ -164,14 +184,14 @@ fn rated_triples(queue: &[Waiting], now: Moment, taken: &mut [bool]) -> Vec<Tabl
             continue;
         }
         let mut near: Vec<usize> = (0..queue.len())
-            .filter(|&j| j != i && !taken[j] && queue[j].person != queue[i].person && fits(i, j))
+            .filter(|&j| j != i && !taken[j] && together(i, j) && fits(i, j))
             .collect();
         near.sort_by_key(|&j| ((rating(j) - rating(i)).abs(), j));
         near.truncate(RATED_CANDIDATES);
         let pair = near.iter().enumerate().find_map(|(x, &j)| {
             near[x + 1..]
                 .iter()
-                .find(|&&k| queue[k].person != queue[j].person && fits(j, k))
+                .find(|&&k| together(j, k) && fits(j, k))
                 .map(|&k| (j, k))
         });
         if let Some((j, k)) = pair {
@@ -189,7 +209,7 @@ fn rated_triples(queue: &[Waiting], now: Moment, taken: &mut [bool]) -> Vec<Tabl
     tables
 }
 
-fn short_tables(queue: &[Waiting], now: Moment, taken: &mut [bool]) -> Vec<Table> {
+fn short_tables(queue: &[Waiting], now: Moment, taken: &mut [bool], apart: &Apart) -> Vec<Table> {
     let due = |i: usize| {
         queue[i]
             .bots_after
@@ -204,7 +224,7 @@ fn short_tables(queue: &[Waiting], now: Moment, taken: &mut [bool]) -> Vec<Table
         // Another person who accepts bots may join; nobody who wants people only.
         let mut others: Vec<usize> = (0..queue.len())
             .filter(|&j| j != i && !taken[j] && queue[j].bots_after.is_some())
-            .filter(|&j| queue[j].person != queue[i].person)
+            .filter(|&j| apart.together(&queue[i].person, &queue[j].person))
             .collect();
         others.truncate(1);
         group.extend(others);
@@ -248,7 +268,7 @@ mod tests {
     #[test]
     fn casual_pools_seat_the_longest_waiting_first_in_threes() {
         let q: Vec<Waiting> = (0..7).map(|n| guest(n, u64::from(n))).collect();
-        let t = wave(&q, false, Moment(100));
+        let t = wave(&q, false, Moment(100), &Apart::default());
         assert_eq!(seated(&t), [vec![0, 1, 2], vec![3, 4, 5]]);
         assert!(t.iter().all(|t| t.bots == 0));
     }
@@ -256,11 +276,11 @@ mod tests {
     #[test]
     fn one_person_never_sits_twice_at_a_table() {
         let mut q = vec![guest(1, 0), guest(1, 1), guest(2, 2), guest(3, 3)];
-        let t = wave(&q, false, Moment(10));
+        let t = wave(&q, false, Moment(10), &Apart::default());
         assert_eq!(seated(&t), [vec![0, 2, 3]], "the second ticket of b1 waits");
         q.truncate(3);
         assert!(
-            wave(&q, false, Moment(10)).is_empty(),
+            wave(&q, false, Moment(10), &Apart::default()).is_empty(),
             "two people are not a table"
         );
     }
@@ -269,8 +289,8 @@ mod tests {
     fn bots_fill_a_short_table_once_its_wait_passed() {
         let mut lone = guest(1, 0);
         lone.bots_after = Some(Duration::from_secs(30));
-        assert!(wave(&[lone.clone()], false, Moment(29_999)).is_empty());
-        let t = wave(&[lone.clone()], false, Moment(30_000));
+        assert!(wave(&[lone.clone()], false, Moment(29_999), &Apart::default()).is_empty());
+        let t = wave(&[lone.clone()], false, Moment(30_000), &Apart::default());
         assert_eq!(
             t,
             [Table {
@@ -285,7 +305,7 @@ mod tests {
         willing.bots_after = Some(Duration::from_secs(600));
         let unwilling = guest(3, 500);
         let q = [lone.clone(), willing];
-        let t = wave(&q, false, Moment(30_000));
+        let t = wave(&q, false, Moment(30_000), &Apart::default());
         assert_eq!(
             t,
             [Table {
@@ -294,7 +314,7 @@ mod tests {
             }]
         );
         let q = [lone.clone(), unwilling.clone()];
-        let t = wave(&q, false, Moment(30_000));
+        let t = wave(&q, false, Moment(30_000), &Apart::default());
         assert_eq!(
             t,
             [Table {
@@ -306,14 +326,17 @@ mod tests {
 
         // Three people are a table of people, whatever they accept.
         let q = [lone, unwilling, guest(4, 2_000)];
-        assert_eq!(wave(&q, false, Moment(30_000))[0].bots, 0);
+        assert_eq!(
+            wave(&q, false, Moment(30_000), &Apart::default())[0].bots,
+            0
+        );
     }
 
     #[test]
     fn rated_pools_never_seat_bots() {
         let mut lone = rated(1, 1000, 0);
         lone.bots_after = Some(Duration::ZERO);
-        assert!(wave(&[lone], true, Moment(3_600_000)).is_empty());
+        assert!(wave(&[lone], true, Moment(3_600_000), &Apart::default()).is_empty());
     }
 
     #[test]
@@ -325,18 +348,24 @@ mod tests {
             rated(4, 1080, 0),
         ];
         // At once: ±100, so 1400 waits.
-        assert_eq!(seated(&wave(&q, true, Moment(0))), [vec![0, 2, 3]]);
+        assert_eq!(
+            seated(&wave(&q, true, Moment(0), &Apart::default())),
+            [vec![0, 2, 3]]
+        );
         let q = [rated(1, 1000, 0), rated(2, 1400, 0), rated(3, 1050, 0)];
         assert!(
-            wave(&q, true, Moment(0)).is_empty(),
+            wave(&q, true, Moment(0), &Apart::default()).is_empty(),
             "1400 is too far at first"
         );
         // After 20 s each window is ±400: one table.
-        assert_eq!(seated(&wave(&q, true, Moment(20_000))), [vec![0, 1, 2]]);
+        assert_eq!(
+            seated(&wave(&q, true, Moment(20_000), &Apart::default())),
+            [vec![0, 1, 2]]
+        );
         // Every pair of a table fits: 1000 and 1400 both need the wider window.
         let q = [rated(1, 1000, 0), rated(2, 1400, 20_000), rated(3, 1200, 0)];
         assert!(
-            wave(&q, true, Moment(20_000)).is_empty(),
+            wave(&q, true, Moment(20_000), &Apart::default()).is_empty(),
             "the newcomer's window is ±100"
         );
     }
@@ -346,5 +375,33 @@ mod tests {
         assert_eq!(rating_window(Duration::ZERO), 100);
         assert_eq!(rating_window(Duration::from_secs(10)), 250);
         assert_eq!(rating_window(Duration::from_secs(3600)), 700);
+    }
+
+    #[test]
+    fn a_pair_kept_apart_never_sits_together() {
+        let apart = Apart([("a1".to_string(), "a2".to_string())].into_iter().collect());
+        let q = vec![
+            rated(1, 1000, 0),
+            rated(2, 1000, 1),
+            rated(3, 1000, 2),
+            rated(4, 1000, 3),
+        ];
+        let t = wave(&q, true, Moment(0), &apart);
+        assert_eq!(seated(&t), [vec![0, 2, 3]], "a1 sits without a2");
+        let casual: Vec<Waiting> = q
+            .iter()
+            .map(|w| Waiting {
+                rating: None,
+                ..w.clone()
+            })
+            .collect();
+        assert_eq!(
+            seated(&wave(&casual, false, Moment(0), &apart)),
+            [vec![0, 2, 3]]
+        );
+        // The two alone with a third never make a table.
+        assert!(wave(&q[..3], true, Moment(0), &apart).is_empty());
+        assert!(apart.together(&Person::Account("a3".into()), &Person::Account("a1".into())));
+        assert!(!apart.together(&Person::Account("a2".into()), &Person::Account("a1".into())));
     }
 }

@@ -101,6 +101,8 @@ pub trait PairingApi: Send + Sync + fmt::Debug {
     /// The table of `room` was given up because of `seat`'s holder: the others go
     /// back to the front of their pool.
     fn table_aborted(&self, room: Uuid, seat: Player, why: NoShow) -> BoxFuture<'_, ()>;
+    /// A moderator changed the pairs kept apart: read them again before the next wave.
+    fn apart_changed(&self) {}
 }
 
 /// The longest `wait` of a status request.

@@ -102,7 +102,14 @@ pub struct Pairing {
     time: Arc<dyn TimeSource>,
     tables: Arc<dyn Tables>,
     wake: Notify,
+    /// The pairs kept apart, and when they were read (read again every
+    /// [`APART_EVERY`], and at once after a moderator's change on this node).
+    apart: Mutex<(Option<Moment>, Arc<matcher::Apart>)>,
 }
+
+/// How often the matcher reads the pairs kept apart again: a moderator's change on
+/// another node of a cluster holds within this.
+const APART_EVERY: Duration = Duration::from_secs(10);
 
 /// A table a wave found: its pool, its tickets, and computer players to add.
 struct Found {
@@ -122,7 +129,38 @@ impl Pairing {
             time,
             tables,
             wake: Notify::new(),
+            apart: Mutex::new((None, Arc::default())),
         }
+    }
+
+    /// The pairs kept apart, read again when they are older than [`APART_EVERY`] (or
+    /// were never read); a database that fails keeps the last ones read.
+    async fn apart(&self) -> Arc<matcher::Apart> {
+        let now = self.time.now();
+        let (read_at, last) = {
+            let a = self.apart.lock().unwrap_or_else(|e| e.into_inner());
+            (a.0, a.1.clone())
+        };
+        if read_at.is_some_and(|t| now.since(t) < APART_EVERY) {
+            return last;
+        }
+        let db = crate::fairplay::store::FairPlayDb::new(&self.store);
+        match db.kept_apart().await {
+            Ok(pairs) => {
+                let fresh = Arc::new(matcher::Apart(pairs));
+                *self.apart.lock().unwrap_or_else(|e| e.into_inner()) = (Some(now), fresh.clone());
+                fresh
+            }
+            Err(e) => {
+                warn!(error = %e, "pairing: cannot read the pairs kept apart");
+                last
+            }
+        }
+    }
+
+    /// Reads the pairs kept apart again at the next wave (a moderator changed them).
+    pub fn forget_apart(&self) {
+        self.apart.lock().unwrap_or_else(|e| e.into_inner()).0 = None;
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -216,7 +254,8 @@ impl Pairing {
     /// One wave over every pool: the tables found are seated.
     pub async fn wave(&self) {
         self.drop_unseen().await;
-        let found = self.find_tables();
+        let apart = self.apart().await;
+        let found = self.find_tables(&apart);
         for table in found {
             self.seat(table).await;
         }
@@ -258,7 +297,7 @@ impl Pairing {
     }
 
     /// The tables of every pool now; their tickets leave the queues.
-    fn find_tables(&self) -> Vec<Found> {
+    fn find_tables(&self, apart: &matcher::Apart) -> Vec<Found> {
         let now = self.time.now();
         let mut st = self.state();
         let mut found = Vec::new();
@@ -277,7 +316,7 @@ impl Pairing {
                     }
                 })
                 .collect();
-            for t in matcher::wave(&queue, pool.rated, now) {
+            for t in matcher::wave(&queue, pool.rated, now, apart) {
                 let table_keys: Vec<String> = t.tickets.iter().map(|&i| keys[i].clone()).collect();
                 let ratings = t.tickets.iter().map(|&i| queue[i].rating).collect();
                 if let Some(q) = st.queues.get_mut(&pool) {
@@ -642,6 +681,10 @@ impl Pairing {
 const DAY_MS: i64 = 86_400_000;
 
 impl PairingApi for Pairing {
+    fn apart_changed(&self) {
+        self.forget_apart();
+    }
+
     fn join(&self, join: Join) -> BoxFuture<'_, Result<(), ApiError>> {
         Box::pin(self.join_ticket(join))
     }

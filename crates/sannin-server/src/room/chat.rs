@@ -47,6 +47,8 @@ pub struct ChatMessage {
     pub seat: Option<Player>,
     /// The writer's name, set by the server.
     pub name: String,
+    /// The account the writer was logged in to (its name); `None` for a guest.
+    pub account: Option<String>,
     /// The text.
     pub text: String,
     /// Unix ms when the server received it.
@@ -61,6 +63,7 @@ impl ChatMessage {
             channel: self.channel,
             seat: self.seat.map(Into::into),
             name: self.name.clone(),
+            account: self.account.clone(),
             text: self.text.clone(),
             at_ms: self.at_ms,
         }
@@ -75,6 +78,7 @@ impl ChatMessage {
             channel: self.channel,
             seat: self.seat,
             name: self.name.clone(),
+            account: self.account.clone(),
             text: self.text.clone(),
             at_ms: self.at_ms,
         }
@@ -94,6 +98,7 @@ impl ChatMessage {
             channel: s.channel,
             seat: s.seat,
             name: s.name,
+            account: s.account,
             text: s.text,
             at_ms: s.at_ms,
         })
@@ -186,6 +191,7 @@ impl Chat {
             channel,
             seat,
             name,
+            account: None,
             text,
             at_ms,
         }
@@ -250,10 +256,14 @@ impl Room {
             return;
         }
         if !seated {
-            let name = match name.map(|n| self.clean_spectator_name(&n)) {
-                Some(Err(e)) => return self.send_error(conn, ErrorCode::BadMessage, e),
-                Some(Ok(n)) => n,
-                None => None,
+            // A logged-in spectator chats under its account's name, whatever it sends.
+            let name = match self.account_name_of(conn) {
+                Some(account) => Some(account),
+                None => match name.map(|n| self.clean_spectator_name(&n)) {
+                    Some(Err(e)) => return self.send_error(conn, ErrorCode::BadMessage, e),
+                    Some(Ok(n)) => n,
+                    None => None,
+                },
             };
             if let Some(c) = self.fanout.conns.get_mut(&conn) {
                 c.watching = true;
@@ -408,7 +418,8 @@ impl Room {
         if !self.chat_allowed(conn, channel) {
             return;
         }
-        let m = self.chat.prepare(channel, seat, name, text, unix_ms());
+        let mut m = self.chat.prepare(channel, seat, name, text, unix_ms());
+        m.account = self.account_name_of(conn);
         if self.sanction_of(conn, SanctionKind::Mute).is_some() {
             // Its writer sees it as sent; nobody else sees it.
             self.chat.skip(&m);

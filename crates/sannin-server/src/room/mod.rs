@@ -272,6 +272,9 @@ pub struct RoomDeps {
     pub bots: Arc<Bots>,
     /// The bans and mutes in force.
     pub sanctions: Arc<crate::moderation::Sanctions>,
+    /// The positions of games in play with a person seated: the room keeps its own
+    /// entry up to date (the engine is locked for them).
+    pub live: Arc<crate::fairplay::LivePositions>,
     /// The registry of rooms.
     pub registry: Arc<dyn Registry>,
     /// Cancelled on shutdown; the room then closes its connections and stops.
@@ -338,6 +341,8 @@ pub struct Room {
     /// Unix ms of the last stored change.
     updated_at_ms: i64,
     summary_tx: watch::Sender<RoomSummary>,
+    /// The live position last set in [`RoomDeps::live`] (0: none).
+    live_key: std::sync::atomic::AtomicU64,
 }
 
 impl Room {
@@ -446,6 +451,7 @@ impl Room {
             created_at_ms: unix_ms(),
             updated_at_ms: unix_ms(),
             summary_tx,
+            live_key: std::sync::atomic::AtomicU64::new(0),
         }
     }
 

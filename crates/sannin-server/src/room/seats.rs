@@ -41,6 +41,12 @@ impl Occupant {
         self.bot.is_some() && self.token_hash != BOT_TOKEN_HASH
     }
 
+    /// The name of the account the seat is played under: a logged-in player plays
+    /// under its account's name, so it is the seat's name when the seat has an account.
+    pub(super) fn account_name(&self) -> Option<&str> {
+        self.account_id.as_ref().map(|_| self.name.as_str())
+    }
+
     /// Someone plays the seat now: a connection, or a bot.
     pub(super) fn present(&self) -> bool {
         self.conn.is_some() || self.bot.is_some()
@@ -67,6 +73,17 @@ pub(super) fn hidden_char_message(what: &str, c: char) -> String {
         "{what} contains an invisible or text-direction character (U+{:04X}); remove it",
         u32::from(c)
     )
+}
+
+/// The shape a name is drawn with (its UTS #39 skeleton, in lower case, its spaces
+/// left out): two seats' names of one shape cannot be told apart.
+fn shape(name: &str) -> String {
+    let squeezed: String = name
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .collect();
+    unicode_security::skeleton(&squeezed).collect()
 }
 
 /// Whether a name looks like the label the server gives its bots (`Bot (Casual)`, or
@@ -174,19 +191,43 @@ impl Room {
         self.fanout.conns.get(&conn).and_then(|c| c.seat)
     }
 
+    /// A guest's name for seat `seat`: as given (checked), else the seat's; a name
+    /// drawn like another seat's gets a number (`Guest`, `Guest 2`), so that two
+    /// guests who both kept the default are told apart.
     pub(super) fn clean_name(&self, name: Option<String>, seat: Player) -> Result<String, String> {
         let name = checked_name(
             name.as_deref().unwrap_or_default(),
             self.deps.config.max_name_chars,
         )?;
-        Ok(match name {
+        let name = match name {
             Some(name) => name,
             None => {
                 let mut s = seat.lower().to_string();
                 s[..1].make_ascii_uppercase();
                 s
             }
-        })
+        };
+        let taken = |n: &str| {
+            let drawn = shape(n);
+            self.seats.iter().flatten().any(|s| shape(&s.name) == drawn)
+        };
+        Ok((1..=3)
+            .map(|k| match k {
+                1 => name.clone(),
+                k => format!("{name} {k}"),
+            })
+            .find(|n| !taken(n))
+            .unwrap_or(name))
+    }
+
+    /// The name of the account `conn` is logged in to.
+    pub(super) fn account_name_of(&self, conn: ConnId) -> Option<String> {
+        self.fanout
+            .conns
+            .get(&conn)
+            .and_then(|c| c.out.account.as_ref())
+            .filter(|a| !a.id.is_empty())
+            .map(|a| a.name.clone())
     }
 
     pub(super) async fn join(
@@ -232,12 +273,16 @@ impl Room {
                 "the game is no longer open to new players",
             );
         }
+        // A logged-in player sits under its account's name, whatever it sends.
         let name = match self.rated_name(conn) {
             Err((code, message)) => return self.send_error(conn, code, message),
             Ok(Some(account)) => account,
-            Ok(None) => match self.clean_name(name, p) {
-                Ok(n) => n,
-                Err(e) => return self.send_error(conn, ErrorCode::BadMessage, e),
+            Ok(None) => match self.account_name_of(conn) {
+                Some(account) => account,
+                None => match self.clean_name(name, p) {
+                    Ok(n) => n,
+                    Err(e) => return self.send_error(conn, ErrorCode::BadMessage, e),
+                },
             },
         };
         let token = new_token();

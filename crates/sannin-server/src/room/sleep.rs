@@ -68,7 +68,14 @@ impl Room {
         let wake_at = next.map_or(i64::MAX, |t| {
             unix_now.saturating_add(i64::try_from(t.since(now).as_millis()).unwrap_or(i64::MAX))
         });
-        if let Err(e) = self.deps.store.sleep_room(&self.id_str, wake_at).await {
+        let live = self.live_key.load(Ordering::Relaxed);
+        let live = (live != 0).then_some(live);
+        if let Err(e) = self
+            .deps
+            .store
+            .sleep_room(&self.id_str, wake_at, live)
+            .await
+        {
             warn!(room = %self.id, error = %e, "cannot put the room to sleep; it stays in memory");
             return false;
         }

@@ -19,6 +19,7 @@ impl Room {
     pub(super) fn seat_info(&self, p: Player) -> Option<SeatInfo> {
         self.seats[p.index()].as_ref().map(|s| SeatInfo {
             name: s.name.clone(),
+            account: s.account_name().map(str::to_string),
             ..self.unnamed_seat_info(s)
         })
     }
@@ -37,6 +38,7 @@ impl Room {
             },
             bot: s.bot.map(Level::number),
             taken_over: s.taken_over(),
+            account: None,
         }
     }
 
@@ -100,11 +102,28 @@ impl Room {
     /// so the summary is brought up to date in place: only a name or result that
     /// changed is copied.
     pub(super) fn publish(&self) {
+        self.publish_live_position();
         self.summary_tx.send_if_modified(|old| {
             let changed = self.refresh_summary(old);
             debug_assert_eq!(*old, self.summary(), "refresh_summary missed a change");
             changed
         });
+    }
+
+    /// Keeps the room's entry among the live positions: the position on the board
+    /// while the game is in play with a person seated (a player, or a bot standing
+    /// in for one), none otherwise.
+    fn publish_live_position(&self) {
+        use std::sync::atomic::Ordering;
+        let person = self.seats.iter().flatten().any(|s| !s.is_pure_bot());
+        let key = if self.status == RoomStatus::Playing && person {
+            crate::fairplay::live::key_of(self.game.position())
+        } else {
+            0
+        };
+        if self.live_key.swap(key, Ordering::Relaxed) != key {
+            self.deps.live.set(self.id, (key != 0).then_some(key));
+        }
     }
 
     /// Brings `old` up to [`Room::summary`]; true if anything changed. Every field is
@@ -165,9 +184,12 @@ impl Room {
                     abandon_at_ms,
                     bot,
                     taken_over,
+                    account,
                 } = info;
                 let now = self.unnamed_seat_info(seat);
-                set_cloned(name, &seat.name)
+                (account.as_deref() != seat.account_name()
+                    && set(account, seat.account_name().map(str::to_string)))
+                    | set_cloned(name, &seat.name)
                     | set(connected, now.connected)
                     | set(ready, now.ready)
                     | set(abandon_at_ms, now.abandon_at_ms)

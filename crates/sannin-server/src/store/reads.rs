@@ -14,7 +14,15 @@ use super::{ActionKind, Store, StoredAction, StoredChat, StoredRoom, StoredSeat}
 type ActionRow = (i64, String, Option<String>, String, Option<String>);
 
 /// A `chat_messages` row.
-type ChatRow = (i64, String, Option<String>, String, String, i64);
+type ChatRow = (
+    i64,
+    String,
+    Option<String>,
+    String,
+    Option<String>,
+    String,
+    i64,
+);
 
 impl Store {
     /// Ids of every room not finished and awake (not asleep: `wake_at` unset),
@@ -123,8 +131,9 @@ impl Store {
         .fetch_all(&self.pool)
         .await?;
         let chat_rows: Vec<ChatRow> = sqlx::query_as(
-            "SELECT id, channel, seat, name, text, at_ms FROM chat_messages \
-             WHERE room_id = $1 ORDER BY id",
+            "SELECT c.id, c.channel, c.seat, c.name, a.name, c.text, c.at_ms \
+             FROM chat_messages c LEFT JOIN accounts a ON a.id = c.account_id \
+             WHERE c.room_id = $1 ORDER BY c.id",
         )
         .bind(&id)
         .fetch_all(&self.pool)
@@ -228,15 +237,32 @@ fn read_action((ply, kind, player, text, clocks): ActionRow) -> Result<StoredAct
     })
 }
 
-fn read_chat((id, channel, seat, name, text, at_ms): ChatRow) -> Result<StoredChat, Unreadable> {
+fn read_chat(
+    (id, channel, seat, name, account, text, at_ms): ChatRow,
+) -> Result<StoredChat, Unreadable> {
     Ok(StoredChat {
         id,
         channel: sannin_protocol::Channel::from_column(&channel)?,
         seat: read_opt(seat.as_deref())?,
         name,
+        account,
         text,
         at_ms,
     })
+}
+
+/// A seat of a finished room.
+#[derive(Clone, Debug)]
+pub struct FinishedSeat {
+    /// Which.
+    pub seat: Player,
+    /// Its player's name.
+    pub name: String,
+    /// The bot's level, for a computer player.
+    pub bot: Option<Level>,
+    /// The account it was played under: a logged-in player plays under its account's
+    /// name, so this is the seat's name when the seat has an account.
+    pub account: Option<String>,
 }
 
 /// A finished room as the lobby lists it (`GET /api/rooms?status=finished`).
@@ -252,8 +278,9 @@ pub struct FinishedRoom {
     pub updated_at: i64,
     /// Moves played (resignations and other endings not counted).
     pub plies: i64,
-    /// Seats: seat, name, bot level; an error when a seat row does not read back.
-    pub seats: Result<Vec<(Player, String, Option<Level>)>, Unreadable>,
+    /// Seats: seat, name, bot level, the account it was played under (its name then);
+    /// an error when a seat row does not read back.
+    pub seats: Result<Vec<FinishedSeat>, Unreadable>,
     /// The start position; `None` for the standard start.
     pub start_position: Option<String>,
     /// The room's settings (JSON), as stored.
@@ -296,19 +323,20 @@ impl Store {
         .await?;
         let mut out = Vec::with_capacity(rows.len());
         for (id, result, created_at, updated_at, plies, start_position, settings) in rows {
-            let seat_rows: Vec<(String, String, Option<i64>)> =
-                sqlx::query_as("SELECT seat, name, bot FROM seats WHERE room_id = $1")
+            let seat_rows: Vec<(String, String, Option<i64>, Option<String>)> =
+                sqlx::query_as("SELECT seat, name, bot, account_id FROM seats WHERE room_id = $1")
                     .bind(&id)
                     .fetch_all(&self.pool)
                     .await?;
             let seats = seat_rows
                 .into_iter()
-                .map(|(seat, name, bot)| {
-                    Ok((
-                        Player::from_column(&seat)?,
+                .map(|(seat, name, bot, account_id)| {
+                    Ok(FinishedSeat {
+                        seat: Player::from_column(&seat)?,
+                        account: account_id.map(|_| name.clone()),
                         name,
-                        bot.map(level_from_column).transpose()?,
-                    ))
+                        bot: bot.map(level_from_column).transpose()?,
+                    })
                 })
                 .collect();
             out.push(FinishedRoom {

@@ -149,6 +149,9 @@ pub struct StoredChat {
     pub seat: Option<Player>,
     /// The writer's name.
     pub name: String,
+    /// The name of the account the writer was logged in to, read back (a write takes
+    /// the account from its [`ChatAuthor`]).
+    pub account: Option<String>,
     /// The text.
     pub text: String,
     /// Unix ms when the server received it.

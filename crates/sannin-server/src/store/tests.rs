@@ -493,6 +493,7 @@ async fn chat_reads_back(store: &Store) {
                 channel,
                 seat,
                 name: "Zed".into(),
+                account: None,
                 text: "good luck".into(),
                 at_ms: 1_700_000_000_000 + said.len() as i64,
             };

@@ -79,21 +79,46 @@ impl Store {
     }
 
     /// Puts a room to sleep: it leaves memory, to be loaded again on demand or at
-    /// `wake_at_ms` (unix ms) by the sweep of sleeping rooms.
-    pub async fn sleep_room(&self, id: &str, wake_at_ms: i64) -> sqlx::Result<()> {
+    /// `wake_at_ms` (unix ms) by the sweep of sleeping rooms. `live_key` is its live
+    /// position's key (`fairplay::live`), kept while it sleeps.
+    pub async fn sleep_room(
+        &self,
+        id: &str,
+        wake_at_ms: i64,
+        live_key: Option<u64>,
+    ) -> sqlx::Result<()> {
         self.write(
-            sqlx::query("UPDATE rooms SET wake_at = $1 WHERE id = $2 AND status <> 'finished'")
-                .bind(wake_at_ms)
-                .bind(id),
+            sqlx::query(
+                "UPDATE rooms SET wake_at = $1, sleep_key = $3 WHERE id = $2 AND status <> 'finished'",
+            )
+            .bind(wake_at_ms)
+            .bind(id)
+            // The key's bits as a signed column.
+            .bind(live_key.map(|k| k as i64)),
         )
         .await
+    }
+
+    /// Whether a sleeping room's game stands at the live position of `key`.
+    pub async fn sleeps_at(&self, key: u64) -> sqlx::Result<bool> {
+        let found: Option<i64> = sqlx::query_scalar(
+            "SELECT 1 FROM rooms WHERE sleep_key = $1 AND wake_at IS NOT NULL \
+             AND status <> 'finished' LIMIT 1",
+        )
+        .bind(key as i64)
+        .fetch_optional(self.pool())
+        .await?;
+        Ok(found.is_some())
     }
 
     /// A sleeping room was loaded: it is awake (restored at the next start).
     pub async fn wake_room(&self, id: &str) -> sqlx::Result<()> {
         self.write(
-            sqlx::query("UPDATE rooms SET wake_at = NULL WHERE id = $1 AND wake_at IS NOT NULL")
-                .bind(id),
+            sqlx::query(
+                "UPDATE rooms SET wake_at = NULL, sleep_key = NULL \
+                 WHERE id = $1 AND wake_at IS NOT NULL",
+            )
+            .bind(id),
         )
         .await
     }

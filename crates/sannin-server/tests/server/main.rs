@@ -12,6 +12,7 @@ mod bots;
 mod commit_failures;
 mod correspondence;
 mod courtesies;
+mod fairplay;
 mod games;
 mod hardening_accounts;
 mod hardening_bots;

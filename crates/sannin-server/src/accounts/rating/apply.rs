@@ -67,7 +67,7 @@ pub async fn rate_room(
             .map_err(|e| anyhow::anyhow!("room {id}: start position: {e}"))?,
     };
     let mut tracker = Tracker::new(start.alliance());
-    let mut game = Game::from_position(start);
+    let mut game = Game::from_position(start.clone());
     for (i, a) in room.actions.iter().enumerate() {
         let (_, events) = apply_stored(&mut game, a).with_context(|| format!("room {id}"))?;
         tracker.ply(i + 1, &events);
@@ -120,6 +120,21 @@ pub async fn rate_room(
         match write(db, id, &teams, &names, &accounts, after).await? {
             Write::Done => {
                 info!(room = %id, kind = teams.kind.as_str(), "rated game: ratings updated");
+                let places = Player::ALL.map(|p| {
+                    teams
+                        .placings
+                        .iter()
+                        .find(|x| x.player == p)
+                        .map_or(3, |x| x.place as i64)
+                });
+                let seated: Vec<(Player, &str)> = names
+                    .iter()
+                    .zip(&accounts)
+                    .map(|((seat, _), a)| (*seat, a.id.as_str()))
+                    .collect();
+                if let Err(e) = record_pairs(db, id, start, &room.actions, &seated, places).await {
+                    warn!(room = %id, error = %e, "rated game: the pairs' figures were not stored");
+                }
                 return Ok(Rated::Now);
             }
             Write::Already => return Ok(Rated::Already),
@@ -127,6 +142,29 @@ pub async fn rate_room(
         }
     }
     anyhow::bail!("room {id}: ratings kept changing under the update; try again later")
+}
+
+/// Stores what rated game `id` says about each pair of its players (fair play's
+/// figures, `fairplay::pairs`).
+async fn record_pairs(
+    db: &Db,
+    id: &str,
+    start: Position,
+    actions: &[crate::store::StoredAction],
+    seated: &[(Player, &str)],
+    places: [i64; 3],
+) -> anyhow::Result<()> {
+    let facts = crate::fairplay::pairs::GameFacts::of_game(start, actions)?;
+    let mut rows = Vec::new();
+    for (i, (pa, a)) in seated.iter().enumerate() {
+        for (pb, b) in &seated[i + 1..] {
+            rows.push((a.to_string(), b.to_string(), facts.pair(*pa, *pb, places)));
+        }
+    }
+    crate::fairplay::store::FairPlayDb::on(db.pool().clone())
+        .record_game(id, unix_ms(), &rows)
+        .await?;
+    Ok(())
 }
 
 /// How many games `ids`, all three, played that moved ratings since `since` (unix ms).

@@ -290,6 +290,7 @@ async fn run(mut sink: Sink, stream: Incoming, conn: u64, up: Start) {
         session_ended: session.as_ref().map(|w| w.ended.clone()),
         budgets: shared.budgets.clone(),
         addr: client,
+        guest_names: up.account.is_none().then(|| shared.accounts.clone()),
     };
     let reader = reader.run();
     // Both halves run in this one task (each waits on its own: a reader held up by a

@@ -92,6 +92,10 @@ pub(super) struct Reader {
     pub budgets: Arc<Budgets>,
     /// The client's address.
     pub addr: ClientAddr,
+    /// For a guest (a socket with no log-in session): the accounts whose names its
+    /// `join` and `watch` names may not borrow. `None` for a logged-in player, who
+    /// sits and chats under its account's name whatever it sends.
+    pub guest_names: Option<Arc<crate::accounts::Accounts>>,
 }
 
 /// What the reader does next after a frame.
@@ -290,6 +294,13 @@ impl Reader {
                 ) {
                     self.silent_until = None;
                 }
+                // The accounts are taken out of the reader first: its future must not
+                // borrow the reader (its stream is not `Sync`).
+                let accounts = self.guest_names.clone();
+                if let Err(refused) = check_guest_name(accounts, &msg).await {
+                    self.reply(error_frame(ErrorCode::BadName, refused.message));
+                    return Next::Go;
+                }
                 match self.room.message(self.conn, msg, received).await {
                     Ok(()) => Next::Go,
                     Err(_) => Next::Stop,
@@ -301,6 +312,29 @@ impl Reader {
                 Next::Go
             }
         }
+    }
+}
+
+/// A guest's `join` or `watch` name that borrows an account's or a computer player's,
+/// or draws nothing: refused here, before the room sees it (`accounts` is `None` for
+/// a logged-in socket).
+async fn check_guest_name(
+    accounts: Option<Arc<crate::accounts::Accounts>>,
+    msg: &ClientMsg,
+) -> Result<(), crate::accounts::names::Refused> {
+    let (
+        Some(accounts),
+        ClientMsg::Join {
+            name: Some(name), ..
+        }
+        | ClientMsg::Watch { name: Some(name) },
+    ) = (accounts, msg)
+    else {
+        return Ok(());
+    };
+    match name.trim() {
+        "" => Ok(()),
+        name => accounts.check_guest_name(name).await,
     }
 }
 
