@@ -579,6 +579,9 @@ test('real server: two accounts and a guest play — no engine for anyone while 
   await shoot(guest.page, 'fairplay-seat-last-en-phone', { full: true });
   await setLang(guest, 'ja');
   await guest.page.getByTestId('guest-last').filter({ hasText: 'ゲスト' }).waitFor();
+  // The tags of chat lines drawn before the change follow it too.
+  const chatTags = await guest.page.locator('[data-testid="chat-players"] .guest-mark').allTextContents();
+  assert.ok(chatTags.length > 0 && chatTags.every((x) => x === 'ゲスト'), JSON.stringify(chatTags));
   await shoot(guest.page, 'fairplay-seat-last-ja-phone', { full: true });
   await shoot(watcher.page, 'fairplay-spectator-en-desktop');
   await watcher.page.setViewportSize(PHONE);

@@ -5,7 +5,7 @@
 // none (the seat label beside it says who it is). Guests — people without an account —
 // carry a small "guest" tag; a name of an account links to its profile.
 import { h } from './dom.js';
-import { t } from './i18n.js';
+import { t, onLangChange } from './i18n.js';
 import { profileLink } from './account.js';
 
 const SERVER_SEAT_NAMES = { first: 'First', middle: 'Middle', last: 'Last' };
@@ -46,6 +46,14 @@ export function accountOf(info) {
 export function guestMark() {
   return h('span', { class: 'guest-mark', 'data-testid': 'guest-mark', title: t('player.guestTitle') }, t('player.guest'));
 }
+
+// Tags already drawn (a chat line is drawn once) follow a change of language.
+onLangChange(() => {
+  for (const el of document.querySelectorAll('.guest-mark')) {
+    el.textContent = t('player.guest');
+    el.title = t('player.guestTitle');
+  }
+});
 
 /** A name as shown in lists: a link to the account's profile, or the text with the
  * guest tag after it, or the text alone. `text`: the words to show (the name itself,
