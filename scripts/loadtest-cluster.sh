@@ -11,7 +11,7 @@ BIN=${SANNIN_BIN:-target/release/sannin}
 [ -x "$BIN" ] || cargo build --release -p sannin
 ARGS=("$@")
 [ ${#ARGS[@]} -gt 0 ] || ARGS=(--rooms 200 --plies 20 --think-ms 500)
-LIMITS=(--rooms-per-minute 0 --bot-rooms-per-minute 0 --max-ws-per-address 0)
+LIMITS=(--rooms-per-minute 0 --bot-rooms-per-minute 0 --max-ws-per-address 0 --max-connections-per-address 0)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT

@@ -13,7 +13,7 @@ A=$1 B=$2
 shift 2
 ARGS=("$@")
 [ ${#ARGS[@]} -gt 0 ] || ARGS=(--rooms 1667 --plies 20 --think-ms 1000)
-LIMITS=(--rooms-per-minute 0 --bot-rooms-per-minute 0 --max-ws-per-address 0 --max-connections-per-room 6000)
+LIMITS=(--rooms-per-minute 0 --bot-rooms-per-minute 0 --max-ws-per-address 0 --max-connections-per-address 0 --max-connections-per-room 6000)
 ulimit -n "$(ulimit -Hn)"
 dir=$(mktemp -d)
 pids=()

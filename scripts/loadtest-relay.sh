@@ -24,7 +24,7 @@ cleanup() {
 trap cleanup EXIT
 # shellcheck disable=SC2086
 "$BIN" serve --addr 127.0.0.1:18080 --database-url "sqlite://$dir/s.db" \
-  --rooms-per-minute 0 --bot-rooms-per-minute 0 --max-ws-per-address 0 \
+  --rooms-per-minute 0 --bot-rooms-per-minute 0 --max-ws-per-address 0 --max-connections-per-address 0 \
   --spectators-per-address 0 --states-per-minute 0 ${SERVE_FLAGS:-} >"$dir/serve.log" 2>&1 &
 pids+=($!)
 "$BIN" relay --addr 127.0.0.1:18081 >"$dir/relay.log" 2>&1 &

@@ -54,7 +54,7 @@ def serve(binary, db, port, extra=()):
     t0 = time.monotonic()
     p = subprocess.Popen(
         [binary, "serve", "--addr", f"127.0.0.1:{port}", "--database-url", f"sqlite://{db}",
-         "--rooms-per-minute", "0", "--bot-rooms-per-minute", "0", "--max-ws-per-address", "0",
+         "--rooms-per-minute", "0", "--bot-rooms-per-minute", "0", "--max-ws-per-address", "0", "--max-connections-per-address", "0",
          *extra],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         env={k: v for k, v in os.environ.items() if k != "DATABASE_URL"},

@@ -43,6 +43,8 @@ impl LocalServer {
             rooms_per_minute: 0.0,
             bot_rooms_per_minute: 0.0,
             max_ws_per_address: 0,
+            max_connections_per_address: 0,
+            max_waiting_rooms_per_address: 0,
             max_bot_only_rooms_per_address: 0,
             tickets_per_minute: 0.0,
             guards: GuardArgs {

@@ -416,15 +416,15 @@ fn state() -> State {
 #[test]
 fn the_state_snapshot() {
     let outcome = json!({"winners": ["First"], "reason": "last_player", "ranking": ["First", "Last", "Middle"]});
-    let seat = |name: &str, at: Value, bot: Value, taken: bool| json!({"name": name, "connected": true, "ready": true, "abandon_at_ms": at, "bot": bot, "taken_over": taken});
+    let seat = |name: &str, at: Value, bot: Value, taken: bool, account: Value| json!({"name": name, "connected": true, "ready": true, "abandon_at_ms": at, "bot": bot, "taken_over": taken, "account": account});
     let mut s = state();
     same(
         &ServerMsg::state(s.clone()),
         json!({
             "type": "state", "seq": 12, "room": "5f0c", "status": "finished",
             "position": "pos", "start_position": "start", "moves": ["P3c-4d"],
-            "seats": {"first": seat("Ann", Value::Null, Value::Null, false), "middle": null,
-                      "last": seat("Cid", json!(5), json!(2), true)},
+            "seats": {"first": seat("Ann", Value::Null, Value::Null, false, json!("Ann")), "middle": null,
+                      "last": seat("Cid", json!(5), json!(2), true, Value::Null)},
             "spectators": 1, "to_move": null, "legal": [], "illumination": ["7g"],
             "result": outcome, "outcome": outcome, "you": "last",
             "alliance": {"proposal": {"from": "first", "to": "middle"}, "agreed": false},
@@ -688,8 +688,8 @@ fn a_games_legal_text_is_its_legal_list_in_json() {
 #[test]
 fn http_bodies() {
     let summary = json!({"id": "5f0c", "status": "playing",
-        "seats": {"first": {"name": "Ann", "connected": true, "ready": false, "abandon_at_ms": null, "bot": null, "taken_over": false},
-                  "middle": {"name": "Bot (level 2)", "connected": true, "ready": true, "abandon_at_ms": null, "bot": 2, "taken_over": false},
+        "seats": {"first": {"name": "Ann", "connected": true, "ready": false, "abandon_at_ms": null, "bot": null, "taken_over": false, "account": "Ann"},
+                  "middle": {"name": "Bot (level 2)", "connected": true, "ready": true, "abandon_at_ms": null, "bot": 2, "taken_over": false, "account": null},
                   "last": null},
         "spectators": 0, "custom_position": false, "voluntary_alliance": false,
         "private": false,

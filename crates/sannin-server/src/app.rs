@@ -23,7 +23,7 @@ use crate::bots::{is_bot_only_room, BotOnlyPlace, Bots};
 use crate::cluster::Cluster;
 use crate::config::Config;
 use crate::error::ApiError;
-use crate::limits::Budgets;
+use crate::limits::{Budgets, ClientAddr};
 use crate::metrics::Metrics;
 use crate::moderation::db::ModDb;
 use crate::moderation::Sanctions;
@@ -34,6 +34,13 @@ use crate::rooms::{Rooms, RoomsParts};
 use crate::store::column::Json as _;
 use crate::store::{Store, StoredSeat};
 use futures_util::future::BoxFuture;
+
+/// A place among an address's streams ([`Shared::stream_place`]), held while it lives.
+#[derive(Debug)]
+pub struct StreamPlace(
+    #[allow(dead_code)] Option<crate::limits::WsGuard>,
+    #[allow(dead_code)] Option<crate::cluster::SocketGuard>,
+);
 
 /// The application's state, shared by the web handlers and the rooms.
 #[derive(Debug)]
@@ -237,6 +244,26 @@ impl Shared {
             Some(c) => c.summaries_after(after, n, keep),
             None => self.rooms.summaries_after(after, n, keep),
         }
+    }
+
+    /// One more of `client`'s streams (a WebSocket, the live feed, a long poll) under
+    /// `--max-ws-per-address`, counted by this node or, in a cluster, by every node;
+    /// given back when the place is dropped.
+    ///
+    /// # Errors
+    /// `429 too_many_connections`.
+    pub async fn stream_place(&self, client: ClientAddr) -> Result<StreamPlace, ApiError> {
+        Ok(match &self.cluster {
+            Some(c) => StreamPlace(None, Some(c.open_ws(client).await?)),
+            None => StreamPlace(Some(self.budgets.open_ws(client)?), None),
+        })
+    }
+
+    /// Whether room `id` runs on this node and has not started.
+    pub fn is_waiting_here(&self, id: Uuid) -> bool {
+        self.rooms
+            .local(id)
+            .is_some_and(|h| h.summary.borrow().room.status == sannin_protocol::RoomStatus::Waiting)
     }
 
     /// Whether the room `id` is in memory, not finished, and played by bots alone.

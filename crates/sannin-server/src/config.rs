@@ -170,6 +170,15 @@ pub struct LimitArgs {
     #[arg(long, env = "SANNIN_WAITING_ROOM_TTL_SECONDS", default_value_t = 600.0)]
     pub waiting_room_ttl_seconds: f64,
 
+    /// Days a correspondence room that has not started lives with nobody connected
+    /// (its seats taken, its players away); it is then deleted. 0: never.
+    #[arg(
+        long,
+        env = "SANNIN_CORRESPONDENCE_WAITING_DAYS",
+        default_value_t = 7.0
+    )]
+    pub correspondence_waiting_days: f64,
+
     /// Database connections (PostgreSQL; SQLite always uses one writer connection).
     #[arg(long, env = "SANNIN_DB_CONNECTIONS", default_value_t = 8)]
     pub db_connections: u32,
@@ -251,6 +260,16 @@ pub struct LimitArgs {
     )]
     pub max_bot_only_rooms_per_address: usize,
 
+    /// Most waiting rooms (not started yet) that one client address, and one account,
+    /// may have made and not seen start; one more gives `429 too_many_waiting_rooms`.
+    /// 0: no limit.
+    #[arg(
+        long,
+        env = "SANNIN_MAX_WAITING_ROOMS_PER_ADDRESS",
+        default_value_t = 20
+    )]
+    pub max_waiting_rooms_per_address: usize,
+
     /// In a room where no human is seated, a bot never answers sooner than this many
     /// milliseconds after its turn began (at least `--bot-min-move-ms`), so that rooms
     /// of bots alone play at watching speed instead of filling the database.
@@ -318,6 +337,22 @@ pub struct LimitArgs {
     /// database, files and logs).
     #[arg(long, env = "SANNIN_MAX_CONNECTIONS", default_value_t = 0)]
     pub max_connections: usize,
+
+    /// Most TCP connections open at once from one client address (an IPv4 address, an
+    /// IPv6 /64), of `--max-connections`; one more is answered `429
+    /// too_many_connections` and closed. A `--trusted-proxies` peer is not counted
+    /// (the per-address budgets count its clients). 0: no limit.
+    #[arg(
+        long,
+        env = "SANNIN_MAX_CONNECTIONS_PER_ADDRESS",
+        default_value_t = 256
+    )]
+    pub max_connections_per_address: usize,
+
+    /// Seconds a client has to send a request's body once its headers are in; past
+    /// it, `408 body_timeout` and the connection is closed.
+    #[arg(long, env = "SANNIN_BODY_TIMEOUT_SECONDS", default_value_t = 10.0)]
+    pub body_timeout_seconds: f64,
 
     /// Seconds a client has to send a request's headers (also how long an idle
     /// keep-alive connection stays open); a connection that has not sent them by then
@@ -387,6 +422,7 @@ impl Default for LimitArgs {
             rating_sweep_seconds: 60.0,
             sleep_after_seconds: 60.0,
             waiting_room_ttl_seconds: 600.0,
+            correspondence_waiting_days: 7.0,
             db_connections: 8,
             lag_credit_max_ms: 1000,
             chat_max_chars: 500,
@@ -402,6 +438,7 @@ impl Default for LimitArgs {
             bot_takeover_level: 2,
             max_bot_only_rooms: 20,
             max_bot_only_rooms_per_address: 3,
+            max_waiting_rooms_per_address: 20,
             bot_only_min_move_ms: 1000,
             trusted_proxies: None,
             allowed_origins: None,
@@ -414,6 +451,8 @@ impl Default for LimitArgs {
             push_subscriptions_per_minute: 10.0,
             max_ws_per_address: 64,
             max_connections: 0,
+            max_connections_per_address: 256,
+            body_timeout_seconds: 10.0,
             header_timeout_seconds: 10.0,
             ws_handshake_timeout_seconds: 10.0,
             analyse_max_ms: 2000,
@@ -471,6 +510,8 @@ pub struct Config {
     pub sleep_after: Option<Duration>,
     /// How long a waiting room with no human and no connection lives (None: forever).
     pub waiting_room_ttl: Option<Duration>,
+    /// How long a correspondence room not started lives with nobody connected.
+    pub correspondence_waiting_ttl: Option<Duration>,
     /// Pool size for PostgreSQL.
     pub db_connections: u32,
     /// Cap of the per-move lag credit, ms.
@@ -575,6 +616,8 @@ impl Config {
             rating_sweep: Some(secs(l.rating_sweep_seconds)).filter(|d| !d.is_zero()),
             sleep_after: Some(secs(l.sleep_after_seconds)).filter(|d| !d.is_zero()),
             waiting_room_ttl: Some(secs(l.waiting_room_ttl_seconds)).filter(|d| !d.is_zero()),
+            correspondence_waiting_ttl: Some(secs(l.correspondence_waiting_days * 86_400.0))
+                .filter(|d| !d.is_zero()),
             db_connections: l.db_connections.max(1),
             lag_credit_max_ms: l.lag_credit_max_ms,
             chat_max_chars: l.chat_max_chars.max(1),
@@ -600,6 +643,9 @@ impl Config {
             clients: client_limits(l),
             listener: crate::net::ListenerLimits {
                 max_connections: l.max_connections,
+                max_per_address: l.max_connections_per_address,
+                body_timeout: secs(l.body_timeout_seconds).max(Duration::from_millis(100)),
+                trusted: client_limits(l).trusted_proxies,
                 header_timeout: secs(l.header_timeout_seconds).max(Duration::from_millis(100)),
                 ws_handshake_timeout: secs(l.ws_handshake_timeout_seconds)
                     .max(Duration::from_millis(100)),
@@ -633,6 +679,7 @@ impl Config {
             finished_idle: self.finished_idle,
             sleep_after: self.sleep_after,
             waiting_room_ttl: self.waiting_room_ttl,
+            correspondence_waiting_ttl: self.correspondence_waiting_ttl,
             lag_credit_max_ms: self.lag_credit_max_ms,
             rate_per_second: self.rate_per_second,
             rate_burst: self.rate_burst,

@@ -256,6 +256,10 @@ impl PairingApi for SitePairing {
         self.matcher.forget_apart();
     }
 
+    fn tables_refused(&self) -> u64 {
+        self.matcher.tables_refused()
+    }
+
     fn join(&self, join: Join) -> BoxFuture<'_, Result<(), ApiError>> {
         Box::pin(async move {
             if self.is_active() {

@@ -111,6 +111,7 @@ pub(super) fn client_limits(l: &LimitArgs) -> ClientLimits {
         ),
         max_ws_per_address: l.max_ws_per_address,
         max_bot_only_rooms_per_address: l.max_bot_only_rooms_per_address,
+        max_waiting_rooms_per_address: l.max_waiting_rooms_per_address,
         // A minute's worth may come at once.
         analyses: limits::quota(
             l.analyse_per_minute,

@@ -88,10 +88,7 @@ pub(super) async fn events(
     State(shared): State<Arc<Shared>>,
     client: ClientAddr,
 ) -> Result<Response, ApiError> {
-    let held = match &shared.cluster {
-        Some(c) => (None, Some(c.open_ws(client).await?)),
-        None => (Some(shared.budgets.open_ws(client)?), None),
-    };
+    let held = shared.stream_place(client).await?;
     let rx = shared.lobby.subscribe();
     let stop = shared.shutdown.clone();
     Ok(Sse::new(pictures(rx, stop, held))

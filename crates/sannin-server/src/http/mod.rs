@@ -17,6 +17,7 @@
 //! | `error.rs`    | API errors as HTTP answers                                       |
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
@@ -108,7 +109,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route_service("/analysis", index)
         .route("/api/{*rest}", any(api_not_found))
         .fallback_service(ServeDir::new(static_dir))
-        .layer(DefaultBodyLimit::max(64 * 1024))
+        .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(middleware::from_fn_with_state(shared.clone(), guard))
         .layer(header(header::CONTENT_SECURITY_POLICY, CSP))
         .layer(header(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
@@ -124,6 +125,9 @@ pub fn router(shared: Arc<Shared>) -> Router {
 ///   entry, so that no other site's page can act with a visitor's browser;
 ///   programs send no `Origin` and pass;
 /// - a POST to `/api/` with a body must declare it `application/json`;
+/// - a request's body must come within `--body-timeout-seconds` of its headers,
+///   else `408 body_timeout` and the connection closes (a client that declares a
+///   body and never sends it must not hold its connection for ever);
 /// - an `/api/` error that the HTTP layer answered by itself (unknown path, wrong
 ///   method, body too large, not a WebSocket upgrade…) gets the JSON error body.
 async fn guard(State(shared): State<Arc<Shared>>, req: Request, next: Next) -> Response {
@@ -145,11 +149,66 @@ async fn guard(State(shared): State<Arc<Shared>>, req: Request, next: Next) -> R
     if api && req.method() == Method::POST && !json_or_empty(req.headers()) {
         return ApiError::UnsupportedMediaType.into_response();
     }
+    let req = match with_body_in_time(req, shared.config.listener.body_timeout).await {
+        Ok(req) => req,
+        Err(refused) => return refused,
+    };
     let res = next.run(req).await;
     if api {
         json_error_body(res).await
     } else {
         res
+    }
+}
+
+/// The largest body read (`DefaultBodyLimit` answers beyond it).
+const MAX_BODY: usize = 64 * 1024;
+
+/// `req` with its body read within `timeout` (a request that declares none passes
+/// as it is), or the answer refusing it: `408 body_timeout`, closing the connection.
+async fn with_body_in_time(req: Request, timeout: Duration) -> Result<Request, Response> {
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .is_some_and(|n| n > 0)
+        || req.headers().contains_key(header::TRANSFER_ENCODING);
+    if !declared {
+        return Ok(req);
+    }
+    let (parts, body) = req.into_parts();
+    // One byte over the limit is enough for `DefaultBodyLimit` to answer 413.
+    let limited = http_body_util::Limited::new(body, MAX_BODY + 1);
+    match tokio::time::timeout(timeout, http_body_util::BodyExt::collect(limited)).await {
+        Ok(Ok(collected)) => Ok(Request::from_parts(
+            parts,
+            axum::body::Body::from(collected.to_bytes()),
+        )),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(ApiError::Http {
+            status: StatusCode::PAYLOAD_TOO_LARGE,
+            message: format!("a request body has at most {MAX_BODY} bytes"),
+        }
+        .into_response()),
+        Ok(Err(_)) => {
+            Err(ApiError::BadRequest("the request's body could not be read".into()).into_response())
+        }
+        Err(_) => {
+            let mut res = ApiError::coded(
+                StatusCode::REQUEST_TIMEOUT,
+                "body_timeout",
+                format!(
+                    "the request's body did not come within {} s",
+                    timeout.as_secs_f64()
+                ),
+            )
+            .into_response();
+            res.headers_mut().insert(
+                header::CONNECTION,
+                header::HeaderValue::from_static("close"),
+            );
+            Err(res)
+        }
     }
 }
 
@@ -227,6 +286,11 @@ async fn metrics(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Respo
     }
     let mut body = shared.metrics.render(shared.rooms.counts());
     shared.bots.render_metrics(&mut body);
+    body.push_str(&format!(
+        "# HELP sannin_pairing_tables_refused_total Tables the matcher found but could not open (the pool then waits).\n\
+         # TYPE sannin_pairing_tables_refused_total counter\nsannin_pairing_tables_refused_total {}\n",
+        shared.pairing.tables_refused()
+    ));
     let (commits, rows) = shared.store.action_commits();
     body.push_str(&format!(
         "# HELP sannin_action_commits Commits of action rows by the group commit.\n\

@@ -209,6 +209,7 @@ enum StatusAnswer {
 /// `GET /api/pairing/{ticket}`.
 pub(super) async fn status(
     State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
     Path(ticket): Path<String>,
     Query(q): Query<StatusQuery>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
@@ -221,6 +222,12 @@ pub(super) async fn status(
                 pairing::MAX_WAIT.as_secs()
             )))
         }
+    };
+    // A long poll holds a connection as a live stream does: it counts among the
+    // address's streams (`--max-ws-per-address`) while it waits.
+    let _held = match wait.is_zero() {
+        true => None,
+        false => Some(shared.stream_place(client).await?),
     };
     let answer = match shared
         .pairing

@@ -129,6 +129,14 @@ pub(super) async fn create(
         Some(c) => c.take_room(client, !seats.is_empty()).await?,
         None => shared.budgets.take_room(client, !seats.is_empty())?,
     }
+    // Rooms made and not started: per address and per account.
+    let mut waiting_keys = vec![format!("addr:{client}")];
+    if let Some(a) = &account {
+        waiting_keys.push(format!("account:{a}"));
+    }
+    shared
+        .budgets
+        .check_waiting_rooms(&waiting_keys, |id| shared.is_waiting_here(id))?;
     let bot_only_place = shared.reserve_bot_only_room(&seats)?;
     let mut site_place = None;
     if bot_only_place.is_some() {
@@ -150,6 +158,7 @@ pub(super) async fn create(
     if bot_only_place.is_some() && shared.cluster.is_none() {
         shared.budgets.add_bot_only_room(client, id);
     }
+    shared.budgets.add_waiting_room(&waiting_keys, id);
     Ok((StatusCode::CREATED, Json(Created { id: id.to_string() })).into_response())
 }
 

@@ -12,7 +12,7 @@
 //! burst period rather than growing with every address ever seen.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+use std::net::{IpAddr, SocketAddr};
 use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -44,6 +44,9 @@ pub struct ClientLimits {
     pub max_ws_per_address: usize,
     /// Most rooms of bots alone running per address (0: unlimited).
     pub max_bot_only_rooms_per_address: usize,
+    /// Most waiting rooms made and not started, per address and per account (0:
+    /// unlimited).
+    pub max_waiting_rooms_per_address: usize,
     /// Analyses (`POST /api/analyse`) per address (`None`: unlimited).
     pub analyses: Option<Quota>,
     /// Quick-pairing tickets per address and per account (`None`: unlimited).
@@ -119,17 +122,7 @@ pub struct ClientAddr(IpAddr);
 impl ClientAddr {
     /// The budget key of `ip`.
     pub fn of(ip: IpAddr) -> ClientAddr {
-        let ip = match ip {
-            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-                Some(v4) => IpAddr::V4(v4),
-                None => {
-                    let s = v6.segments();
-                    IpAddr::V6(Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
-                }
-            },
-            v4 => v4,
-        };
-        ClientAddr(ip)
+        ClientAddr(crate::net::address_key(ip))
     }
 
     /// Its address (an IPv6 client's /64 network address).
@@ -202,6 +195,10 @@ pub struct Budgets {
     /// The rooms of bots alone each address created (memory only: after a restart
     /// they count toward the server-wide cap alone).
     bot_only: Mutex<HashMap<ClientAddr, Vec<Uuid>>>,
+    max_waiting: usize,
+    /// The rooms each address (`addr:…`) and account (`account:…`) made that have not
+    /// started yet (memory only, as `bot_only`).
+    waiting: Mutex<HashMap<String, Vec<Uuid>>>,
     analyses: Option<DefaultKeyedRateLimiter<ClientAddr>>,
     /// Tickets, keyed `addr:…` and `account:…`.
     tickets: Option<DefaultKeyedRateLimiter<String>>,
@@ -226,6 +223,8 @@ impl Budgets {
             ws: Mutex::new(HashMap::new()),
             max_bot_only: l.max_bot_only_rooms_per_address,
             bot_only: Mutex::new(HashMap::new()),
+            max_waiting: l.max_waiting_rooms_per_address,
+            waiting: Mutex::new(HashMap::new()),
             analyses: l.analyses.map(RateLimiter::keyed),
             tickets: l.tickets.map(RateLimiter::keyed),
             my_games: l.my_games.map(RateLimiter::keyed),
@@ -367,6 +366,53 @@ impl Budgets {
             return Err(ApiError::TooManyBotOnlyRoomsHere(self.max_bot_only));
         }
         Ok(())
+    }
+
+    /// Refuses a room when one of `keys` (`addr:…`, `account:…`) already made
+    /// `--max-waiting-rooms-per-address` rooms that `waiting` says have not started.
+    ///
+    /// # Errors
+    /// `429 too_many_waiting_rooms`.
+    pub fn check_waiting_rooms(
+        &self,
+        keys: &[String],
+        waiting: impl Fn(Uuid) -> bool,
+    ) -> Result<(), ApiError> {
+        if self.max_waiting == 0 {
+            return Ok(());
+        }
+        let mut rooms = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+        for key in keys {
+            let Some(mine) = rooms.get_mut(key) else {
+                continue;
+            };
+            mine.retain(|id| waiting(*id));
+            let n = mine.len();
+            if mine.is_empty() {
+                rooms.remove(key);
+            }
+            if n >= self.max_waiting {
+                tracing::info!(who = %key, rooms = n, "waiting rooms per address or account");
+                return Err(ApiError::coded(
+                    axum::http::StatusCode::TOO_MANY_REQUESTS,
+                    "too_many_waiting_rooms",
+                    format!(
+                        "you have {n} rooms waiting for players: start or leave one before making another"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// `keys` made the room `id`, not started yet.
+    pub fn add_waiting_room(&self, keys: &[String], id: Uuid) {
+        if self.max_waiting > 0 {
+            let mut rooms = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+            for key in keys {
+                rooms.entry(key.clone()).or_default().push(id);
+            }
+        }
     }
 
     /// `addr` created the room of bots alone `id`.

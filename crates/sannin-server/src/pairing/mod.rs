@@ -103,6 +103,10 @@ pub trait PairingApi: Send + Sync + fmt::Debug {
     fn table_aborted(&self, room: Uuid, seat: Player, why: NoShow) -> BoxFuture<'_, ()>;
     /// A moderator changed the pairs kept apart: read them again before the next wave.
     fn apart_changed(&self) {}
+    /// Tables found that could not be opened, on this node, since it started.
+    fn tables_refused(&self) -> u64 {
+        0
+    }
 }
 
 /// The longest `wait` of a status request.

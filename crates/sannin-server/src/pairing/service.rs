@@ -13,7 +13,7 @@ use std::time::Duration;
 use sannin_rules::Player;
 use tokio::sync::{watch, Notify};
 use tokio_util::sync::CancellationToken;
-use tracing::{info, warn};
+use tracing::{debug, info, warn};
 use uuid::Uuid;
 
 use super::matcher::{self, Person, Waiting};
@@ -80,7 +80,20 @@ struct State {
     queues: BTreeMap<PoolId, VecDeque<String>>,
     /// The tickets seated at each room the matcher made, by seat.
     tables: HashMap<Uuid, Vec<(String, Player)>>,
+    /// Pools whose last table could not be opened (`--max-rooms` full, the database
+    /// down): no table is tried there before `until`, the wait doubling each time.
+    blocked: HashMap<PoolId, Blocked>,
 }
+
+/// A pool whose tables cannot be opened just now.
+#[derive(Debug, Clone, Copy)]
+struct Blocked {
+    until: Moment,
+    wait: Duration,
+}
+
+/// The first and the longest wait of a pool whose tables cannot be opened.
+const BLOCKED_WAIT: (Duration, Duration) = (Duration::from_secs(1), Duration::from_secs(30));
 
 impl State {
     fn bump(&mut self, key: &str) {
@@ -102,6 +115,8 @@ pub struct Pairing {
     time: Arc<dyn TimeSource>,
     tables: Arc<dyn Tables>,
     wake: Notify,
+    /// Tables that could not be opened (`sannin_pairing_tables_refused_total`).
+    metrics_refused: std::sync::atomic::AtomicU64,
     /// The pairs kept apart, and when they were read (read again every
     /// [`APART_EVERY`], and at once after a moderator's change on this node).
     apart: Mutex<(Option<Moment>, Arc<matcher::Apart>)>,
@@ -129,6 +144,7 @@ impl Pairing {
             time,
             tables,
             wake: Notify::new(),
+            metrics_refused: std::sync::atomic::AtomicU64::new(0),
             apart: Mutex::new((None, Arc::default())),
         }
     }
@@ -303,6 +319,9 @@ impl Pairing {
         let mut found = Vec::new();
         let pools: Vec<PoolId> = st.queues.keys().copied().collect();
         for pool in pools {
+            if st.blocked.get(&pool).is_some_and(|b| b.until > now) {
+                continue;
+            }
             let keys: Vec<String> = st.queues[&pool].iter().cloned().collect();
             let queue: Vec<Waiting> = keys
                 .iter()
@@ -399,14 +418,34 @@ impl Pairing {
         let room = match made {
             Ok(room) => room,
             Err(e) => {
-                warn!(pool = %t.pool, error = %e, "pairing: a table could not be opened; its tickets wait again");
-                self.back_to_front(t.pool, &t.keys).await;
+                // The pool waits before its next table, longer each time, and says so
+                // once: a full server must not make the matcher spin.
+                let first = {
+                    let mut st = self.state();
+                    let wait = st
+                        .blocked
+                        .get(&t.pool)
+                        .map_or(BLOCKED_WAIT.0, |b| (b.wait * 2).min(BLOCKED_WAIT.1));
+                    let until = self.time.now() + wait;
+                    st.blocked.insert(t.pool, Blocked { until, wait }).is_none()
+                };
+                if first {
+                    warn!(pool = %t.pool, error = %e, "pairing: a table could not be opened; its tickets wait again, and the pool waits before its next table");
+                } else {
+                    debug!(pool = %t.pool, error = %e, "pairing: a table still cannot be opened");
+                }
+                self.metrics_refused
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                self.send_back(t.pool, &t.keys, false).await;
                 return;
             }
         };
         info!(pool = %t.pool, %room, people = humans.len(), bots = t.bots, "pairing: table found");
         let at = self.time.now();
         let mut st = self.state();
+        if st.blocked.remove(&t.pool).is_some() {
+            info!(pool = %t.pool, "pairing: the pool's tables open again");
+        }
         for (key, seat) in &humans {
             if let Some(e) = st.tickets.get_mut(key) {
                 e.place = Place::Matched {
@@ -440,8 +479,14 @@ impl Pairing {
         free
     }
 
-    /// Puts tickets back at the front of `pool`, in their order, and stores it.
+    /// Puts tickets back at the front of `pool`, in their order, stores it, and runs a
+    /// wave at once.
     async fn back_to_front(&self, pool: PoolId, keys: &[String]) {
+        self.send_back(pool, keys, true).await;
+    }
+
+    /// [`Pairing::back_to_front`], running a wave at once only with `wake`.
+    async fn send_back(&self, pool: PoolId, keys: &[String], wake: bool) {
         let front = {
             let st = self.state();
             st.queues
@@ -467,7 +512,9 @@ impl Pairing {
             st.bump(key);
         }
         drop(st);
-        self.wake.notify_one();
+        if wake {
+            self.wake.notify_one();
+        }
     }
 
     /// Forgets tickets matched long ago.
@@ -683,6 +730,11 @@ const DAY_MS: i64 = 86_400_000;
 impl PairingApi for Pairing {
     fn apart_changed(&self) {
         self.forget_apart();
+    }
+
+    fn tables_refused(&self) -> u64 {
+        self.metrics_refused
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     fn join(&self, join: Join) -> BoxFuture<'_, Result<(), ApiError>> {

@@ -109,7 +109,7 @@ impl Room {
                 (RoomStatus::Finished, true) => self.idle_since.or(Some(now)),
                 _ => None,
             };
-            self.lonely_since = match self.status == RoomStatus::Waiting && self.lonely() {
+            self.lonely_since = match self.status == RoomStatus::Waiting && self.unattended() {
                 true => self.lonely_since.or(Some(now)),
                 false => None,
             };
@@ -157,12 +157,26 @@ impl Room {
                 .all(|s| s.bot.is_some() && s.token_hash == BOT_TOKEN_HASH)
     }
 
-    /// When a lonely waiting room expires (`--waiting-room-ttl-seconds`).
+    /// A waiting room that nobody is about to start: a lonely one, or a
+    /// correspondence one with nobody connected (its seats taken by players who went
+    /// away: they come and go, but not for ever).
+    pub(super) fn unattended(&self) -> bool {
+        self.lonely() || (self.is_correspondence() && self.fanout.conns.is_empty())
+    }
+
+    /// When an unattended waiting room expires: a lonely one after
+    /// `--waiting-room-ttl-seconds`, a correspondence one after
+    /// `--correspondence-waiting-days`.
     pub(super) fn expires_at(&self) -> Option<Moment> {
-        if !self.lonely() {
+        if !self.unattended() {
             return None;
         }
-        Some(self.lonely_since? + self.deps.config.waiting_room_ttl?)
+        let ttl = if self.lonely() {
+            self.deps.config.waiting_room_ttl
+        } else {
+            self.deps.config.correspondence_waiting_ttl
+        };
+        Some(self.lonely_since? + ttl?)
     }
 
     /// Deletes the room if it has been waiting alone for its time to live: it stops,

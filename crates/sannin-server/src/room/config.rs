@@ -31,6 +31,9 @@ pub struct RoomConfig {
     pub sleep_after: Option<Duration>,
     /// How long a waiting room with no human and no connection lives (None: forever).
     pub waiting_room_ttl: Option<Duration>,
+    /// How long a correspondence room not started lives with nobody connected, its
+    /// seats taken or not (None: forever).
+    pub correspondence_waiting_ttl: Option<Duration>,
     /// Cap of the per-move lag credit, ms.
     pub lag_credit_max_ms: u64,
     /// A connection's message budget: tokens per second, and its burst.

@@ -84,6 +84,10 @@ impl Room {
             .metrics
             .rooms_slept
             .fetch_add(1, Ordering::Relaxed);
+        // A sleeping room holds no place under `--max-rooms`: it takes one again when
+        // it is loaded (`Rooms::start_restored`), so a room woken again and again
+        // counts once at most.
+        self.deps.registry.room_closed();
         self.deps.registry.unload_room(self.id);
         true
     }

@@ -356,3 +356,66 @@ async fn a_bad_correspondence_clock_is_refused() {
     let _ = Client::connect(&server.ws_url(&id)).await;
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sleeping_room_holds_no_place_under_max_rooms() {
+    let db = TestDb::sqlite();
+    let time = ManualTime::new(T0);
+    let server = Setup::with_limits(LimitArgs {
+        max_rooms: 3,
+        ..limits()
+    })
+    .time(time.clone())
+    .start(&db)
+    .await;
+    let (room, _tokens, _) = game_then_everyone_leaves(&server, &time, HOUR).await;
+    // It sleeps and is woken by a page three times over.
+    for n in 1..=3 {
+        time.advance(Duration::from_secs(31));
+        metric_reaches(&server, "sannin_rooms_slept_total", f64::from(n)).await;
+        assert_eq!(server.room(&room).await.moves.len(), 1);
+        metric_reaches(&server, "sannin_rooms_woken_total", f64::from(n)).await;
+        nobody_connected(&server, &room).await;
+    }
+    // Awake, it holds one place of the three: two more rooms, then the cap.
+    for _ in 0..2 {
+        let (s, v) = server.post_json("/api/rooms", &json!({})).await;
+        assert_eq!(s, 201, "{v}");
+    }
+    let (s, v) = server.post_json("/api/rooms", &json!({})).await;
+    assert_eq!(
+        (s, TestServer::error_code(&v)),
+        (429, "too_many_rooms"),
+        "{v}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_correspondence_room_nobody_starts_expires_after_its_days() {
+    let db = TestDb::sqlite();
+    let time = ManualTime::new(T0);
+    let server = Setup::with_limits(limits())
+        .time(time.clone())
+        .start(&db)
+        .await;
+    let room = server.create_room(day_a_move()).await;
+    let mut ann = server.client(&room).await;
+    ann.join(Some(Seat::First), "Ann").await;
+    ann.close().await;
+    nobody_connected(&server, &room).await;
+    // Six days on, its seat is still kept for its player.
+    time.advance(Duration::from_secs(6 * 86_400));
+    let r = server.room(&room).await.room;
+    assert!(r.seats.first.is_some(), "kept");
+    // After the seventh, nobody having come, it is gone.
+    time.advance(Duration::from_secs(86_400 + 60));
+    let deadline = tokio::time::Instant::now() + TIMEOUT;
+    loop {
+        let (s, _) = server.get_json(&format!("/api/rooms/{room}")).await;
+        if s == 404 {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "still there");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

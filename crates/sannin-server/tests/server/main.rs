@@ -16,6 +16,7 @@ mod fairplay;
 mod games;
 mod hardening_accounts;
 mod hardening_bots;
+mod hardening_features;
 mod hardening_http;
 mod hardening_room;
 mod hardening_ws;

@@ -231,7 +231,7 @@ async fn leaving_takes_the_ticket_out_and_bad_input_is_refused_clearly() {
         (
             json!({"clock": five_three(), "name": "a\u{202e}b"}),
             400,
-            "bad_request",
+            "bad_name",
         ),
         (
             json!({"clock": five_three(), "color": "red"}),

@@ -41,6 +41,8 @@ const FLAGS: &[&str] = &[
     "0",
     "--max-ws-per-address",
     "0",
+    "--max-connections-per-address",
+    "0",
     "--logins-per-minute",
     "1000",
 ];

@@ -126,11 +126,7 @@ pub(super) async fn upgrade(
             }
         },
     };
-    let held = match &shared.cluster {
-        // A cluster counts the sockets of every node.
-        Some(c) => (None, Some(c.open_ws(client).await?), slot),
-        None => (Some(shared.budgets.open_ws(client)?), None, slot),
-    };
+    let held = (shared.stream_place(client).await?, slot);
     let cap = shared.config.hard_message_cap();
     // A small read buffer: protocol messages are small (an `act` is about 40 bytes), and
     // at thousands of connections the 128 KiB default dominates memory. tungstenite
