@@ -187,6 +187,23 @@ impl Db {
         }
     }
 
+    /// Keeps `name` (a staff account's, renamed or deleted) from everyone else.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn reserve_name(&self, name: &str) -> sqlx::Result<()> {
+        sqlx::query(
+            "INSERT INTO reserved_names (name_skeleton, name, reserved_at) VALUES ($1, $2, $3) \
+             ON CONFLICT DO NOTHING",
+        )
+        .bind(skeleton(name))
+        .bind(name)
+        .bind(crate::store::unix_ms())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
     /// The name of an account drawn like `name` (the same key, or the same skeleton
     /// with or without its spaces), if any.
     pub async fn drawn_like(&self, name: &str) -> sqlx::Result<Option<String>> {
@@ -218,6 +235,17 @@ impl Db {
         .bind(except)
         .fetch_optional(&self.pool)
         .await?;
+        // A name staff went by is nobody's to take (`reserve_name`).
+        let holder = match holder {
+            Some(h) => Some(h),
+            None => sqlx::query_scalar::<_, String>(
+                "SELECT name FROM reserved_names WHERE name_skeleton = $1",
+            )
+            .bind(shape)
+            .fetch_optional(&self.pool)
+            .await?
+            .map(|name| (name, String::new())),
+        };
         Ok(holder.map(|(holder, holder_key)| {
             if holder_key == key {
                 Created::Taken

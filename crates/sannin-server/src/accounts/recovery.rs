@@ -64,12 +64,41 @@ impl Db {
             .bind(id)
             .execute(&mut *tx)
             .await?;
-        sqlx::query("DELETE FROM account_links WHERE account_id = $1 AND purpose = $2")
-            .bind(id)
-            .bind(Purpose::VerifyEmail.as_str())
-            .execute(&mut *tx)
-            .await?;
+        // Every link mailed before dies with the address it went to: a reset link in
+        // an old mailbox no longer opens the account. Spent, not deleted: the rows
+        // still count against the hour's mails.
+        sqlx::query(
+            "UPDATE account_links SET used_at = $2 WHERE account_id = $1 AND used_at IS NULL",
+        )
+        .bind(id)
+        .bind(crate::store::unix_ms())
+        .execute(&mut *tx)
+        .await?;
         tx.commit().await
+    }
+
+    /// Links for `purpose` made for account `id` since `since` (unix ms).
+    pub async fn links_since(&self, id: &str, purpose: Purpose, since: i64) -> sqlx::Result<i64> {
+        sqlx::query_scalar(
+            "SELECT COUNT(*) FROM account_links \
+             WHERE account_id = $1 AND purpose = $2 AND created_at > $3",
+        )
+        .bind(id)
+        .bind(purpose.as_str())
+        .bind(since)
+        .fetch_one(self.pool())
+        .await
+    }
+
+    /// Verification links mailed to `email` (any account's) since `since` (unix ms).
+    pub async fn links_to(&self, email: &str, since: i64) -> sqlx::Result<i64> {
+        sqlx::query_scalar(
+            "SELECT COUNT(*) FROM account_links WHERE lower(email) = lower($1) AND created_at > $2",
+        )
+        .bind(email)
+        .bind(since)
+        .fetch_one(self.pool())
+        .await
     }
 
     /// The account named `name_or_email` (a name in any case, or a verified address):

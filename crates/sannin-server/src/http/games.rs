@@ -133,9 +133,12 @@ pub(super) async fn mine(
         };
         let token = by_hash.get(&hash).cloned().flatten();
         let by_account = !by_hash.contains_key(&hash);
-        let game = tokio::task::spawn_blocking(move || my_game(&stored, seat, token, by_account))
-            .await
-            .map_err(|e| ApiError::Internal(anyhow::anyhow!("reading a game: {e}")))?;
+        // Played out among the server's replays (`--replay-concurrency`), as every
+        // stored game is, not on the blocking pool beside them.
+        let game = shared
+            .budgets
+            .replay(move || my_game(&stored, seat, token, by_account))
+            .await?;
         games.extend(game);
     }
     games.sort_by_key(|g| {

@@ -141,7 +141,9 @@ async fn guard(State(shared): State<Arc<Shared>>, req: Request, next: Next) -> R
                 .and_then(|h| h.to_str().ok());
             let origin = String::from_utf8_lossy(origin.as_bytes()).into_owned();
             if !origin_allowed(&origin, host, &shared.config.clients.allowed_origins) {
-                tracing::info!(%origin, path = %req.uri().path(), "cross-site request refused");
+                // Escaped: a raw U+0085 or U+2028 would forge a line in some viewers.
+                let shown = origin.escape_default().to_string();
+                tracing::info!(origin = %shown, path = %req.uri().path(), "cross-site request refused");
                 return ApiError::ForbiddenOrigin(origin).into_response();
             }
         }

@@ -60,8 +60,13 @@ pub(super) fn refuse_banned(
     }
 }
 
-/// The moderator a request comes from: its name and role.
-async fn moderator(shared: &Shared, headers: &HeaderMap) -> Result<(String, Role), ApiError> {
+/// The moderator a request comes from: its name and role. A ban of its account or
+/// of its address holds here too: a banned moderator moderates no more.
+async fn moderator(
+    shared: &Shared,
+    headers: &HeaderMap,
+    client: ClientAddr,
+) -> Result<(String, Role), ApiError> {
     let (account, _) = shared
         .accounts
         .account_of(headers)
@@ -71,6 +76,7 @@ async fn moderator(shared: &Shared, headers: &HeaderMap) -> Result<(String, Role
     if !role.moderates() {
         return Err(forbidden("this is for moderators"));
     }
+    refuse_banned(shared, Some(&account.id), client)?;
     Ok((account.name, role))
 }
 
@@ -115,10 +121,11 @@ fn yes() -> bool {
 
 async fn list_reports(
     State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
     headers: HeaderMap,
     Query(q): Query<Open>,
 ) -> Result<Json<Vec<ReportView>>, ApiError> {
-    moderator(&shared, &headers).await?;
+    moderator(&shared, &headers, client).await?;
     Ok(Json(reports::list(&shared.moderation, q.open, 200).await?))
 }
 
@@ -130,11 +137,12 @@ struct Close {
 
 async fn close_report(
     State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
     headers: HeaderMap,
     Path(id): Path<String>,
     body: Bytes,
 ) -> Result<StatusCode, ApiError> {
-    let (by, _) = moderator(&shared, &headers).await?;
+    let (by, _) = moderator(&shared, &headers, client).await?;
     let c: Close = json_object(&body, r#"{"resolution": "…"}"#)?;
     let resolution = actions::check_reason(&c.resolution)?;
     reports::close(&shared.moderation, &id, &by, &resolution).await?;
@@ -169,10 +177,11 @@ struct PlayerRecord {
 
 async fn player(
     State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
     headers: HeaderMap,
     Path(name): Path<String>,
 ) -> Result<Json<PlayerRecord>, ApiError> {
-    moderator(&shared, &headers).await?;
+    moderator(&shared, &headers, client).await?;
     let account = shared.accounts.db.by_name(&name).await?.ok_or_else(|| {
         ApiError::coded(
             StatusCode::NOT_FOUND,
@@ -195,10 +204,11 @@ async fn player(
 
 async fn act(
     State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    let (by, role) = moderator(&shared, &headers).await?;
+    let (by, role) = moderator(&shared, &headers, client).await?;
     let req: ActionRequest = json_object(&body, "of an action")
         .map_err(|e| ApiError::coded(StatusCode::BAD_REQUEST, "bad_action", e.to_string()))?;
     let entry = actions::apply(&shared.moderation, &shared.accounts.db, &by, role, req).await?;
@@ -211,9 +221,10 @@ async fn act(
 
 async fn log(
     State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
     headers: HeaderMap,
 ) -> Result<Json<Vec<LogEntry>>, ApiError> {
-    moderator(&shared, &headers).await?;
+    moderator(&shared, &headers, client).await?;
     Ok(Json(shared.moderation.log_entries(200).await?))
 }
 
@@ -227,9 +238,10 @@ const PAIRS_SINCE_MS: i64 = 365 * 86_400_000;
 /// against the site's pairs (docs/moderation.md, "Pairs").
 async fn pairs(
     State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
     headers: HeaderMap,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    moderator(&shared, &headers).await?;
+    moderator(&shared, &headers, client).await?;
     let db = FairPlayDb::new(&shared.store);
     let stored = db.pairs(crate::store::unix_ms() - PAIRS_SINCE_MS).await?;
     let apart = db.kept_apart().await?;
@@ -281,10 +293,11 @@ struct Apart {
 /// never seats them together), or lets them meet again; logged like every action.
 async fn keep_apart(
     State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<StatusCode, ApiError> {
-    let (by, _) = moderator(&shared, &headers).await?;
+    let (by, _) = moderator(&shared, &headers, client).await?;
     let req: Apart = json_object(
         &body,
         r#"{"a": "<name>", "b": "<name>", "apart": true, "reason": "…"}"#,

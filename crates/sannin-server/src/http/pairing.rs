@@ -147,6 +147,7 @@ pub(super) async fn join(
             name,
             rating: account.as_ref().map(|a| a.rating().rating),
             bots_after_ms,
+            addr: Some(client.to_string()),
         })
         .await?;
     let mut res = (StatusCode::CREATED, Json(json!({ "ticket": ticket }))).into_response();

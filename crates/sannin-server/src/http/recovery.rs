@@ -91,6 +91,14 @@ async fn set_email(
             "that is not an e-mail address",
         ));
     }
+    // A mailbox gets a few verification mails an hour, whichever accounts ask.
+    let since = crate::store::unix_ms() - HOUR_MS;
+    if a.db.links_to(address, since).await? >= MAILS_PER_HOUR {
+        return Err(ApiError::RateLimited {
+            what: "mails to that address",
+            retry_after: std::time::Duration::from_secs(3_600),
+        });
+    }
     a.db.set_email(&account.id, address).await?;
     let token =
         a.db.create_link(&account.id, Purpose::VerifyEmail, Some(address))
@@ -153,6 +161,16 @@ struct ForgotBody {
 }
 
 /// Mails a link to set a new password to the account's verified address, if there is
+/// Mails of one kind an account (reset links) or a mailbox (verification links) gets
+/// in an hour at most.
+const MAILS_PER_HOUR: i64 = 3;
+
+/// An hour in ms.
+const HOUR_MS: i64 = 3_600_000;
+
+/// Held while a reset mail's budget is counted and its link made.
+static RESET_MAILS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// such an account; answers the same either way.
 async fn forgot(
     State(shared): State<Arc<Shared>>,
@@ -165,17 +183,29 @@ async fn forgot(
     a.attempt(format!("addr:{client}")).await?;
     a.attempt_name(&name_key(&req.name)).await?;
     if let Some((id, name, address)) = a.db.recoverable(&req.name).await? {
-        let token = a.db.create_link(&id, Purpose::ResetPassword, None).await?;
-        let link = mailer.link(&format!("/account/reset?token={token}"));
-        let body = format!(
-            "Hello {name},\n\nSomeone asked to set a new password for your Sannin account. \
-             To choose one, open this link (it works once, for an hour):\n\n{link}\n\n\
-             If it was not you, ignore this message: your password stays as it is.\n"
-        );
-        // Sent in the background: the answer takes as long whether or not there is
-        // such an account.
-        let mailer = mailer.clone();
+        // Made and sent in the background: the answer takes as long whether or not
+        // there is such an account, verified or not.
+        let (db, mailer) = (a.db.clone(), mailer.clone());
         tokio::spawn(async move {
+            // However many addresses ask, an account gets a few mails an hour; the
+            // count and the new link are taken together (one at a time on a node).
+            let _one_at_a_time = RESET_MAILS.lock().await;
+            let since = crate::store::unix_ms() - HOUR_MS;
+            match db.links_since(&id, Purpose::ResetPassword, since).await {
+                Ok(n) if n < MAILS_PER_HOUR => {}
+                Ok(_) => return info!(%name, "reset mails of the hour spent: none sent"),
+                Err(e) => return tracing::warn!(error = %e, "counting an account's mails"),
+            }
+            let token = match db.create_link(&id, Purpose::ResetPassword, None).await {
+                Ok(t) => t,
+                Err(e) => return tracing::warn!(error = %e, "making a link to set a password"),
+            };
+            let link = mailer.link(&format!("/account/reset?token={token}"));
+            let body = format!(
+                "Hello {name},\n\nSomeone asked to set a new password for your Sannin account. \
+                 To choose one, open this link (it works once, for an hour):\n\n{link}\n\n\
+                 If it was not you, ignore this message: your password stays as it is.\n"
+            );
             if send(&mailer, &address, "Set a new password", body)
                 .await
                 .is_ok()

@@ -9,21 +9,25 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
 use serde_json::Value;
 
-use super::rooms::{parse_id, stored, usable_id};
+use super::rooms::{parse_id, stored, take_replay, usable_id};
 use super::ClientAddr;
 use crate::app::Shared;
 use crate::error::ApiError;
 use crate::review::Requester;
 
 /// `POST /api/rooms/{id}/review`: queues the review of a finished game (anyone may
-/// ask: its players, spectators, visitors), or answers the one there is.
+/// ask: its players, spectators, visitors), or answers the one there is. Reading the
+/// stored game, and answering a review of tens of kilobytes, take one of the address's
+/// replays (`--replays-per-minute`) first, as playing out a stored game does.
 pub(super) async fn request(
     State(shared): State<Arc<Shared>>,
     client: ClientAddr,
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let stored = stored(&shared, usable_id(&shared, &id)?).await?;
+    let id = usable_id(&shared, &id)?;
+    take_replay(&shared, client).await?;
+    let stored = stored(&shared, id).await?;
     let account = shared
         .accounts
         .account_of(&headers)

@@ -178,6 +178,15 @@ pub(super) fn usable_id(shared: &Shared, id: &str) -> Result<Uuid, ApiError> {
 }
 
 /// Room `uuid` as stored, read from the database; `room_not_found` when it is not.
+/// Takes one of `client`'s replays (`--replays-per-minute`: site-wide in a cluster).
+///
+/// # Errors
+/// `429 rate_limited`.
+pub(super) async fn take_replay(shared: &Shared, client: ClientAddr) -> Result<(), ApiError> {
+    let site = shared.cluster.as_ref().map(|_| &shared.store);
+    shared.budgets.take_rate(site, Rate::Replays, client).await
+}
+
 pub(super) async fn stored(shared: &Shared, uuid: Uuid) -> Result<StoredRoom, ApiError> {
     shared
         .rooms
@@ -313,11 +322,7 @@ pub(super) async fn history(
     Path(id): Path<String>,
 ) -> Result<Json<History>, ApiError> {
     let uuid = usable_id(&shared, &id)?;
-    let site = shared.cluster.as_ref().map(|_| &shared.store);
-    shared
-        .budgets
-        .take_rate(site, Rate::Replays, client)
-        .await?;
+    take_replay(&shared, client).await?;
     let stored = stored(&shared, uuid).await?;
     let played = shared
         .budgets
@@ -349,11 +354,7 @@ pub(super) async fn replay(
     body: Bytes,
 ) -> Result<Json<History>, ApiError> {
     let req: ReplayRequest = json_object(&body, r#"{"record": "...", "position": "..."}"#)?;
-    let site = shared.cluster.as_ref().map(|_| &shared.store);
-    shared
-        .budgets
-        .take_rate(site, Rate::Replays, client)
-        .await?;
+    take_replay(&shared, client).await?;
     shared
         .budgets
         .replay(move || history::of_record(&req.record, req.position.as_deref()))

@@ -90,6 +90,41 @@ pub fn parse_range(s: &str) -> Result<IpNet, ApiError> {
         .map_err(|_| bad(format!("{s:?} is neither an IP address nor a CIDR range")))
 }
 
+/// The widest ranges a ban or a mute may name: an IPv4 /16, an IPv6 /32. A wider one
+/// would shut out a good part of the world (`0.0.0.0/0`, everyone).
+const WIDEST_RANGE: (u8, u8) = (16, 32);
+
+/// Refuses a range wider than [`WIDEST_RANGE`].
+fn sane_range(net: IpNet) -> Result<IpNet, ApiError> {
+    let (limit, family) = match net {
+        IpNet::V4(_) => (WIDEST_RANGE.0, "IPv4"),
+        IpNet::V6(_) => (WIDEST_RANGE.1, "IPv6"),
+    };
+    if net.prefix_len() < limit {
+        return Err(bad(format!(
+            "{net} is too wide a range: an {family} range has a prefix of /{limit} or longer"
+        )));
+    }
+    Ok(net)
+}
+
+/// Refuses an action by a moderator on staff: moderators and admins answer to admins
+/// alone.
+async fn staff_for_admins(
+    m: &ModDb,
+    role: Role,
+    target: &Target,
+) -> Result<Option<Role>, ApiError> {
+    let Target::Account { id, .. } = target else {
+        return Ok(None);
+    };
+    let theirs = m.role(id).await?;
+    if theirs.moderates() && role != Role::Admin {
+        return Err(forbidden("moderators and admins answer to an admin only"));
+    }
+    Ok(Some(theirs))
+}
+
 /// The account named `name`, as a target.
 async fn account(accounts: &Db, name: Option<&str>) -> Result<Target, ApiError> {
     let name = name.ok_or_else(|| bad("name the account"))?;
@@ -107,7 +142,7 @@ async fn account(accounts: &Db, name: Option<&str>) -> Result<Target, ApiError> 
 async fn target(accounts: &Db, req: &ActionRequest) -> Result<Target, ApiError> {
     match (&req.account, &req.addr) {
         (Some(_), None) => account(accounts, req.account.as_deref()).await,
-        (None, Some(addr)) => Ok(Target::Range(parse_range(addr)?)),
+        (None, Some(addr)) => Ok(Target::Range(sane_range(parse_range(addr)?)?)),
         _ => Err(bad("name an account or an address range, not both")),
     }
 }
@@ -142,6 +177,7 @@ pub async fn apply(
     let label = match action {
         "ban" | "mute" => {
             let t = target(accounts, &req).await?;
+            staff_for_admins(m, role, &t).await?;
             let minutes = req.minutes.filter(|&n| n > 0);
             if minutes.is_some_and(|n| n > MAX_MINUTES) {
                 return Err(bad("at most ten years; leave minutes out for until lifted"));
@@ -154,6 +190,7 @@ pub async fn apply(
         }
         "unban" | "unmute" => {
             let t = target(accounts, &req).await?;
+            staff_for_admins(m, role, &t).await?;
             let kind = kind_of(action).unwrap_or(SanctionKind::Ban);
             if m.lift(kind, &t, by).await? == 0 {
                 return Err(not_found(format!(
@@ -165,22 +202,30 @@ pub async fn apply(
             t.label()
         }
         "rename" => {
-            let Target::Account { id, name } = account(accounts, req.account.as_deref()).await?
-            else {
+            let t = account(accounts, req.account.as_deref()).await?;
+            let staff = staff_for_admins(m, role, &t).await?;
+            let Target::Account { id, name } = t else {
                 return Err(bad("name the account"));
             };
             let new = names::normalize(req.new_name.as_deref().unwrap_or_default())
                 .map_err(|r| ApiError::coded(StatusCode::BAD_REQUEST, r.code, r.message))?;
             accounts.rename(&id, &new).await?.made(&new)?;
+            if staff.is_some_and(Role::moderates) {
+                accounts.reserve_name(&name).await?;
+            }
             details = json!({ "new_name": new });
             name
         }
         "delete" => {
-            let Target::Account { id, name } = account(accounts, req.account.as_deref()).await?
-            else {
+            let t = account(accounts, req.account.as_deref()).await?;
+            let staff = staff_for_admins(m, role, &t).await?;
+            let Target::Account { id, name } = t else {
                 return Err(bad("name the account"));
             };
             accounts.delete(&id, DELETED_NAME).await?;
+            if staff.is_some_and(Role::moderates) {
+                accounts.reserve_name(&name).await?;
+            }
             name
         }
         "role" => {

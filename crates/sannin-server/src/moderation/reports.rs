@@ -201,15 +201,14 @@ async fn seat(m: &ModDb, room: &str, seat: sannin_protocol::Seat) -> Result<Foun
         return Err(bad("a bot plays that seat: there is nobody to report"));
     }
     let account = account_name(m, account_id.as_deref()).await?;
-    // Seats keep no address: the seat's latest chat line in the room may.
-    let addr: Option<String> = sqlx::query_scalar(
-        "SELECT addr FROM chat_messages WHERE room_id = $1 AND seat = $2 AND addr IS NOT NULL \
-         ORDER BY id DESC LIMIT 1",
-    )
-    .bind(room)
-    .bind(player.to_column())
-    .fetch_optional(m.pool())
-    .await?;
+    // The address the seat was taken from (by whoever sits there now).
+    let addr: Option<String> =
+        sqlx::query_scalar("SELECT addr FROM seats WHERE room_id = $1 AND seat = $2")
+            .bind(room)
+            .bind(player.to_column())
+            .fetch_optional(m.pool())
+            .await?
+            .flatten();
     Ok(Found {
         target: ReportTarget {
             name,

@@ -67,6 +67,20 @@ pub struct Join {
     pub rating: Option<i64>,
     /// Computer players may fill its table after this long (casual pools).
     pub bots_after_ms: Option<u64>,
+    /// The client address it came from: a table given up counts against the address
+    /// too, so that a client without a cookie is not a new person at every ticket
+    /// (memory only: a ticket read back after a restart has none).
+    #[serde(default)]
+    pub addr: Option<String>,
+}
+
+impl Join {
+    /// The keys its holder's cooldown is kept under: the person, and its address.
+    pub fn cooldown_keys(&self) -> Vec<String> {
+        let mut keys = vec![self.person.to_string()];
+        keys.extend(self.addr.as_ref().map(|a| format!("addr:{a}")));
+        keys
+    }
 }
 
 /// Where a ticket stands.

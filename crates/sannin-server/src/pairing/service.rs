@@ -548,13 +548,17 @@ impl Pairing {
 
     async fn join_ticket(&self, join: Join) -> Result<(), ApiError> {
         let unix = self.time.unix_ms();
-        if let Some(c) = store::cooldown(&self.store, &join.person).await? {
-            if c.until > unix {
-                return Err(ApiError::PairingCooldown {
-                    aborts: c.aborts,
-                    until_ms: c.until,
-                    retry_after: Duration::from_millis(u64::try_from(c.until - unix).unwrap_or(0)),
-                });
+        for key in join.cooldown_keys() {
+            if let Some(c) = store::cooldown(&self.store, &key).await? {
+                if c.until > unix {
+                    return Err(ApiError::PairingCooldown {
+                        aborts: c.aborts,
+                        until_ms: c.until,
+                        retry_after: Duration::from_millis(
+                            u64::try_from(c.until - unix).unwrap_or(0),
+                        ),
+                    });
+                }
             }
         }
         // The same person's ticket in this pool (a page that lost it): the new one
@@ -679,27 +683,30 @@ impl Pairing {
                 .iter()
                 .chain(no_show.iter())
                 .find_map(|k| st.tickets.get(k).map(|e| e.join.pool));
-            let no_show = no_show.and_then(|k| st.tickets.remove(&k).map(|e| (k, e.join.person)));
+            let no_show =
+                no_show.and_then(|k| st.tickets.remove(&k).map(|e| (k, e.join.cooldown_keys())));
             (no_show, others, pool)
         };
         info!(%room, seat = seat.lower(), why = why.as_str(), "pairing: table given up");
-        if let Some((key, person)) = no_show {
+        if let Some((key, holders)) = no_show {
             if let Err(e) = store::delete(&self.store, &[key]).await {
                 warn!(error = %e, "pairing: cannot forget a no-show's ticket");
             }
-            self.cool_down(&person).await;
+            for holder in &holders {
+                self.cool_down(holder).await;
+            }
         }
         if let Some(pool) = pool {
             self.back_to_front(pool, &others).await;
         }
     }
 
-    /// One more table given up by `person`: from the second in a row, no ticket for a
-    /// while that doubles each time (2 minutes, 4, 8… at most a day). A quiet day
-    /// forgets the record.
-    async fn cool_down(&self, person: &Person) {
+    /// One more table given up by the holder kept under `key` (a person, or an
+    /// address): from the second in a row, no ticket for a while that doubles each
+    /// time (2 minutes, 4, 8… at most a day). A quiet day forgets the record.
+    async fn cool_down(&self, key: &str) {
         let unix = self.time.unix_ms();
-        let before = match store::cooldown(&self.store, person).await {
+        let before = match store::cooldown(&self.store, key).await {
             Ok(c) => c.filter(|c| unix - c.last_abort < DAY_MS),
             Err(e) => {
                 warn!(error = %e, "pairing: cannot read a cooldown");
@@ -718,7 +725,7 @@ impl Pairing {
             last_abort: unix,
             until,
         };
-        if let Err(e) = store::set_cooldown(&self.store, person, c).await {
+        if let Err(e) = store::set_cooldown(&self.store, key, c).await {
             warn!(error = %e, "pairing: cannot store a cooldown");
         }
     }

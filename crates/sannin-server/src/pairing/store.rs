@@ -4,7 +4,7 @@
 use sannin_rules::Player;
 use uuid::Uuid;
 
-use super::{Join, Person, PoolId};
+use super::{Join, PoolId};
 use crate::store::column::Named as _;
 use crate::store::Store;
 
@@ -46,6 +46,7 @@ fn read_ticket(row: TicketRow) -> Option<StoredTicket> {
             name,
             rating,
             bots_after_ms: bots_after_ms.and_then(|ms| u64::try_from(ms).ok()),
+            addr: None,
         },
         queued_at,
         matched,
@@ -169,12 +170,13 @@ pub struct Cooldown {
     pub until: i64,
 }
 
-/// The cooldown of `person`, if any.
-pub async fn cooldown(store: &Store, person: &Person) -> sqlx::Result<Option<Cooldown>> {
+/// The cooldown kept under `key` (a person, `account:…`, `browser:…`, or an address,
+/// `addr:…`), if any.
+pub async fn cooldown(store: &Store, key: &str) -> sqlx::Result<Option<Cooldown>> {
     let row: Option<(i64, i64, i64)> = sqlx::query_as(
         "SELECT aborts, last_abort, until_ms FROM pairing_cooldowns WHERE person = $1",
     )
-    .bind(person.to_string())
+    .bind(key)
     .fetch_optional(store.pool())
     .await?;
     Ok(row.map(|(aborts, last_abort, until)| Cooldown {
@@ -184,15 +186,15 @@ pub async fn cooldown(store: &Store, person: &Person) -> sqlx::Result<Option<Coo
     }))
 }
 
-/// Stores the cooldown of `person`.
-pub async fn set_cooldown(store: &Store, person: &Person, c: Cooldown) -> sqlx::Result<()> {
+/// Stores the cooldown kept under `key`.
+pub async fn set_cooldown(store: &Store, key: &str, c: Cooldown) -> sqlx::Result<()> {
     sqlx::query(
         "INSERT INTO pairing_cooldowns (person, aborts, last_abort, until_ms) \
          VALUES ($1, $2, $3, $4) ON CONFLICT (person) DO UPDATE \
          SET aborts = EXCLUDED.aborts, last_abort = EXCLUDED.last_abort, \
              until_ms = EXCLUDED.until_ms",
     )
-    .bind(person.to_string())
+    .bind(key)
     .bind(c.aborts)
     .bind(c.last_abort)
     .bind(c.until)

@@ -341,6 +341,9 @@ pub struct Room {
     /// Unix ms of the last stored change.
     updated_at_ms: i64,
     summary_tx: watch::Sender<RoomSummary>,
+    /// When each player (first index) last gave time to each other (second): the move
+    /// count then. Once per move, to each opponent.
+    gave_time_at: [[Option<usize>; 3]; 3],
     /// The live position last set in [`RoomDeps::live`] (0: none).
     live_key: std::sync::atomic::AtomicU64,
 }
@@ -451,6 +454,7 @@ impl Room {
             created_at_ms: unix_ms(),
             updated_at_ms: unix_ms(),
             summary_tx,
+            gave_time_at: [[None; 3]; 3],
             live_key: std::sync::atomic::AtomicU64::new(0),
         }
     }

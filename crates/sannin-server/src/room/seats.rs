@@ -301,7 +301,17 @@ impl Room {
             bot: None,
             account_id: account_id.clone(),
         };
-        if let Err(e) = self.deps.store.put_seat(&self.id_str, &stored).await {
+        let addr = self
+            .fanout
+            .conns
+            .get(&conn)
+            .and_then(|c| c.out.addr)
+            .map(|a| a.to_string());
+        let put = self
+            .deps
+            .store
+            .put_seat_from(&self.id_str, &stored, addr.as_deref());
+        if let Err(e) = put.await {
             self.store_failed("storing a seat", &e);
             return self.send_error(
                 conn,

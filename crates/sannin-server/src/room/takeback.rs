@@ -91,12 +91,16 @@ impl Room {
             Some("that player is out of the game")
         } else if self.clock.is_none() || self.is_correspondence() {
             Some("this game has no clock to give time on")
+        } else if self.gave_time_at[p.index()][to.index()] == Some(self.game.move_count()) {
+            // Each gift sends a full state to every connection: one a move is plenty.
+            Some("you gave that player time during this move already")
         } else {
             None
         };
         if let Some(why) = refused {
             return self.reject(conn, ErrorCode::CannotGiveTime, why);
         }
+        self.gave_time_at[p.index()][to.index()] = Some(self.game.move_count());
         if let Some(c) = self.clock.as_mut() {
             c.give(to, GIVEN_MS);
         }

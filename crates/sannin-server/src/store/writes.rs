@@ -125,6 +125,17 @@ impl Store {
 
     /// Stores a taken seat (replacing any earlier holder of it).
     pub async fn put_seat(&self, id: &str, seat: &StoredSeat) -> sqlx::Result<()> {
+        self.put_seat_from(id, seat, None).await
+    }
+
+    /// [`Store::put_seat`], the seat taken from the client address `addr` (kept for
+    /// the reports of the seat).
+    pub async fn put_seat_from(
+        &self,
+        id: &str,
+        seat: &StoredSeat,
+        addr: Option<&str>,
+    ) -> sqlx::Result<()> {
         let mut tx = self.begin().await?;
         sqlx::query("DELETE FROM seats WHERE room_id = $1 AND seat = $2")
             .bind(id)
@@ -132,6 +143,14 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         insert_seat(&mut tx, id, seat).await?;
+        if let Some(addr) = addr {
+            sqlx::query("UPDATE seats SET addr = $1 WHERE room_id = $2 AND seat = $3")
+                .bind(addr)
+                .bind(id)
+                .bind(seat.seat.lower())
+                .execute(&mut *tx)
+                .await?;
+        }
         tx.commit().await
     }
 

@@ -101,6 +101,29 @@ async fn fifteen_seconds_given_reach_the_clock() {
         .send(ClientMsg::GiveTime { seat: Seat::First })
         .await;
     t.players[0].expect_error(ErrorCode::CannotGiveTime).await;
+    // Once a move to each opponent: a second gift now is refused, and sends nobody
+    // a new state; to the other opponent it goes.
+    t.players[0]
+        .send(ClientMsg::GiveTime { seat: Seat::Last })
+        .await;
+    let e = t.players[0].expect_error(ErrorCode::CannotGiveTime).await;
+    assert!(e.contains("already"), "{e}");
+    t.players[0]
+        .send(ClientMsg::GiveTime { seat: Seat::Middle })
+        .await;
+    t.spectator.until_event("time_given").await;
+    let s = t.spectator.next_state().await;
+    let c = s.clocks.expect("clocks");
+    assert_eq!(
+        (c.last.remaining_ms, c.middle.remaining_ms),
+        (315_000, 315_000)
+    );
+    // After a move, First may give Last time again.
+    play_one(&mut t).await;
+    t.players[0]
+        .send(ClientMsg::GiveTime { seat: Seat::Last })
+        .await;
+    t.spectator.until_event("time_given").await;
     // No clock, no time to give.
     let mut plain = Table::new(&server, json!({})).await;
     plain.players[1]

@@ -140,3 +140,29 @@ async fn one_address_cannot_take_every_connection_with_bodies_that_never_come() 
     let v: Value = r.json().await.unwrap();
     assert!(v.is_array());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn asking_for_a_review_takes_of_the_address_budget_first() {
+    let (_db, server) = Setup::default()
+        .limits(|l| l.guards.replays_per_minute = 2.0)
+        .sqlite()
+        .await;
+    let mut t = common::Table::new(&server, json!({})).await;
+    t.finish_by_resignations().await;
+    let path = format!("/api/rooms/{}/review", t.room);
+    let mut statuses = Vec::new();
+    for _ in 0..4 {
+        let (s, _) = post_from(&server, source(3), &path, json!({}), None).await;
+        statuses.push(s);
+    }
+    // A minute's worth at once, then the answer is refused before the game is read.
+    assert_eq!(statuses[..2], [200, 200], "{statuses:?}");
+    assert_eq!(statuses[2..], [429, 429], "{statuses:?}");
+    // Another address still asks.
+    assert_eq!(
+        post_from(&server, source(4), &path, json!({}), None)
+            .await
+            .0,
+        200
+    );
+}

@@ -456,3 +456,128 @@ async fn renamed_and_deleted_accounts_and_bad_reports() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn staff_answer_to_admins_their_old_names_stay_theirs_and_bans_hold_in_mod() {
+    on_both_databases(|db| async move {
+        let server = Setup::default().start(&db).await;
+        let (boss_at, mia_at, max_at, eve_at) = (source(1), source(2), source(3), source(4));
+        let boss = register_from(&server, boss_at, "boss").await;
+        let mia = register_from(&server, mia_at, "mia").await;
+        register_from(&server, max_at, "max").await;
+        register_from(&server, eve_at, "eve").await;
+        admin(db.url(), role("boss", Role::Admin)).await;
+        admin(db.url(), role("mia", Role::Moderator)).await;
+        admin(db.url(), role("max", Role::Moderator)).await;
+        let act = |from: IpAddr, cookie: String, body: Value| {
+            let server = &server;
+            async move { post(server, from, "/api/mod/actions", body, Some(&cookie)).await }
+        };
+        // A moderator acts on players, not on staff.
+        for body in [
+            json!({"action": "ban", "account": "boss", "reason": "coup"}),
+            json!({"action": "mute", "account": "boss", "reason": "coup"}),
+            json!({"action": "rename", "account": "boss", "new_name": "ex_boss", "reason": "coup"}),
+            json!({"action": "ban", "account": "max", "reason": "rival"}),
+        ] {
+            let (s, v) = act(mia_at, mia.clone(), body.clone()).await;
+            assert_eq!(
+                (s, TestServer::error_code(&v)),
+                (403, "forbidden"),
+                "{body}: {v}"
+            );
+        }
+        let (s, v) = act(
+            mia_at,
+            mia.clone(),
+            json!({"action": "mute", "account": "eve", "reason": "spam"}),
+        )
+        .await;
+        assert_eq!(s, 200, "{v}");
+        // No range wider than a /16 (IPv4) or a /32 (IPv6).
+        for addr in ["0.0.0.0/0", "10.0.0.0/8", "2001:db8::/16"] {
+            let body = json!({"action": "ban", "addr": addr, "reason": "everyone"});
+            let (s, v) = act(mia_at, mia.clone(), body).await;
+            assert_eq!(
+                (s, TestServer::error_code(&v)),
+                (400, "bad_action"),
+                "{addr}: {v}"
+            );
+        }
+        let body =
+            json!({"action": "ban", "addr": "203.0.113.0/24", "minutes": 5, "reason": "spam"});
+        assert_eq!(act(mia_at, mia.clone(), body).await.0, 200);
+        // An admin renames a moderator: the old name stays out of anyone's reach.
+        let body =
+            json!({"action": "rename", "account": "max", "new_name": "maxwell", "reason": "asked"});
+        let (s, v) = act(boss_at, boss.clone(), body).await;
+        assert_eq!(s, 200, "{v}");
+        let (s, v) = post(
+            &server,
+            source(5),
+            "/api/accounts",
+            json!({"name": "Max", "password": "a long password"}),
+            None,
+        )
+        .await;
+        assert_eq!(
+            (s, TestServer::error_code(&v)),
+            (409, "name_looks_taken"),
+            "{v}"
+        );
+        // A banned moderator moderates no more.
+        let body = json!({"action": "ban", "account": "mia", "reason": "abuse of tools"});
+        assert_eq!(act(boss_at, boss.clone(), body).await.0, 200);
+        let (s, v) = get(&server, mia_at, "/api/mod/reports", Some(&mia)).await;
+        assert_eq!((s, TestServer::error_code(&v)), (403, "banned"), "{v}");
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_report_names_the_address_of_whoever_sits_there() {
+    let (db, server) = Setup::default()
+        .limits(|l| l.waiting_grace_seconds = 0.2)
+        .sqlite()
+        .await;
+    let boss = register_from(&server, source(1), "boss").await;
+    admin(db.url(), role("boss", Role::Admin)).await;
+    let room = server.create_room(json!({})).await;
+    // A first guest sits at Last from one address, chats, and goes.
+    let mut first = sit(&server, &room, (source(7), None), Seat::Last, "Ann").await;
+    first.chat("hello").await;
+    first.until_chat().await;
+    first.close().await;
+    // Its seat freed, another guest takes it from another address and is reported.
+    let deadline = tokio::time::Instant::now() + common::TIMEOUT;
+    let mut second = loop {
+        let mut c = Client::connect_from(&server.ws_url(&room), source(8), &[]).await;
+        c.send(sannin_protocol::ClientMsg::Join {
+            seat: Some(Seat::Last),
+            name: Some("Bob".into()),
+        })
+        .await;
+        match c.recv().await {
+            sannin_protocol::ServerMsg::Seated { .. } => break c,
+            _ => {
+                assert!(
+                    tokio::time::Instant::now() < deadline,
+                    "the seat was never freed"
+                );
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    };
+    second.next_state().await;
+    let body = json!({"room": room, "seat": "last", "reason": "abuse"});
+    let (s, v) = post(&server, source(9), "/api/reports", body, None).await;
+    assert_eq!(s, 201, "{v}");
+    let (s, reports) = get(&server, source(1), "/api/mod/reports", Some(&boss)).await;
+    assert_eq!(s, 200, "{reports}");
+    assert_eq!(reports[0]["target"]["name"], "Bob", "{reports}");
+    assert_eq!(
+        reports[0]["target"]["addr"],
+        source(8).to_string(),
+        "the reported seat's own address, not its first occupant's: {reports}"
+    );
+}

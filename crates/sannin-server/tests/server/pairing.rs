@@ -607,3 +607,47 @@ async fn a_correspondence_table_starts_at_once() {
     assert_eq!(details.room.clock.map(|c| c.main_ms), Some(3 * 86_400_000));
     server.stop().await;
 }
+
+/// A client that keeps no cookie is a new person at every ticket: its no-shows are
+/// counted against its address too, and a second in a row keeps the address out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_shows_without_a_cookie_are_counted_against_the_address() {
+    let time = ManualTime::new(0);
+    let (_db, server) = server(&time).await;
+    let ghost_at = common::http_from(common::source(9));
+    let ghost_ticket = || {
+        let (server, http) = (&server, &ghost_at);
+        async move {
+            let body = json!({"clock": five_three(), "name": "Ghost"});
+            let (s, _, v) =
+                common::call(http, server, "POST", "/api/pairing", Some(body), None).await;
+            (s, v)
+        }
+    };
+    let ann = ticket(&server, json!({"clock": five_three(), "name": "Ann"}), None).await;
+    let bo = ticket(&server, json!({"clock": five_three(), "name": "Bo"}), None).await;
+    for round in 0..2 {
+        let (s, v) = ghost_ticket().await;
+        assert_eq!(s, 201, "round {round}: {v}");
+        let ghost = v["ticket"].as_str().unwrap().to_string();
+        let (room, _, _) = matched(&server, &ghost).await;
+        let (_, _, ann_token) = matched(&server, &ann).await;
+        let (_, _, bo_token) = matched(&server, &bo).await;
+        let mut a = resume(&server, &room, &ann_token).await;
+        let _b = resume(&server, &room, &bo_token).await;
+        time.advance(Duration::from_secs(21));
+        a.until_event("table_aborted").await;
+        a.expect_closed().await;
+        for t in [&ann, &bo] {
+            assert_eq!(status(&server, t, 0).await["status"], "waiting");
+        }
+    }
+    // Two no-shows in a row from one address, with no cookie at all: kept out.
+    let (s, v) = ghost_ticket().await;
+    assert_eq!(
+        (s, TestServer::error_code(&v)),
+        (429, "pairing_cooldown"),
+        "{v}"
+    );
+    server.stop().await;
+}

@@ -298,3 +298,87 @@ async fn a_server_without_smtp_says_so() {
     .await;
     assert_eq!((s, TestServer::error_code(&v)), (400, "bad_link"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mailbox_gets_a_few_mails_an_hour_and_old_links_die_with_the_address() {
+    let db = TestDb::sqlite();
+    let (port, mails) = smtp_receiver().await;
+    let server = with_mail(&db, port).await;
+    let (s, h, _) = call(
+        &http_from(source(1)),
+        &server,
+        "POST",
+        "/api/accounts",
+        Some(json!({"name": "ann", "password": "the first password"})),
+        None,
+    )
+    .await;
+    assert_eq!(s, 201);
+    let cookie = session_cookie(&h).unwrap();
+    let email = json!({"email": "ann@example.org"});
+    let (s, _) = post_from(
+        &server,
+        source(2),
+        "/api/account/email",
+        email.clone(),
+        Some(&cookie),
+    )
+    .await;
+    assert_eq!(s, 202);
+    let verify = token_in_mail(&mails, 1, "ann@example.org", "/account/verify").await;
+    let body = json!({"token": verify});
+    let (s, _) = post_from(&server, source(3), "/api/account/email/verify", body, None).await;
+    assert_eq!(s, 200);
+    // Asked for by name and by address from many addresses: three reset mails, no more.
+    for (i, name) in [
+        "ann",
+        "ann@example.org",
+        "ANN",
+        "ann",
+        "ann@example.org",
+        "ann",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let body = json!({"name": name});
+        let (s, v) = post_from(&server, source(10 + i), "/api/password/forgot", body, None).await;
+        assert_eq!(s, 202, "{v}");
+    }
+    let reset = token_in_mail(&mails, 4, "ann@example.org", "/account/reset").await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        mails.lock().unwrap().len(),
+        4,
+        "one verification and three resets"
+    );
+    // Verification mails to one mailbox are counted too: two more, then refused.
+    for _ in 0..2 {
+        let (s, v) = post_from(
+            &server,
+            source(4),
+            "/api/account/email",
+            email.clone(),
+            Some(&cookie),
+        )
+        .await;
+        assert_eq!(s, 202, "{v}");
+    }
+    let (s, v) = post_from(
+        &server,
+        source(5),
+        "/api/account/email",
+        email.clone(),
+        Some(&cookie),
+    )
+    .await;
+    assert_eq!(
+        (s, TestServer::error_code(&v)),
+        (429, "rate_limited"),
+        "{v}"
+    );
+    // The address changed since the reset link was mailed: the link is dead.
+    let body = json!({"token": reset, "new": "a brand new password"});
+    let (s, v) = post_from(&server, source(6), "/api/password/reset", body, None).await;
+    assert_eq!((s, TestServer::error_code(&v)), (400, "bad_link"), "{v}");
+}

@@ -154,3 +154,42 @@ async fn a_start_logs_the_migrations_it_applied() {
     assert!(!second.contains("database migration applied"), "{second}");
     assert!(second.contains("newly_applied=0"), "{second}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_origin_is_logged_escaped() {
+    use std::io::{Read as _, Write as _};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log_path = dir.path().join("server.log");
+    let log = std::fs::File::create(&log_path).expect("log file");
+    let (server, addr) = start_server(dir.path(), "info", |cmd| {
+        cmd.stdout(Stdio::from(log.try_clone().expect("log file")))
+            .stderr(Stdio::from(log));
+    });
+    // An Origin carrying U+0085 and U+2028 (as UTF-8 bytes) before a forged line.
+    let origin = "https://evil.example\u{85}FORGED-A\u{2028}FORGED-B";
+    let mut tcp = std::net::TcpStream::connect(&addr).expect("connect");
+    let mut request = Vec::new();
+    request.extend_from_slice(b"POST /api/rooms HTTP/1.1\r\nHost: ");
+    request.extend_from_slice(addr.as_bytes());
+    request.extend_from_slice(b"\r\nOrigin: ");
+    request.extend_from_slice(origin.as_bytes());
+    request.extend_from_slice(
+        b"\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+    );
+    tcp.write_all(&request).expect("send");
+    let mut answer = String::new();
+    let _ = tcp.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+    log_shows(&log_path, "cross-site request refused").await;
+    drop(server);
+    let text = std::fs::read_to_string(&log_path).expect("the log");
+    assert!(
+        !text.contains('\u{85}') && !text.contains('\u{2028}'),
+        "{text:?}"
+    );
+    let line = text
+        .lines()
+        .find(|l| l.contains("cross-site request refused"))
+        .expect("the line");
+    assert!(line.contains(r"\u{85}FORGED-A\u{2028}FORGED-B"), "{line}");
+}
