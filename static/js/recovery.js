@@ -47,10 +47,14 @@ export function emailPanel() {
     testid: 'email',
     title: t('account.email.title'),
     intro: t('account.email.intro'),
-    fields: [{ name: 'email', label: t('account.email.label'), attrs: { type: 'email', autocomplete: 'email', maxlength: 254 } }],
+    fields: [
+      { name: 'email', label: t('account.email.label'), attrs: { type: 'email', autocomplete: 'email', maxlength: 254 } },
+      // The account's password too: a session alone does not move its recovery mail.
+      { name: 'password', label: t('account.email.password'), attrs: { type: 'password', autocomplete: 'current-password', maxlength: 1024 } },
+    ],
     button: t('account.email.button'),
-    send: async ({ email }) => {
-      show(await post('/api/account/email', { email }));
+    send: async ({ email, password }) => {
+      show(await post('/api/account/email', { email, password }));
       return t('account.email.sent', { email });
     },
   });

@@ -5,6 +5,7 @@ export default {
   'account.email.title': 'E-mail address',
   'account.email.intro': 'Optional: with a confirmed address you can set a new password if you forget yours. It is shown to nobody.',
   'account.email.label': 'E-mail address',
+  'account.email.password': 'Your password',
   'account.email.button': 'Save and send a link',
   'account.email.none': 'No address yet.',
   'account.email.verified': '{email} — confirmed.',

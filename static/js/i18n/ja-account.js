@@ -5,6 +5,7 @@ export default {
   'account.email.title': 'メールアドレス',
   'account.email.intro': '任意です。確認済みのアドレスがあれば、パスワードを忘れても新しく設定できます。ほかの人には表示されません。',
   'account.email.label': 'メールアドレス',
+  'account.email.password': 'パスワード',
   'account.email.button': '保存して確認リンクを送る',
   'account.email.none': 'まだアドレスがありません。',
   'account.email.verified': '{email}（確認済み）',

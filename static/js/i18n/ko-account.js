@@ -5,6 +5,7 @@ export default {
   'account.email.title': '이메일 주소',
   'account.email.intro': '선택 사항: 확인된 주소가 있으면 비밀번호를 잊었을 때 새로 정할 수 있습니다. 다른 사람에게는 보이지 않습니다.',
   'account.email.label': '이메일 주소',
+  'account.email.password': '비밀번호',
   'account.email.button': '저장하고 확인 링크 보내기',
   'account.email.none': '아직 주소가 없습니다.',
   'account.email.verified': '{email} — 확인됨.',

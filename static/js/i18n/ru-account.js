@@ -5,6 +5,7 @@ export default {
   'account.email.title': 'Адрес почты',
   'account.email.intro': 'Необязательно: с подтверждённым адресом можно задать новый пароль, если забудете свой. Адрес никому не показывается.',
   'account.email.label': 'Адрес почты',
+  'account.email.password': 'Ваш пароль',
   'account.email.button': 'Сохранить и прислать ссылку',
   'account.email.none': 'Адреса пока нет.',
   'account.email.verified': '{email} — подтверждён.',

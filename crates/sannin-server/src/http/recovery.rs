@@ -69,6 +69,10 @@ async fn email(
 #[serde(deny_unknown_fields)]
 struct EmailBody {
     email: String,
+    /// The account's password: a session alone (a borrowed device) does not move the
+    /// account's recovery to another mailbox.
+    #[serde(default)]
+    password: Option<String>,
 }
 
 /// Sets the logged-in account's address and mails it a link to verify it.
@@ -78,11 +82,20 @@ async fn set_email(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<(StatusCode, Json<Email>), ApiError> {
-    let req: EmailBody = json_object(&body, r#"{"email": "..."}"#)?;
+    let req: EmailBody = json_object(&body, r#"{"email": "...", "password": "..."}"#)?;
     let a = &shared.accounts;
     let (account, _) = a.account_of(&headers).await.ok_or_else(not_logged_in)?;
     let mailer = mailer(&shared)?;
     a.attempt(format!("addr:{client}")).await?;
+    let stored = a.db.password_hash(&account.id).await?;
+    let password = req.password.unwrap_or_default();
+    if password.is_empty() || !a.hashing.verify(password, stored).await? {
+        return Err(ApiError::coded(
+            StatusCode::UNAUTHORIZED,
+            "bad_credentials",
+            "give the account's password to change its e-mail address",
+        ));
+    }
     let address = req.email.trim();
     if !looks_like_email(address) {
         return Err(ApiError::coded(

@@ -155,7 +155,7 @@ async fn a_verified_address_gets_a_reset_link_that_works_once() {
             &server,
             source(2),
             "/api/account/email",
-            json!({"email": "Ann@Example.org"}),
+            json!({"email": "Ann@Example.org", "password": "the first password"}),
             Some(&cookie),
         )
         .await;
@@ -315,7 +315,26 @@ async fn a_mailbox_gets_a_few_mails_an_hour_and_old_links_die_with_the_address()
     .await;
     assert_eq!(s, 201);
     let cookie = session_cookie(&h).unwrap();
-    let email = json!({"email": "ann@example.org"});
+    // The session alone does not move the account's mail: the password is asked.
+    for wrong in [
+        json!({"email": "ann@example.org"}),
+        json!({"email": "ann@example.org", "password": "not it"}),
+    ] {
+        let (s, v) = post_from(
+            &server,
+            source(2),
+            "/api/account/email",
+            wrong,
+            Some(&cookie),
+        )
+        .await;
+        assert_eq!(
+            (s, TestServer::error_code(&v)),
+            (401, "bad_credentials"),
+            "{v}"
+        );
+    }
+    let email = json!({"email": "ann@example.org", "password": "the first password"});
     let (s, _) = post_from(
         &server,
         source(2),
