@@ -366,13 +366,21 @@ impl Registry for Shared {
 struct PairedTables(std::sync::Weak<Shared>);
 
 impl Tables for PairedTables {
-    fn open(&self, pool: PoolId, seats: Vec<StoredSeat>) -> BoxFuture<'_, Result<Uuid, ApiError>> {
+    fn open(
+        &self,
+        pool: PoolId,
+        seats: Vec<StoredSeat>,
+        requester: Option<std::net::IpAddr>,
+    ) -> BoxFuture<'_, Result<Uuid, ApiError>> {
         Box::pin(async move {
             let shared = self.0.upgrade().ok_or(ApiError::ShuttingDown)?;
             let settings = RoomSettings {
                 clock: Some(pool.preset().clock),
                 rated: pool.rated,
                 paired: true,
+                // Its bots search in the lane of the address that asked, as a room's
+                // made by that address do.
+                created_by: requester.map(ClientAddr::of),
                 ..RoomSettings::default()
             };
             let live = !matches!(

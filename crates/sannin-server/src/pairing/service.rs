@@ -30,8 +30,14 @@ use futures_util::future::BoxFuture;
 /// What the matcher asks of the application: a new room for a table of `pool`, its
 /// seats taken.
 pub trait Tables: Send + Sync + std::fmt::Debug {
-    /// Creates and starts the room; its id.
-    fn open(&self, pool: PoolId, seats: Vec<StoredSeat>) -> BoxFuture<'_, Result<Uuid, ApiError>>;
+    /// Creates and starts the room; its id. `requester`: the client address of the
+    /// table's first ticket, whose lane and budgets its bots take.
+    fn open(
+        &self,
+        pool: PoolId,
+        seats: Vec<StoredSeat>,
+        requester: Option<std::net::IpAddr>,
+    ) -> BoxFuture<'_, Result<Uuid, ApiError>>;
 }
 
 /// How often a wave runs when nothing calls for one sooner.
@@ -408,7 +414,14 @@ impl Pairing {
                 return;
             }
         }
-        let made = match self.tables.open(t.pool, seats).await {
+        let requester = {
+            let st = self.state();
+            t.keys
+                .first()
+                .and_then(|k| st.tickets.get(k))
+                .and_then(|e| e.join.addr.as_deref()?.parse().ok())
+        };
+        let made = match self.tables.open(t.pool, seats, requester).await {
             Ok(room) => match store::matched(&self.store, room, &humans).await {
                 Ok(()) => Ok(room),
                 Err(e) => Err(ApiError::from(e)),

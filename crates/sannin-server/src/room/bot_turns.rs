@@ -34,13 +34,15 @@ impl Room {
         self.seats[p.index()].as_ref().and_then(|s| s.bot)
     }
 
-    /// Who sits at this table, for the bots' queue and pacing: every seat a bot (one
-    /// chosen at creation or one standing in for a player who left), or not.
+    /// Who sits at this table, for the bots' queue and pacing: every seat of a player
+    /// still in the game a bot (one chosen at creation or one standing in for a player
+    /// who left), or not. A person out of the game (resigned, mated) no longer makes
+    /// it a table with a person: two bots playing on after it are bots alone.
     pub(super) fn table(&self) -> Table {
-        let bots_only = self
-            .seats
-            .iter()
-            .all(|s| s.as_ref().is_some_and(|s| s.bot.is_some()));
+        let active = self.game.position().active();
+        let bots_only = self.seats.iter().enumerate().all(|(i, s)| {
+            s.as_ref().is_some_and(|s| s.bot.is_some()) || !active.iter().any(|p| p.index() == i)
+        });
         if bots_only {
             Table::BotsOnly
         } else {

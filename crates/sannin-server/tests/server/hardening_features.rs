@@ -166,3 +166,40 @@ async fn asking_for_a_review_takes_of_the_address_budget_first() {
         200
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_bots_playing_on_after_the_person_left_the_game_are_bots_alone() {
+    let (_db, server) = Setup::default().sqlite().await;
+    let room = server
+        .create_room(json!({"bots": {"middle": 0, "last": 0}}))
+        .await;
+    let mut me = server.client(&room).await;
+    me.join(Some(sannin_protocol::Seat::First), "Ann").await;
+    me.send(sannin_protocol::ClientMsg::Ready).await;
+    me.until_playing().await;
+    let bots_alone = || async {
+        server
+            .metrics()
+            .await
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("sannin_bot_searches_total{rooms=\"bots_only\"} ")?
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+            })
+            .unwrap_or(0.0)
+    };
+    assert_eq!(bots_alone().await, 0.0, "a person plays");
+    // The person resigns at once: the two bots play on, as bots alone (paced and
+    // queued as such), not as a table with a person.
+    me.send(sannin_protocol::ClientMsg::Resign).await;
+    let deadline = Instant::now() + common::TIMEOUT;
+    while bots_alone().await == 0.0 {
+        assert!(
+            Instant::now() < deadline,
+            "the bots never played as bots alone"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
