@@ -52,6 +52,20 @@ pub(super) async fn key(State(shared): State<Arc<Shared>>) -> Result<impl IntoRe
     Ok(Json(json!({ "public_key": key })))
 }
 
+/// Browsers that may follow one seat (or pairing ticket).
+const MAX_BROWSERS_PER_SEAT: i64 = 5;
+
+/// Browsers one account may have subscribed.
+const MAX_BROWSERS_PER_ACCOUNT: i64 = 10;
+
+fn too_many_subscriptions(message: String) -> ApiError {
+    ApiError::coded(
+        StatusCode::TOO_MANY_REQUESTS,
+        "too_many_subscriptions",
+        message,
+    )
+}
+
 /// `POST /api/push/subscriptions`.
 pub(super) async fn subscribe(
     State(shared): State<Arc<Shared>>,
@@ -120,6 +134,22 @@ pub(super) async fn subscribe(
         .account_of(&headers)
         .await
         .map(|(a, _)| a.id);
+    // One seat's notice goes to a few browsers, not to a hundred and fifty.
+    let endpoint_url = endpoint.url.to_string();
+    for h in &token_hashes {
+        if store::covering(&shared.store, h, &endpoint_url).await? >= MAX_BROWSERS_PER_SEAT {
+            return Err(too_many_subscriptions(format!(
+                "a seat is followed by {MAX_BROWSERS_PER_SEAT} browsers at most: unsubscribe another first"
+            )));
+        }
+    }
+    if let Some(a) = &account_id {
+        if store::of_account(&shared.store, a, &endpoint_url).await? >= MAX_BROWSERS_PER_ACCOUNT {
+            return Err(too_many_subscriptions(format!(
+                "an account has {MAX_BROWSERS_PER_ACCOUNT} browsers subscribed at most: unsubscribe another first"
+            )));
+        }
+    }
     let id = store::upsert(
         &shared.store,
         &Subscription {

@@ -1,6 +1,9 @@
 //! Sends the queued notices: looks up the subscriptions that want each, encrypts the
 //! payload for each browser (RFC 8291), signs it (RFC 8292) and posts it, a fixed
-//! number at once, retrying a busy push service a few times.
+//! number at once (and a few at once to any one push service), retrying a busy push
+//! service a few times. A send waiting to retry holds no place: one service that
+//! answers `429 Retry-After: 60` slows its own notices, not everyone's. Draw offers to
+//! one seat are sent once a minute at most.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -33,6 +36,13 @@ const RETRIES: [Duration; 3] = [
 ];
 /// The longest `Retry-After` waited for.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+/// Requests to one push service (an origin) at once.
+const PER_SERVICE: usize = 4;
+/// Sends under way at once, a request in flight or a retry awaited; more are dropped
+/// (and counted).
+const MAX_PENDING: usize = 4096;
+/// Draw offers to one seat of a room are sent once in this time at most.
+const COALESCE: Duration = Duration::from_secs(60);
 
 /// A browser's keys, from their base64url text (padding allowed).
 ///
@@ -61,6 +71,12 @@ pub struct Sender {
     metrics: Arc<Metrics>,
     client: reqwest::Client,
     slots: Arc<Semaphore>,
+    /// Places of the sends under way ([`MAX_PENDING`]).
+    pending: Arc<Semaphore>,
+    /// Each push service's places ([`PER_SERVICE`]).
+    services: std::sync::Mutex<std::collections::HashMap<String, Arc<Semaphore>>>,
+    /// When a draw offer was last sent to each seat (token hash) of each room.
+    recent: std::sync::Mutex<std::collections::HashMap<(String, uuid::Uuid), std::time::Instant>>,
 }
 
 impl Sender {
@@ -86,7 +102,43 @@ impl Sender {
             metrics,
             client,
             slots: Arc::new(Semaphore::new(settings.concurrency)),
+            pending: Arc::new(Semaphore::new(MAX_PENDING)),
+            services: std::sync::Mutex::default(),
+            recent: std::sync::Mutex::default(),
         })
+    }
+
+    /// Whether `notice` repeats one sent within [`COALESCE`] (draw offers only: an
+    /// offer made and withdrawn over and over reaches the seat once).
+    fn repeated(&self, notice: &Notice) -> bool {
+        if notice.kind != NoticeKind::DrawOffered {
+            return false;
+        }
+        let now = std::time::Instant::now();
+        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        if recent.len() > 10_000 {
+            recent.retain(|_, at| now.duration_since(*at) < COALESCE);
+        }
+        let key = (notice.token_hash.clone(), notice.room);
+        match recent.get(&key) {
+            Some(at) if now.duration_since(*at) < COALESCE => true,
+            _ => {
+                recent.insert(key, now);
+                false
+            }
+        }
+    }
+
+    /// The places of the push service of `endpoint` (its origin).
+    fn service(&self, endpoint: &str) -> Arc<Semaphore> {
+        let origin = url::Url::parse(endpoint)
+            .map(|u| u.origin().ascii_serialization())
+            .unwrap_or_default();
+        let mut services = self.services.lock().unwrap_or_else(|e| e.into_inner());
+        services
+            .entry(origin)
+            .or_insert_with(|| Arc::new(Semaphore::new(PER_SERVICE)))
+            .clone()
     }
 
     /// Sends every notice of `rx` until `stop`.
@@ -100,6 +152,10 @@ impl Sender {
                     None => break,
                 },
             };
+            if me.repeated(&notice) {
+                debug!(room = %notice.room, "push: a draw offer to this seat went out a moment ago");
+                continue;
+            }
             let targets = match store::targets(
                 &me.store,
                 &notice.token_hash,
@@ -115,14 +171,15 @@ impl Sender {
                 }
             };
             for target in targets {
-                let Ok(permit) = me.slots.clone().acquire_owned().await else {
-                    return;
+                let Ok(place) = me.pending.clone().try_acquire_owned() else {
+                    me.metrics.push_dropped.fetch_add(1, Ordering::Relaxed);
+                    continue;
                 };
                 let me = me.clone();
                 let notice = notice.clone();
                 tokio::spawn(async move {
                     me.send(&notice, &target).await;
-                    drop(permit);
+                    drop(place);
                 });
             }
         }
@@ -139,8 +196,19 @@ impl Sender {
             _ => TTL,
         };
         let mut waits = RETRIES.iter();
+        let service = self.service(&target.endpoint);
         loop {
-            let status = match self.post(target, &body, ttl).await {
+            // A place of the service's and one of all, for this request only: a retry
+            // waits holding neither.
+            let Ok(_at_service) = service.acquire().await else {
+                return;
+            };
+            let Ok(_slot) = self.slots.acquire().await else {
+                return;
+            };
+            let posted = self.post(target, &body, ttl).await;
+            drop((_slot, _at_service));
+            let status = match posted {
                 Ok(s) => s,
                 Err(e) => {
                     debug!(error = %e, "push: request failed");

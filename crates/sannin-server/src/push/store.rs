@@ -134,6 +134,36 @@ pub async fn upsert(store: &Store, s: &Subscription) -> sqlx::Result<String> {
     Ok(id)
 }
 
+/// Browsers (subscriptions other than the one of `endpoint`) that already cover the
+/// seat of `token_hash`.
+///
+/// # Errors
+/// Database errors.
+pub async fn covering(store: &Store, token_hash: &str, endpoint: &str) -> sqlx::Result<i64> {
+    sqlx::query_scalar(
+        "SELECT COUNT(*) FROM push_tokens t JOIN push_subscriptions s ON s.id = t.subscription_id \
+         WHERE t.token_hash = $1 AND s.endpoint <> $2",
+    )
+    .bind(token_hash)
+    .bind(endpoint)
+    .fetch_one(store.pool())
+    .await
+}
+
+/// Subscriptions of `account` other than the one of `endpoint`.
+///
+/// # Errors
+/// Database errors.
+pub async fn of_account(store: &Store, account: &str, endpoint: &str) -> sqlx::Result<i64> {
+    sqlx::query_scalar(
+        "SELECT COUNT(*) FROM push_subscriptions WHERE account_id = $1 AND endpoint <> $2",
+    )
+    .bind(account)
+    .bind(endpoint)
+    .fetch_one(store.pool())
+    .await
+}
+
 /// Deletes the subscription `id`; false when there is none.
 ///
 /// # Errors

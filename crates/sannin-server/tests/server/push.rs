@@ -34,7 +34,8 @@ struct Received {
 }
 
 /// A push service on a real socket: records every request; answers `/push/gone`
-/// with 410 and the first request to `/push/busy` with 429.
+/// with 410, the first request to `/push/busy` with 429, and every request to
+/// `/push/stuck` with 429 and `Retry-After: 60`.
 #[derive(Clone, Default)]
 struct PushService {
     got: Arc<Mutex<Vec<Received>>>,
@@ -55,6 +56,7 @@ async fn receive(
     });
     match (id.as_str(), before) {
         ("gone", _) => (StatusCode::GONE, [("retry-after", "0")]),
+        ("stuck", _) => (StatusCode::TOO_MANY_REQUESTS, [("retry-after", "60")]),
         ("busy", 0) => (StatusCode::TOO_MANY_REQUESTS, [("retry-after", "0")]),
         _ => (StatusCode::CREATED, [("retry-after", "0")]),
     }
@@ -441,4 +443,74 @@ async fn the_key_and_the_subscriptions_outlive_a_restart_on_both_databases() {
         server.stop().await;
     })
     .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_service_that_says_wait_a_minute_does_not_hold_back_the_others() {
+    let (service, port) = PushService::start().await;
+    let db = TestDb::sqlite();
+    let mut config = Setup::default().config(&db);
+    // One request at a time for the whole server: a retry that held its place would
+    // stop every other notice for a minute.
+    config.push = PushSettings::from_args(&PushArgs {
+        push_services: format!("http://127.0.0.1:{port}"),
+        push_contact: "mailto:admin@sannin.example".into(),
+        push_concurrency: 1,
+    });
+    let server = TestServer::start(config).await;
+    let mut t = Table::new(&server, day_a_move()).await;
+    let middle = t.players[1].token.clone().unwrap();
+    let last = t.players[2].token.clone().unwrap();
+    let endpoint = |path: &str| format!("http://127.0.0.1:{port}/push/{path}");
+    let middles = Browser::new();
+    for (path, keys, token, kinds) in [
+        ("fine", middles.keys(), &middle, json!(["your_turn"])),
+        (
+            "stuck",
+            Browser::new().keys(),
+            &last,
+            json!(["draw_offered"]),
+        ),
+    ] {
+        let body =
+            json!({"endpoint": endpoint(path), "keys": keys, "tokens": [token], "kinds": kinds});
+        let (status, v) = subscribe(&server, &body).await;
+        assert_eq!(status, 201, "{v}");
+    }
+    leave_page(&server, &mut t, Seat::Middle).await;
+    leave_page(&server, &mut t, Seat::Last).await;
+    // A draw offer goes to Last's stuck service, which says to wait a minute...
+    t.players[0].send_json(json!({"type": "offer_draw"})).await;
+    service.wait_for("stuck", 1).await;
+    // ...while Middle hears at once that its turn came.
+    let first = t.players[0].state().legal[0].clone();
+    t.players[0].act(&first).await;
+    let got = service.wait_for("fine", 1).await;
+    assert_eq!(middles.decrypt(&got[0])["type"], "your_turn");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_is_followed_by_a_few_browsers() {
+    let (_service, port) = PushService::start().await;
+    let db = TestDb::sqlite();
+    let server = server_with_push(&db, port).await;
+    let t = Table::new(&server, day_a_move()).await;
+    let token = t.players[1].token.clone().unwrap();
+    let endpoint = |n: usize| format!("http://127.0.0.1:{port}/push/b{n}");
+    for n in 0..5 {
+        let body =
+            json!({"endpoint": endpoint(n), "keys": Browser::new().keys(), "tokens": [&token]});
+        assert_eq!(subscribe(&server, &body).await.0, 201);
+    }
+    let body = json!({"endpoint": endpoint(5), "keys": Browser::new().keys(), "tokens": [&token]});
+    let (status, v) = subscribe(&server, &body).await;
+    assert_eq!(
+        (status, TestServer::error_code(&v)),
+        (429, "too_many_subscriptions"),
+        "{v}"
+    );
+    // A browser already following it may subscribe again (its keys change).
+    let body = json!({"endpoint": endpoint(0), "keys": Browser::new().keys(), "tokens": [&token]});
+    assert_eq!(subscribe(&server, &body).await.0, 201);
 }
