@@ -5,7 +5,7 @@ export default {
   'account.email.title': '电子邮箱',
   'account.email.intro': '可选：有已确认的邮箱，忘记密码时就能设置新密码。邮箱不会显示给任何人。',
   'account.email.label': '电子邮箱',
-  'account.email.password': '您的密码',
+  'account.email.password': '密码',
   'account.email.button': '保存并发送确认链接',
   'account.email.none': '还没有邮箱。',
   'account.email.verified': '{email}（已确认）',

@@ -161,6 +161,20 @@ async fn close_report(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// The account named `name`.
+///
+/// # Errors
+/// `404 not_found`.
+async fn account_named(shared: &Shared, name: &str) -> Result<crate::accounts::Account, ApiError> {
+    shared.accounts.db.by_name(name).await?.ok_or_else(|| {
+        ApiError::coded(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("no account is named {name:?}"),
+        )
+    })
+}
+
 /// What a moderator sees of a player.
 #[derive(Serialize)]
 struct PlayerRecord {
@@ -182,13 +196,7 @@ async fn player(
     Path(name): Path<String>,
 ) -> Result<Json<PlayerRecord>, ApiError> {
     moderator(&shared, &headers, client).await?;
-    let account = shared.accounts.db.by_name(&name).await?.ok_or_else(|| {
-        ApiError::coded(
-            StatusCode::NOT_FOUND,
-            "not_found",
-            format!("no account is named {name:?}"),
-        )
-    })?;
+    let account = account_named(&shared, &name).await?;
     let m = &shared.moderation;
     Ok(Json(PlayerRecord {
         role: m.role(&account.id).await?,
@@ -303,19 +311,10 @@ async fn keep_apart(
         r#"{"a": "<name>", "b": "<name>", "apart": true, "reason": "…"}"#,
     )?;
     let reason = actions::check_reason(&req.reason)?;
-    let account = |name: String| {
-        let db = &shared.accounts.db;
-        async move {
-            db.by_name(&name).await?.ok_or_else(|| {
-                ApiError::coded(
-                    StatusCode::NOT_FOUND,
-                    "not_found",
-                    format!("no account is named {name:?}"),
-                )
-            })
-        }
-    };
-    let (a, b) = (account(req.a).await?, account(req.b).await?);
+    let (a, b) = (
+        account_named(&shared, &req.a).await?,
+        account_named(&shared, &req.b).await?,
+    );
     if a.id == b.id {
         return Err(ApiError::coded(
             StatusCode::BAD_REQUEST,

@@ -129,6 +129,15 @@ pub(super) async fn join(
         Some(c) => c.take_tickets(&budget_keys).await?,
         None => shared.budgets.take_ticket(&budget_keys)?,
     }
+    // A ticket that may bring computer players is a room with bots the address asks
+    // for: it spends the address's budgets of rooms and of rooms with bots, as
+    // `POST /api/rooms` with bot seats does.
+    if bots_after_ms.is_some() {
+        match &shared.cluster {
+            Some(c) => c.take_room(client, true).await?,
+            None => shared.budgets.take_room(client, true)?,
+        }
+    }
     let (browser, new_browser) = match browser_of(&headers) {
         Some(b) => (b, false),
         None => (new_token()[..32].to_string(), true),

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::common;
 
+use crate::moderation::{admin, role};
 use common::{
     call, http_from, on_both_databases, post_from, register_from, source, Client, Setup, Table,
     TestServer, TIMEOUT,
@@ -18,8 +19,6 @@ use common::{
 use sannin_protocol::{ClientMsg, ErrorCode, RoomStatus, Seat};
 use sannin_server::fairplay::pairs::PairGame;
 use sannin_server::fairplay::store::FairPlayDb;
-use sannin_server::moderation::actions::{self, ActionRequest};
-use sannin_server::moderation::db::ModDb;
 use sannin_server::moderation::Role;
 use sannin_server::Store;
 use serde_json::{json, Value};
@@ -238,29 +237,6 @@ async fn seats_carry_their_account_and_guests_are_told_apart() {
     assert_eq!(names, ["Guest", "Guest 2", "Guest 3"]);
 }
 
-/// What `sannin admin` does: an action on its own connection to the database.
-async fn make_admin(db_url: &str, account: &str) {
-    let store = Store::connect(db_url, 1).await.unwrap();
-    let accounts = sannin_server::accounts::db::Db::new(&store);
-    let req = ActionRequest {
-        action: "role".into(),
-        account: Some(account.into()),
-        reason: "runs the site".into(),
-        role: Some(Role::Admin),
-        ..ActionRequest::default()
-    };
-    actions::apply(
-        &ModDb::new(&store),
-        &accounts,
-        "command line",
-        Role::Admin,
-        req,
-    )
-    .await
-    .unwrap();
-    store.close().await;
-}
-
 /// `GET path` from `from` with `cookie`.
 async fn get(server: &TestServer, from: IpAddr, path: &str, cookie: &str) -> (u16, Value) {
     let (s, _, v) = call(&http_from(from), server, "GET", path, None, Some(cookie)).await;
@@ -326,7 +302,7 @@ async fn a_pair_that_always_finishes_first_and_second_stands_out_and_is_kept_apa
         }
         let boss_at = source(1);
         let boss = register_from(&server, boss_at, "boss").await;
-        make_admin(db.url(), "boss").await;
+        admin(db.url(), role("boss", Role::Admin)).await;
         let (s, v) = get(&server, source(10), "/api/mod/pairs", &cookies[0].1).await;
         assert_eq!((s, TestServer::error_code(&v)), (403, "forbidden"), "{v}");
 

@@ -203,3 +203,34 @@ async fn two_bots_playing_on_after_the_person_left_the_game_are_bots_alone() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ticket_that_may_bring_bots_spends_the_address_bot_rooms() {
+    let (_db, server) = Setup::default()
+        .limits(|l| {
+            l.bot_rooms_per_minute = 1.0;
+            l.bot_rooms_burst = 2;
+        })
+        .sqlite()
+        .await;
+    let ask = |bots: bool| {
+        let server = &server;
+        async move {
+            let mut body = json!({"pool": "5+3"});
+            if bots {
+                body["bots_after_seconds"] = json!(5);
+            }
+            post_from(server, source(5), "/api/pairing", body, None).await
+        }
+    };
+    assert_eq!(ask(true).await.0, 201);
+    assert_eq!(ask(true).await.0, 201);
+    let (s, v) = ask(true).await;
+    assert_eq!(
+        (s, TestServer::error_code(&v)),
+        (429, "rate_limited"),
+        "{v}"
+    );
+    // A ticket for people only is not a room with bots.
+    assert_eq!(ask(false).await.0, 201, "people only");
+}

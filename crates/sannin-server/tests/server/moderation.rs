@@ -74,7 +74,7 @@ async fn chat_until(c: &mut Client, text: &str) -> Vec<String> {
 }
 
 /// What `sannin admin` does: an action on its own connection to the database.
-async fn admin(db_url: &str, req: ActionRequest) {
+pub(crate) async fn admin(db_url: &str, req: ActionRequest) {
     let store = Store::connect(db_url, 1).await.unwrap();
     let accounts = sannin_server::accounts::db::Db::new(&store);
     actions::apply(
@@ -90,7 +90,7 @@ async fn admin(db_url: &str, req: ActionRequest) {
 }
 
 /// `account` is given `role`.
-fn role(account: &str, role: Role) -> ActionRequest {
+pub(crate) fn role(account: &str, role: Role) -> ActionRequest {
     ActionRequest {
         role: Some(role),
         ..action("role", account, "trusted")

@@ -82,12 +82,7 @@ async fn tokens_stay_out_of_the_log_at_trace_level() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rooms_lines_name_it_at_the_default_level() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let log_path = dir.path().join("server.log");
-    let log = std::fs::File::create(&log_path).expect("log file");
-    let (server, addr) = start_server(dir.path(), "info", |cmd| {
-        cmd.stdout(Stdio::from(log.try_clone().expect("log file")))
-            .stderr(Stdio::from(log));
-    });
+    let (server, addr, log_path) = logged_server(dir.path(), "info");
     let id = create_room(&addr);
     let url = format!("ws://{addr}/api/rooms/{id}/ws");
     seated(
@@ -109,6 +104,21 @@ async fn a_rooms_lines_name_it_at_the_default_level() {
             .unwrap_or_else(|| panic!("no {what:?} line in the log:\n{text}"));
         assert!(line.contains(&format!("room={id}")), "{line}");
     }
+}
+
+/// `sannin serve` in `dir` at `rust_log`, its output in `dir/server.log`: the guard,
+/// its address and the log's path.
+fn logged_server(
+    dir: &std::path::Path,
+    rust_log: &str,
+) -> (common::Guard, String, std::path::PathBuf) {
+    let log_path = dir.join("server.log");
+    let log = std::fs::File::create(&log_path).expect("log file");
+    let (server, addr) = start_server(dir, rust_log, |cmd| {
+        cmd.stdout(Stdio::from(log.try_clone().expect("log file")))
+            .stderr(Stdio::from(log));
+    });
+    (server, addr, log_path)
 }
 
 /// Waits until the log at `path` has a line with `what`.
@@ -159,12 +169,7 @@ async fn a_start_logs_the_migrations_it_applied() {
 async fn a_refused_origin_is_logged_escaped() {
     use std::io::{Read as _, Write as _};
     let dir = tempfile::tempdir().expect("temp dir");
-    let log_path = dir.path().join("server.log");
-    let log = std::fs::File::create(&log_path).expect("log file");
-    let (server, addr) = start_server(dir.path(), "info", |cmd| {
-        cmd.stdout(Stdio::from(log.try_clone().expect("log file")))
-            .stderr(Stdio::from(log));
-    });
+    let (server, addr, log_path) = logged_server(dir.path(), "info");
     // An Origin carrying U+0085 and U+2028 (as UTF-8 bytes) before a forged line.
     let origin = "https://evil.example\u{85}FORGED-A\u{2028}FORGED-B";
     let mut tcp = std::net::TcpStream::connect(&addr).expect("connect");
