@@ -564,8 +564,11 @@ test('real server: two accounts and a guest play — no engine for anyone while 
   assert.equal(refused.body.error.code, 'live_game');
   const board = await ann.context.newPage();
   await board.goto(`${srv.url}/analysis?room=${id}`);
+  // The room's move is on the board before Analyse is pressed (on a loaded machine the
+  // history comes late, and the start position is no game's).
+  await board.locator('[data-ply][data-node]').first().waitFor({ timeout: 60000 });
   await board.getByTestId('analyse').click();
-  await board.getByTestId('analyse-live-game').waitFor();
+  await board.getByTestId('analyse-live-game').waitFor({ timeout: 60000 });
   assert.equal(await board.getByTestId('analyse-live-game').textContent(),
     'This position is on the board of a game in play: the engine opens for it when that game ends.');
   await board.getByTestId('analyse-live-game').scrollIntoViewIfNeeded();
