@@ -21,6 +21,9 @@ use crate::error::ApiError;
 use crate::pairing::{Join, NoShow, Pairing, PairingApi, PoolInfo, TicketStatus};
 use futures_util::future::BoxFuture;
 
+/// The longest piece of a long poll forwarded to the matcher's node.
+const FORWARDED_WAIT: Duration = Duration::from_secs(5);
+
 /// The id the matcher's lease is kept under in `room_leases` (no room has it).
 pub const MATCHER_LEASE: Uuid = Uuid::nil();
 
@@ -276,12 +279,37 @@ impl PairingApi for SitePairing {
             if self.is_active() {
                 return self.matcher.status(key, wait).await;
             }
-            let wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX);
-            match self.forward(Req::Status { key, wait_ms }, wait).await? {
-                Resp::Status(s) => Ok(s),
-                other => Err(ApiError::Internal(anyhow::anyhow!(
-                    "pairing answered {other:?}"
-                ))),
+            // A long poll goes to the matcher's node in pieces of at most
+            // `FORWARDED_WAIT`: a page that has gone (this request dropped with its
+            // connection) stops holding its ticket there within one piece.
+            let until = tokio::time::Instant::now() + wait;
+            loop {
+                let left = until.saturating_duration_since(tokio::time::Instant::now());
+                let piece = left.min(FORWARDED_WAIT);
+                let asked = tokio::time::Instant::now();
+                let wait_ms = u64::try_from(piece.as_millis()).unwrap_or(u64::MAX);
+                let status = match self
+                    .forward(
+                        Req::Status {
+                            key: key.clone(),
+                            wait_ms,
+                        },
+                        piece,
+                    )
+                    .await?
+                {
+                    Resp::Status(s) => s,
+                    other => {
+                        return Err(ApiError::Internal(anyhow::anyhow!(
+                            "pairing answered {other:?}"
+                        )))
+                    }
+                };
+                // Answered before its piece was over: the ticket changed.
+                let early = asked.elapsed() + Duration::from_millis(500) < piece;
+                if piece == left || early || matches!(status, TicketStatus::Matched { .. }) {
+                    return Ok(status);
+                }
             }
         })
     }

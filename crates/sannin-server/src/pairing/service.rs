@@ -44,9 +44,10 @@ pub trait Tables: Send + Sync + std::fmt::Debug {
 const WAVE_EVERY: Duration = Duration::from_secs(1);
 
 /// How long a waiting ticket of a live pool stays in its pool once its holder stops
-/// asking after it (a page closed): a long poll waits at most `MAX_WAIT`, so a holder
-/// still there asks again well within this.
-const UNSEEN_DROPPED: Duration = Duration::from_secs(60);
+/// asking after it (a page closed): no long poll of it open and none asked for this
+/// long. A page asks again at once when its long poll is answered, and a long poll
+/// whose connection closes ends then, so a closed page's ticket leaves within this.
+const UNSEEN_DROPPED: Duration = Duration::from_secs(10);
 
 /// How long a matched ticket stays known (its holder may ask again after a reload).
 const MATCHED_KEPT: Duration = Duration::from_secs(3600);
@@ -73,8 +74,10 @@ struct Entry {
     since: Moment,
     /// Unix ms of its place in the queue, as stored.
     queued_at: i64,
-    /// When its holder last asked after it (or made it).
+    /// When its holder last asked after it (or made it), or its last long poll ended.
     seen: Moment,
+    /// Long polls of it open now: its holder is there while one is.
+    watching: u32,
     place: Place,
     /// Bumped at every change, for long polls.
     changed: watch::Sender<u64>,
@@ -226,6 +229,7 @@ impl Pairing {
                     since: now.before(waited),
                     queued_at: t.queued_at,
                     seen: now,
+                    watching: 0,
                     place,
                     changed: watch::channel(0).0,
                     join: t.join,
@@ -285,7 +289,8 @@ impl Pairing {
 
     /// Takes out of the live pools the tickets whose holders stopped asking after
     /// them ([`UNSEEN_DROPPED`]): a page closed while waiting must not be seated at a
-    /// table the others then wait for in vain. Correspondence tickets stay.
+    /// table the others then wait for in vain, nor make its pool look busy.
+    /// Correspondence tickets stay.
     async fn drop_unseen(&self) {
         let now = self.time.now();
         let gone: Vec<String> = {
@@ -296,6 +301,7 @@ impl Pairing {
                 .filter(|(_, e)| {
                     e.place == Place::Waiting
                         && !e.join.pool.is_correspondence()
+                        && e.watching == 0
                         && now.since(e.seen) > UNSEEN_DROPPED
                 })
                 .map(|(k, _)| k.clone())
@@ -617,6 +623,7 @@ impl Pairing {
                 since,
                 queued_at,
                 seen: self.time.now(),
+                watching: 0,
                 place: Place::Waiting,
                 changed: watch::channel(0).0,
             },
@@ -648,6 +655,8 @@ impl Pairing {
         if wait.is_zero() || matches!(status, TicketStatus::Matched { .. }) {
             return Ok(status);
         }
+        // Dropped with the request when its connection closes (the page has gone).
+        let _watch = Watch::new(self, &key);
         let _ = tokio::time::timeout(wait, changed.changed()).await;
         self.ticket_status(&key).map(|(s, _)| s)
     }
@@ -746,6 +755,34 @@ impl Pairing {
 
 /// A day in ms.
 const DAY_MS: i64 = 86_400_000;
+
+/// A long poll of a ticket, open while it lives: the ticket's holder is there.
+struct Watch<'a> {
+    pairing: &'a Pairing,
+    key: String,
+}
+
+impl<'a> Watch<'a> {
+    fn new(pairing: &'a Pairing, key: &str) -> Watch<'a> {
+        if let Some(e) = pairing.state().tickets.get_mut(key) {
+            e.watching += 1;
+        }
+        Watch {
+            pairing,
+            key: key.to_string(),
+        }
+    }
+}
+
+impl Drop for Watch<'_> {
+    fn drop(&mut self) {
+        let now = self.pairing.time.now();
+        if let Some(e) = self.pairing.state().tickets.get_mut(&self.key) {
+            e.watching = e.watching.saturating_sub(1);
+            e.seen = now;
+        }
+    }
+}
 
 impl PairingApi for Pairing {
     fn apart_changed(&self) {

@@ -464,11 +464,16 @@ async fn rated_pools_match_close_ratings_first_and_widen_with_the_wait() {
         tickets.push(ticket(&server, rated.clone(), Some(c)).await);
     }
     assert_eq!(waiting_in(&server, "5+3", true).await, 3);
-    time.advance(Duration::from_secs(5));
-    // ±175 after 5 s: 1400 is too far from 1000.
-    assert_eq!(status(&server, &tickets[0], 0).await["status"], "waiting");
+    // Each page asks after its ticket every 5 s: none is taken for a page gone.
+    for _ in 0..3 {
+        time.advance(Duration::from_secs(5));
+        // ±175 after 5 s, ±250 after 10, ±325 after 15: 1400 is too far from 1000.
+        for t in &tickets {
+            assert_eq!(status(&server, t, 0).await["status"], "waiting");
+        }
+    }
     // ±400 after 20 s: one table.
-    time.advance(Duration::from_secs(15));
+    time.advance(Duration::from_secs(5));
     let (room, _, _) = matched(&server, &tickets[2]).await;
     for t in &tickets[..2] {
         assert_eq!(matched(&server, t).await.0, room);
@@ -546,7 +551,7 @@ async fn a_ticket_nobody_asks_after_leaves_a_live_pool() {
     let kept = ticket(&server, json!({"pool": "5+3"}), None).await;
     assert_eq!(waiting_in(&server, "5+3", false).await, 2);
     for _ in 0..3 {
-        time.advance(Duration::from_secs(25));
+        time.advance(Duration::from_secs(8));
         assert_eq!(status(&server, &kept, 0).await["status"], "waiting");
     }
     let deadline = tokio::time::Instant::now() + TIMEOUT;
@@ -561,6 +566,85 @@ async fn a_ticket_nobody_asks_after_leaves_a_live_pool() {
     let (code, _, _) = call(&server, "GET", &format!("/api/pairing/{gone}"), None, None).await;
     assert_eq!(code, 404);
     assert_eq!(status(&server, &kept, 0).await["status"], "waiting");
+    server.stop().await;
+}
+
+/// Opens a long poll of `ticket` on a socket of its own and reads nothing back: the
+/// page that holds it, until the socket is dropped (the page has gone).
+async fn long_poll(server: &TestServer, ticket: &str) -> tokio::net::TcpStream {
+    use tokio::io::AsyncWriteExt as _;
+    let mut tcp = tokio::net::TcpStream::connect(server.addr)
+        .await
+        .expect("connect");
+    let request = format!(
+        "GET /api/pairing/{ticket}?wait=30 HTTP/1.1\r\nhost: {}\r\n\r\n",
+        server.addr
+    );
+    tcp.write_all(request.as_bytes()).await.expect("send");
+    tcp
+}
+
+/// Waits (real time, the matcher's waves being on their own task) until the casual
+/// 5+3 pool has `n` people waiting; false if it does not within `within`.
+async fn pool_reaches(server: &TestServer, n: u64, within: Duration) -> bool {
+    let deadline = tokio::time::Instant::now() + within;
+    while waiting_in(server, "5+3", false).await != n {
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    true
+}
+
+/// A ticket belongs to its page: kept while a long poll of it is open however long
+/// that lasts, and gone from its pool's count within seconds of the poll's socket
+/// closing; a ticket nobody asks after leaves after 10 s, and the pool's count, as
+/// `Play now` reads it, shows only the page still there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ticket_whose_page_has_gone_leaves_its_pool_within_seconds() {
+    let time = ManualTime::new(0);
+    let (_db, server) = server(&time).await;
+    let open = ticket(&server, json!({"pool": "5+3"}), None).await;
+    let unasked = ticket(&server, json!({"pool": "5+3"}), None).await;
+    assert_eq!(waiting_in(&server, "5+3", false).await, 2);
+    let socket = long_poll(&server, &open).await;
+    // The long poll is being held before the clock moves on.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    time.advance(Duration::from_secs(9));
+    assert!(
+        pool_reaches(&server, 2, Duration::from_millis(300)).await,
+        "both are kept within 10 s"
+    );
+    time.advance(Duration::from_secs(2));
+    assert!(
+        pool_reaches(&server, 1, TIMEOUT).await,
+        "the ticket nobody asked after for 11 s stays"
+    );
+    let (code, _, _) = call(
+        &server,
+        "GET",
+        &format!("/api/pairing/{unasked}"),
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(code, 404);
+    // An open long poll keeps its ticket, however long the clock runs.
+    time.advance(Duration::from_secs(120));
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(waiting_in(&server, "5+3", false).await, 1);
+    // The page goes: its socket closes, and the ticket leaves once 10 s more pass,
+    // though the long poll asked for 30.
+    drop(socket);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    time.advance(Duration::from_secs(11));
+    assert!(
+        pool_reaches(&server, 0, Duration::from_secs(3)).await,
+        "the ticket of a closed long poll stays"
+    );
+    let (code, _, _) = call(&server, "GET", &format!("/api/pairing/{open}"), None, None).await;
+    assert_eq!(code, 404);
     server.stop().await;
 }
 
