@@ -249,6 +249,7 @@ export function showAnalysis(app) {
     play: (action) => playAction(action),
     render: () => update(),
     promoDialog: null,
+    toMove: () => { try { return parsePosition(currentPositionText()).toMove; } catch { return null; } },
   };
 
   /** The end of the line being walked: kept while the node shown is on its path (so
@@ -628,7 +629,7 @@ export function showAnalysis(app) {
       onCancel: () => { st.selected = null; update(); },
     });
     board.setView(st.view);
-    play.enableDrag(page, board);
+    page.drag = play.enableDrag(page, board);
     els.errorBox = h('div', { class: 'replay-error', role: 'alert', tabindex: -1, 'data-testid': 'replay-error', hidden: true });
     els.status = h('p', { class: 'status-line', 'data-testid': 'analysis-status' });
     els.hands = h('div');

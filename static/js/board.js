@@ -78,6 +78,11 @@ export class Board {
     this.stopFollowingPrefs = onPrefChange((key) => { if (key === 'pieceStyle' && this.last) this.render(this.last); });
   }
 
+  /** A piece drawn as on this board (turned for its seat, in the reader's style). */
+  pieceNode(piece) {
+    return pieceSvg(piece, pieceRotation(piece.owner, this.view), getPref('pieceStyle'));
+  }
+
   setView(view) {
     if (view === this.view) return;
     this.view = view;

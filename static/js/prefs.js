@@ -1,17 +1,18 @@
 // What the browser remembers for the reader: name, join intent, and the preferences
 // (piece style, board theme, sound, legal targets, move confirmation, coordinates,
-// moves read out).
+// moves read out, moving by clicks or drags, the typed-move box, the board's size).
 //
 // Preferences API (every page reads them from here):
 //   getPref(key)            → the current value (a default when never set)
 //   setPref(key, value)     → stores it, updates <html data-*> and tells subscribers
 //   allPrefs()              → { pieceStyle, theme, sound, legalTargets, confirmMoves, coordinates,
-//                               announceMoves }
+//                               announceMoves, moveInput, typedMoves, boardSize }
 //   onPrefChange(fn)        → fn(key, value, all) after every change; returns unsubscribe
 //   PREF_CHOICES            → allowed values of each key
 // The page root carries them as attributes, so CSS alone can follow them:
 //   <html data-theme="light|dark|wood" data-piece-style="kanji|international"
-//         data-coords="on|off" data-targets="on|off">
+//         data-coords="on|off" data-targets="on|off" data-move-input="both|click|drag"
+//         data-board-size="s|m|l|xl">
 
 export const JOIN_INTENT_KEY = 'sannin.join';
 const NAME_KEY = 'sannin.name';
@@ -38,6 +39,9 @@ export const PREF_CHOICES = {
   confirmMoves: [false, true],
   coordinates: [true, false],
   announceMoves: [false, true],
+  moveInput: ['both', 'click', 'drag'], // pieces moved by click-click, by dragging, or both
+  typedMoves: [true, false], // the typed-move box under the room's board
+  boardSize: ['m', 's', 'l', 'xl'], // the room's board on a wide screen
 };
 
 function defaults() {
@@ -53,6 +57,9 @@ function defaults() {
     confirmMoves: coarse, // a mistap on a phone is easy: ask by default there
     coordinates: true,
     announceMoves: false, // screen readers: each move said in words
+    moveInput: 'both',
+    typedMoves: !coarse, // a keyboard's box: not on a touch screen unless asked for
+    boardSize: 'm',
   };
 }
 
@@ -79,6 +86,8 @@ function applyToRoot() {
   root.dataset.pieceStyle = current.pieceStyle;
   root.dataset.coords = current.coordinates ? 'on' : 'off';
   root.dataset.targets = current.legalTargets ? 'on' : 'off';
+  root.dataset.moveInput = current.moveInput;
+  root.dataset.boardSize = current.boardSize;
   root.style.colorScheme = current.theme === 'dark' ? 'dark' : 'light';
 }
 applyToRoot();

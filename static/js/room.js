@@ -12,6 +12,7 @@ import { h, redraw } from './dom.js';
 import { SEATS } from './geometry.js';
 import { START_POSITION, indexLegal } from './position.js';
 import { Board } from './board.js';
+import { PieceDrag, clicksOn } from './drag.js';
 import { RoomConnection, api, savedToken } from './protocol.js';
 import { playerName } from './players.js';
 import { describeClock, isCorrespondence } from './clocks.js';
@@ -210,6 +211,12 @@ class RoomView {
     this.board = new Board(this.boardBox, {
       onActivate: (cell) => input.activate(this, cell),
       onCancel: () => this.cancel(),
+    });
+    this.drag = new PieceDrag(this.board, {
+      grab: (source) => input.canLift(this, source),
+      lift: (source) => input.lift(this, source),
+      drop: (source, cell) => input.dropOn(this, source, cell),
+      handPiece: (kind) => ({ owner: this.you ?? 'first', kind, promoted: false }),
     });
     this.looking = h('div', { class: 'looking-back', 'data-testid': 'looking-back', hidden: true });
     this.liveButton = h('button', { type: 'button', class: 'live-button', 'data-testid': 'back-to-live', hidden: true, onclick: () => this.goTo(Infinity) });
@@ -573,6 +580,8 @@ class RoomView {
     }
     this.typed.update(this.myTurn && view.live ? s.legal ?? [] : [], Boolean(this.you) && s.status === 'playing');
     this.boardBox.classList.toggle('my-turn', this.myTurn && view.live);
+    // A player's board takes touch gestures for its drags (play.css).
+    this.boardBox.classList.toggle('can-drag', Boolean(this.you) && s.status === 'playing' && view.live);
     this.boardBox.classList.toggle('history', !view.live);
     this.boardBox.dataset.ply = String(view.ply);
     this.looking.hidden = view.live;
@@ -648,7 +657,12 @@ class RoomView {
       clocksAt: this.clocksAt,
       skew: this.skew,
       selectedHand: this.selected?.hand ?? this.premoveSel?.hand ?? null,
-      onDrop: (kind, byKeyboard) => { input.selectHand(this, kind); if (byKeyboard) this.board.focus(); },
+      onDrop: (kind, byKeyboard) => {
+        if (this.drag.swallows() || (!byKeyboard && !clicksOn())) return;
+        input.selectHand(this, kind);
+        if (byKeyboard) this.board.focus();
+      },
+      onHandDown: (e, kind) => this.drag.handDown(e, kind),
       // Rated rooms seat accounts only: their ratings go next to their names.
       ratingOf: s.rated ? ratingOf : null,
       giveTime: giveTimeFor(this),

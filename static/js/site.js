@@ -65,7 +65,10 @@ function prefsDialog() {
       radios('pieceStyle', 'prefs.pieceStyle'),
       radios('theme', 'prefs.theme'),
       h('fieldset', {}, h('legend', {}, t('prefs.play')),
-        toggle('sound'), toggle('legalTargets'), toggle('confirmMoves'), toggle('coordinates'), toggle('announceMoves')),
+        toggle('sound'), toggle('legalTargets'), toggle('confirmMoves'), toggle('coordinates'), toggle('announceMoves'),
+        toggle('typedMoves')),
+      radios('moveInput', 'prefs.moveInput'),
+      radios('boardSize', 'prefs.boardSize'),
       h('form', { method: 'dialog' }, h('button', { type: 'submit', class: 'primary', 'data-testid': 'prefs-close' }, t('prefs.close'))));
   }
   fill();

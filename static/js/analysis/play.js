@@ -1,5 +1,5 @@
 // Moves on the analysis board, for whichever side is to move: a piece and its target
-// chosen by clicks or dragged with the mouse (only from the server's `legal` list of the position shown), a
+// chosen by clicks or dragged with a mouse or a finger (drag.js; only from the server's `legal` list of the position shown), a
 // piece in hand dropped, the promotion question, an illumination. `page` is the
 // analysis page: { legal() (indexLegal of the position shown), selected, play(action),
 // render(), promoDialog }.
@@ -9,6 +9,7 @@ import { pieceLabel } from '../room/messages.js';
 import { HAND_ORDER } from '../position.js';
 import { pieceSvg } from '../pieces.js';
 import { SEATS } from '../geometry.js';
+import { PieceDrag, clicksOn } from '../drag.js';
 
 /** Target cells of the selection: Map<cell, 'move'|'capture'|'drop'>. */
 export function targets(page) {
@@ -38,26 +39,33 @@ export function activate(page, cell) {
   page.render();
 }
 
-/** Drag and drop with a mouse on `board`: a piece pressed on one cell and let go on
- * another plays that move when it is legal (a press and release on one cell is a
- * click, as before). */
+/** Drags on `board` (drag.js): a piece with a legal move, or one of the hand of the
+ * side to move, dragged to a target plays there; let go elsewhere it goes back. */
 export function enableDrag(page, board) {
-  let from = null;
-  const cellAt = (e) => document.elementFromPoint(e.clientX, e.clientY)?.closest?.('[data-cell]')?.dataset.cell ?? null;
-  board.svg.addEventListener('pointerdown', (e) => {
-    from = e.pointerType === 'mouse' && e.button === 0 ? cellAt(e) : null;
-    if (from && !page.legal().moves.has(from)) from = null;
-  });
-  board.svg.addEventListener('pointerup', (e) => {
-    const start = from;
-    from = null;
-    const to = start ? cellAt(e) : null;
-    const actions = to && to !== start ? page.legal().moves.get(start)?.get(to) : null;
-    if (actions) choose(page, actions);
+  return new PieceDrag(board, {
+    grab: (source) => {
+      const legal = page.legal();
+      return source.hand ? legal.drops.has(source.hand) : legal.moves.has(source.cell);
+    },
+    lift: (source) => { page.selected = source; page.render(); },
+    drop: (source, cell) => {
+      const legal = page.legal();
+      if (cell && source.hand) {
+        const drop = legal.drops.get(source.hand)?.get(cell);
+        if (drop) { page.play(drop.text); return; }
+      } else if (cell) {
+        const actions = legal.moves.get(source.cell)?.get(cell);
+        if (actions) { choose(page, actions); return; }
+      }
+      if (!cell || cell !== source.cell) page.selected = null;
+      page.render();
+    },
+    handPiece: (kind) => ({ owner: page.toMove?.() ?? 'first', kind, promoted: false }),
   });
 }
 
-export function selectHand(page, kind) {
+export function selectHand(page, kind, byKeyboard = false) {
+  if (page.drag?.swallows() || (!byKeyboard && !clicksOn())) return;
   page.selected = page.selected?.hand === kind ? null : { hand: kind };
   page.render();
 }
@@ -105,7 +113,8 @@ export function handsView(page, pos) {
       return h('button', {
         type: 'button', class: 'hand-item drop', 'data-testid': `drop-${k}`,
         'aria-pressed': String(page.selected?.hand === k), 'aria-label': t('analysis.play.drop', { piece: words }),
-        onclick: () => selectHand(page, k),
+        onclick: (e) => selectHand(page, k, e.detail === 0),
+        onpointerdown: (e) => page.drag?.handDown(e, k),
       }, mini(seat, k), count);
     });
     return h('div', { class: `hand-line seat-${seat}`, 'data-testid': `analysis-hand-${seat}` },

@@ -1,6 +1,6 @@
-// What clicks and keys do on the room page: choosing a piece and its target (only from
-// the server's `legal` list), the promotion question, premoves while the others move,
-// and ←/→/Home/End through the game.
+// What clicks, drags and keys do on the room page: choosing a piece and its target (only
+// from the server's `legal` list), by click-click or by dragging it (drag.js), the
+// promotion question, premoves while the others move, and ←/→/Home/End through the game.
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
 import { premoveAction } from './premove.js';
@@ -77,6 +77,62 @@ export function activate(r, cell) {
     if (piece && piece.owner === r.you) r.flash(t('room.error.no_move'));
     r.selected = null;
   }
+  r.render();
+}
+
+/** May `source` (`{ cell }` or `{ hand: kind }`) be dragged now (drag.js): a piece
+ * with a legal move on the reader's turn, or one of its own while others move (a
+ * premove). */
+export function canLift(r, source) {
+  if (r.promoDialog.open || r.model.view !== null || r.pendingAction) return false;
+  if (canPremove(r)) {
+    if (source.hand) return Boolean(r.model.pos?.hands?.[r.you]?.[source.hand]);
+    return r.model.pos?.board.get(source.cell)?.owner === r.you;
+  }
+  if (!r.myTurn) return false;
+  return source.hand ? r.legal.drops.has(source.hand) : r.legal.moves.has(source.cell);
+}
+
+/** A drag begins: the source is selected and its targets (or premove hints) marked. */
+export function lift(r, source) {
+  r.illumPreview = false;
+  r.confirming = null;
+  if (canPremove(r)) {
+    r.premove = null;
+    r.premoveSel = source;
+  } else {
+    r.selected = source;
+  }
+  r.render();
+}
+
+/** A dragged piece let go over `cell` (null: off the board). A legal target plays (a
+ * premove is queued while others move); its own cell keeps it selected, as a click
+ * would; anywhere else puts it back. */
+export function dropOn(r, source, cell) {
+  const back = () => {
+    if (cell && cell === source.cell) return; // stays selected: a click-click may follow
+    r.selected = null;
+    r.premoveSel = null;
+  };
+  if (canPremove(r)) {
+    if (cell && cell !== source.cell) {
+      r.premove = source.cell ? { from: source.cell, to: cell } : { hand: source.hand, to: cell };
+      r.premoveSel = null;
+    } else back();
+    r.render();
+    return;
+  }
+  if (r.myTurn && cell && !r.pendingAction) {
+    if (source.hand) {
+      const drop = r.legal.drops.get(source.hand)?.get(cell);
+      if (drop) { submit(r, drop.text); return; }
+    } else {
+      const actions = r.legal.moves.get(source.cell)?.get(cell);
+      if (actions) { chooseAndPlay(r, actions); return; }
+    }
+  }
+  back();
   r.render();
 }
 

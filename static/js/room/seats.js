@@ -36,7 +36,7 @@ export function placesFor(view) {
  * Draws the panel of `seat` into `node`. `v`: { state, roomId, pos (shown position), you,
  * myTurn, active (live active seats), alliance, leaving, checks, clocks, clocksAt, skew
  * (the server's clock minus this computer's), selectedHand, canDrop(kind),
- * onDrop(kind, byKeyboard), place, giveTime (givetime.js: "+15 s" for a seat, under its clock) }.
+ * onDrop(kind, byKeyboard), onHandDown(pointerdown event, kind) (a drag from the hand), place, giveTime (givetime.js: "+15 s" for a seat, under its clock) }.
  */
 export function renderSeat(node, seat, v) {
   const s = v.state;
@@ -131,6 +131,7 @@ function renderHand(seat, v) {
       'aria-pressed': String(v.selectedHand === kind),
       'aria-label': t('room.drop', { piece: label }),
       onclick: (e) => v.onDrop(kind, e.detail === 0),
+      onpointerdown: (e) => v.onHandDown?.(e, kind),
     }, inner);
   });
   return h('div', {
