@@ -1,4 +1,5 @@
-// The lobby: what the game is, then the ways into a game — a quick game with two other
+// The lobby: what the game is and three big buttons into a game (lobby/start.js), then
+// the ways into a game with their choices — a quick game with two other
 // people (one click, or a pool picked in the grid), play the computer (one click), play
 // with friends (create, be seated, share the link) — then the games waiting for players,
 // the running ones to watch and the finished ones, kept up to date by the server's live
@@ -12,6 +13,7 @@ import { onLangChange, t } from './i18n.js';
 import { storedName } from './prefs.js';
 import { onAccountChange, onRatings } from './account.js';
 import { heroSection } from './lobby/hero.js';
+import { startSection } from './lobby/start.js';
 import { leaveQueue, quickCard } from './lobby/quick.js';
 import { computerCard } from './lobby/computer.js';
 import { friendsCard } from './lobby/friends.js';
@@ -54,7 +56,7 @@ export function showLobby(app) {
   function build() {
     document.title = t('lobby.pageTitle');
     idleButtons = [];
-    view = { hero: heroSection(state), lists: listSections() };
+    view = { hero: heroSection(state, startSection(lobby)), lists: listSections() };
     app.replaceChildren(h('div', { class: 'lobby' },
       view.hero.el,
       h('div', { class: 'paths' }, PATHS.map((card) => card(lobby))),

@@ -46,7 +46,9 @@ function seatFor(choice) {
   return SEATS.includes(choice) ? choice : SEATS[Math.floor(Math.random() * SEATS.length)];
 }
 
-async function playComputer(lobby) {
+/** Starts a game against the computer with the choices of the card (the level, the
+ * seat, the clock), as the reader's name. */
+export async function playComputer(lobby) {
   const { state } = lobby;
   lobby.begin(t('lobby.starting'));
   try {

@@ -7,7 +7,9 @@ import { t } from '../i18n.js';
 import { createOptions } from './create-options.js';
 import { goSeated, roomIdOf, roomLink } from './enter.js';
 
-async function createForFriends(lobby, body) {
+/** Creates a room of `body` (`POST /api/rooms`) and goes there seated: its page gives
+ * the link to share. */
+export async function createForFriends(lobby, body) {
   lobby.begin(t('lobby.creating'));
   try {
     const { id } = await api('/api/rooms', { method: 'POST', body: JSON.stringify(body) });

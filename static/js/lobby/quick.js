@@ -22,17 +22,33 @@ import {
 } from './corr-wait.js';
 import { clockText, seatLabel } from './messages.js';
 import { roomLink } from './enter.js';
+import { playComputer } from './computer.js';
+import { createForFriends } from './friends.js';
 
 /** Between "Table found!" (its sound) and the room. */
 const FOUND_DELAY_MS = 600;
 /** Tries of a new ticket while pairing is briefly unavailable. */
 const JOIN_TRIES = 4;
+/** After this long alone in the queue the waiting panel offers the computer and a
+ * room for friends. */
+const OFFER_AFTER_MS = 20000;
 
 /** The wait, whatever card shows it. `mode`: idle, joining, waiting, cancelling, found. */
 const q = {
   mode: 'idle', w: null, count: null, trouble: '', message: null, waiter: null, tick: null,
-  pools: DEFAULT_POOLS, lobby: null, view: null, started: false, room: null,
+  pools: DEFAULT_POOLS, lobby: null, view: null, started: false, room: null, top: null,
 };
+
+/** The big Play now button at the top of the lobby (lobby/start.js): the busiest pool,
+ * as the card's own button, with the pool and its people on a line under it. */
+export function playNowButton() {
+  const sub = h('span', { class: 'start-sub' });
+  const button = h('button', {
+    type: 'button', class: 'start-button play', 'data-testid': 'start-play-now', onclick: () => join(busiestPool(q.pools)),
+  }, h('span', { class: 'start-label' }, t('quick.playNow')), sub);
+  q.top = { button, sub };
+  return button;
+}
 
 /** The card (a way into a game, lobby.js `PATHS`). */
 export function quickCard(lobby) {
@@ -187,6 +203,14 @@ function tick() {
   const time = elapsedText(Date.now() - q.w.since);
   if (q.view) q.view.clock.textContent = time;
   document.title = t('quick.waitingTitle', { time });
+  if (q.view && q.view.parts.offer.hidden === offerDue()) draw();
+}
+
+/** Whether the wait has gone on long enough, with nobody else in the pool, for the
+ * waiting panel to offer the other ways into a game. */
+function offerDue() {
+  return q.mode === 'waiting' && Boolean(q.w?.since) && Date.now() - q.w.since >= OFFER_AFTER_MS
+    && !(typeof q.count === 'number' && q.count >= 2);
 }
 
 // ---- drawing -------------------------------------------------------------------------
@@ -247,6 +271,13 @@ function buildView() {
     bots: h('p', { class: 'waiting-bots', 'data-testid': 'waiting-bots' }),
     trouble: h('p', { class: 'trouble', 'data-testid': 'waiting-trouble' }),
     cancel: h('button', { type: 'button', 'data-testid': 'cancel-pairing', onclick: cancel }, t('quick.cancel')),
+    // Alone for a while: the computer now, or a room for friends (the place in the
+    // queue is given up for either).
+    offer: h('div', { class: 'waiting-offer', 'data-testid': 'waiting-offer', hidden: true },
+      h('p', {}, t('quick.offerText')),
+      h('div', { class: 'row' },
+        h('button', { type: 'button', class: 'primary', 'data-testid': 'offer-computer', onclick: () => playComputer(q.lobby) }, t('lobby.computerTitle')),
+        h('button', { type: 'button', 'data-testid': 'offer-friends', onclick: () => createForFriends(q.lobby, {}) }, t('quick.offerFriends')))),
   };
   // Polite live region, always in the page (a region that appears is not read out): what
   // it holds changes as the wait goes on. The clock ticking in it is not read out.
@@ -296,13 +327,18 @@ function draw() {
   const best = busiestPool(q.pools);
   v.playNowPool.textContent = typeof best.waiting === 'number'
     ? t('quick.playNowPool', { pool: poolLabel(best), n: best.waiting }) : poolLabel(best);
+  if (q.top) {
+    q.top.button.disabled = q.mode !== 'idle' || busy;
+    q.top.button.firstChild.textContent = t(q.mode === 'joining' ? 'quick.joining' : waiting ? 'quick.waitingButton' : 'quick.playNow');
+    q.top.sub.textContent = waiting && q.w?.pool ? poolLabel(q.w.pool) : v.playNowPool.textContent;
+  }
 
   if (!waiting) {
     v.waiting.replaceChildren();
     return;
   }
   const p = v.parts;
-  if (!v.waiting.firstChild) v.waiting.replaceChildren(p.requeued, p.head, p.clock, p.pool, p.bots, p.trouble, p.cancel);
+  if (!v.waiting.firstChild) v.waiting.replaceChildren(p.requeued, p.head, p.clock, p.pool, p.bots, p.trouble, p.offer, p.cancel);
   const w = q.w ?? {};
   const notice = w.notice;
   p.requeued.hidden = !notice || q.mode === 'found';
@@ -313,6 +349,7 @@ function draw() {
     p.pool.textContent = t('quick.goingToTable');
     p.bots.hidden = true;
     p.trouble.textContent = '';
+    p.offer.hidden = true;
     p.cancel.hidden = true;
     v.waiting.classList.add('found');
     return;
@@ -327,6 +364,8 @@ function draw() {
   p.bots.hidden = w.bots === null || w.bots === undefined || Boolean(w.pool?.rated);
   if (!p.bots.hidden) p.bots.textContent = t('quick.botsAt', { time: elapsedText(w.bots * 1000) });
   p.trouble.textContent = q.trouble;
+  p.offer.hidden = !offerDue();
+  for (const b of p.offer.querySelectorAll('button')) b.disabled = busy;
   p.cancel.hidden = false;
   p.cancel.disabled = q.mode === 'cancelling';
   p.cancel.textContent = t(q.mode === 'cancelling' ? 'quick.cancelling' : 'quick.cancel');
