@@ -317,7 +317,9 @@ export class Waiter {
         if (failures >= (e.code === 'pairing_unavailable' ? 4 : 2)) {
           this.h.onTrouble?.(t('quick.trying', { reason: errorText(e, { joining: false }) }));
         }
-        await sleep(Math.min(10000, 1000 * 2 ** Math.min(failures - 1, 4)));
+        // At most 4 s between tries: the server lets a ticket go 10 s after the last
+        // question (a page that has gone).
+        await sleep(Math.min(4000, 1000 * 2 ** Math.min(failures - 1, 4)));
         continue;
       }
       if (this.stopped) return;
