@@ -12,7 +12,7 @@
 // The page root carries them as attributes, so CSS alone can follow them:
 //   <html data-theme="light|dark|wood" data-piece-style="kanji|international"
 //         data-coords="on|off" data-targets="on|off" data-move-input="both|click|drag"
-//         data-board-size="s|m|l|xl">
+//         data-typed-moves="on|off" data-board-size="s|m|l|xl">
 
 export const JOIN_INTENT_KEY = 'sannin.join';
 const NAME_KEY = 'sannin.name';
@@ -87,6 +87,7 @@ function applyToRoot() {
   root.dataset.coords = current.coordinates ? 'on' : 'off';
   root.dataset.targets = current.legalTargets ? 'on' : 'off';
   root.dataset.moveInput = current.moveInput;
+  root.dataset.typedMoves = current.typedMoves ? 'on' : 'off';
   root.dataset.boardSize = current.boardSize;
   root.style.colorScheme = current.theme === 'dark' ? 'dark' : 'light';
 }

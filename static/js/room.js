@@ -239,6 +239,8 @@ class RoomView {
     this.promoDialog.addEventListener('cancel', () => this.cancel());
     this.chat = new ChatPanel((text) => this.send({ type: 'chat', text }), { roomId: this.roomId, seatInfo: (seat) => this.state?.seats?.[seat] });
     this.tabButtons = {
+      // Phones: the move table behind a tab of its own (play.css).
+      moves: h('button', { type: 'button', role: 'tab', class: 'small moves-tab', 'data-testid': 'tab-moves', onclick: () => this.showTab('moves') }),
       chat: h('button', { type: 'button', role: 'tab', class: 'small', 'data-testid': 'tab-chat', onclick: () => this.showTab('chat') }),
       log: h('button', { type: 'button', role: 'tab', class: 'small', 'data-testid': 'tab-log', onclick: () => this.showTab('log') }),
     };
@@ -262,9 +264,9 @@ class RoomView {
           this.slots.bottom,
           h('div', { class: 'side-controls' }, this.nav, this.controls, this.result, this.viewPicker)),
         h('div', { class: 'pregame-area' }, this.pregame.node),
-        h('aside', { class: 'side' },
+        this.side = h('aside', { class: 'side' },
           h('section', { class: 'panel moves-panel' }, h('div', { class: 'panel-head' }, this.movesTitle, this.recordBox), this.moveTable.scroller),
-          h('section', { class: 'panel talk' }, h('div', { class: 'tabs', role: 'tablist' }, this.tabButtons.chat, this.tabButtons.log),
+          h('section', { class: 'panel talk' }, h('div', { class: 'tabs', role: 'tablist' }, this.tabButtons.moves, this.tabButtons.chat, this.tabButtons.log),
             this.chat.node, this.logPanel))),
       this.promoDialog));
     const onKey = (e) => input.onPageKey(this, e);
@@ -283,6 +285,7 @@ class RoomView {
     this.headTitle.textContent = this.roomName();
     this.copyButton.textContent = t('room.copy_link');
     this.movesTitle.textContent = t('room.moves.title');
+    this.tabButtons.moves.textContent = t('room.tab.moves');
     this.tabButtons.chat.textContent = t('room.tab.chat');
     this.tabButtons.log.textContent = t('room.tab.log');
     this.liveButton.textContent = t('room.nav.live');
@@ -305,6 +308,7 @@ class RoomView {
     }
     this.chat.node.hidden = tab !== 'chat';
     this.logPanel.hidden = tab !== 'log';
+    this.side.dataset.tab = tab;
   }
 
   /** A link to the record: the server's record, downloaded with full headers. */

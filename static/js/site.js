@@ -1,8 +1,8 @@
-// The header every page shares: navigation (with My games and its badge: the games
+// The header every page shares: navigation (behind a menu button on phones; with My games and its badge: the games
 // where it is the reader's move), the bell (notifications), the language switch and
 // the preferences dialog; and a polite live region for announcements. The tab's title
 // starts with "(2) " while it is the reader's move in two games.
-import { h } from './dom.js';
+import { h, iconSvg } from './dom.js';
 import { LANGUAGES, LANGUAGE_NAMES, LANGUAGE_TAGS, lang, onLangChange, setLang, t } from './i18n.js';
 import { PREF_CHOICES, allPrefs, onPrefChange, setPref } from './prefs.js';
 import { KANJI_PATHS } from '../pieces/kanji.js';
@@ -77,6 +77,9 @@ function prefsDialog() {
   return dialog;
 }
 
+/** The preferences' gear (phones show it without its word). */
+const GEAR = 'M19.14 12.94c.04-.3.06-.61.06-.94s-.02-.64-.07-.94l2.03-1.58a.49.49 0 0 0 .12-.61l-1.92-3.32a.49.49 0 0 0-.59-.22l-2.39.96a7 7 0 0 0-1.62-.94l-.36-2.54a.48.48 0 0 0-.48-.41h-3.84a.47.47 0 0 0-.47.41l-.36 2.54c-.59.24-1.13.57-1.62.94l-2.39-.96a.49.49 0 0 0-.59.22L2.74 8.87a.47.47 0 0 0 .12.61l2.03 1.58c-.05.3-.09.63-.09.94s.02.64.07.94l-2.03 1.58a.49.49 0 0 0-.12.61l1.92 3.32c.12.22.37.29.59.22l2.39-.96c.5.38 1.03.7 1.62.94l.36 2.54c.05.24.24.41.48.41h3.84c.24 0 .44-.17.47-.41l.36-2.54c.59-.24 1.13-.56 1.62-.94l2.39.96c.22.08.47 0 .59-.22l1.92-3.32a.47.47 0 0 0-.12-.61zM12 15.6A3.6 3.6 0 1 1 12 8.4a3.6 3.6 0 0 1 0 7.2z';
+
 /** The logo 三人将棋 drawn from the bundled outlines: it never waits for a font. */
 function logo() {
   const NS = 'http://www.w3.org/2000/svg';
@@ -103,7 +106,16 @@ export function mountHeader(page) {
   const tools = h('div', { class: 'site-tools' });
   announcer = h('div', { class: 'sr-only', 'aria-live': 'polite', 'data-testid': 'announcer' });
   const dialog = prefsDialog();
-  brand.after(nav);
+  // Phones: the links behind a menu button (pages.css shows it on narrow screens only).
+  nav.id = 'site-nav';
+  const menu = h('button', {
+    type: 'button', class: 'menu-button', 'data-testid': 'site-menu', 'aria-controls': 'site-nav', 'aria-expanded': 'false',
+    onclick: () => menu.setAttribute('aria-expanded', String(header.classList.toggle('menu-open'))),
+  }, iconSvg('menu-icon', 'M3 6h18v2H3zm0 5h18v2H3zm0 5h18v2H3z'));
+  header.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && header.classList.contains('menu-open')) { header.classList.remove('menu-open'); menu.setAttribute('aria-expanded', 'false'); menu.focus(); }
+  });
+  brand.after(menu, nav);
   header.append(tools);
   document.body.append(announcer, dialog);
 
@@ -118,6 +130,8 @@ export function mountHeader(page) {
     // Moderators and admins: their page (docs/moderation.md §4).
     if (['moderator', 'admin'].includes(account()?.role)) links.push(['mod', '/mod', 'nav.mod']);
     nav.setAttribute('aria-label', t('nav.label'));
+    menu.setAttribute('aria-label', t('site.menu'));
+    menu.title = t('site.menu');
     nav.replaceChildren(...links.map(([id, href, key]) => h('a', {
       href, 'data-testid': `nav-${id}`, 'aria-current': id === page ? 'page' : null,
     }, t(key), id === 'games' ? gamesBadge() : null)));
@@ -130,7 +144,8 @@ export function mountHeader(page) {
       ? h('a', { href: profileLink(me.name), class: 'account-link', 'data-testid': 'account-name' }, me.name)
       : h('a', { href: `/account?next=${encodeURIComponent(location.pathname)}`, class: 'account-link', 'data-testid': 'login-link', 'aria-current': page === 'account' ? 'page' : null }, t('account.loginLink'));
     tools.replaceChildren(bell.el, who, select,
-      h('button', { type: 'button', 'data-testid': 'open-prefs', onclick: () => dialog.showModal() }, t('prefs.open')));
+      h('button', { type: 'button', class: 'prefs-button', 'data-testid': 'open-prefs', onclick: () => dialog.showModal() },
+        iconSvg('gear-icon', GEAR), h('span', { class: 'prefs-word' }, t('prefs.open'))));
     bell.relabel();
   }
   /** The number of games where it is the reader's move, beside "My games". */
