@@ -35,6 +35,10 @@ pub struct RoomInfo {
     /// A table of quick pairing (docs/pairing.md).
     #[serde(default)]
     pub paired: bool,
+    /// Every player still in the game is a computer player: three bots, or two playing
+    /// on once the person is out (resigned, mated). Not finished.
+    #[serde(default)]
+    pub bots_only: bool,
     /// The outcome, once the game is over.
     pub result: Option<Outcome>,
     /// Unix ms when the room was created.

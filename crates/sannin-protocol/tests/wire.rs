@@ -694,7 +694,7 @@ fn http_bodies() {
         "spectators": 0, "custom_position": false, "voluntary_alliance": false,
         "private": false,
         "clock": {"kind": "fischer", "main_ms": 300000, "increment_ms": 5000, "byoyomi_ms": 0, "periods": 0},
-        "bot_takeover": false, "rated": false, "paired": false, "moves": 1, "result": null,
+        "bot_takeover": false, "rated": false, "paired": false, "bots_only": false, "moves": 1, "result": null,
         "created_at_ms": 1735689600000i64, "updated_at_ms": 1735689601000i64});
     let s: RoomSummary = serde_json::from_value(summary.clone()).expect("a summary");
     assert_eq!(s.room.seats.get(Seat::Middle).and_then(|m| m.bot), Some(2));

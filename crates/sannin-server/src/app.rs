@@ -240,10 +240,12 @@ impl Shared {
         n: usize,
         keep: impl Fn(&RoomSummary) -> bool,
     ) -> Vec<RoomSummary> {
-        match &self.cluster {
-            Some(c) => c.summaries_after(after, n, keep),
-            None => self.rooms.summaries_after(after, n, keep),
-        }
+        let awake = match &self.cluster {
+            Some(c) => c.summaries_after(after, n, &keep),
+            None => self.rooms.summaries_after(after, n, &keep),
+        };
+        // The waiting rooms that sleep are listed too.
+        crate::rooms::merge_summaries(awake, self.rooms.dormant.after(after, n, &keep), n)
     }
 
     /// One more of `client`'s streams (a WebSocket, the live feed, a long poll) under
@@ -259,18 +261,20 @@ impl Shared {
         })
     }
 
-    /// Whether room `id` runs on this node and has not started.
+    /// Whether room `id` runs on this node (or sleeps) and has not started.
     pub fn is_waiting_here(&self, id: Uuid) -> bool {
-        self.rooms
-            .local(id)
-            .is_some_and(|h| h.summary.borrow().room.status == sannin_protocol::RoomStatus::Waiting)
+        self.rooms.dormant.contains(id)
+            || self.rooms.local(id).is_some_and(|h| {
+                h.summary.borrow().room.status == sannin_protocol::RoomStatus::Waiting
+            })
     }
 
-    /// Whether the room `id` is in memory, not finished, and played by bots alone.
-    pub fn is_bot_only_room_running(&self, id: Uuid) -> bool {
-        self.rooms
-            .local(id)
-            .is_some_and(|h| is_bot_only_room(&h.summary.borrow()))
+    /// A room with bots as the per-address count of rooms of bots alone sees it:
+    /// `None` once it is finished or gone, else whether bots alone play it now.
+    pub fn bot_room_state(&self, id: Uuid) -> Option<bool> {
+        let h = self.rooms.local(id)?;
+        let s = h.summary.borrow();
+        (s.room.status != sannin_protocol::RoomStatus::Finished).then(|| is_bot_only_room(&s))
     }
 
     /// Asked before creating a room with the seats `seats` (`POST /api/rooms`): when
@@ -333,6 +337,10 @@ impl Registry for Shared {
         self.rooms.unload(id);
     }
 
+    fn waiting_room_asleep(&self, id: Uuid, summary: RoomSummary) {
+        self.rooms.dormant.put(id, summary);
+    }
+
     fn create_room(
         self: Arc<Self>,
         position: Option<String>,
@@ -388,6 +396,13 @@ impl Tables for PairedTables {
                 Some(ClockKind::Correspondence)
             );
             let id = Shared::create_room(&shared, None, settings, seats.clone()).await?;
+            // A table with bots counts among its requester's rooms with bots (of bots
+            // alone once the person is out).
+            if let (Some(addr), None) = (requester, &shared.cluster) {
+                if seats.iter().any(|s| s.bot.is_some()) {
+                    shared.budgets.add_bot_only_room(ClientAddr::of(addr), id);
+                }
+            }
             // Each person learns that its ticket found a table.
             for s in seats.iter().filter(|s| s.bot.is_none()) {
                 shared.push.notify(Notice {

@@ -244,15 +244,17 @@ pub struct LimitArgs {
           value_parser = clap::value_parser!(u8).range(0..=5))]
     pub bot_takeover_level: u8,
 
-    /// Most rooms where only bots play (three bot seats, or bots standing in for
-    /// players who left) not finished at once; creating one more gives `429
-    /// too_many_bot_only_rooms`. 0: no room of bots alone can be created.
+    /// Most rooms where only bots play (three bot seats, bots standing in for players
+    /// who left, or bots playing on once the person is out of the game) not finished
+    /// at once; creating one more gives `429 too_many_bot_only_rooms`. 0: no room of
+    /// bots alone can be created.
     #[arg(long, env = "SANNIN_MAX_BOT_ONLY_ROOMS", default_value_t = 20)]
     pub max_bot_only_rooms: usize,
 
     /// Most rooms where only bots play that one client address may run at once (of
-    /// `--max-bot-only-rooms`); one more gives `429 too_many_bot_only_rooms`. 0: no
-    /// limit per address.
+    /// `--max-bot-only-rooms`), counting the rooms with bots it made or was seated at
+    /// by quick pairing that bots alone play now; one more room with bots gives `429
+    /// too_many_bot_only_rooms`. 0: no limit per address.
     #[arg(
         long,
         env = "SANNIN_MAX_BOT_ONLY_ROOMS_PER_ADDRESS",

@@ -59,7 +59,9 @@ pub enum ApiError {
     #[error("too many rooms where only bots play are running (limit {0}); try again later, or keep a seat for a person")]
     TooManyBotOnlyRooms(usize),
     /// This client address already runs `--max-bot-only-rooms-per-address` of them.
-    #[error("you already run {0} rooms where only bots play; wait for one to end, or keep a seat for a person")]
+    #[error(
+        "you already run {0} rooms where only bots play; wait for one to end, or play people only"
+    )]
     TooManyBotOnlyRoomsHere(usize),
     /// The server is shutting down.
     #[error("the server is shutting down")]

@@ -154,6 +154,9 @@ pub async fn run(
         .await
         .context("reading the sanctions in force")?;
     sanctions.refresh_every(shared.moderation.clone(), shared.shutdown.clone());
+    // The lobby lists the waiting rooms that sleep (a cluster's, all of them).
+    shared.rooms.refresh_dormant().await;
+    tokio::spawn(shared.rooms.clone().keep_dormant_listed());
     if let Some(c) = &cluster {
         // Rooms are taken over by the lease sweep, not all restored here.
         c.start(&shared.rooms).await?;

@@ -28,7 +28,9 @@ pub const WAKE_SWEEP: std::time::Duration = std::time::Duration::from_secs(10);
 const WAKE_BATCH: i64 = 64;
 use crate::store::{unix_ms, Fence, LoadError, Store, StoredRoom, BOT_TOKEN_HASH};
 
+mod dormant;
 mod finished;
+pub use dormant::{merge as merge_summaries, DormantRooms};
 pub use finished::FinishedRooms;
 
 /// The rooms of this node.
@@ -55,6 +57,8 @@ pub struct Rooms {
     pub broken: BrokenRooms,
     /// Finished rooms read without being started.
     pub finished: FinishedRooms,
+    /// Waiting rooms that sleep, listed in the lobby all the same.
+    pub dormant: DormantRooms,
     /// The positions of games in play with a person seated (the engine's lock).
     pub live: Arc<crate::fairplay::LivePositions>,
     /// Rooms not finished, for `--max-rooms`.
@@ -95,6 +99,7 @@ impl Rooms {
             map: Mutex::new(BTreeMap::new()),
             broken: BrokenRooms::default(),
             finished: FinishedRooms::default(),
+            dormant: DormantRooms::default(),
             live: Arc::default(),
             open: AtomicUsize::new(0),
             max_open: parts.max_open,
@@ -183,6 +188,7 @@ impl Rooms {
     /// unstarted.
     pub fn start_restored(&self, room: Room) -> RoomHandle {
         self.finished.forget(room.id());
+        self.dormant.forget(room.id());
         let mut map = self.map();
         if let Some(h) = map.get(&room.id()) {
             return h.clone();
@@ -403,6 +409,31 @@ impl Rooms {
             if more {
                 continue;
             }
+            tokio::select! {
+                () = self.shutdown.cancelled() => return,
+                () = time.sleep_until(next) => {}
+            }
+        }
+    }
+
+    /// Reads again the list of the waiting rooms that sleep (every node's, in a
+    /// cluster), leaving out those in memory here.
+    pub async fn refresh_dormant(&self) {
+        match self.store.sleeping_waiting_rooms(dormant::MAX_LISTED).await {
+            Ok(rows) => self
+                .dormant
+                .replace(rows, |id| self.map().contains_key(&id)),
+            Err(e) => warn!(error = %e, "cannot read the waiting rooms that sleep"),
+        }
+    }
+
+    /// Keeps the list of the waiting rooms that sleep up to date, every
+    /// [`WAKE_SWEEP`], until shutdown.
+    pub async fn keep_dormant_listed(self: Arc<Self>) {
+        let time = self.config.time.clone();
+        loop {
+            self.refresh_dormant().await;
+            let next = time.now_ms() + WAKE_SWEEP.as_millis() as u64;
             tokio::select! {
                 () = self.shutdown.cancelled() => return,
                 () = time.sleep_until(next) => {}

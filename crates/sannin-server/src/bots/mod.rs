@@ -612,13 +612,15 @@ impl Drop for BotOnlyPlace {
 }
 
 /// Whether a room's summary is that of a room of bots alone still to be played:
-/// every seat a bot, chosen at creation or standing in for a player who left.
+/// every seat a bot, chosen at creation or standing in for a player who left, or
+/// every player still in the game one (bots playing on once the person is out).
 pub fn is_bot_only_room(s: &RoomSummary) -> bool {
     let seats = &s.room.seats;
     s.room.status != RoomStatus::Finished
-        && [&seats.first, &seats.middle, &seats.last]
-            .iter()
-            .all(|seat| seat.as_ref().is_some_and(|i| i.bot.is_some()))
+        && (s.room.bots_only
+            || [&seats.first, &seats.middle, &seats.last]
+                .iter()
+                .all(|seat| seat.as_ref().is_some_and(|i| i.bot.is_some())))
 }
 
 /// A gauge counted up while this lives (also when a search panics or a waiting

@@ -54,6 +54,8 @@ mod lease;
 mod lobby;
 mod pairing;
 mod proxy;
+#[cfg(test)]
+pub(crate) use proxy::placeholder;
 mod wire;
 
 /// How long a request to another node waits for its answer.

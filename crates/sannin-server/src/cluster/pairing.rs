@@ -263,6 +263,10 @@ impl PairingApi for SitePairing {
         self.matcher.tables_refused()
     }
 
+    fn long_polls(&self) -> u64 {
+        self.matcher.long_polls()
+    }
+
     fn join(&self, join: Join) -> BoxFuture<'_, Result<(), ApiError>> {
         Box::pin(async move {
             if self.is_active() {

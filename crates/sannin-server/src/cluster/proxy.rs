@@ -128,7 +128,7 @@ pub fn spawn(cluster: Arc<Cluster>, rooms: Arc<Rooms>, id: Uuid) -> RoomHandle {
 }
 
 /// The lobby entry of a room known only by its id: private, waiting, empty.
-pub(super) fn placeholder(id: Uuid) -> RoomSummary {
+pub(crate) fn placeholder(id: Uuid) -> RoomSummary {
     RoomSummary {
         room: RoomInfo {
             id: id.to_string(),
@@ -142,6 +142,7 @@ pub(super) fn placeholder(id: Uuid) -> RoomSummary {
             bot_takeover: false,
             rated: false,
             paired: false,
+            bots_only: false,
             result: None,
             created_at_ms: 0,
             updated_at_ms: 0,

@@ -40,6 +40,7 @@ pub fn routes() -> Router<Arc<Shared>> {
         .route("/api/account/password", post(change_password))
         .route("/api/players", get(ratings))
         .route("/api/players/{name}", get(player))
+        .route("/api/players/{name}/games", get(super::games::player_games))
         .route("/api/leaderboard", get(leaderboard))
 }
 

@@ -1,16 +1,18 @@
 //! My games (`POST /api/games/mine`, docs/correspondence.md): the games of a browser's
 //! seat tokens and pairing tickets, and of the logged-in account, the ones where it is
-//! the holder's turn first. Read from the database — a sleeping room stays asleep.
+//! the holder's turn first, then its finished games, newest first; and a player's
+//! finished games, casual and rated (`GET /api/players/{name}/games`). Read from the
+//! database — a sleeping room stays asleep.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::State;
-use axum::http::HeaderMap;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
 use sannin_protocol::{ClockSettings, RoomStatus, Seat};
-use sannin_rules::{Game, Player};
+use sannin_rules::{Game, Outcome, Player};
 use serde::{Deserialize, Serialize};
 
 use super::extract::json_object;
@@ -18,10 +20,11 @@ use super::ClientAddr;
 use crate::app::Shared;
 use crate::clock::GameClock;
 use crate::error::ApiError;
+use crate::limits::work::Rate;
 use crate::pairing::seat_token;
 use crate::room::RoomSettings;
-use crate::store::column::Named as _;
-use crate::store::{ActionKind, StoredRoom};
+use crate::store::column::{Json as _, Named as _, Unreadable};
+use crate::store::{ActionKind, FinishedRoom, StoredRoom};
 use crate::token::hash_token;
 
 /// Most tokens one request may name.
@@ -30,6 +33,10 @@ pub const MAX_TOKENS: usize = 100;
 const MAX_TOKEN_CHARS: usize = 128;
 /// Most games answered.
 const MAX_GAMES: i64 = 100;
+/// Most finished games My games answers.
+const MAX_FINISHED: usize = 50;
+/// Most finished games of a player one request answers (`limit`, 50 unless asked).
+const MAX_PLAYER_GAMES: usize = 100;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -43,6 +50,9 @@ struct Mine {
 struct Sitter {
     name: String,
     bot: Option<u8>,
+    /// The account the seat was played under (its name), for a finished game.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    account: Option<String>,
 }
 
 /// The seats of a game.
@@ -83,6 +93,74 @@ struct MyGame {
 struct MyGames {
     games: Vec<MyGame>,
     your_turn: usize,
+    /// The finished games, newest first.
+    finished: Vec<FinishedGame>,
+}
+
+/// A finished game, as My games and a player's list give it.
+#[derive(Serialize)]
+pub(super) struct FinishedGame {
+    room: String,
+    /// The holder's seat (My games; a player's list: the player's).
+    seat: Seat,
+    players: Sitters,
+    clock: Option<ClockSettings>,
+    rated: bool,
+    paired: bool,
+    private: bool,
+    /// The outcome (docs/protocol.md §3.3).
+    result: Option<Outcome>,
+    moves: u64,
+    ended_at_ms: i64,
+}
+
+/// The entry of a finished room, `seat` its holder's.
+fn finished_game(r: FinishedRoom, seat: Player) -> Result<FinishedGame, Unreadable> {
+    let settings = RoomSettings::from_stored(r.settings.as_deref())?;
+    let result = r.result.as_deref().map(Outcome::from_json).transpose()?;
+    let mut players = Sitters::default();
+    for s in r.seats? {
+        let sitter = Some(Sitter {
+            name: s.name,
+            bot: s.bot.map(sannin_bot::Level::number),
+            account: s.account,
+        });
+        match s.seat {
+            Player::First => players.first = sitter,
+            Player::Middle => players.middle = sitter,
+            Player::Last => players.last = sitter,
+        }
+    }
+    Ok(FinishedGame {
+        room: r.id,
+        seat: seat.into(),
+        players,
+        clock: settings.clock,
+        rated: settings.rated,
+        paired: settings.paired,
+        private: settings.private,
+        result,
+        moves: u64::try_from(r.plies).unwrap_or(0),
+        ended_at_ms: r.updated_at,
+    })
+}
+
+/// The entries of finished rooms; one that does not read back is marked broken and
+/// left out, as the lobby's list does.
+async fn finished_games(shared: &Shared, rows: Vec<(FinishedRoom, Player)>) -> Vec<FinishedGame> {
+    let mut out = Vec::with_capacity(rows.len());
+    for (r, seat) in rows {
+        let id = r.id.clone();
+        match finished_game(r, seat) {
+            Ok(g) => out.push(g),
+            Err(e) => {
+                if let Ok(uuid) = id.parse() {
+                    shared.rooms.is_broken(uuid, &e.to_string()).await;
+                }
+            }
+        }
+    }
+    out
 }
 
 /// `POST /api/games/mine`.
@@ -153,7 +231,66 @@ pub(super) async fn mine(
         )
     });
     let your_turn = games.iter().filter(|g| g.your_turn).count();
-    Ok(Json(MyGames { games, your_turn }))
+    let rows = store
+        .finished_games_of(
+            &hashes,
+            account.as_ref().map(|a| a.id.as_str()),
+            false,
+            MAX_FINISHED,
+            None,
+        )
+        .await
+        .map_err(ApiError::Internal)?;
+    let finished = finished_games(&shared, rows).await;
+    Ok(Json(MyGames {
+        games,
+        your_turn,
+        finished,
+    }))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct PlayerGamesQuery {
+    limit: Option<usize>,
+    before: Option<i64>,
+}
+
+/// `GET /api/players/{name}/games?limit=N&before=MS`: the account's finished games,
+/// casual and rated, newest first, `limit` (1–100, 50 unless asked) of them ended before
+/// `before` (unix ms; the `ended_at_ms` of the last game of the page before). Private
+/// rooms are left out.
+pub(super) async fn player_games(
+    State(shared): State<Arc<Shared>>,
+    client: ClientAddr,
+    Path(name): Path<String>,
+    Query(q): Query<PlayerGamesQuery>,
+) -> Result<Json<Vec<FinishedGame>>, ApiError> {
+    let limit = q.limit.unwrap_or(50);
+    if !(1..=MAX_PLAYER_GAMES).contains(&limit) {
+        return Err(ApiError::BadRequest(format!(
+            "limit must be from 1 to {MAX_PLAYER_GAMES}, not {limit}"
+        )));
+    }
+    let site = shared.cluster.as_ref().map(|_| &shared.store);
+    shared
+        .budgets
+        .take_rate(site, Rate::Lookups, client)
+        .await?;
+    let account = shared.accounts.db.by_name(&name).await?.ok_or_else(|| {
+        ApiError::coded(
+            StatusCode::NOT_FOUND,
+            "player_not_found",
+            format!("no player named {name:?}"),
+        )
+    })?;
+    let rows = shared
+        .rooms
+        .store()
+        .finished_games_of(&[], Some(&account.id), true, limit, q.before)
+        .await
+        .map_err(ApiError::Internal)?;
+    Ok(Json(finished_games(&shared, rows).await))
 }
 
 /// The list's entry of `seat` in a stored room: its game replayed.
@@ -197,6 +334,7 @@ fn my_game(
         let sitter = Some(Sitter {
             name: s.name.clone(),
             bot: s.bot.map(sannin_bot::Level::number),
+            account: None,
         });
         match s.seat {
             Player::First => players.first = sitter,

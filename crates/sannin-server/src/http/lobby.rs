@@ -172,6 +172,7 @@ fn finished_summary(r: FinishedRoom) -> Result<RoomSummary, Unreadable> {
             bot_takeover: settings.bot_takeover,
             rated: settings.rated,
             paired: settings.paired,
+            bots_only: false,
             result,
             created_at_ms: r.created_at,
             updated_at_ms: r.updated_at,

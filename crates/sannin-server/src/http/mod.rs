@@ -293,12 +293,22 @@ async fn metrics(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Respo
          # TYPE sannin_pairing_tables_refused_total counter\nsannin_pairing_tables_refused_total {}\n",
         shared.pairing.tables_refused()
     ));
+    body.push_str(&format!(
+        "# HELP sannin_pairing_long_polls Long polls of waiting tickets held open by this node's matcher.\n\
+         # TYPE sannin_pairing_long_polls gauge\nsannin_pairing_long_polls {}\n",
+        shared.pairing.long_polls()
+    ));
     let (commits, rows) = shared.store.action_commits();
     body.push_str(&format!(
         "# HELP sannin_action_commits Commits of action rows by the group commit.\n\
          # TYPE sannin_action_commits counter\nsannin_action_commits {commits}\n\
          # HELP sannin_action_rows Action rows stored by the group commit.\n\
          # TYPE sannin_action_rows counter\nsannin_action_rows {rows}\n"
+    ));
+    body.push_str(&format!(
+        "# HELP sannin_replays_total Stored games replayed for requests (records, histories, reviews, My games), at most --replay-concurrency at once.\n\
+         # TYPE sannin_replays_total counter\nsannin_replays_total {}\n",
+        shared.budgets.replays_run()
     ));
     body.push_str(&format!(
         "# HELP sannin_client_budgets Client addresses with a partly spent rate budget.\n\

@@ -135,7 +135,12 @@ pub(super) async fn join(
     if bots_after_ms.is_some() {
         match &shared.cluster {
             Some(c) => c.take_room(client, true).await?,
-            None => shared.budgets.take_room(client, true)?,
+            None => {
+                shared.budgets.take_room(client, true)?;
+                shared
+                    .budgets
+                    .check_bot_only_room(client, |id| shared.bot_room_state(id))?;
+            }
         }
     }
     let (browser, new_browser) = match browser_of(&headers) {

@@ -139,13 +139,16 @@ pub(super) async fn create(
         .check_waiting_rooms(&waiting_keys, |id| shared.is_waiting_here(id))?;
     let bot_only_place = shared.reserve_bot_only_room(&seats)?;
     let mut site_place = None;
-    if bot_only_place.is_some() {
-        match &shared.cluster {
-            Some(c) => site_place = c.reserve_bot_only(client).await?,
-            None => shared
-                .budgets
-                .check_bot_only_room(client, |id| shared.is_bot_only_room_running(id))?,
-        }
+    if let (Some(c), Some(_)) = (&shared.cluster, &bot_only_place) {
+        site_place = c.reserve_bot_only(client).await?;
+    }
+    // Any room with bots may become one of bots alone (the person resigns and the two
+    // play on): the address's such rooms count as its rooms of bots alone.
+    let with_bots = !seats.is_empty() && shared.cluster.is_none();
+    if with_bots {
+        shared
+            .budgets
+            .check_bot_only_room(client, |id| shared.bot_room_state(id))?;
     }
     let created = shared.create_room(req.position, settings, seats).await;
     if let (Some(c), Some(place)) = (&shared.cluster, &site_place) {
@@ -155,7 +158,7 @@ pub(super) async fn create(
         }
     }
     let id = created?;
-    if bot_only_place.is_some() && shared.cluster.is_none() {
+    if with_bots {
         shared.budgets.add_bot_only_room(client, id);
     }
     shared.budgets.add_waiting_room(&waiting_keys, id);

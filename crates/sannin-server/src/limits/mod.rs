@@ -338,16 +338,18 @@ impl Budgets {
         Ok(())
     }
 
-    /// Before `addr` creates a room of bots alone: refused when the rooms of bots alone
-    /// it created that `running` still finds are `--max-bot-only-rooms-per-address`.
-    /// Rooms no longer running are forgotten here.
+    /// Before `addr` creates a room with bots: refused when the rooms with bots it
+    /// created that are played by bots alone now (`state`: `Some(true)`; three bots,
+    /// or two playing on once the person is out) are
+    /// `--max-bot-only-rooms-per-address`. Rooms no longer running (`None`) are
+    /// forgotten here; the others (`Some(false)`) are kept, not counted.
     ///
     /// # Errors
     /// `TooManyBotOnlyRoomsHere` (429).
     pub fn check_bot_only_room(
         &self,
         addr: ClientAddr,
-        running: impl Fn(Uuid) -> bool,
+        state: impl Fn(Uuid) -> Option<bool>,
     ) -> Result<(), ApiError> {
         if self.max_bot_only == 0 {
             return Ok(());
@@ -356,8 +358,14 @@ impl Budgets {
         let Some(mine) = rooms.get_mut(&addr) else {
             return Ok(());
         };
-        mine.retain(|id| running(*id));
-        let n = mine.len();
+        let mut n = 0;
+        mine.retain(|id| match state(*id) {
+            None => false,
+            Some(bots_only) => {
+                n += usize::from(bots_only);
+                true
+            }
+        });
         if mine.is_empty() {
             rooms.remove(&addr);
         }
@@ -415,7 +423,7 @@ impl Budgets {
         }
     }
 
-    /// `addr` created the room of bots alone `id`.
+    /// `addr` created the room with bots `id` (counted once bots alone play it).
     pub fn add_bot_only_room(&self, addr: ClientAddr, id: Uuid) {
         if self.max_bot_only > 0 {
             let mut rooms = self.bot_only.lock().unwrap_or_else(|e| e.into_inner());

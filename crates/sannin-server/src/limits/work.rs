@@ -57,6 +57,8 @@ pub struct Work {
     lookups: Option<DefaultKeyedRateLimiter<ClientAddr>>,
     reports: Option<DefaultKeyedRateLimiter<ClientAddr>>,
     replay_places: Arc<Semaphore>,
+    /// Replays run so far (`sannin_replays_total`).
+    replays_run: std::sync::atomic::AtomicU64,
     /// Analyses running or waiting, per address; an address leaves with its last.
     analysers: Arc<Mutex<HashMap<ClientAddr, usize>>>,
 }
@@ -70,6 +72,7 @@ impl Work {
             lookups: l.lookups.map(governor::RateLimiter::keyed),
             reports: l.reports.map(governor::RateLimiter::keyed),
             replay_places: Arc::new(Semaphore::new(l.replay_concurrency.max(1))),
+            replays_run: std::sync::atomic::AtomicU64::new(0),
             analysers: Arc::new(Mutex::new(HashMap::new())),
         }
     }
@@ -161,6 +164,13 @@ impl Budgets {
         }
     }
 
+    /// Replays run so far, each in one of the `--replay-concurrency` places.
+    pub fn replays_run(&self) -> u64 {
+        self.work
+            .replays_run
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Runs the replay `f` on the blocking pool once a place is free.
     ///
     /// # Errors
@@ -174,6 +184,9 @@ impl Budgets {
                 .await
                 .map_err(|_| ApiError::Busy("replaying games"))?
                 .map_err(|_| ApiError::ShuttingDown)?;
+        self.work
+            .replays_run
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         tokio::task::spawn_blocking(move || {
             let out = f();
             drop(place);

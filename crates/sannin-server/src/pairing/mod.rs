@@ -121,6 +121,10 @@ pub trait PairingApi: Send + Sync + fmt::Debug {
     fn tables_refused(&self) -> u64 {
         0
     }
+    /// Long polls of waiting tickets held open by this node's matcher now.
+    fn long_polls(&self) -> u64 {
+        0
+    }
 }
 
 /// The longest `wait` of a status request.

@@ -52,6 +52,12 @@ const UNSEEN_DROPPED: Duration = Duration::from_secs(10);
 /// How long a matched ticket stays known (its holder may ask again after a reload).
 const MATCHED_KEPT: Duration = Duration::from_secs(3600);
 
+/// How long a matched ticket of a correspondence pool stays known: its table may be
+/// given up by a no-show for as long as its players have for their first moves (a
+/// day each, `room::abort::correspondence_first_move_time`), the others then going
+/// back to their pool.
+const MATCHED_KEPT_CORRESPONDENCE: Duration = Duration::from_secs(4 * 86_400);
+
 /// Where a ticket is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Place {
@@ -81,6 +87,14 @@ struct Entry {
     place: Place,
     /// Bumped at every change, for long polls.
     changed: watch::Sender<u64>,
+}
+
+impl Entry {
+    /// Whether it leaves its pool once nobody has asked after it for
+    /// [`UNSEEN_DROPPED`]: a waiting ticket of a live pool with no long poll open.
+    fn unseen_leaves(&self) -> bool {
+        self.place == Place::Waiting && !self.join.pool.is_correspondence() && self.watching == 0
+    }
 }
 
 #[derive(Debug, Default)]
@@ -263,18 +277,25 @@ impl Pairing {
         }
     }
 
-    /// The next wave when nothing calls for one sooner: a second from now, or the
-    /// first moment a ticket's wait for bots is over.
+    /// The next wave when nothing calls for one sooner: a second from now, the first
+    /// moment a ticket's wait for bots is over, or the moment a ticket nobody asks
+    /// after is due to leave (at once if that has passed while a wave ran).
     fn next_due(&self) -> Moment {
         let now = self.time.now();
         let st = self.state();
-        st.queues
-            .values()
-            .flatten()
-            .filter_map(|k| st.tickets.get(k))
+        let waiting = || {
+            st.queues
+                .values()
+                .flatten()
+                .filter_map(|k| st.tickets.get(k))
+        };
+        let bots = waiting()
             .filter_map(|e| Some(e.since + Duration::from_millis(e.join.bots_after_ms?)))
-            .filter(|due| *due > now)
-            .fold(now + WAVE_EVERY, Moment::min)
+            .filter(|due| *due > now);
+        let unseen = waiting()
+            .filter(|e| e.unseen_leaves())
+            .map(|e| e.seen + UNSEEN_DROPPED + Duration::from_millis(1));
+        bots.chain(unseen).fold(now + WAVE_EVERY, Moment::min)
     }
 
     /// One wave over every pool: the tables found are seated.
@@ -298,12 +319,7 @@ impl Pairing {
             let gone: Vec<String> = st
                 .tickets
                 .iter()
-                .filter(|(_, e)| {
-                    e.place == Place::Waiting
-                        && !e.join.pool.is_correspondence()
-                        && e.watching == 0
-                        && now.since(e.seen) > UNSEEN_DROPPED
-                })
+                .filter(|(_, e)| e.unseen_leaves() && now.since(e.seen) > UNSEEN_DROPPED)
                 .map(|(k, _)| k.clone())
                 .collect();
             for k in &gone {
@@ -539,13 +555,17 @@ impl Pairing {
     /// Forgets tickets matched long ago.
     async fn forget_matched(&self) {
         let now = self.time.now();
-        {
+        let old = {
             let mut st = self.state();
             let old: Vec<String> = st
                 .tickets
                 .iter()
                 .filter(|(_, e)| {
-                    matches!(e.place, Place::Matched { at, .. } if now.since(at) >= MATCHED_KEPT)
+                    let kept = match e.join.pool.is_correspondence() {
+                        true => MATCHED_KEPT_CORRESPONDENCE,
+                        false => MATCHED_KEPT,
+                    };
+                    matches!(e.place, Place::Matched { at, .. } if now.since(at) >= kept)
                 })
                 .map(|(k, _)| k.clone())
                 .collect();
@@ -558,9 +578,18 @@ impl Pairing {
                     st.tables.remove(&room);
                 }
             }
+            old
+        };
+        // The correspondence tickets forgotten here; the live pools' by their age.
+        if let Err(e) = store::delete(&self.store, &old).await {
+            warn!(error = %e, "pairing: cannot forget old tickets");
         }
         let before = self.time.unix_ms() - i64::try_from(MATCHED_KEPT.as_millis()).unwrap_or(0);
-        if let Err(e) = store::forget_matched(&self.store, before).await {
+        let correspondence: Vec<String> = PoolId::all()
+            .filter(|p| p.is_correspondence())
+            .map(PoolId::key)
+            .collect();
+        if let Err(e) = store::forget_matched(&self.store, before, &correspondence).await {
             warn!(error = %e, "pairing: cannot forget old tickets");
         }
     }
@@ -792,6 +821,14 @@ impl PairingApi for Pairing {
     fn tables_refused(&self) -> u64 {
         self.metrics_refused
             .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn long_polls(&self) -> u64 {
+        self.state()
+            .tickets
+            .values()
+            .map(|e| u64::from(e.watching))
+            .sum()
     }
 
     fn join(&self, join: Join) -> BoxFuture<'_, Result<(), ApiError>> {

@@ -137,13 +137,20 @@ pub async fn delete(store: &Store, keys: &[String]) -> sqlx::Result<()> {
     tx.commit().await
 }
 
-/// Deletes matched tickets made before `before` (unix ms).
-pub async fn forget_matched(store: &Store, before: i64) -> sqlx::Result<u64> {
-    let done =
-        sqlx::query("DELETE FROM pairing_tickets WHERE room_id IS NOT NULL AND created_at < $1")
-            .bind(before)
-            .execute(store.pool())
-            .await?;
+/// Deletes matched tickets made before `before` (unix ms), but those of the pools
+/// `except` (forgotten one by one, by the time of their match).
+pub async fn forget_matched(store: &Store, before: i64, except: &[String]) -> sqlx::Result<u64> {
+    let others: Vec<String> = (0..except.len()).map(|i| format!("${}", i + 2)).collect();
+    let mut sql =
+        "DELETE FROM pairing_tickets WHERE room_id IS NOT NULL AND created_at < $1".to_string();
+    if !others.is_empty() {
+        sql += &format!(" AND pool NOT IN ({})", others.join(", "));
+    }
+    let mut q = sqlx::query(&sql).bind(before);
+    for pool in except {
+        q = q.bind(pool);
+    }
+    let done = q.execute(store.pool()).await?;
     Ok(done.rows_affected())
 }
 

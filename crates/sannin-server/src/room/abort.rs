@@ -16,6 +16,13 @@ pub const CONNECT_TIME: Duration = Duration::from_secs(20);
 /// How long a matched player has to make its first move.
 pub const FIRST_MOVE_TIME: Duration = Duration::from_secs(30);
 
+/// How long a player of a correspondence table of pairing has for its first move
+/// before the table is given up as a no-show: half its time for a move, at most a day
+/// (so that the table is given up before that player's flag falls).
+pub fn correspondence_first_move_time(per_move: Duration) -> Duration {
+    (per_move / 2).min(Duration::from_secs(86_400))
+}
+
 impl Room {
     /// Gives the table up because of `seat`'s player. True once done (the room is
     /// gone); false when the database refused (tried again after the backoff).

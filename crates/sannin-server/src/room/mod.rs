@@ -235,6 +235,9 @@ pub trait Registry: Send + Sync + std::fmt::Debug {
     fn room_closed(&self);
     /// The room's actor stopped (an idle finished room): forget its handle.
     fn unload_room(&self, id: Uuid);
+    /// A waiting room fell asleep (unloaded already): the lobby lists it with
+    /// `summary` until it is loaded again.
+    fn waiting_room_asleep(&self, _id: Uuid, _summary: RoomSummary) {}
     /// Creates and starts a room (a rematch) with its seats already taken.
     fn create_room(
         self: Arc<Self>,
@@ -414,6 +417,7 @@ impl Room {
                 bot_takeover: settings.bot_takeover,
                 rated: settings.rated,
                 paired: settings.paired,
+                bots_only: false,
                 result: None,
                 created_at_ms: unix_ms(),
                 updated_at_ms: unix_ms(),

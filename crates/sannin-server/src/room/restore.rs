@@ -81,9 +81,14 @@ impl Room {
         room.created_at_ms = stored.created_at_ms;
         room.updated_at_ms = stored.updated_at_ms;
         room.started_at_ms = stored.started_at_ms;
-        // A waiting room's time to live counts from its last change.
-        let since_change = u64::try_from(now_epoch - stored.updated_at_ms).unwrap_or(0);
-        room.lonely_since = Some(now.before(std::time::Duration::from_millis(since_change)));
+        // A waiting room's time to live counts from its last change, or for one that
+        // slept, from when it was left alone (in the rooms' own time).
+        let alone_for = match stored.alone_since_ms {
+            Some(since) => room.deps.config.time.unix_ms() - since,
+            None => now_epoch - stored.updated_at_ms,
+        };
+        let alone_for = u64::try_from(alone_for).unwrap_or(0);
+        room.lonely_since = Some(now.before(std::time::Duration::from_millis(alone_for)));
         for p in &stored.rematch {
             room.rematch_votes[p.index()] = true;
         }

@@ -149,17 +149,31 @@ impl Room {
     }
 
     /// When the table of pairing is given up because `p`, to move, has made no move
-    /// yet (`first_move_time`).
+    /// yet: [`FIRST_MOVE_TIME`] after its turn began, or at a correspondence table
+    /// [`correspondence_first_move_time`] after (the turn's start read from its
+    /// deadline, a moment of the wall clock that outlives sleep and restarts).
+    ///
+    /// [`FIRST_MOVE_TIME`]: super::abort::FIRST_MOVE_TIME
+    /// [`correspondence_first_move_time`]: super::abort::correspondence_first_move_time
     pub(super) fn first_move_deadline(&self) -> Option<(Player, Moment)> {
-        if !self.settings.paired || self.status != RoomStatus::Playing || self.is_correspondence() {
+        if !self.settings.paired || self.status != RoomStatus::Playing {
             return None;
         }
         let p = self.to_move()?;
         let human = self.seats[p.index()]
             .as_ref()
             .is_some_and(|s| s.bot.is_none());
-        (human && !self.moved[p.index()])
-            .then(|| (p, self.turn_since + super::abort::FIRST_MOVE_TIME))
+        if !human || self.moved[p.index()] {
+            return None;
+        }
+        if self.is_correspondence() {
+            let per_move =
+                std::time::Duration::from_millis(self.clock.as_ref()?.settings().main_ms);
+            let allowed = super::abort::correspondence_first_move_time(per_move);
+            let fall = Moment(self.clock_deadline()?);
+            return Some((p, fall.before(per_move - allowed)));
+        }
+        Some((p, self.turn_since + super::abort::FIRST_MOVE_TIME))
     }
 
     pub(super) fn disconnect(&mut self, conn: ConnId) {

@@ -11,6 +11,8 @@ use std::sync::atomic::Ordering;
 
 use tracing::{debug, warn};
 
+use crate::store::Waiting;
+
 use super::*;
 
 /// How far off every timer of a room must be for it to sleep: the sweep loads a
@@ -18,9 +20,13 @@ use super::*;
 pub const SLEEP_MARGIN: Duration = Duration::from_secs(60);
 
 impl Room {
-    /// Playing, nobody connected, no bot thinking, no write to try again.
+    /// Playing, or a correspondence room waiting for players (who come back in their
+    /// own time, not for ever: `--correspondence-waiting-days`); nobody connected, no
+    /// bot thinking, no write to try again.
     fn quiet(&self) -> bool {
-        self.status == RoomStatus::Playing
+        let waits =
+            self.status == RoomStatus::Waiting && self.is_correspondence() && !self.start_pending;
+        (self.status == RoomStatus::Playing || waits)
             && self.fanout.conns.is_empty()
             && self.thinking.is_none()
             && self.retry.is_clear()
@@ -70,10 +76,19 @@ impl Room {
         });
         let live = self.live_key.load(Ordering::Relaxed);
         let live = (live != 0).then_some(live);
+        // A waiting room stays in the lobby while it sleeps, and its time to live goes
+        // on from when it was left alone.
+        let summary = (self.status == RoomStatus::Waiting).then(|| self.summary());
+        let waiting = summary.as_ref().map(|s| Waiting {
+            summary: serde_json::to_string(s).unwrap_or_default(),
+            alone_since_ms: self.lonely_since.map_or(unix_now, |t| {
+                unix_now - i64::try_from(now.since(t).as_millis()).unwrap_or(0)
+            }),
+        });
         if let Err(e) = self
             .deps
             .store
-            .sleep_room(&self.id_str, wake_at, live)
+            .sleep_room(&self.id_str, wake_at, live, waiting)
             .await
         {
             warn!(room = %self.id, error = %e, "cannot put the room to sleep; it stays in memory");
@@ -89,6 +104,9 @@ impl Room {
         // counts once at most.
         self.deps.registry.room_closed();
         self.deps.registry.unload_room(self.id);
+        if let Some(s) = summary {
+            self.deps.registry.waiting_room_asleep(self.id, s);
+        }
         true
     }
 }

@@ -64,10 +64,16 @@ impl Room {
             bot_takeover: self.settings.bot_takeover,
             rated: self.settings.rated,
             paired: self.settings.paired,
+            bots_only: self.bots_only(),
             result: self.game.outcome().cloned(),
             created_at_ms: self.created_at_ms,
             updated_at_ms: self.updated_at_ms,
         }
+    }
+
+    /// Not finished, and every player still in the game a computer player.
+    fn bots_only(&self) -> bool {
+        self.status != RoomStatus::Finished && self.table() == crate::bots::Table::BotsOnly
     }
 
     /// Connections without a seat.
@@ -142,6 +148,7 @@ impl Room {
             bot_takeover,
             rated,
             paired,
+            bots_only,
             result,
             created_at_ms,
             updated_at_ms,
@@ -167,6 +174,7 @@ impl Room {
             | set(bot_takeover, self.settings.bot_takeover)
             | set(rated, self.settings.rated)
             | set(paired, self.settings.paired)
+            | set(bots_only, self.bots_only())
             | (result.as_ref() != outcome && set(result, outcome.cloned()))
             | set(created_at_ms, self.created_at_ms)
             | set(updated_at_ms, self.updated_at_ms)

@@ -26,7 +26,8 @@ mod writes;
 
 pub use reads::{FinishedRoom, LoadError};
 pub use rows::{
-    ActionKind, ChatAuthor, StoredAction, StoredChat, StoredRoom, StoredSeat, BOT_TOKEN_HASH,
+    ActionKind, ChatAuthor, StoredAction, StoredChat, StoredRoom, StoredSeat, Waiting,
+    BOT_TOKEN_HASH,
 };
 
 /// Handle to the database (cheap to clone).

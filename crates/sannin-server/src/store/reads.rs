@@ -49,6 +49,19 @@ impl Store {
         .await
     }
 
+    /// The stored summaries (JSON) of the waiting rooms that sleep, by room id: the
+    /// lobby lists them while they are out of memory.
+    pub async fn sleeping_waiting_rooms(&self, limit: i64) -> sqlx::Result<Vec<(String, String)>> {
+        sqlx::query_as(
+            "SELECT id, sleep_summary FROM rooms WHERE wake_at IS NOT NULL \
+             AND sleep_summary IS NOT NULL AND status = 'waiting' AND broken IS NULL \
+             ORDER BY id LIMIT $1",
+        )
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await
+    }
+
     /// The seats of rooms not finished that these token hashes or `account` hold:
     /// (room id, seat, token hash), the newest rooms first, at most `limit`.
     pub async fn seats_held(
@@ -95,10 +108,11 @@ impl Store {
             Option<String>,
             Option<i64>,
             Option<i64>,
+            Option<i64>,
         );
         let row: Option<RoomRow> = sqlx::query_as(
             "SELECT id, status, start_position, settings, created_at, updated_at, broken, \
-             started_at, wake_at FROM rooms WHERE id = $1",
+             started_at, wake_at, sleep_alone_since FROM rooms WHERE id = $1",
         )
         .bind(id)
         .fetch_optional(&self.pool)
@@ -113,6 +127,7 @@ impl Store {
             broken,
             started_at_ms,
             wake_at_ms,
+            alone_since_ms,
         )) = row
         else {
             return Ok(None);
@@ -175,6 +190,7 @@ impl Store {
             updated_at_ms,
             started_at_ms,
             asleep: wake_at_ms.is_some(),
+            alone_since_ms: alone_since_ms.filter(|_| wake_at_ms.is_some()),
             marked_broken: broken.is_some(),
         }))
     }
@@ -297,59 +313,135 @@ impl Store {
         after: Option<(i64, &str)>,
     ) -> anyhow::Result<Vec<FinishedRoom>> {
         let (at, after_id) = after.unwrap_or((i64::MAX, ""));
-        type Row = (
-            String,
-            Option<String>,
-            i64,
-            i64,
-            i64,
-            Option<String>,
-            Option<String>,
-        );
-        let rows: Vec<Row> = sqlx::query_as(
-            "SELECT r.id, r.result, r.created_at, r.updated_at, \
-                    (SELECT COUNT(*) FROM actions a WHERE a.room_id = r.id AND a.kind = 'act'), \
-                    r.start_position, r.settings \
+        let rows: Vec<FinishedRow> = sqlx::query_as(&format!(
+            "SELECT {FINISHED_COLUMNS} \
              FROM rooms r \
              WHERE r.status = 'finished' AND r.broken IS NULL \
                AND (r.settings IS NULL OR r.settings NOT LIKE '%\"private\":true%') \
                AND (r.updated_at < $1 OR (r.updated_at = $1 AND r.id < $2)) \
-             ORDER BY r.updated_at DESC, r.id DESC LIMIT $3",
-        )
+             ORDER BY r.updated_at DESC, r.id DESC LIMIT $3"
+        ))
         .bind(at)
         .bind(after_id)
         .bind(i64::try_from(limit).unwrap_or(i64::MAX))
         .fetch_all(&self.pool)
         .await?;
         let mut out = Vec::with_capacity(rows.len());
-        for (id, result, created_at, updated_at, plies, start_position, settings) in rows {
-            let seat_rows: Vec<(String, String, Option<i64>, Option<String>)> =
-                sqlx::query_as("SELECT seat, name, bot, account_id FROM seats WHERE room_id = $1")
-                    .bind(&id)
-                    .fetch_all(&self.pool)
-                    .await?;
-            let seats = seat_rows
-                .into_iter()
-                .map(|(seat, name, bot, account_id)| {
-                    Ok(FinishedSeat {
-                        seat: Player::from_column(&seat)?,
-                        account: account_id.map(|_| name.clone()),
-                        name,
-                        bot: bot.map(level_from_column).transpose()?,
-                    })
+        for row in rows {
+            out.push(self.finished_room(row).await?);
+        }
+        Ok(out)
+    }
+
+    /// A finished room of its row (`FINISHED_COLUMNS`), its seats read.
+    async fn finished_room(&self, row: FinishedRow) -> sqlx::Result<FinishedRoom> {
+        let (id, result, created_at, updated_at, plies, start_position, settings) = row;
+        let seat_rows: Vec<(String, String, Option<i64>, Option<String>)> =
+            sqlx::query_as("SELECT seat, name, bot, account_id FROM seats WHERE room_id = $1")
+                .bind(&id)
+                .fetch_all(&self.pool)
+                .await?;
+        let seats = seat_rows
+            .into_iter()
+            .map(|(seat, name, bot, account_id)| {
+                Ok(FinishedSeat {
+                    seat: Player::from_column(&seat)?,
+                    account: account_id.map(|_| name.clone()),
+                    name,
+                    bot: bot.map(level_from_column).transpose()?,
                 })
-                .collect();
-            out.push(FinishedRoom {
-                id,
-                result,
-                created_at,
-                updated_at,
-                plies,
-                seats,
-                start_position,
-                settings,
-            });
+            })
+            .collect();
+        Ok(FinishedRoom {
+            id,
+            result,
+            created_at,
+            updated_at,
+            plies,
+            seats,
+            start_position,
+            settings,
+        })
+    }
+
+    /// The finished games of a holder, the most recently ended first, `limit` of them
+    /// ended before `before_ms`: the rooms with a seat of one of `token_hashes` or of
+    /// `account`, each with that seat (its first, if it held two). `public_only` leaves
+    /// private rooms out (a profile's list, seen by everyone). Broken rooms are left
+    /// out.
+    pub async fn finished_games_of(
+        &self,
+        token_hashes: &[String],
+        account: Option<&str>,
+        public_only: bool,
+        limit: usize,
+        before_ms: Option<i64>,
+    ) -> anyhow::Result<Vec<(FinishedRoom, Player)>> {
+        if token_hashes.is_empty() && account.is_none() {
+            return Ok(Vec::new());
+        }
+        let marks: Vec<String> = (0..token_hashes.len())
+            .map(|i| format!("${}", i + 4))
+            .collect();
+        let by_token = match marks.is_empty() {
+            true => "FALSE".to_string(),
+            false => format!("s.token_hash IN ({})", marks.join(", ")),
+        };
+        let private = match public_only {
+            true => "AND (r.settings IS NULL OR r.settings NOT LIKE '%\"private\":true%')",
+            false => "",
+        };
+        let sql = format!(
+            "SELECT {FINISHED_COLUMNS}, s.seat FROM rooms r JOIN seats s ON s.room_id = r.id \
+             WHERE r.status = 'finished' AND r.broken IS NULL {private} AND r.updated_at < $1 \
+               AND ({by_token} OR (s.account_id IS NOT NULL AND s.account_id = $2)) \
+             ORDER BY r.updated_at DESC, r.id DESC, s.seat LIMIT $3"
+        );
+        let mut q = sqlx::query_as::<
+            _,
+            (
+                String,
+                Option<String>,
+                i64,
+                i64,
+                i64,
+                Option<String>,
+                Option<String>,
+                String,
+            ),
+        >(&sql)
+        .bind(before_ms.unwrap_or(i64::MAX))
+        .bind(account)
+        .bind(i64::try_from(limit).unwrap_or(i64::MAX));
+        for h in token_hashes {
+            q = q.bind(h);
+        }
+        let rows = q.fetch_all(&self.pool).await?;
+        let mut out: Vec<(FinishedRoom, Player)> = Vec::with_capacity(rows.len());
+        for (id, result, created_at, updated_at, plies, start, settings, seat) in rows {
+            if out.iter().any(|(r, _)| r.id == id) {
+                continue;
+            }
+            let seat = Player::from_column(&seat)?;
+            let row = (id, result, created_at, updated_at, plies, start, settings);
+            out.push((self.finished_room(row).await?, seat));
         }
         Ok(out)
     }
 }
+
+/// The columns of a finished room's row, of `rooms r`.
+const FINISHED_COLUMNS: &str = "r.id, r.result, r.created_at, r.updated_at, \
+     (SELECT COUNT(*) FROM actions a WHERE a.room_id = r.id AND a.kind = 'act'), \
+     r.start_position, r.settings";
+
+/// A row of [`FINISHED_COLUMNS`].
+type FinishedRow = (
+    String,
+    Option<String>,
+    i64,
+    i64,
+    i64,
+    Option<String>,
+    Option<String>,
+);

@@ -96,6 +96,18 @@ pub struct StoredSeat {
 /// resumes it.
 pub const BOT_TOKEN_HASH: &str = "bot";
 
+/// What a waiting room keeps while it sleeps ([`Store::sleep_room`]).
+///
+/// [`Store::sleep_room`]: super::Store::sleep_room
+#[derive(Clone, Debug, PartialEq)]
+pub struct Waiting {
+    /// Its lobby summary (JSON), listed while it sleeps.
+    pub summary: String,
+    /// Since when nobody has been connected (unix ms): its time to live counts from
+    /// there.
+    pub alone_since_ms: i64,
+}
+
 /// A room as stored.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StoredRoom {
@@ -123,6 +135,8 @@ pub struct StoredRoom {
     pub started_at_ms: Option<i64>,
     /// Whether it was asleep (`wake_at` set) when read.
     pub asleep: bool,
+    /// A waiting room that slept: since when it has been alone (unix ms).
+    pub alone_since_ms: Option<i64>,
     /// Marked broken by an earlier load that failed ([`Store::mark_broken`]).
     ///
     /// [`Store::mark_broken`]: super::Store::mark_broken

@@ -6,7 +6,7 @@ use sannin_protocol::RoomStatus;
 use sannin_rules::Player;
 
 use super::column::{level_column, Named as _};
-use super::{unix_ms, ChatAuthor, Fence, Store, StoredAction, StoredChat, StoredSeat};
+use super::{unix_ms, ChatAuthor, Fence, Store, StoredAction, StoredChat, StoredSeat, Waiting};
 
 impl Store {
     /// Inserts a new waiting room with its settings JSON and any seats already taken
@@ -80,21 +80,28 @@ impl Store {
 
     /// Puts a room to sleep: it leaves memory, to be loaded again on demand or at
     /// `wake_at_ms` (unix ms) by the sweep of sleeping rooms. `live_key` is its live
-    /// position's key (`fairplay::live`), kept while it sleeps.
+    /// position's key (`fairplay::live`), kept while it sleeps. A waiting room also
+    /// keeps its lobby summary and since when it has been alone ([`Waiting`]).
     pub async fn sleep_room(
         &self,
         id: &str,
         wake_at_ms: i64,
         live_key: Option<u64>,
+        waiting: Option<Waiting>,
     ) -> sqlx::Result<()> {
+        let (summary, alone_since) =
+            waiting.map_or((None, None), |w| (Some(w.summary), Some(w.alone_since_ms)));
         self.write(
             sqlx::query(
-                "UPDATE rooms SET wake_at = $1, sleep_key = $3 WHERE id = $2 AND status <> 'finished'",
+                "UPDATE rooms SET wake_at = $1, sleep_key = $3, sleep_summary = $4, \
+                 sleep_alone_since = $5 WHERE id = $2 AND status <> 'finished'",
             )
             .bind(wake_at_ms)
             .bind(id)
             // The key's bits as a signed column.
-            .bind(live_key.map(|k| k as i64)),
+            .bind(live_key.map(|k| k as i64))
+            .bind(summary)
+            .bind(alone_since),
         )
         .await
     }
@@ -115,8 +122,8 @@ impl Store {
     pub async fn wake_room(&self, id: &str) -> sqlx::Result<()> {
         self.write(
             sqlx::query(
-                "UPDATE rooms SET wake_at = NULL, sleep_key = NULL \
-                 WHERE id = $1 AND wake_at IS NOT NULL",
+                "UPDATE rooms SET wake_at = NULL, sleep_key = NULL, sleep_summary = NULL, \
+                 sleep_alone_since = NULL WHERE id = $1 AND wake_at IS NOT NULL",
             )
             .bind(id),
         )

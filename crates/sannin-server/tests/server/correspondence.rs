@@ -403,8 +403,9 @@ async fn a_correspondence_room_nobody_starts_expires_after_its_days() {
     ann.join(Some(Seat::First), "Ann").await;
     ann.close().await;
     nobody_connected(&server, &room).await;
-    // Six days on, its seat is still kept for its player.
+    // Six days on (it slept meanwhile), its seat is still kept for its player.
     time.advance(Duration::from_secs(6 * 86_400));
+    metric_reaches(&server, "sannin_rooms_slept_total", 1.0).await;
     let r = server.room(&room).await.room;
     assert!(r.seats.first.is_some(), "kept");
     // After the seventh, nobody having come, it is gone.
@@ -418,4 +419,99 @@ async fn a_correspondence_room_nobody_starts_expires_after_its_days() {
         assert!(tokio::time::Instant::now() < deadline, "still there");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// The ids the lobby lists as waiting.
+async fn waiting_listed(server: &TestServer) -> Vec<String> {
+    let (s, v) = server.get_json("/api/rooms?status=waiting").await;
+    assert_eq!(s, 200, "{v}");
+    v.as_array()
+        .expect("a list")
+        .iter()
+        .map(|r| r["id"].as_str().expect("an id").to_string())
+        .collect()
+}
+
+/// The rooms in memory that wait for players.
+async fn waiting_in_memory(server: &TestServer) -> f64 {
+    server
+        .metrics()
+        .await
+        .lines()
+        .find_map(|l| l.strip_prefix("sannin_rooms{status=\"waiting\"} "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0.0)
+}
+
+/// A correspondence room waiting for players sleeps once everyone has gone; the lobby
+/// lists it all the same, across a restart, and the next player to come wakes it.
+async fn a_waiting_room_sleeps_listed(db: TestDb) {
+    let time = ManualTime::new(T0);
+    let server = Setup::with_limits(limits())
+        .time(time.clone())
+        .start(&db)
+        .await;
+    let room = server.create_room(day_a_move()).await;
+    let mut ann = server.client(&room).await;
+    ann.join(Some(Seat::First), "Ann").await;
+    let ann_token = ann.token.clone().expect("a seat token");
+    ann.close().await;
+    nobody_connected(&server, &room).await;
+    time.advance(Duration::from_secs(31));
+    metric_reaches(&server, "sannin_rooms_slept_total", 1.0).await;
+    assert_eq!(waiting_in_memory(&server).await, 0.0, "out of memory");
+    assert_eq!(
+        waiting_listed(&server).await,
+        vec![room.clone()],
+        "still listed"
+    );
+    server.stop().await;
+
+    let time = ManualTime::new(T0);
+    let server = Setup::with_limits(limits())
+        .time(time.clone())
+        .start(&db)
+        .await;
+    assert_eq!(
+        waiting_in_memory(&server).await,
+        0.0,
+        "not restored at start"
+    );
+    assert_eq!(
+        waiting_listed(&server).await,
+        vec![room.clone()],
+        "listed after a restart"
+    );
+    // Bob comes from the lobby: the room wakes, Ann's seat kept.
+    let mut bob = server.client(&room).await;
+    bob.join(Some(Seat::Middle), "Bob").await;
+    metric_reaches(&server, "sannin_rooms_woken_total", 1.0).await;
+    let r = server.room(&room).await.room;
+    assert_eq!(r.seats.first.as_ref().map(|s| s.name.as_str()), Some("Ann"));
+    assert_eq!(
+        r.seats.middle.as_ref().map(|s| s.name.as_str()),
+        Some("Bob")
+    );
+    assert_eq!(waiting_in_memory(&server).await, 1.0);
+    assert_eq!(
+        waiting_listed(&server).await,
+        vec![room.clone()],
+        "listed once"
+    );
+    let mut ann = server.client(&room).await;
+    assert_eq!(ann.resume(&ann_token).await, Seat::First);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_waiting_correspondence_room_sleeps_listed_in_the_lobby_on_sqlite() {
+    a_waiting_room_sleeps_listed(TestDb::sqlite()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_waiting_correspondence_room_sleeps_listed_in_the_lobby_on_postgres() {
+    let Some(db) = TestDb::postgres().await else {
+        return;
+    };
+    a_waiting_room_sleeps_listed(db).await;
 }

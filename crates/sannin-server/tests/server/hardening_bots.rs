@@ -391,10 +391,17 @@ async fn one_address_cannot_take_every_room_of_bots_alone() {
             .contains("you already run 2"),
         "{v}"
     );
-    // Another address still gets its rooms, and the first one may still make rooms
-    // with a seat for a person.
+    // Another address still gets its rooms. The first one makes no room with bots
+    // until one ends (a person who resigns at once would leave one more room of bots
+    // alone), but rooms for people only.
     assert_eq!(create("198.51.100.7", three_bots(0)).await.0, 201);
     let (status, v) = create("192.0.2.1", json!({"bots": {"middle": 1, "last": 1}})).await;
+    assert_eq!(
+        (status, TestServer::error_code(&v)),
+        (429, "too_many_bot_only_rooms"),
+        "{v}"
+    );
+    let (status, v) = create("192.0.2.1", json!({})).await;
     assert_eq!(status, 201, "{v}");
     server.stop().await;
 }

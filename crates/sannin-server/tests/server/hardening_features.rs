@@ -169,7 +169,10 @@ async fn asking_for_a_review_takes_of_the_address_budget_first() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_bots_playing_on_after_the_person_left_the_game_are_bots_alone() {
-    let (_db, server) = Setup::default().sqlite().await;
+    let (_db, server) = Setup::default()
+        .limits(|l| l.max_bot_only_rooms_per_address = 1)
+        .sqlite()
+        .await;
     let room = server
         .create_room(json!({"bots": {"middle": 0, "last": 0}}))
         .await;
@@ -202,6 +205,21 @@ async fn two_bots_playing_on_after_the_person_left_the_game_are_bots_alone() {
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    // The lobby says so, and the room counts as the address's room of bots alone:
+    // another room with bots waits until it ends.
+    let (_, v) = server.get_json(&format!("/api/rooms/{room}")).await;
+    assert_eq!(v["status"], "playing", "{v}");
+    assert_eq!(v["bots_only"], true, "{v}");
+    let (s, v) = server
+        .post_json("/api/rooms", &json!({"bots": {"last": 0}}))
+        .await;
+    assert_eq!(
+        (s, TestServer::error_code(&v)),
+        (429, "too_many_bot_only_rooms"),
+        "{v}"
+    );
+    let (s, v) = server.post_json("/api/rooms", &json!({})).await;
+    assert_eq!(s, 201, "a room without bots: {v}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -233,4 +251,24 @@ async fn a_ticket_that_may_bring_bots_spends_the_address_bot_rooms() {
     );
     // A ticket for people only is not a room with bots.
     assert_eq!(ask(false).await.0, 201, "people only");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn my_games_replays_its_games_in_the_replay_places() {
+    let (_db, server) = Setup::default().sqlite().await;
+    let t = common::Table::new(&server, json!({})).await;
+    let token = t.players[0].token.clone().expect("a seat token");
+    let before = server.metric("sannin_replays_total").await;
+    let (s, v) = post_from(
+        &server,
+        source(6),
+        "/api/games/mine",
+        json!({"tokens": [token]}),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["games"].as_array().map(Vec::len), Some(1), "{v}");
+    // Each game listed was replayed in one of the places that bound replays.
+    assert_eq!(server.metric("sannin_replays_total").await, before + 1.0);
 }

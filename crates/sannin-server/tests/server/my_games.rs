@@ -193,3 +193,100 @@ async fn bad_input_and_the_budget() {
     );
     server.stop().await;
 }
+
+/// A room of kenta (logged in, at Last) and two guests, played to its end by First's
+/// and Middle's resignations; its id and the guests' clients.
+async fn finished_with_kenta(
+    server: &TestServer,
+    cookie: &str,
+    body: Value,
+) -> (String, Vec<Client>) {
+    let room = server.create_room(body).await;
+    let url = server.ws_url(&room);
+    let mut players = Vec::new();
+    for (i, seat) in [Seat::First, Seat::Middle].into_iter().enumerate() {
+        let mut c = server.client(&room).await;
+        assert_eq!(c.join(Some(seat), &format!("guest{i}")).await, seat);
+        players.push(c);
+    }
+    let mut kenta = Client::connect_with_cookie(&url, cookie).await;
+    assert_eq!(kenta.join(Some(Seat::Last), "").await, Seat::Last);
+    players.push(kenta);
+    for p in players.iter_mut() {
+        p.send(sannin_protocol::ClientMsg::Ready).await;
+    }
+    for p in players.iter_mut() {
+        p.until_playing().await;
+    }
+    players[0].send(sannin_protocol::ClientMsg::Resign).await;
+    players[2].until_event("resigned").await;
+    players[1].send(sannin_protocol::ClientMsg::Resign).await;
+    players[2]
+        .until_state("finished", |s| {
+            s.status == sannin_protocol::RoomStatus::Finished
+        })
+        .await;
+    (room, players)
+}
+
+/// Finished games: in My games, newest first, for a guest's token and an account; on a
+/// profile casual games too, private rooms left out, paged by `before`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn finished_games_in_my_games_and_on_a_profile() {
+    let (_db, server) = sqlite_server().await;
+    let body = json!({"name": "kenta", "password": "correct horse battery"});
+    let (status, cookie, v) = post(&server, "/api/accounts", &body, None).await;
+    assert_eq!(status, 201, "{v}");
+    let cookie = cookie.expect("a session cookie");
+    let (older, guests) = finished_with_kenta(&server, &cookie, json!({})).await;
+    let guest_token = guests[0].token.clone().unwrap();
+    // The same second would leave the order to the ids.
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    let (hidden, _) = finished_with_kenta(&server, &cookie, json!({"private": true})).await;
+
+    let v = mine(&server, &[&guest_token], None).await;
+    assert_eq!(v["games"], json!([]), "{v}");
+    let f = &v["finished"];
+    assert_eq!(f.as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(f[0]["room"], older.as_str());
+    assert_eq!(f[0]["seat"], "first");
+    assert_eq!(f[0]["result"]["winners"], json!(["Last"]), "{v}");
+    assert_eq!(f[0]["players"]["last"]["account"], "kenta");
+    assert_eq!(f[0]["players"]["first"]["name"], "guest0");
+    assert!(f[0]["players"]["first"].get("account").is_none(), "{v}");
+
+    let v = mine(&server, &[], Some(&cookie)).await;
+    let rooms: Vec<&str> = v["finished"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["room"].as_str().unwrap())
+        .collect();
+    assert_eq!(rooms, [hidden.as_str(), older.as_str()], "{v}");
+    assert_eq!(v["finished"][0]["seat"], "last");
+    assert_eq!(v["finished"][0]["private"], true);
+
+    let (status, list) = server.get_json("/api/players/kenta/games").await;
+    assert_eq!(status, 200, "{list}");
+    let list = list.as_array().unwrap().clone();
+    assert_eq!(
+        list.len(),
+        1,
+        "the private room is not on the profile: {list:?}"
+    );
+    assert_eq!(list[0]["room"], older.as_str());
+    assert_eq!(list[0]["rated"], false);
+    let ended = list[0]["ended_at_ms"].as_i64().unwrap();
+    let (_, page) = server
+        .get_json(&format!("/api/players/kenta/games?limit=1&before={ended}"))
+        .await;
+    assert_eq!(page, json!([]));
+    let (status, v) = server.get_json("/api/players/nobody/games").await;
+    assert_eq!(
+        (status, TestServer::error_code(&v)),
+        (404, "player_not_found")
+    );
+    let (status, _) = server.get_json("/api/players/kenta/games?limit=0").await;
+    assert_eq!(status, 400);
+    server.stop().await;
+}

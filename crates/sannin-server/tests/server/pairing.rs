@@ -588,8 +588,13 @@ async fn long_poll(server: &TestServer, ticket: &str) -> tokio::net::TcpStream {
 /// 5+3 pool has `n` people waiting; false if it does not within `within`.
 async fn pool_reaches(server: &TestServer, n: u64, within: Duration) -> bool {
     let deadline = tokio::time::Instant::now() + within;
-    while waiting_in(server, "5+3", false).await != n {
+    loop {
+        let now_waiting = waiting_in(server, "5+3", false).await;
+        if now_waiting == n {
+            break;
+        }
         if tokio::time::Instant::now() >= deadline {
+            eprintln!("the 5+3 pool has {now_waiting} waiting, not {n}");
             return false;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -610,7 +615,14 @@ async fn a_ticket_whose_page_has_gone_leaves_its_pool_within_seconds() {
     assert_eq!(waiting_in(&server, "5+3", false).await, 2);
     let socket = long_poll(&server, &open).await;
     // The long poll is being held before the clock moves on.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    let deadline = tokio::time::Instant::now() + TIMEOUT;
+    while server.metric("sannin_pairing_long_polls").await < 1.0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the long poll is held"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     time.advance(Duration::from_secs(9));
     assert!(
         pool_reaches(&server, 2, Duration::from_millis(300)).await,
@@ -637,7 +649,14 @@ async fn a_ticket_whose_page_has_gone_leaves_its_pool_within_seconds() {
     // The page goes: its socket closes, and the ticket leaves once 10 s more pass,
     // though the long poll asked for 30.
     drop(socket);
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    let deadline = tokio::time::Instant::now() + TIMEOUT;
+    while server.metric("sannin_pairing_long_polls").await > 0.0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the closed long poll lets go"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     time.advance(Duration::from_secs(11));
     assert!(
         pool_reaches(&server, 0, Duration::from_secs(3)).await,
@@ -689,6 +708,56 @@ async fn a_correspondence_table_starts_at_once() {
     );
     assert!(details.room.paired);
     assert_eq!(details.room.clock.map(|c| c.main_ms), Some(3 * 86_400_000));
+    server.stop().await;
+}
+
+/// A correspondence table's no-show: a player who has not made its first move within
+/// half its time for a move (at most a day) gives the table up, unrated, before its
+/// flag falls; the other two wait in their pool again. The room slept meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_correspondence_player_who_never_moves_gives_the_table_up_after_a_day() {
+    let time = ManualTime::new(0);
+    let (_db, server) = server(&time).await;
+    let mut tickets = Vec::new();
+    for i in 0..3 {
+        tickets.push(
+            ticket(
+                &server,
+                json!({"pool": "3d", "name": format!("p{i}")}),
+                None,
+            )
+            .await,
+        );
+    }
+    let mut seats = Vec::new();
+    let mut room = String::new();
+    for t in &tickets {
+        let (r, seat, _) = matched(&server, t).await;
+        room = r;
+        seats.push(seat);
+    }
+    assert_eq!(server.room(&room).await.room.status, RoomStatus::Playing);
+    // Most of a day without First's move: the table stands.
+    time.advance(Duration::from_secs(23 * 3600));
+    assert_eq!(server.room(&room).await.room.status, RoomStatus::Playing);
+    time.advance(Duration::from_secs(3600 + 60));
+    let deadline = tokio::time::Instant::now() + common::TIMEOUT;
+    while server.get_json(&format!("/api/rooms/{room}")).await.0 != 404 {
+        assert!(tokio::time::Instant::now() < deadline, "the table stands");
+        // Polling the room the deadline's timer gives up.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let mut states = Vec::new();
+    for (t, seat) in tickets.iter().zip(&seats) {
+        let (code, _, v) = call(&server, "GET", &format!("/api/pairing/{t}"), None, None).await;
+        states.push((*seat, code, v["status"].clone()));
+    }
+    for (seat, code, st) in states {
+        match seat {
+            Seat::First => assert_eq!(code, 404, "the no-show's ticket is gone"),
+            _ => assert_eq!((code, st), (200, json!("waiting")), "{seat:?} waits again"),
+        }
+    }
     server.stop().await;
 }
 

@@ -401,3 +401,65 @@ async fn a_mailbox_gets_a_few_mails_an_hour_and_old_links_die_with_the_address()
     let (s, v) = post_from(&server, source(6), "/api/password/reset", body, None).await;
     assert_eq!((s, TestServer::error_code(&v)), (400, "bad_link"), "{v}");
 }
+
+/// The reset link is made after the answer, so that `forgot` takes as long for any
+/// name: it is answered while the database cannot be written to at all, and the mail
+/// follows once it can.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forgot_is_answered_before_the_link_is_made() {
+    let db = TestDb::sqlite();
+    let (port, mails) = smtp_receiver().await;
+    let server = with_mail(&db, port).await;
+    let (s, h, _) = call(
+        &http_from(source(1)),
+        &server,
+        "POST",
+        "/api/accounts",
+        Some(json!({"name": "bea", "password": "the first password"})),
+        None,
+    )
+    .await;
+    assert_eq!(s, 201);
+    let cookie = session_cookie(&h).unwrap();
+    let body = json!({"email": "bea@example.org", "password": "the first password"});
+    let (s, _) = post_from(
+        &server,
+        source(2),
+        "/api/account/email",
+        body,
+        Some(&cookie),
+    )
+    .await;
+    assert_eq!(s, 202);
+    let verify = token_in_mail(&mails, 1, "bea@example.org", "/account/verify").await;
+    let (s, _) = post_from(
+        &server,
+        source(2),
+        "/api/account/email/verify",
+        json!({"token": verify}),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200);
+
+    // Another process holds the database's write lock.
+    let file = db.url().strip_prefix("sqlite://").expect("a SQLite URL");
+    let lock = rusqlite::Connection::open(file).expect("the database file");
+    lock.execute_batch("BEGIN IMMEDIATE")
+        .expect("the write lock");
+    let forgot = || {
+        post_from(
+            &server,
+            source(3),
+            "/api/password/forgot",
+            json!({"name": "bea"}),
+            None,
+        )
+    };
+    assert_eq!(forgot().await.0, 202, "answered without writing");
+    lock.execute_batch("COMMIT").expect("the lock given back");
+    drop(lock);
+    assert_eq!(forgot().await.0, 202);
+    token_in_mail(&mails, 2, "bea@example.org", "/account/reset").await;
+    server.stop().await;
+}
