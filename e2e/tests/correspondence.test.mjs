@@ -563,8 +563,12 @@ test('what people see: My games, the correspondence game page, the pools and the
         const left = await englishLeft(s.page, ['Sannin']);
         assert.deepEqual(left.messages, [], `English left on the Japanese lobby: ${left.messages}`);
       }
-      await s.page.getByTestId('corr-cancel-3d/casual').click();
-      await s.page.getByTestId('corr-waits').waitFor({ state: 'detached' });
+      // The lobby redraws the card when the pools' counts change (this ticket's own
+      // among them): a click that straddles a redraw is lost, so click until it goes.
+      await until('the wait is given up', async () => {
+        await s.page.getByTestId('corr-cancel-3d/casual').click({ timeout: 2000 }).catch(() => {});
+        return (await s.page.getByTestId('corr-waits').count()) === 0;
+      });
       await s.page.evaluate(() => window.scrollTo(0, 0));
       await s.page.getByTestId('bell').click();
       await s.page.getByTestId('bell-panel').waitFor();
