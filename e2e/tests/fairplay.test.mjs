@@ -518,9 +518,13 @@ test('real server: two accounts and a guest play — no engine for anyone while 
   // Nobody is offered the engine while the game is played, players and spectators alike.
   const everyone = [...players, watcher, zoe];
   for (const p of everyone) {
+    // On a phone the record's links sit behind the Moves tab.
+    const phone = await p.page.getByTestId('tab-moves').isVisible();
+    if (phone) await p.page.getByTestId('tab-moves').click();
     await p.page.getByTestId('analysis-later').waitFor();
     assert.equal(await p.page.getByTestId('open-analysis').isVisible(), false, `${p.label}: no analysis link`);
     assert.equal(await p.page.getByTestId('request-review-room').isVisible(), false, `${p.label}: no review`);
+    if (phone) await p.page.getByTestId('tab-chat').click();
   }
 
   // The guest is tagged on every page; the accounts' names link to their profiles.
@@ -590,7 +594,8 @@ test('real server: two accounts and a guest play — no engine for anyone while 
   await watcher.page.setViewportSize(PHONE);
   await shoot(watcher.page, 'fairplay-spectator-en-phone', { full: true });
   await setLang(watcher, 'ja');
-  await watcher.page.getByTestId('analysis-later').filter({ hasText: '検討は終局後に' }).waitFor();
+  // Behind the Moves tab on a phone: there, translated.
+  await watcher.page.getByTestId('analysis-later').filter({ hasText: '検討は終局後に' }).waitFor({ state: 'attached' });
   await shoot(watcher.page, 'fairplay-spectator-ja-phone', { full: true });
   await setLang(watcher, 'en');
   await watcher.page.setViewportSize(DESKTOP);
@@ -603,6 +608,7 @@ test('real server: two accounts and a guest play — no engine for anyone while 
   await resign(guest);
   for (const p of everyone) {
     await until(`${p.label} sees the end`, () => p.lastState()?.status === 'finished');
+    if (await p.page.getByTestId('tab-moves').isVisible()) await p.page.getByTestId('tab-moves').click();
     await p.page.getByTestId('open-analysis').waitFor();
     assert.equal(await p.page.getByTestId('request-review-room').isVisible(), true, `${p.label}: the review is offered`);
     assert.equal(await p.page.getByTestId('analysis-later').isVisible(), false);

@@ -14,7 +14,8 @@ import { serverAndBrowser } from '../lib/setup.mjs';
 import { DESKTOP, PHONE, englishLeft, shot, until, visitor } from '../lib/site.mjs';
 
 const SHOTS = process.env.LOCALE_SHOTS ?? '/tmp/locale-shots/';
-const live = serverAndBrowser({ shots: SHOTS, launchBrowser: launchNoCjk });
+// Every language makes a room of bots and one against the computer from one address.
+const live = serverAndBrowser({ shots: SHOTS, launchBrowser: launchNoCjk, serverArgs: ['--max-bot-only-rooms-per-address', '0'] });
 
 const NEW = ['ru', 'zh', 'ko'];
 const TAGS = { en: 'en', ja: 'ja', ru: 'ru', zh: 'zh-Hans', ko: 'ko' };
