@@ -1,8 +1,9 @@
 // /games — My games: the games of this browser's seat tokens and tickets and of the
 // logged-in account (mine.js), the ones where it is the reader's move first, each with
 // its board in miniature, the opponents, whose move it is and the time left; the
-// correspondence tickets still waiting for a table, with Cancel; and, with nothing to
-// show, what the page is for and how to start.
+// correspondence tickets still waiting for a table, with Cancel; with nothing in
+// progress, what the page is for and how to start; and below, the games that ended
+// last (history.js), each with the reader's result and a link to its replay.
 import { h } from './dom.js';
 import { SEATS } from './geometry.js';
 import { parsePosition } from './position.js';
@@ -19,6 +20,7 @@ import {
   ticketStatus,
 } from './pairing.js';
 import { poolName } from './lobby/corr-wait.js';
+import { historyList } from './history.js';
 
 /** The times left are drawn again this often (the list itself is loaded every minute). */
 const REDRAW_MS = 20000;
@@ -44,7 +46,15 @@ export function showGames(app) {
     if (mine.length) parts.push(section('games-yours', t('games.yourTurn', { n: mine.length }), mine));
     if (others.length) parts.push(section('games-others', t('games.others'), others));
     if ((page.loaded || page.list) && !games.length && !tickets.length) parts.push(emptyState());
+    if (page.list) parts.push(finishedSection(page.list.finished ?? []));
     root.replaceChildren(...parts);
+  }
+
+  function finishedSection(finished) {
+    return h('section', { class: 'panel games-section history', 'aria-labelledby': 'games-finished-title', 'data-testid': 'games-finished' },
+      h('h2', { id: 'games-finished-title' }, t('history.title'),
+        finished.length ? h('span', { class: 'count' }, ` (${finished.length})`) : null),
+      historyList(finished, { you: true, empty: t('history.empty') }));
   }
 
   function section(testid, title, games) {

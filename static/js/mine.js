@@ -1,9 +1,10 @@
 // My games (`POST /api/games/mine`, docs/correspondence.md): the games of every seat
 // token and pairing ticket this browser keeps, and of the logged-in account, the ones
-// where it is the reader's turn first. Loaded once per page and then every minute and
-// when the tab comes back into view; the header's badge, the tab's title ("(2) …") and
-// the /games page follow it. A game found by a ticket brings its seat token: it is kept
-// for the room page, as a seat taken there would be.
+// where it is the reader's turn first, and the games of both that ended last. Loaded
+// once per page and then every minute and when the tab comes back into view; the
+// header's badge, the tab's title ("(2) …") and the /games page follow it. A game found
+// by a ticket brings its seat token: it is kept for the room page, as a seat taken
+// there would be.
 import { TOKENS_EVENT, allSeatTokens, saveToken, savedToken } from './protocol.js';
 import { allTickets } from './pairing.js';
 
@@ -15,7 +16,8 @@ const MAX_TOKENS = 100;
 const CLAIM_KEY = 'sannin.claim';
 
 const listeners = new Set();
-/** The last answer: `{ games, your_turn, skew }` (skew: the server's clock minus this
+/** The last answer: `{ games, your_turn, finished, skew }` (finished: the games that
+ * ended, newest first; skew: the server's clock minus this
  * computer's, from the answer's Date header, for the deadlines), or null. */
 let last = null;
 let loading = null;
@@ -62,7 +64,12 @@ export function loadMyGames() {
       const date = Date.parse(res.headers.get('date') ?? '');
       // The header has whole seconds: a difference under two is none.
       const skew = Number.isFinite(date) && Math.abs(date - Date.now()) > 2000 ? date - Date.now() : 0;
-      last = { games: body.games, your_turn: typeof body.your_turn === 'number' ? body.your_turn : body.games.filter((g) => g.your_turn).length, skew };
+      last = {
+        games: body.games,
+        your_turn: typeof body.your_turn === 'number' ? body.your_turn : body.games.filter((g) => g.your_turn).length,
+        finished: Array.isArray(body.finished) ? body.finished : [],
+        skew,
+      };
       for (const fn of listeners) fn(last);
       return last;
     } finally {
@@ -85,7 +92,7 @@ export function tokenOf(game) {
 /** Loads now, quietly (the header's refresh): failures keep the last list. */
 export function refreshMyGames() {
   if (!anythingToAsk()) {
-    last = { games: [], your_turn: 0, skew: 0 };
+    last = { games: [], your_turn: 0, finished: [], skew: 0 };
     for (const fn of listeners) fn(last);
     return Promise.resolve(last);
   }

@@ -1,12 +1,14 @@
 // The pages of accounts: `/account` (log in, register, change password, log out),
 // `/players/{name}` (a player's rating, its history as a small SVG chart, the rated
-// games with results, opponents and replay links) and `/leaderboard`.
+// games with results, opponents and replay links, and every finished game, casual ones
+// too, a page at a time) and `/leaderboard`.
 import { h } from './dom.js';
 import { dateLocale, onLangChange, t } from './i18n.js';
 import { safeNext } from './next.js';
 import { emailPanel, forgotPanel, showLink } from './recovery.js';
 import { api } from './protocol.js';
 import { openReport } from './report.js';
+import { historyList } from './history.js';
 import {
   accountErrorText as errorText, account, changePassword, currentAccount, login, logout, onAccountChange, profileLink, ratingText, register,
 } from './account.js';
@@ -166,9 +168,57 @@ function placing(g) {
   return { text: t(`profile.place.${place}`), cls: `place${place}` };
 }
 
+/** The finished games of a profile asked at a time (`GET /api/players/{name}/games`). */
+const HISTORY_PAGE = 20;
+
 export function showProfile(app, name) {
   let data = null;
   let error = '';
+  // The player's finished games: the pages loaded so far, whether there may be more.
+  const hist = { games: null, more: false, busy: false, error: '' };
+
+  async function loadHistory() {
+    if (hist.busy) return;
+    hist.busy = true;
+    hist.error = '';
+    drawKeepingFocus();
+    const last = hist.games?.at(-1);
+    const query = new URLSearchParams({ limit: String(HISTORY_PAGE) });
+    if (last) query.set('before', String(last.ended_at_ms));
+    try {
+      const page = await api(`/api/players/${encodeURIComponent(name)}/games?${query}`);
+      const seen = new Set((hist.games ?? []).map((g) => g.room));
+      hist.games = [...(hist.games ?? []), ...page.filter((g) => !seen.has(g.room))];
+      hist.more = page.length === HISTORY_PAGE;
+    } catch (e) {
+      hist.error = errorText(e);
+    }
+    hist.busy = false;
+    drawKeepingFocus();
+  }
+
+  /** Draws the page; the More button keeps the focus it had. */
+  function drawKeepingFocus() {
+    const had = app.contains(document.activeElement) && document.activeElement?.dataset?.testid === 'history-more';
+    render();
+    if (had) app.querySelector('[data-testid="history-more"]')?.focus();
+  }
+
+  function historySection() {
+    const parts = [h('h2', {}, t('history.profileTitle'))];
+    if (hist.games === null) parts.push(hist.error ? null : h('p', { class: 'empty' }, t('lobby.loading')));
+    else parts.push(historyList(hist.games, { empty: t('history.profileEmpty') }));
+    if (hist.error) parts.push(h('p', { class: 'error', role: 'alert', 'data-testid': 'history-error' }, t('history.error', { reason: hist.error })));
+    if (hist.games?.length || hist.error) {
+      parts.push(h('div', { class: 'history-pager' },
+        hist.games?.length ? h('span', { class: 'meta', 'data-testid': 'history-shown' }, t(hist.games.length === 1 ? 'history.shownOne' : 'history.shown', { n: hist.games.length })) : null,
+        hist.more || hist.error ? h('button', {
+          type: 'button', 'data-testid': 'history-more', 'aria-busy': hist.busy ? 'true' : null, onclick: loadHistory,
+        }, t(hist.busy ? 'lobby.loading' : hist.error ? 'games.retry' : 'history.more')) : null));
+    }
+    return h('section', { class: 'panel history', 'data-testid': 'profile-finished' }, parts);
+  }
+
   function render() {
     document.title = t('profile.pageTitle', { name: data?.name ?? name });
     if (error) {
@@ -207,10 +257,12 @@ export function showProfile(app, name) {
           ? h('div', { class: 'table-scroll' }, h('table', { class: 'games', 'data-testid': 'profile-history' },
             h('thead', {}, h('tr', {}, ['date', 'result', 'opponents', 'rating', 'replay'].map((k) => h('th', {}, t(`profile.col.${k}`))))),
             h('tbody', {}, rows)))
-          : h('p', { class: 'empty' }, t('profile.noGames')))));
+          : h('p', { class: 'empty' }, t('profile.noGames'))),
+      historySection()));
   }
   currentAccount().then(render);
   api(`/api/players/${encodeURIComponent(name)}`).then((d) => { data = d; }, (e) => { error = errorText(e); }).then(render);
+  loadHistory();
   render();
   onLangChange(render);
 }
