@@ -13,7 +13,17 @@ A=$1 B=$2
 shift 2
 ARGS=("$@")
 [ ${#ARGS[@]} -gt 0 ] || ARGS=(--rooms 1667 --plies 20 --think-ms 1000)
-LIMITS=(--rooms-per-minute 0 --bot-rooms-per-minute 0 --max-ws-per-address 0 --max-connections-per-address 0 --max-connections-per-room 6000)
+LIMITS=(--rooms-per-minute 0 --bot-rooms-per-minute 0 --max-ws-per-address 0 --max-connections-per-room 6000)
+# The per-address caps a build has: off, the load coming from one address (an older
+# build may not know them).
+limits_of() { # bin
+  local help
+  help=$("$1" serve --help)
+  printf '%s\n' "${LIMITS[@]}"
+  for flag in --max-connections-per-address --max-waiting-rooms-per-address; do
+    if grep -q -- "$flag" <<<"$help"; then printf '%s\n0\n' "$flag"; fi
+  done
+}
 ulimit -n "$(ulimit -Hn)"
 dir=$(mktemp -d)
 pids=()
@@ -26,7 +36,9 @@ cleanup() {
 trap cleanup EXIT
 
 serve() { # bin port name
-  "$1" serve --addr "127.0.0.1:$2" --database-url "sqlite://$dir/$3.db" "${LIMITS[@]}" \
+  local limits
+  mapfile -t limits < <(limits_of "$1")
+  "$1" serve --addr "127.0.0.1:$2" --database-url "sqlite://$dir/$3.db" "${limits[@]}" \
     >"$dir/$3.log" 2>&1 &
   pids+=($!)
 }
