@@ -602,6 +602,18 @@ async fn pool_reaches(server: &TestServer, n: u64, within: Duration) -> bool {
     true
 }
 
+/// Waits (real time) until the matcher holds `n` long polls of tickets open.
+async fn long_polls_reach(server: &TestServer, n: u64) {
+    let deadline = tokio::time::Instant::now() + TIMEOUT;
+    while server.metric("sannin_pairing_long_polls").await != n as f64 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{n} long polls held"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// A ticket belongs to its page: kept while a long poll of it is open however long
 /// that lasts, and gone from its pool's count within seconds of the poll's socket
 /// closing; a ticket nobody asks after leaves after 10 s, and the pool's count, as
@@ -615,14 +627,7 @@ async fn a_ticket_whose_page_has_gone_leaves_its_pool_within_seconds() {
     assert_eq!(waiting_in(&server, "5+3", false).await, 2);
     let socket = long_poll(&server, &open).await;
     // The long poll is being held before the clock moves on.
-    let deadline = tokio::time::Instant::now() + TIMEOUT;
-    while server.metric("sannin_pairing_long_polls").await < 1.0 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the long poll is held"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    long_polls_reach(&server, 1).await;
     time.advance(Duration::from_secs(9));
     assert!(
         pool_reaches(&server, 2, Duration::from_millis(300)).await,
@@ -649,14 +654,7 @@ async fn a_ticket_whose_page_has_gone_leaves_its_pool_within_seconds() {
     // The page goes: its socket closes, and the ticket leaves once 10 s more pass,
     // though the long poll asked for 30.
     drop(socket);
-    let deadline = tokio::time::Instant::now() + TIMEOUT;
-    while server.metric("sannin_pairing_long_polls").await > 0.0 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the closed long poll lets go"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    long_polls_reach(&server, 0).await;
     time.advance(Duration::from_secs(11));
     assert!(
         pool_reaches(&server, 0, Duration::from_secs(3)).await,
@@ -667,23 +665,23 @@ async fn a_ticket_whose_page_has_gone_leaves_its_pool_within_seconds() {
     server.stop().await;
 }
 
+/// `n` tickets in the 3-day correspondence pool, named `p0`, `p1`, …
+async fn correspondence_tickets(server: &TestServer, n: usize) -> Vec<String> {
+    let mut tickets = Vec::new();
+    for i in 0..n {
+        let body = json!({"pool": "3d", "name": format!("p{i}")});
+        tickets.push(ticket(server, body, None).await);
+    }
+    tickets
+}
+
 /// A correspondence pool: tickets wait unasked, and a table starts at once, nobody
 /// connected.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_correspondence_table_starts_at_once() {
     let time = ManualTime::new(0);
     let (_db, server) = server(&time).await;
-    let mut tickets = Vec::new();
-    for i in 0..2 {
-        tickets.push(
-            ticket(
-                &server,
-                json!({"pool": "3d", "name": format!("p{i}")}),
-                None,
-            )
-            .await,
-        );
-    }
+    let mut tickets = correspondence_tickets(&server, 2).await;
     time.advance(Duration::from_secs(3 * 3600));
     let (_, pools) = server.get_json("/api/pairing").await;
     let three_days = pools
@@ -718,17 +716,7 @@ async fn a_correspondence_table_starts_at_once() {
 async fn a_correspondence_player_who_never_moves_gives_the_table_up_after_a_day() {
     let time = ManualTime::new(0);
     let (_db, server) = server(&time).await;
-    let mut tickets = Vec::new();
-    for i in 0..3 {
-        tickets.push(
-            ticket(
-                &server,
-                json!({"pool": "3d", "name": format!("p{i}")}),
-                None,
-            )
-            .await,
-        );
-    }
+    let tickets = correspondence_tickets(&server, 3).await;
     let mut seats = Vec::new();
     let mut room = String::new();
     for t in &tickets {

@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::{
-    call, http_from, on_both_databases, post_from, session_cookie, source, Setup, TestDb,
-    TestServer,
+    call, http_from, on_both_databases, post_from, register_from, session_cookie, source, Setup,
+    TestDb, TestServer,
 };
 use sannin_server::accounts::mail::MailArgs;
 use serde_json::{json, Value};
@@ -410,18 +410,8 @@ async fn forgot_is_answered_before_the_link_is_made() {
     let db = TestDb::sqlite();
     let (port, mails) = smtp_receiver().await;
     let server = with_mail(&db, port).await;
-    let (s, h, _) = call(
-        &http_from(source(1)),
-        &server,
-        "POST",
-        "/api/accounts",
-        Some(json!({"name": "bea", "password": "the first password"})),
-        None,
-    )
-    .await;
-    assert_eq!(s, 201);
-    let cookie = session_cookie(&h).unwrap();
-    let body = json!({"email": "bea@example.org", "password": "the first password"});
+    let cookie = register_from(&server, source(1), "bea").await;
+    let body = json!({"email": "bea@example.org", "password": "bea's password"});
     let (s, _) = post_from(
         &server,
         source(2),
