@@ -35,7 +35,9 @@ mod state_text;
 
 pub use client::{ClientMsg, DEFAULT_BOT_LEVEL};
 pub use event::{Event, ForfeitReason, NoShow};
-pub use http::{ApiErrorBody, ApiErrorDetail, Created, RoomDetails, RoomInfo, RoomSummary};
+pub use http::{
+    ApiCode, ApiErrorBody, ApiErrorDetail, Created, RoomDetails, RoomInfo, RoomSummary,
+};
 pub use sannin_rules::{Event as RulesEvent, Outcome};
 pub use seat::{Seat, SeatMove, UnknownSeat};
 pub use server::{Channel, ChatMessage, ErrorCode, ServerMsg};

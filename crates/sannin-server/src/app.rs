@@ -22,25 +22,17 @@ use crate::accounts::Accounts;
 use crate::bots::{is_bot_only_room, BotOnlyPlace, Bots};
 use crate::cluster::Cluster;
 use crate::config::Config;
-use crate::error::ApiError;
-use crate::limits::{Budgets, ClientAddr};
+use crate::limits::{Budgets, ClientAddr, Refused};
 use crate::metrics::Metrics;
 use crate::moderation::db::ModDb;
 use crate::moderation::Sanctions;
 use crate::pairing::{NoShow, Pairing, PairingApi, PoolId, Tables};
 use crate::push::Push;
-use crate::room::{Notice, NoticeKind, Registry, Room, RoomHandle, RoomSettings};
+use crate::room::{Notice, NoticeKind, Registry, Room, RoomError, RoomHandle, RoomSettings};
 use crate::rooms::{Rooms, RoomsParts};
 use crate::store::column::Json as _;
 use crate::store::{Store, StoredSeat};
 use futures_util::future::BoxFuture;
-
-/// A place among an address's streams ([`Shared::stream_place`]), held while it lives.
-#[derive(Debug)]
-pub struct StreamPlace(
-    #[allow(dead_code)] Option<crate::limits::WsGuard>,
-    #[allow(dead_code)] Option<crate::cluster::SocketGuard>,
-);
 
 /// The application's state, shared by the web handlers and the rooms.
 #[derive(Debug)]
@@ -94,6 +86,11 @@ impl Shared {
     ) -> Arc<Shared> {
         let metrics = Arc::new(Metrics::default());
         let bots = Arc::new(Bots::new(config.bots));
+        // In a cluster the budgets are the site's, counted in the shared database.
+        let site = cluster.as_ref().map(|c| crate::limits::Site {
+            store: store.clone(),
+            node: c.node.clone(),
+        });
         Arc::new_cyclic(|me: &std::sync::Weak<Shared>| {
             let registry: std::sync::Weak<dyn Registry> = me.clone();
             let rooms = Arc::new(Rooms::new(
@@ -128,13 +125,12 @@ impl Shared {
                 push: Arc::new(Push::new(config.push.clone(), metrics.clone())),
                 matcher,
                 pairing,
-                budgets: Arc::new(Budgets::new(&config.clients)),
+                budgets: Arc::new(Budgets::new(&config.clients, site.as_ref())),
                 accounts: Arc::new(Accounts::new(
                     &store,
                     config.accounts.clone(),
                     mailer,
-                    config.clients.trusted_proxies.clone(),
-                    cluster.is_some(),
+                    site.as_ref().map(|s| &s.store),
                 )),
                 shutdown: rooms.shutdown.clone(),
                 tracker: rooms.tracker.clone(),
@@ -158,9 +154,9 @@ impl Shared {
         position: Option<String>,
         settings: RoomSettings,
         seats: Vec<StoredSeat>,
-    ) -> Result<Uuid, ApiError> {
+    ) -> Result<Uuid, RoomError> {
         if self.shutdown.is_cancelled() {
-            return Err(ApiError::ShuttingDown);
+            return Err(RoomError::ShuttingDown);
         }
         let start = start_position(position.as_deref())?;
         // Cluster mode: a rematch is written only while its room still holds its lease.
@@ -218,12 +214,12 @@ impl Shared {
     ///
     /// # Errors
     /// Database errors; `RoomBroken` for a room that cannot be restored.
-    pub async fn room(self: &Arc<Self>, id: Uuid) -> Result<Option<RoomHandle>, ApiError> {
+    pub async fn room(self: &Arc<Self>, id: Uuid) -> Result<Option<RoomHandle>, RoomError> {
         if let Some(h) = self.rooms.local(id) {
             return Ok(Some(h));
         }
         if self.rooms.broken.reason(id).is_some() {
-            return Err(ApiError::RoomBroken(id.to_string()));
+            return Err(RoomError::Broken(id.to_string()));
         }
         match &self.cluster {
             // Owned here, proxied to its owner, or taken over (`cluster`).
@@ -246,19 +242,6 @@ impl Shared {
         };
         // The waiting rooms that sleep are listed too.
         crate::rooms::merge_summaries(awake, self.rooms.dormant.after(after, n, &keep), n)
-    }
-
-    /// One more of `client`'s streams (a WebSocket, the live feed, a long poll) under
-    /// `--max-ws-per-address`, counted by this node or, in a cluster, by every node;
-    /// given back when the place is dropped.
-    ///
-    /// # Errors
-    /// `429 too_many_connections`.
-    pub async fn stream_place(&self, client: ClientAddr) -> Result<StreamPlace, ApiError> {
-        Ok(match &self.cluster {
-            Some(c) => StreamPlace(None, Some(c.open_ws(client).await?)),
-            None => StreamPlace(Some(self.budgets.open_ws(client)?), None),
-        })
     }
 
     /// Whether room `id` runs on this node (or sleeps) and has not started.
@@ -287,7 +270,7 @@ impl Shared {
     pub fn reserve_bot_only_room(
         &self,
         seats: &[StoredSeat],
-    ) -> Result<Option<BotOnlyPlace>, ApiError> {
+    ) -> Result<Option<BotOnlyPlace>, Refused> {
         let bots_only = seats.len() == 3 && seats.iter().all(|s| s.bot.is_some());
         if !bots_only {
             return Ok(None);
@@ -301,7 +284,7 @@ impl Shared {
         };
         match self.bots.reserve_bot_only(running) {
             Some(place) => Ok(Some(place)),
-            None => Err(ApiError::TooManyBotOnlyRooms(
+            None => Err(Refused::BotOnlyRooms(
                 self.bots.settings().max_bot_only_rooms,
             )),
         }
@@ -313,15 +296,15 @@ impl Shared {
 ///
 /// # Errors
 /// `BadPosition`: not a position, or one where the game is already over.
-fn start_position(written: Option<&str>) -> Result<Option<Position>, ApiError> {
+fn start_position(written: Option<&str>) -> Result<Option<Position>, RoomError> {
     let Some(s) = written.map(str::trim).filter(|s| !s.is_empty()) else {
         return Ok(None);
     };
     let p: Position = s
         .parse()
-        .map_err(|e| ApiError::BadPosition(format!("{e}")))?;
+        .map_err(|e| RoomError::BadPosition(format!("{e}")))?;
     if p.to_move().is_none() {
-        return Err(ApiError::BadPosition(
+        return Err(RoomError::BadPosition(
             "the game is already over in that position".into(),
         ));
     }
@@ -346,7 +329,7 @@ impl Registry for Shared {
         position: Option<String>,
         settings: RoomSettings,
         seats: Vec<StoredSeat>,
-    ) -> Pin<Box<dyn Future<Output = Result<Uuid, ApiError>> + Send>> {
+    ) -> Pin<Box<dyn Future<Output = Result<Uuid, RoomError>> + Send>> {
         Box::pin(async move { Shared::create_room(&self, position, settings, seats).await })
     }
 
@@ -379,9 +362,9 @@ impl Tables for PairedTables {
         pool: PoolId,
         seats: Vec<StoredSeat>,
         requester: Option<std::net::IpAddr>,
-    ) -> BoxFuture<'_, Result<Uuid, ApiError>> {
+    ) -> BoxFuture<'_, Result<Uuid, RoomError>> {
         Box::pin(async move {
-            let shared = self.0.upgrade().ok_or(ApiError::ShuttingDown)?;
+            let shared = self.0.upgrade().ok_or(RoomError::ShuttingDown)?;
             let settings = RoomSettings {
                 clock: Some(pool.preset().clock),
                 rated: pool.rated,
@@ -398,9 +381,9 @@ impl Tables for PairedTables {
             let id = Shared::create_room(&shared, None, settings, seats.clone()).await?;
             // A table with bots counts among its requester's rooms with bots (of bots
             // alone once the person is out).
-            if let (Some(addr), None) = (requester, &shared.cluster) {
+            if let Some(addr) = requester {
                 if seats.iter().any(|s| s.bot.is_some()) {
-                    shared.budgets.add_bot_only_room(ClientAddr::of(addr), id);
+                    shared.budgets.note_bot_room(ClientAddr::of(addr), id);
                 }
             }
             // Each person learns that its ticket found a table.

@@ -51,7 +51,7 @@ pub struct ReplayError {
     /// The token (or position string) at fault.
     pub token: String,
     /// The error code: `bad_position`, `bad_record` or `illegal_action`.
-    pub code: &'static str,
+    pub code: sannin_protocol::ApiCode,
     /// What is wrong, for people.
     pub reason: String,
 }
@@ -141,7 +141,7 @@ pub fn start_position(written: Option<&str>) -> Result<Position, ReplayError> {
             .map_err(|e: sannin_rules::PositionError| ReplayError {
                 ply: 0,
                 token: s.to_string(),
-                code: "bad_position",
+                code: sannin_protocol::ApiCode::BadPosition,
                 reason: e.to_string(),
             }),
     }
@@ -156,7 +156,7 @@ pub fn of_record(record: &str, position: Option<&str>) -> Result<History, Replay
     let record = Record::parse(record).map_err(|e| ReplayError {
         ply: 0,
         token: String::new(),
-        code: "bad_record",
+        code: sannin_protocol::ApiCode::BadRecord,
         reason: e.to_string(),
     })?;
     let start = start_position(position.or_else(|| record.header("Position")))?;
@@ -183,7 +183,7 @@ pub fn play_token(
     let illegal = |reason: String| ReplayError {
         ply,
         token: token.to_string(),
-        code: "illegal_action",
+        code: sannin_protocol::ApiCode::IllegalAction,
         reason,
     };
     if game.is_over() {
@@ -282,13 +282,13 @@ mod tests {
     fn a_bad_token_names_its_ply() {
         let e = of_record("P3c-4d P10k-10j Zq9", None).unwrap_err();
         assert_eq!(
-            (e.ply, e.token.as_str(), e.code),
+            (e.ply, e.token.as_str(), e.code.as_str()),
             (3, "Zq9", "illegal_action")
         );
         let e = of_record("P3c-4d", Some("nonsense")).unwrap_err();
-        assert_eq!((e.ply, e.code), (0, "bad_position"));
+        assert_eq!((e.ply, e.code.as_str()), (0, "bad_position"));
         let e = of_record("P3c-4d {open", None).unwrap_err();
-        assert_eq!((e.ply, e.code), (0, "bad_record"));
+        assert_eq!((e.ply, e.code.as_str()), (0, "bad_record"));
     }
 
     #[test]

@@ -20,7 +20,7 @@ mod broken;
 pub mod clock;
 mod cluster;
 mod config;
-mod error;
+
 pub mod fairplay;
 pub mod history;
 mod http;
@@ -44,8 +44,9 @@ mod token;
 pub use bots::BotSettings;
 pub use cluster::ClusterArgs;
 pub use config::{worker_threads, Config, GuardArgs, LimitArgs, ServeArgs, DEFAULT_SQLITE_URL};
-pub use error::{ApiError, ErrorCode};
+pub use http::ApiError;
 pub use rooms::WAKE_SWEEP;
+pub use sannin_protocol::ErrorCode;
 pub use store::migrations::migrator;
 pub use store::{ActionKind, Store, StoredAction};
 pub use time::{ManualTime, SystemTime, TimeSource};
@@ -142,9 +143,7 @@ pub async fn run(
     );
     let cluster = match &config.cluster {
         None => None,
-        Some(c) => {
-            Some(cluster::Cluster::connect(c, &store, &config.clients, config.send_queue).await?)
-        }
+        Some(c) => Some(cluster::Cluster::connect(c, &store, config.send_queue).await?),
     };
     let shared = app::Shared::new(config, store.clone(), cluster.clone(), mailer);
     // The bans and mutes in force, before any room or request checks them.

@@ -17,8 +17,8 @@ use uuid::Uuid;
 
 use crate::bots::Bots;
 use crate::broken::BrokenRooms;
-use crate::error::ApiError;
 use crate::metrics::Metrics;
+use crate::room::RoomError;
 use crate::room::{Registry, Room, RoomConfig, RoomDeps, RoomHandle, SLEEP_MARGIN};
 
 /// How often a single node looks for sleeping rooms to wake.
@@ -131,7 +131,7 @@ impl Rooms {
         &self,
         shutdown: CancellationToken,
         fence: Option<Fence>,
-    ) -> Result<RoomDeps, ApiError> {
+    ) -> Result<RoomDeps, RoomError> {
         Ok(RoomDeps {
             fence,
             config: self.config.clone(),
@@ -140,7 +140,7 @@ impl Rooms {
             bots: self.bots.clone(),
             sanctions: self.sanctions.clone(),
             live: self.live.clone(),
-            registry: self.registry.upgrade().ok_or(ApiError::ShuttingDown)?,
+            registry: self.registry.upgrade().ok_or(RoomError::ShuttingDown)?,
             shutdown,
             tracker: self.tracker.clone(),
         })
@@ -150,7 +150,7 @@ impl Rooms {
     ///
     /// # Errors
     /// As [`Rooms::deps`].
-    pub fn local_deps(&self) -> Result<RoomDeps, ApiError> {
+    pub fn local_deps(&self) -> Result<RoomDeps, RoomError> {
         self.deps(self.shutdown.clone(), None)
     }
 
@@ -158,14 +158,14 @@ impl Rooms {
     ///
     /// # Errors
     /// `TooManyRooms`.
-    pub fn claim_open(&self) -> Result<(), ApiError> {
+    pub fn claim_open(&self) -> Result<(), RoomError> {
         let max = self.max_open;
         self.open
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
                 (n < max).then_some(n + 1)
             })
             .map(|_| ())
-            .map_err(|_| ApiError::TooManyRooms(max))
+            .map_err(|_| RoomError::TooMany(max))
     }
 
     /// A room finished (or was never made): it no longer counts against `--max-rooms`.
@@ -268,7 +268,7 @@ impl Rooms {
     /// # Errors
     /// Database errors; `RoomBroken` (and the room marked so) when a stored value of
     /// the room does not read back.
-    pub async fn read(&self, id: Uuid) -> Result<Option<StoredRoom>, ApiError> {
+    pub async fn read(&self, id: Uuid) -> Result<Option<StoredRoom>, RoomError> {
         match self.store.load_room(&id.to_string()).await {
             Ok(stored) => Ok(stored),
             Err(LoadError::Db(e)) => Err(e.into()),
@@ -287,7 +287,7 @@ impl Rooms {
         id: Uuid,
         deps: RoomDeps,
         stored: StoredRoom,
-    ) -> Result<Room, ApiError> {
+    ) -> Result<Room, RoomError> {
         let marked = stored.marked_broken;
         let asleep = stored.asleep;
         match Room::restore(deps, stored) {
@@ -315,14 +315,14 @@ impl Rooms {
     /// Records that room `id` cannot be restored (`reason`): logged with its id,
     /// counted in `/metrics`, listed nowhere (marked in the database), answered with
     /// `room_broken`. Returns that error.
-    pub async fn is_broken(&self, id: Uuid, reason: &str) -> ApiError {
+    pub async fn is_broken(&self, id: Uuid, reason: &str) -> RoomError {
         if self.broken.insert(id, reason) {
             error!(room = %id, reason, "the room cannot be restored: it is marked broken");
             if let Err(e) = self.store.mark_broken(&id.to_string(), Some(reason)).await {
                 warn!(room = %id, error = %e, "cannot mark the room broken in the database");
             }
         }
-        ApiError::RoomBroken(id.to_string())
+        RoomError::Broken(id.to_string())
     }
 
     /// The room `id` of a single node: in memory, else read from the database and
@@ -330,15 +330,15 @@ impl Rooms {
     ///
     /// # Errors
     /// Database errors; `RoomBroken`; `ShuttingDown`.
-    pub async fn load(&self, id: Uuid) -> Result<Option<RoomHandle>, ApiError> {
+    pub async fn load(&self, id: Uuid) -> Result<Option<RoomHandle>, RoomError> {
         if let Some(h) = self.local(id) {
             return Ok(Some(h));
         }
         if self.broken.reason(id).is_some() {
-            return Err(ApiError::RoomBroken(id.to_string()));
+            return Err(RoomError::Broken(id.to_string()));
         }
         if self.shutdown.is_cancelled() {
-            return Err(ApiError::ShuttingDown);
+            return Err(RoomError::ShuttingDown);
         }
         let Some(stored) = self.read(id).await? else {
             return Ok(None);
@@ -354,12 +354,12 @@ impl Rooms {
     ///
     /// # Errors
     /// `RoomNotFound`, `RoomBroken`, `take`'s error, database errors.
-    pub async fn read_finished<T>(
+    pub async fn read_finished<T, E: From<RoomError>>(
         &self,
         id: Uuid,
-        take: impl FnOnce() -> Result<(), ApiError>,
+        take: impl FnOnce() -> Result<(), E>,
         f: impl Fn(&Room) -> T,
-    ) -> Result<Option<T>, ApiError> {
+    ) -> Result<Option<T>, E> {
         if self.local(id).is_some() {
             return Ok(None);
         }
@@ -367,16 +367,17 @@ impl Rooms {
             return Ok(Some(v));
         }
         if self.broken.reason(id).is_some() {
-            return Err(ApiError::RoomBroken(id.to_string()));
+            return Err(RoomError::Broken(id.to_string()).into());
         }
         take()?;
-        let Some(stored) = self.read(id).await? else {
-            return Err(ApiError::RoomNotFound(id.to_string()));
+        let Some(stored) = self.read(id).await.map_err(E::from)? else {
+            return Err(RoomError::NotFound(id.to_string()).into());
         };
         if stored.status != RoomStatus::Finished {
             return Ok(None);
         }
-        let room = self.rebuild(id, self.local_deps()?, stored).await?;
+        let deps = self.local_deps().map_err(E::from)?;
+        let room = self.rebuild(id, deps, stored).await.map_err(E::from)?;
         let v = f(&room);
         self.finished.keep(room);
         Ok(Some(v))
@@ -456,7 +457,7 @@ impl Rooms {
             };
             let stored = match self.read(uuid).await {
                 Ok(Some(s)) => s,
-                Ok(None) | Err(ApiError::RoomBroken(_)) => continue,
+                Ok(None) | Err(RoomError::Broken(_)) => continue,
                 Err(e) => return Err(anyhow::anyhow!("restoring room {id}: {e:?}")),
             };
             if expired_while_down(&stored, self.config.waiting_room_ttl) {

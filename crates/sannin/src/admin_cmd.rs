@@ -12,8 +12,9 @@ use sannin_server::accounts::db::Db;
 use sannin_server::accounts::recovery::Purpose;
 use sannin_server::moderation::actions::{self, ActionRequest};
 use sannin_server::moderation::db::ModDb;
+use sannin_server::moderation::ModError;
 use sannin_server::moderation::{reports, Role};
-use sannin_server::{ApiError, Store};
+use sannin_server::Store;
 
 /// Who the log says acted.
 const BY: &str = "command line";
@@ -185,7 +186,7 @@ pub fn admin(args: AdminArgs) -> anyhow::Result<ExitCode> {
                         println!("{} {}: {}", entry.action, entry.target, entry.reason);
                         Ok(ExitCode::SUCCESS)
                     }
-                    Err(ApiError::Internal(e)) => Err(e),
+                    Err(ModError::Internal(e)) => Err(e),
                     Err(e) => {
                         eprintln!("{e}");
                         Ok(ExitCode::FAILURE)

@@ -89,25 +89,19 @@ pub enum Created {
 }
 
 impl Created {
-    /// `Ok` when made; else the `409` that says which name holds it.
+    /// `Ok` when made; else which name holds it.
     ///
     /// # Errors
     /// `name_taken`, `name_looks_taken`.
-    pub fn made(self, name: &str) -> Result<(), crate::error::ApiError> {
-        use crate::error::ApiError;
-        use axum::http::StatusCode;
+    pub fn made(self, name: &str) -> Result<(), super::AccountError> {
+        use super::AccountError;
         match self {
             Created::Created => Ok(()),
-            Created::Taken => Err(ApiError::coded(
-                StatusCode::CONFLICT,
-                "name_taken",
-                format!("the name {name:?} is taken"),
-            )),
-            Created::LooksLike(holder) => Err(ApiError::coded(
-                StatusCode::CONFLICT,
-                "name_looks_taken",
-                format!("the name {name:?} is drawn like the name {holder:?}, which is taken"),
-            )),
+            Created::Taken => Err(AccountError::NameTaken(name.to_string())),
+            Created::LooksLike(holder) => Err(AccountError::NameLooksTaken {
+                name: name.to_string(),
+                holder,
+            }),
         }
     }
 }

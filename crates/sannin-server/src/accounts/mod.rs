@@ -11,19 +11,15 @@
 //! | `sockets.rs`  | the WebSockets of each session, closed when it ends           |
 //! | `rating/`     | the rating model, and rating a finished game exactly once     |
 
-use std::net::{IpAddr, SocketAddr};
 use std::num::NonZeroU32;
 use std::sync::Arc;
 
-use axum::extract::ConnectInfo;
-use axum::http::{header, HeaderMap};
-use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
-use ipnet::IpNet;
+use governor::Quota;
+use sannin_protocol::ApiCode;
 use tokio_util::sync::CancellationToken;
 use tracing::{error, info};
 
-use crate::error::ApiError;
+use crate::limits::{Budget, Refused};
 use crate::store::Store;
 use crate::token::hash_token;
 
@@ -36,6 +32,37 @@ pub mod recovery;
 pub mod sockets;
 
 pub use db::{Account, Db};
+
+/// What the accounts refuse or fail at.
+#[derive(Debug, thiserror::Error)]
+pub enum AccountError {
+    /// An account has this name (in any case).
+    #[error("the name {0:?} is taken")]
+    NameTaken(String),
+    /// An account's name is drawn like this one.
+    #[error("the name {name:?} is drawn like the name {holder:?}, which is taken")]
+    NameLooksTaken {
+        /// The name asked for.
+        name: String,
+        /// The account's name it looks like.
+        holder: String,
+    },
+    /// A name that cannot be one (`bad_name`, `name_mixed_scripts`, `name_reserved`).
+    #[error("{}", .0.message)]
+    Name(names::Refused),
+    /// A budget (log-in attempts) or the places of password hashing.
+    #[error(transparent)]
+    Refused(#[from] Refused),
+    /// The database failed (logged with its cause).
+    #[error("internal error")]
+    Internal(#[source] anyhow::Error),
+}
+
+impl From<sqlx::Error> for AccountError {
+    fn from(e: sqlx::Error) -> Self {
+        AccountError::Internal(e.into())
+    }
+}
 
 /// The session cookie's name.
 pub const COOKIE: &str = "sannin_session";
@@ -100,13 +127,11 @@ pub struct Accounts {
     pub sockets: sockets::SessionSockets,
     store: Store,
     settings: AccountSettings,
-    trusted: Vec<IpNet>,
     /// Mail for account recovery: None without `--smtp-url`.
     pub mailer: Option<mail::Mailer>,
-    /// Attempts (log in, register, change password) by client address and by name.
-    attempts: Option<DefaultKeyedRateLimiter<String>>,
-    /// Cluster mode: the attempts are counted in the database, for every node at once.
-    site_wide: bool,
+    /// Attempts (log in, register, change password) by client address and by name,
+    /// counted on the site.
+    attempts: Budget<String>,
 }
 
 impl Accounts {
@@ -124,7 +149,7 @@ impl Accounts {
         match self.db.drawn_like(name).await {
             Ok(None) => Ok(()),
             Ok(Some(holder)) => Err(names::Refused {
-                code: "bad_name",
+                code: ApiCode::BadName,
                 message: format!(
                     "{holder:?} is a registered player's name: log in to play under it, or choose another"
                 ),
@@ -132,25 +157,23 @@ impl Accounts {
             Err(e) => {
                 tracing::warn!(error = %e, "checking a guest's name against the accounts");
                 Err(names::Refused {
-                    code: "bad_name",
+                    code: ApiCode::BadName,
                     message: "the name could not be checked just now; try again".into(),
                 })
             }
         }
     }
 
-    /// On `store`, mailing with `mailer`, trusting `trusted` proxies for
-    /// `X-Forwarded-Proto`; with `site_wide` (cluster mode) the log-in attempts are
-    /// counted in the database.
+    /// On `store`, mailing with `mailer`; with `site` (a cluster's store) the log-in
+    /// attempts are counted there, for every node at once.
     pub fn new(
         store: &Store,
         settings: AccountSettings,
         mailer: Option<mail::Mailer>,
-        trusted: Vec<IpNet>,
-        site_wide: bool,
+        site: Option<&Store>,
     ) -> Accounts {
-        let attempts = NonZeroU32::new(settings.logins_per_minute)
-            .map(|n| RateLimiter::keyed(Quota::per_minute(n).allow_burst(n)));
+        let quota = NonZeroU32::new(settings.logins_per_minute)
+            .map(|n| Quota::per_minute(n).allow_burst(n));
         Accounts {
             db: Db::new(store),
             hashing: Arc::new(password::Hashing::new(settings.hashing_concurrency)),
@@ -158,83 +181,62 @@ impl Accounts {
             sockets: sockets::SessionSockets::default(),
             store: store.clone(),
             settings,
-            trusted,
-            attempts,
-            site_wide,
+            attempts: Budget::site("log-in attempts", quota, site),
         }
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &AccountSettings {
+        &self.settings
     }
 
     /// Spends one attempt of `key` (`addr:…`, `name:…`).
     ///
     /// # Errors
     /// `rate_limited` with the wait when the key's budget is spent.
-    pub async fn attempt(&self, key: String) -> Result<(), ApiError> {
-        let Some(l) = &self.attempts else {
-            return Ok(());
-        };
-        if self.site_wide {
-            let n = self.settings.logins_per_minute.max(1);
-            let every = std::time::Duration::from_secs(60) / n;
-            let key = format!("log-in:{key}");
-            return crate::limits::site::take_budget(
-                &self.store,
-                "log-in attempts",
-                &key,
-                every,
-                n,
-            )
-            .await;
-        }
-        l.check_key(&key)
-            .map_err(|not_until| ApiError::RateLimited {
-                what: "log-in attempts",
-                retry_after: not_until.wait_time_from(DefaultClock::default().now()),
-            })
+    pub async fn attempt(&self, key: String) -> Result<(), Refused> {
+        self.attempts.take(&key).await
     }
 
     /// Forgets keys whose budget is full again.
     pub fn prune(&self) {
-        if let Some(l) = &self.attempts {
-            l.retain_recent();
-        }
-    }
-
-    /// The session token the request's cookie carries.
-    pub fn token(headers: &HeaderMap) -> Option<String> {
-        cookie_of(headers, COOKIE)
+        self.attempts.prune();
     }
 
     /// Spends one log-in attempt of the account name `name_key`.
     ///
     /// # Errors
-    /// `NameRateLimited` with the wait when the name's budget is spent.
-    pub async fn attempt_name(&self, name_key: &str) -> Result<(), ApiError> {
+    /// [`Refused::NameRate`] with the wait when the name's budget is spent.
+    pub async fn attempt_name(&self, name_key: &str) -> Result<(), Refused> {
         self.attempt(format!("name:{name_key}"))
             .await
             .map_err(|e| match e {
-                ApiError::RateLimited { retry_after, .. } => {
-                    ApiError::NameRateLimited { retry_after }
-                }
+                Refused::Rate { retry_after, .. } => Refused::NameRate { retry_after },
                 e => e,
             })
     }
 
-    /// Whether the request comes from a device of `account_id`'s owner: one holding
-    /// a live session of it, or its known-device cookie. Such a device is let past
-    /// the name's log-in budget, which anyone can spend (its password is still
-    /// checked).
-    pub async fn owners_device(&self, headers: &HeaderMap, account_id: &str) -> bool {
+    /// Whether a request with these cookies (`session`, `device`: their tokens) comes
+    /// from a device of `account_id`'s owner: one holding a live session of it, or
+    /// its known-device cookie. Such a device is let past the name's log-in budget,
+    /// which anyone can spend (its password is still checked).
+    pub async fn owners_device(
+        &self,
+        session: Option<&str>,
+        device: Option<&str>,
+        account_id: &str,
+    ) -> bool {
         if self
-            .account_of(headers)
+            .account_of(session)
             .await
             .is_some_and(|(a, _)| a.id == account_id)
         {
             return true;
         }
-        let Some(token) = cookie_of(headers, DEVICE_COOKIE) else {
+        let Some(token) = device else {
             return false;
         };
-        match self.db.device_account(&hash_token(&token)).await {
+        match self.db.device_account(&hash_token(token)).await {
             Ok(known) => known.as_deref() == Some(account_id),
             Err(e) => {
                 error!(error = %e, "reading a known device");
@@ -243,25 +245,22 @@ impl Accounts {
         }
     }
 
-    /// Remembers the device of this request as one that logged in to `account_id`
-    /// (for [`DEVICE_DAYS`] more): the `Set-Cookie` value of its cookie, a fresh one
-    /// unless the request's is already this account's.
+    /// Remembers the device that holds the known-device token `held` (if any) as one
+    /// that logged in to `account_id` (for [`DEVICE_DAYS`] more): the device's token,
+    /// a fresh one unless `held` is already this account's.
     ///
     /// # Errors
     /// Database errors.
     pub async fn remember_device(
         &self,
-        headers: &HeaderMap,
+        held: Option<&str>,
         account_id: &str,
-        secure: bool,
-    ) -> Result<String, ApiError> {
-        let held = cookie_of(headers, DEVICE_COOKIE);
+    ) -> Result<String, AccountError> {
         let token = match held {
             Some(t)
-                if self.db.device_account(&hash_token(&t)).await?.as_deref()
-                    == Some(account_id) =>
+                if self.db.device_account(&hash_token(t)).await?.as_deref() == Some(account_id) =>
             {
-                t
+                t.to_string()
             }
             _ => crate::token::new_token(),
         };
@@ -269,53 +268,19 @@ impl Accounts {
         self.db
             .remember_device(&hash_token(&token), account_id, expires)
             .await?;
-        let secure = if secure { "; Secure" } else { "" };
-        // Sent only with log-ins.
-        Ok(format!(
-            "{DEVICE_COOKIE}={token}; Path=/api/session; HttpOnly; SameSite=Lax; Max-Age={}{secure}",
-            DEVICE_DAYS * 86_400
-        ))
+        Ok(token)
     }
 
-    /// The logged-in account of a request, with the hash of its session token. A
-    /// database error counts as not logged in (and is logged).
-    pub async fn account_of(&self, headers: &HeaderMap) -> Option<(Account, String)> {
-        let hash = hash_token(&Self::token(headers)?);
+    /// The logged-in account of a session token, with the token's hash. A database
+    /// error counts as not logged in (and is logged).
+    pub async fn account_of(&self, session: Option<&str>) -> Option<(Account, String)> {
+        let hash = hash_token(session?);
         match self.db.session_account(&hash).await {
             Ok(a) => a.map(|a| (a, hash)),
             Err(e) => {
                 error!(error = %e, "reading a session");
                 None
             }
-        }
-    }
-
-    /// Whether the cookie set on this request's answer is `Secure`.
-    pub fn secure(&self, headers: &HeaderMap, peer: Option<&ConnectInfo<SocketAddr>>) -> bool {
-        match self.settings.cookie_secure {
-            CookieSecure::Always => true,
-            CookieSecure::Never => false,
-            CookieSecure::Auto => {
-                let peer: IpAddr = peer.map_or(IpAddr::from([0, 0, 0, 0]), |c| c.0.ip());
-                let trusted = self.trusted.iter().any(|n| n.contains(&peer));
-                trusted
-                    && headers
-                        .get("x-forwarded-proto")
-                        .and_then(|v| v.to_str().ok())
-                        .is_some_and(|v| v.trim().eq_ignore_ascii_case("https"))
-            }
-        }
-    }
-
-    /// The `Set-Cookie` value of a new session (or, with None, of logging out).
-    pub fn cookie(&self, token: Option<&str>, secure: bool) -> String {
-        let secure = if secure { "; Secure" } else { "" };
-        match token {
-            Some(t) => format!(
-                "{COOKIE}={t}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{secure}",
-                SESSION_DAYS * 86_400
-            ),
-            None => format!("{COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0{secure}"),
         }
     }
 
@@ -373,18 +338,6 @@ impl Accounts {
     }
 }
 
-/// The value of the cookie `name` of a request (none when empty).
-pub fn cookie_of(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|kv| kv.trim().split_once('='))
-        .find(|(k, v)| *k == name && !v.is_empty())
-        .map(|(_, v)| v.to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -393,17 +346,5 @@ mod tests {
     fn passwords_are_checked() {
         assert!(check_password("1234567").is_err());
         assert!(check_password("12345678").is_ok());
-    }
-
-    #[test]
-    fn the_session_token_is_read_from_the_cookie_header() {
-        let mut h = HeaderMap::new();
-        h.insert(
-            header::COOKIE,
-            "a=1; sannin_session=abc; b=2".parse().unwrap(),
-        );
-        assert_eq!(Accounts::token(&h).as_deref(), Some("abc"));
-        h.insert(header::COOKIE, "sannin_session=".parse().unwrap());
-        assert_eq!(Accounts::token(&h), None);
     }
 }

@@ -6,6 +6,7 @@
 //! count as one, as do hangul with hanja), from the characters UTS #39 recommends for
 //! identifiers, with digits, `_` and `-`.
 
+use sannin_protocol::ApiCode;
 use unicode_normalization::UnicodeNormalization;
 use unicode_security::{GeneralSecurityProfile, MixedScript};
 
@@ -30,12 +31,12 @@ const RESERVED: [&str; 9] = [
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refused {
     /// `bad_name`, `name_mixed_scripts` or `name_reserved`.
-    pub code: &'static str,
+    pub code: ApiCode,
     /// What to change.
     pub message: String,
 }
 
-fn refused(code: &'static str, message: impl Into<String>) -> Refused {
+fn refused(code: ApiCode, message: impl Into<String>) -> Refused {
     Refused {
         code,
         message: message.into(),
@@ -47,7 +48,7 @@ pub fn normalize(raw: &str) -> Result<String, Refused> {
     let name: String = raw.trim().nfkc().collect();
     if !LENGTH.contains(&name.chars().count()) {
         return Err(refused(
-            "bad_name",
+            ApiCode::BadName,
             "an account name has 2 to 24 characters",
         ));
     }
@@ -56,26 +57,26 @@ pub fn normalize(raw: &str) -> Result<String, Refused> {
         .find(|&c| !(c == '_' || c == '-' || c.identifier_allowed()))
     {
         return Err(refused(
-            "bad_name",
+            ApiCode::BadName,
             format!("an account name holds letters, digits, _ and - only, not {c:?}"),
         ));
     }
     if !name.starts_with(char::is_alphanumeric) {
         return Err(refused(
-            "bad_name",
+            ApiCode::BadName,
             "an account name starts with a letter or a digit",
         ));
     }
     if !name.as_str().is_single_script() {
         return Err(refused(
-            "name_mixed_scripts",
+            ApiCode::NameMixedScripts,
             "an account name is written in one script (not Latin and Cyrillic letters mixed, say)",
         ));
     }
     let shape = skeleton(&name);
     if RESERVED.iter().any(|r| skeleton(r) == shape) {
         return Err(refused(
-            "name_reserved",
+            ApiCode::NameReserved,
             "that name would pass for the site's own",
         ));
     }
@@ -118,7 +119,7 @@ const BOT_LABEL: &str = "bot(";
 pub fn guest_name_problem(name: &str) -> Option<Refused> {
     if let Some(c) = name.chars().find(|&c| is_invisible(c)) {
         return Some(refused(
-            "bad_name",
+            ApiCode::BadName,
             format!(
                 "a name may not hold U+{:04X}, a character nobody can see; remove it",
                 u32::from(c)
@@ -126,12 +127,15 @@ pub fn guest_name_problem(name: &str) -> Option<Refused> {
         ));
     }
     if !name.chars().any(|c| !c.is_whitespace()) {
-        return Some(refused("bad_name", "a name needs a character one can see"));
+        return Some(refused(
+            ApiCode::BadName,
+            "a name needs a character one can see",
+        ));
     }
     let shape = squeezed_skeleton(name);
     if shape == squeezed_skeleton("bot") || shape.starts_with(&squeezed_skeleton(BOT_LABEL)) {
         return Some(refused(
-            "bad_name",
+            ApiCode::BadName,
             "that name is drawn like a computer player's; choose another",
         ));
     }
@@ -182,22 +186,26 @@ mod tests {
     #[test]
     fn refused_names_say_why() {
         let code = |n: &str| normalize(n).map_err(|r| r.code);
-        assert_eq!(code("a"), Err("bad_name"));
-        assert_eq!(code(&"x".repeat(25)), Err("bad_name"));
-        assert_eq!(code("_alice"), Err("bad_name"));
-        assert_eq!(code("alice bob"), Err("bad_name"));
-        assert_eq!(code("al😀ce"), Err("bad_name"));
+        assert_eq!(code("a"), Err(ApiCode::BadName));
+        assert_eq!(code(&"x".repeat(25)), Err(ApiCode::BadName));
+        assert_eq!(code("_alice"), Err(ApiCode::BadName));
+        assert_eq!(code("alice bob"), Err(ApiCode::BadName));
+        assert_eq!(code("al😀ce"), Err(ApiCode::BadName));
         assert_eq!(
             code("ali\u{200b}ce"),
-            Err("bad_name"),
+            Err(ApiCode::BadName),
             "an invisible character"
         );
         // Latin with one Cyrillic а.
-        assert_eq!(code("p\u{0430}ypal"), Err("name_mixed_scripts"));
-        assert_eq!(code("\u{0430}dmin"), Err("name_mixed_scripts"));
-        assert_eq!(code("Admin"), Err("name_reserved"));
-        assert_eq!(code("adrnin"), Err("name_reserved"), "drawn like admin");
-        assert_eq!(code("SANNIN"), Err("name_reserved"));
+        assert_eq!(code("p\u{0430}ypal"), Err(ApiCode::NameMixedScripts));
+        assert_eq!(code("\u{0430}dmin"), Err(ApiCode::NameMixedScripts));
+        assert_eq!(code("Admin"), Err(ApiCode::NameReserved));
+        assert_eq!(
+            code("adrnin"),
+            Err(ApiCode::NameReserved),
+            "drawn like admin"
+        );
+        assert_eq!(code("SANNIN"), Err(ApiCode::NameReserved));
     }
 
     #[test]

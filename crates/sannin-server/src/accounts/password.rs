@@ -15,7 +15,7 @@ use argon2::password_hash::{Output, PasswordHash, SaltString};
 use argon2::{Algorithm, Argon2, Block, Params, Version};
 use tokio::sync::Semaphore;
 
-use crate::error::ApiError;
+use crate::limits::Refused;
 
 /// How long a log-in waits for a hashing place before it is answered `503 busy`.
 pub const WAIT: Duration = Duration::from_secs(5);
@@ -71,11 +71,11 @@ impl Hashing {
     async fn run<T: Send + 'static>(
         &self,
         f: impl FnOnce(&mut Vec<Block>) -> T + Send + 'static,
-    ) -> Result<T, ApiError> {
+    ) -> Result<T, Refused> {
         let place = tokio::time::timeout(self.wait, self.places.clone().acquire_owned())
             .await
-            .map_err(|_| ApiError::Busy("checking passwords"))?
-            .map_err(|_| ApiError::ShuttingDown)?;
+            .map_err(|_| Refused::Busy("checking passwords"))?
+            .map_err(|_| Refused::ShuttingDown)?;
         let buffers = self.buffers.clone();
         tokio::task::spawn_blocking(move || {
             let mut buf = buffers
@@ -92,7 +92,7 @@ impl Hashing {
             out
         })
         .await
-        .map_err(|e| ApiError::Internal(e.into()))
+        .map_err(|e| Refused::Internal(e.into()))
     }
 
     /// The PHC string of `password` with a fresh random salt.
@@ -100,10 +100,10 @@ impl Hashing {
     /// # Errors
     /// `busy` when no place frees in time; internal if the hasher itself fails (it
     /// does not for passwords within the length cap).
-    pub async fn hash(&self, password: String) -> Result<String, ApiError> {
+    pub async fn hash(&self, password: String) -> Result<String, Refused> {
         self.run(move |buf| hash_with(buf, &password))
             .await?
-            .map_err(ApiError::Internal)
+            .map_err(Refused::Internal)
     }
 
     /// Whether `password` matches `stored` (a PHC string); with `stored` None (no
@@ -111,7 +111,7 @@ impl Hashing {
     ///
     /// # Errors
     /// `busy` when no place frees in time.
-    pub async fn verify(&self, password: String, stored: Option<String>) -> Result<bool, ApiError> {
+    pub async fn verify(&self, password: String, stored: Option<String>) -> Result<bool, Refused> {
         self.run(move |buf| {
             let known = stored.is_some();
             let phc = stored.unwrap_or_else(|| dummy(buf).to_string());

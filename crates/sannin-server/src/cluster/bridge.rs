@@ -187,7 +187,7 @@ async fn pump(
             () = kill.cancelled() => Out::Drop,
             o = rx.recv() => match o {
                 None => return,
-                Some(Outbound::Text(t)) => Out::Text(bytes::Bytes::from(t)),
+                Some(Outbound::Text(t)) => Out::Text(t.into_bytes()),
                 Some(Outbound::Close(code, reason)) => Out::Close(code, reason.into()),
                 Some(Outbound::Ping) => Out::Ping,
                 // The socket's own node answers its pings.

@@ -20,7 +20,8 @@
 //! - **Drain.** On SIGTERM a node stops its rooms (every write in flight finishes),
 //!   gives their leases back at once and exits; other nodes take the rooms over.
 //! - **Limits.** The per-address budgets hold site-wide, in the database
-//!   (`budgets.rs`).
+//!   (`limits::site`): this node beats its heartbeat there and sweeps what no longer
+//!   counts.
 //! - **Lobby.** Owners publish their rooms' summaries; every node keeps the site's
 //!   list (`lobby.rs`).
 //!
@@ -38,9 +39,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 use uuid::Uuid;
 
-use crate::error::ApiError;
-use crate::limits::ClientAddr;
-use crate::limits::ClientLimits;
+use crate::room::RoomError;
 use crate::room::{RoomDeps, RoomHandle};
 use crate::rooms::Rooms;
 use crate::store::{Fence, Store};
@@ -48,8 +47,6 @@ use crate::store::{Fence, Store};
 mod args;
 mod bridge;
 pub use args::{cluster_settings, ClusterArgs};
-mod budgets;
-pub use budgets::SocketGuard;
 mod lease;
 mod lobby;
 mod pairing;
@@ -117,12 +114,8 @@ pub struct Cluster {
     owned: Mutex<HashMap<Uuid, Owned>>,
     proxies: Mutex<HashMap<Uuid, RoomHandle>>,
     lobby: lobby::Lobby,
-    /// This node's WebSockets per address, counted site-wide.
-    sockets: Arc<budgets::Sockets>,
     /// The database every node shares.
     store: Store,
-    /// The per-address budgets, kept site-wide in the database.
-    clients: ClientLimits,
     /// The send queue of a socket of another node, in frames (`--send-queue`).
     send_queue: crate::room::Bounds,
     /// Quick pairing across the site (`pairing.rs`).
@@ -130,19 +123,15 @@ pub struct Cluster {
 }
 
 impl Cluster {
-    /// Connects to NATS; `store` is the database shared by every node, `clients` the
-    /// per-address limits this node keeps site-wide (`--max-ws-per-address`, the
-    /// rates).
+    /// Connects to NATS; `store` is the database shared by every node.
     ///
     /// # Errors
     /// Unreachable NATS.
     pub async fn connect(
         settings: &ClusterSettings,
         store: &Store,
-        clients: &ClientLimits,
         send_queue: crate::room::Bounds,
     ) -> anyhow::Result<Arc<Cluster>> {
-        let max_ws = clients.max_ws_per_address;
         let node = Uuid::new_v4().simple().to_string()[..12].to_string();
         let nats = async_nats::ConnectOptions::new()
             .name(format!("sannin-{node}"))
@@ -158,10 +147,8 @@ impl Cluster {
             owned: Mutex::new(HashMap::new()),
             proxies: Mutex::new(HashMap::new()),
             lobby: lobby::Lobby::default(),
-            sockets: budgets::Sockets::new(store.pool().clone(), node.clone(), max_ws),
             node,
             store: store.clone(),
-            clients: clients.clone(),
             send_queue,
             site_pairing: std::sync::OnceLock::new(),
         }))
@@ -236,7 +223,7 @@ impl Cluster {
     /// The lobby subscription failed.
     pub async fn start(self: &Arc<Self>, rooms: &Arc<Rooms>) -> anyhow::Result<()> {
         // This node's sockets count site-wide from its first heartbeat on.
-        budgets::heartbeat(self.store.pool(), &self.node, self.lease)
+        crate::limits::site::heartbeat(self.store.pool(), &self.node, self.lease)
             .await
             .context("joining the cluster's heartbeats")?;
         let mut lobby = self
@@ -292,11 +279,11 @@ impl Cluster {
             }
             if last_prune.elapsed() >= Duration::from_secs(60) {
                 last_prune = tokio::time::Instant::now();
-                if let Err(e) = budgets::prune(&pool).await {
+                if let Err(e) = crate::limits::site::prune(&pool).await {
                     warn!(error = %e, "cannot prune the client budgets");
                 }
             }
-            if let Err(e) = budgets::heartbeat(&pool, &self.node, self.lease).await {
+            if let Err(e) = crate::limits::site::heartbeat(&pool, &self.node, self.lease).await {
                 warn!(error = %e, "cannot renew this node's heartbeat");
             }
             match lease::renew_all(&pool, &self.node, self.lease).await {
@@ -350,7 +337,7 @@ impl Cluster {
         self: &Arc<Self>,
         rooms: &Arc<Rooms>,
         id: Uuid,
-    ) -> Result<Option<RoomHandle>, ApiError> {
+    ) -> Result<Option<RoomHandle>, RoomError> {
         let give_up = tokio::time::Instant::now() + self.lease * 2 + Duration::from_secs(1);
         let pool = self.store.pool();
         loop {
@@ -358,7 +345,7 @@ impl Cluster {
                 return Ok(Some(h));
             }
             if rooms.shutdown.is_cancelled() {
-                return Err(ApiError::ShuttingDown);
+                return Err(RoomError::ShuttingDown);
             }
             let held = lease::holder(pool, id).await.map_err(internal)?;
             match held {
@@ -383,7 +370,7 @@ impl Cluster {
                 }
             }
             if tokio::time::Instant::now() >= give_up {
-                return Err(ApiError::Internal(anyhow::anyhow!(
+                return Err(RoomError::Internal(anyhow::anyhow!(
                     "no node answers for room {id}"
                 )));
             }
@@ -424,9 +411,9 @@ impl Cluster {
         self: &Arc<Self>,
         rooms: &Arc<Rooms>,
         id: Uuid,
-    ) -> Result<Option<RoomHandle>, ApiError> {
+    ) -> Result<Option<RoomHandle>, RoomError> {
         if rooms.shutdown.is_cancelled() {
-            return Err(ApiError::ShuttingDown);
+            return Err(RoomError::ShuttingDown);
         }
         let pool = self.store.pool();
         let Some(epoch) = lease::acquire(pool, id, &self.node, self.lease)
@@ -472,11 +459,11 @@ impl Cluster {
         &self,
         rooms: &Arc<Rooms>,
         id: Uuid,
-    ) -> Result<(RoomDeps, i64, CancellationToken), ApiError> {
+    ) -> Result<(RoomDeps, i64, CancellationToken), RoomError> {
         let epoch = lease::acquire(self.store.pool(), id, &self.node, self.lease)
             .await
             .map_err(internal)?
-            .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("room {id} is leased already")))?;
+            .ok_or_else(|| RoomError::Internal(anyhow::anyhow!("room {id} is leased already")))?;
         let (deps, cancel) = self.deps(rooms, id, epoch)?;
         Ok((deps, epoch, cancel))
     }
@@ -493,7 +480,7 @@ impl Cluster {
         rooms: &Rooms,
         id: Uuid,
         epoch: i64,
-    ) -> Result<(RoomDeps, CancellationToken), ApiError> {
+    ) -> Result<(RoomDeps, CancellationToken), RoomError> {
         let cancel = rooms.shutdown.child_token();
         let fence = self.fence(epoch);
         let mut deps = rooms.deps(cancel.clone(), Some(fence.clone()))?;
@@ -513,13 +500,13 @@ impl Cluster {
     ///
     /// # Errors
     /// `parent` does not run here (any more).
-    pub fn store_for_child_of(&self, parent: Uuid) -> Result<Store, ApiError> {
+    pub fn store_for_child_of(&self, parent: Uuid) -> Result<Store, RoomError> {
         let owned = self
             .owned()
             .get(&parent)
             .map(|o| (o.epoch, o.cancel.clone()));
         let Some((epoch, cancel)) = owned else {
-            return Err(ApiError::Internal(anyhow::anyhow!(
+            return Err(RoomError::Internal(anyhow::anyhow!(
                 "room {parent} is not owned by this node"
             )));
         };
@@ -561,7 +548,7 @@ impl Cluster {
             Ok(n) => info!(leases = n, "leases handed over"),
             Err(e) => warn!(error = %e, "cannot release the leases; they expire by themselves"),
         }
-        if let Err(e) = budgets::leave(self.store.pool(), &self.node).await {
+        if let Err(e) = crate::limits::site::leave(self.store.pool(), &self.node).await {
             warn!(error = %e, "cannot clear this node's socket counts; they expire by themselves");
         }
         let _ = self.nats.flush().await;
@@ -569,56 +556,6 @@ impl Cluster {
 }
 
 impl Cluster {
-    /// Takes one room creation (and one bot-room creation when `bots`) from `addr`'s
-    /// budgets, shared by every node (`budgets.rs`).
-    ///
-    /// # Errors
-    /// `RateLimited`, with the time until the budget allows one again; database errors.
-    pub async fn take_room(&self, addr: ClientAddr, bots: bool) -> Result<(), ApiError> {
-        let l = &self.clients;
-        let budgets = [
-            (l.rooms.as_ref(), "rooms created"),
-            (
-                l.bot_rooms.as_ref().filter(|_| bots),
-                "rooms with bots created",
-            ),
-        ];
-        for (quota, what) in budgets {
-            if let Some(q) = quota {
-                let key = format!("{what}:{addr}");
-                crate::limits::site::take_budget(
-                    &self.store,
-                    what,
-                    &key,
-                    q.replenish_interval(),
-                    q.burst_size().get(),
-                )
-                .await?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Takes one analysis (`POST /api/analyse`) from `addr`'s budget
-    /// (`--analyse-per-minute`), shared by every node.
-    ///
-    /// # Errors
-    /// `RateLimited`; database errors.
-    pub async fn take_analysis(&self, addr: ClientAddr) -> Result<(), ApiError> {
-        let Some(q) = &self.clients.analyses else {
-            return Ok(());
-        };
-        let key = format!("analyses:{addr}");
-        crate::limits::site::take_budget(
-            &self.store,
-            "analyses",
-            &key,
-            q.replenish_interval(),
-            q.burst_size().get(),
-        )
-        .await
-    }
-
     /// Quick pairing for this node: the site's matcher, run here while this node holds
     /// its lease, reached over NATS otherwise (`pairing.rs`).
     pub fn pairing(
@@ -630,87 +567,10 @@ impl Cluster {
             .get_or_init(|| Arc::new(pairing::SitePairing::new(Arc::downgrade(self), matcher)));
         p.clone()
     }
-
-    /// Takes one pairing ticket from the site-wide budget of each of `keys`
-    /// (`--tickets-per-minute`).
-    ///
-    /// # Errors
-    /// `RateLimited`; database errors.
-    pub async fn take_tickets(&self, keys: &[String]) -> Result<(), ApiError> {
-        let Some(q) = &self.clients.tickets else {
-            return Ok(());
-        };
-        for key in keys {
-            crate::limits::site::take_budget(
-                &self.store,
-                "pairing tickets",
-                &format!("tickets:{key}"),
-                q.replenish_interval(),
-                q.burst_size().get(),
-            )
-            .await?;
-        }
-        Ok(())
-    }
-
-    /// Counts one more WebSocket of `addr` on the site for as long as the guard lives.
-    ///
-    /// # Errors
-    /// `TooManyConnections` when `addr` already has `--max-ws-per-address` open on the
-    /// live nodes; database errors.
-    pub async fn open_ws(&self, addr: ClientAddr) -> Result<SocketGuard, ApiError> {
-        match self.sockets.take(addr).await.map_err(internal)? {
-            Some(g) => Ok(g),
-            None => {
-                let max = self.sockets.max();
-                info!(client = %addr, limit = max, "too many WebSockets (site-wide)");
-                Err(ApiError::TooManyConnections(max))
-            }
-        }
-    }
-
-    /// Before `addr` creates a room of bots alone: a reservation under
-    /// `--max-bot-only-rooms-per-address`, counted on every node (None when there is
-    /// no such cap). Name the room with [`Cluster::bot_only_created`] once made, or
-    /// give the place back with [`Cluster::bot_only_failed`].
-    ///
-    /// # Errors
-    /// `TooManyBotOnlyRoomsHere` (429); database errors.
-    pub async fn reserve_bot_only(&self, addr: ClientAddr) -> Result<Option<String>, ApiError> {
-        let max = self.clients.max_bot_only_rooms_per_address;
-        if max == 0 {
-            return Ok(None);
-        }
-        match budgets::reserve_bot_only(self.store.pool(), addr, max)
-            .await
-            .map_err(internal)?
-        {
-            Some(r) => Ok(Some(r)),
-            None => {
-                info!(client = %addr, "bot-only rooms per address (site-wide)");
-                Err(ApiError::TooManyBotOnlyRoomsHere(max))
-            }
-        }
-    }
-
-    /// The reserved room of bots alone was created as `id`.
-    pub async fn bot_only_created(&self, reservation: &str, id: Uuid) {
-        let room = id.to_string();
-        if let Err(e) = budgets::bot_only_created(self.store.pool(), reservation, &room).await {
-            warn!(room = %id, error = %e, "cannot count the room of bots alone");
-        }
-    }
-
-    /// The reserved room of bots alone was not created.
-    pub async fn bot_only_failed(&self, reservation: &str) {
-        if let Err(e) = budgets::bot_only_failed(self.store.pool(), reservation).await {
-            warn!(error = %e, "cannot give back a reserved room of bots alone");
-        }
-    }
 }
 
-fn internal(e: sqlx::Error) -> ApiError {
-    ApiError::Internal(e.into())
+fn internal(e: sqlx::Error) -> RoomError {
+    RoomError::Internal(e.into())
 }
 
 #[cfg(test)]

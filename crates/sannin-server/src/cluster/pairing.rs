@@ -17,9 +17,10 @@ use tracing::{info, warn};
 use uuid::Uuid;
 
 use super::{lease, Cluster};
-use crate::error::ApiError;
+use crate::pairing::PairingError;
 use crate::pairing::{Join, NoShow, Pairing, PairingApi, PoolInfo, TicketStatus};
 use futures_util::future::BoxFuture;
+use sannin_protocol::ApiCode;
 
 /// The longest piece of a long poll forwarded to the matcher's node.
 const FORWARDED_WAIT: Duration = Duration::from_secs(5);
@@ -147,9 +148,12 @@ impl SitePairing {
     }
 
     /// Forwards `req` to the matcher's node; `wait` is how long it may hold the answer.
-    async fn forward(&self, req: Req, wait: Duration) -> Result<Resp, ApiError> {
-        let cluster = self.cluster.upgrade().ok_or(ApiError::ShuttingDown)?;
-        let body = serde_json::to_vec(&req).map_err(|e| ApiError::Internal(e.into()))?;
+    async fn forward(&self, req: Req, wait: Duration) -> Result<Resp, PairingError> {
+        let cluster = self
+            .cluster
+            .upgrade()
+            .ok_or(PairingError::Room(crate::room::RoomError::ShuttingDown))?;
+        let body = serde_json::to_vec(&req).map_err(|e| PairingError::Internal(e.into()))?;
         let request = async_nats::client::Request::new()
             .payload(body.into())
             .timeout(Some(wait + Duration::from_secs(2)));
@@ -157,9 +161,9 @@ impl SitePairing {
             .nats
             .send_request(format!("{}.pairing", cluster.prefix), request)
             .await
-            .map_err(|_| ApiError::PairingUnavailable)?;
-        let resp: Resp =
-            serde_json::from_slice(&answer.payload).map_err(|e| ApiError::Internal(e.into()))?;
+            .map_err(|_| PairingError::Unavailable)?;
+        let resp: Resp = serde_json::from_slice(&answer.payload)
+            .map_err(|e| PairingError::Internal(e.into()))?;
         if let Resp::Error { code, message } = resp {
             return Err(error_of(&code, message));
         }
@@ -167,28 +171,29 @@ impl SitePairing {
     }
 }
 
+/// The code a matcher answers an error with.
+fn code_of(e: &PairingError) -> ApiCode {
+    match e {
+        PairingError::TicketNotFound => ApiCode::TicketNotFound,
+        PairingError::UnknownPool(_) => ApiCode::UnknownPool,
+        PairingError::AlreadyWaiting(_) => ApiCode::AlreadyWaiting,
+        PairingError::Cooldown { .. } => ApiCode::PairingCooldown,
+        PairingError::Unavailable => ApiCode::PairingUnavailable,
+        PairingError::Remote { code, .. } => *code,
+        PairingError::Room(_) | PairingError::Internal(_) => ApiCode::Internal,
+    }
+}
+
 /// The error a matcher answered, by its code.
-fn error_of(code: &str, message: String) -> ApiError {
-    match code {
-        "ticket_not_found" => ApiError::TicketNotFound,
-        "pairing_unavailable" => ApiError::PairingUnavailable,
-        _ => {
-            let status = match code {
-                "already_waiting" => axum::http::StatusCode::CONFLICT,
-                "pairing_cooldown" => axum::http::StatusCode::TOO_MANY_REQUESTS,
-                _ => axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-            };
-            let code = match code {
-                "already_waiting" => "already_waiting",
-                "pairing_cooldown" => "pairing_cooldown",
-                _ => "internal",
-            };
-            ApiError::Coded {
-                status,
-                code,
-                message,
-            }
-        }
+fn error_of(code: &str, message: String) -> PairingError {
+    match code.parse::<ApiCode>() {
+        Ok(ApiCode::TicketNotFound) => PairingError::TicketNotFound,
+        Ok(ApiCode::PairingUnavailable) => PairingError::Unavailable,
+        Ok(code) => PairingError::Remote { code, message },
+        Err(_) => PairingError::Remote {
+            code: ApiCode::Internal,
+            message,
+        },
     }
 }
 
@@ -238,7 +243,7 @@ async fn answer(matcher: &Pairing, req: Req) -> Resp {
         }
     };
     result.unwrap_or_else(|e| Resp::Error {
-        code: e.code().into(),
+        code: code_of(&e).as_str().into(),
         message: e.to_string(),
     })
 }
@@ -267,7 +272,7 @@ impl PairingApi for SitePairing {
         self.matcher.long_polls()
     }
 
-    fn join(&self, join: Join) -> BoxFuture<'_, Result<(), ApiError>> {
+    fn join(&self, join: Join) -> BoxFuture<'_, Result<(), PairingError>> {
         Box::pin(async move {
             if self.is_active() {
                 return self.matcher.join(join).await;
@@ -278,7 +283,11 @@ impl PairingApi for SitePairing {
         })
     }
 
-    fn status(&self, key: String, wait: Duration) -> BoxFuture<'_, Result<TicketStatus, ApiError>> {
+    fn status(
+        &self,
+        key: String,
+        wait: Duration,
+    ) -> BoxFuture<'_, Result<TicketStatus, PairingError>> {
         Box::pin(async move {
             if self.is_active() {
                 return self.matcher.status(key, wait).await;
@@ -304,7 +313,7 @@ impl PairingApi for SitePairing {
                 {
                     Resp::Status(s) => s,
                     other => {
-                        return Err(ApiError::Internal(anyhow::anyhow!(
+                        return Err(PairingError::Internal(anyhow::anyhow!(
                             "pairing answered {other:?}"
                         )))
                     }
@@ -318,7 +327,7 @@ impl PairingApi for SitePairing {
         })
     }
 
-    fn leave(&self, key: String) -> BoxFuture<'_, Result<(), ApiError>> {
+    fn leave(&self, key: String) -> BoxFuture<'_, Result<(), PairingError>> {
         Box::pin(async move {
             if self.is_active() {
                 return self.matcher.leave(key).await;
@@ -329,7 +338,7 @@ impl PairingApi for SitePairing {
         })
     }
 
-    fn pools(&self) -> BoxFuture<'_, Result<Vec<PoolInfo>, ApiError>> {
+    fn pools(&self) -> BoxFuture<'_, Result<Vec<PoolInfo>, PairingError>> {
         Box::pin(async move {
             if self.is_active() {
                 return self.matcher.pools().await;
@@ -344,7 +353,7 @@ impl PairingApi for SitePairing {
                         waiting: w.waiting,
                     })
                     .collect()),
-                other => Err(ApiError::Internal(anyhow::anyhow!(
+                other => Err(PairingError::Internal(anyhow::anyhow!(
                     "pairing answered {other:?}"
                 ))),
             }

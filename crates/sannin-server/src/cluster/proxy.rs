@@ -12,7 +12,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::ws::Utf8Bytes;
 use futures_util::StreamExt as _;
 use sannin_protocol::{ErrorCode, RoomInfo, RoomStatus, RoomSummary, Seats, ServerMsg};
 use tokio::sync::{mpsc, oneshot, watch};
@@ -21,7 +20,7 @@ use uuid::Uuid;
 
 use super::wire::{decode_out, NodeCmd, Out};
 use super::Cluster;
-use crate::room::{ConnHandle, ConnId, Gone, Outbound, RemoteRoom, RoomHandle};
+use crate::room::{ConnHandle, ConnId, Gone, Outbound, RemoteRoom, RoomHandle, Text};
 use crate::rooms::Rooms;
 use futures_util::future::BoxFuture;
 use sannin_protocol::{ClientMsg, RoomDetails};
@@ -200,7 +199,7 @@ async fn run(
     // New sockets go through a fresh lookup from now on.
     cluster.forget_proxy(&me);
     rx.close();
-    let bye = Utf8Bytes::from(
+    let bye = Text::from(
         ServerMsg::error(
             ErrorCode::ShuttingDown,
             "the room is moving to another server; resume",
@@ -288,9 +287,9 @@ fn deliver(conns: &mut HashMap<u64, ConnHandle>, conn: u64, out: Out) {
         return;
     };
     let queued = match out {
-        Out::Text(t) => match Utf8Bytes::try_from(t) {
-            Ok(t) => c.tx.try_send(Outbound::Text(t)).is_ok(),
-            Err(_) => true,
+        Out::Text(t) => match Text::from_utf8(t) {
+            Some(t) => c.tx.try_send(Outbound::Text(t)).is_ok(),
+            None => true,
         },
         Out::Ping => c.tx.try_send(Outbound::Ping).is_ok(),
         Out::Close(code, reason) => {

@@ -23,14 +23,15 @@ use tracing::info;
 
 use super::extract::json_object;
 use crate::accounts::db::{name_key, Account, GameEntry, Rating};
-use crate::accounts::{check_password, names, rating, Accounts, SESSION_DAYS};
+use crate::accounts::{check_password, names, rating, SESSION_DAYS};
 use crate::app::Shared;
-use crate::error::ApiError;
-use crate::limits::work::Rate;
+use crate::http::ApiError;
 use crate::limits::ClientAddr;
+use crate::limits::Rate;
 use crate::moderation::Role;
 use crate::store::unix_ms;
 use crate::token::{hash_token, new_token};
+use sannin_protocol::ApiCode;
 
 /// The routes of the accounts' API.
 pub fn routes() -> Router<Arc<Shared>> {
@@ -47,7 +48,7 @@ pub fn routes() -> Router<Arc<Shared>> {
 fn bad_credentials() -> ApiError {
     ApiError::coded(
         StatusCode::UNAUTHORIZED,
-        "bad_credentials",
+        ApiCode::BadCredentials,
         "wrong name or password",
     )
 }
@@ -55,7 +56,7 @@ fn bad_credentials() -> ApiError {
 pub(super) fn not_logged_in() -> ApiError {
     ApiError::coded(
         StatusCode::UNAUTHORIZED,
-        "not_logged_in",
+        ApiCode::NotLoggedIn,
         "you are not logged in",
     )
 }
@@ -109,14 +110,19 @@ async fn open_session(
     let expires = unix_ms() + SESSION_DAYS * 86_400_000;
     a.db.create_session(&hash_token(&token), account_id, expires)
         .await?;
-    let secure = a.secure(headers, peer);
-    let device = a.remember_device(headers, account_id, secure).await?;
+    let secure = secure_here(shared, headers, peer);
+    let device = a
+        .remember_device(super::session::device(headers).as_deref(), account_id)
+        .await?;
     // For moderators (docs/moderation.md): the addresses an account came from.
     shared
         .moderation
         .remember_address(account_id, &client.to_string())
         .await?;
-    Ok([a.cookie(Some(&token), secure), device])
+    Ok([
+        super::session::session_cookie(Some(&token), secure),
+        super::session::device_cookie(&device, secure),
+    ])
 }
 
 async fn register(
@@ -131,7 +137,7 @@ async fn register(
     let name = names::normalize(&req.name)
         .map_err(|r| ApiError::coded(StatusCode::BAD_REQUEST, r.code, r.message))?;
     check_password(&req.password)
-        .map_err(|m| ApiError::coded(StatusCode::BAD_REQUEST, "bad_password", m))?;
+        .map_err(|m| ApiError::coded(StatusCode::BAD_REQUEST, ApiCode::BadPassword, m))?;
     let hash = shared.accounts.hashing.hash(req.password).await?;
     shared
         .accounts
@@ -170,7 +176,14 @@ async fn login(
     let found = a.db.by_name_with_hash(&req.name).await?;
     // Anyone can spend a name's budget; the owner's devices are let past it.
     let owners = match &found {
-        Some((acc, _)) => a.owners_device(&headers, &acc.id).await,
+        Some((acc, _)) => {
+            let (session, device) = (
+                super::session::session(&headers),
+                super::session::device(&headers),
+            );
+            a.owners_device(session.as_deref(), device.as_deref(), &acc.id)
+                .await
+        }
         None => false,
     };
     if !owners {
@@ -224,7 +237,11 @@ async fn whoami(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
 ) -> Result<Json<Option<WhoAmI>>, ApiError> {
-    let Some((account, _)) = shared.accounts.account_of(&headers).await else {
+    let Some((account, _)) = shared
+        .accounts
+        .account_of(super::session::session(&headers).as_deref())
+        .await
+    else {
         return Ok(Json(None));
     };
     Ok(Json(Some(WhoAmI {
@@ -239,13 +256,14 @@ async fn logout(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let a = &shared.accounts;
-    if let Some(token) = Accounts::token(&headers) {
+    if let Some(token) = super::session::session(&headers) {
         let hash = hash_token(&token);
         a.db.delete_session(&hash).await?;
         // Its sockets act for the account no more.
         a.sockets.end(&hash);
     }
-    let cookie = a.cookie(None, a.secure(&headers, peer.as_ref().map(|e| &e.0)));
+    let secure = secure_here(&shared, &headers, peer.as_ref().map(|e| &e.0));
+    let cookie = super::session::session_cookie(None, secure);
     Ok((StatusCode::NO_CONTENT, [(header::SET_COOKIE, cookie)]).into_response())
 }
 
@@ -271,17 +289,20 @@ async fn change_password(
 ) -> Result<StatusCode, ApiError> {
     let req: NewPassword = json_object(&body, r#"{"current": "...", "new": "..."}"#)?;
     let a = &shared.accounts;
-    let (account, session) = a.account_of(&headers).await.ok_or_else(not_logged_in)?;
+    let (account, session) = a
+        .account_of(super::session::session(&headers).as_deref())
+        .await
+        .ok_or_else(not_logged_in)?;
     // Only the address's budget: a session of the account is its owner's device,
     // let past the name's budget (which strangers can spend).
     a.attempt(format!("addr:{client}")).await?;
     check_password(&req.new)
-        .map_err(|m| ApiError::coded(StatusCode::BAD_REQUEST, "bad_password", m))?;
+        .map_err(|m| ApiError::coded(StatusCode::BAD_REQUEST, ApiCode::BadPassword, m))?;
     let stored = a.db.password_hash(&account.id).await?;
     if !a.hashing.verify(req.current, stored).await? {
         return Err(ApiError::coded(
             StatusCode::UNAUTHORIZED,
-            "bad_credentials",
+            ApiCode::BadCredentials,
             "the current password is wrong",
         ));
     }
@@ -306,16 +327,12 @@ async fn player(
     client: ClientAddr,
     Path(name): Path<String>,
 ) -> Result<Json<Profile>, ApiError> {
-    let site = shared.cluster.as_ref().map(|_| &shared.store);
-    shared
-        .budgets
-        .take_rate(site, Rate::Lookups, client)
-        .await?;
+    shared.budgets.take(Rate::Lookups, client).await?;
     let db = &shared.accounts.db;
     let account = db.by_name(&name).await?.ok_or_else(|| {
         ApiError::coded(
             StatusCode::NOT_FOUND,
-            "player_not_found",
+            ApiCode::PlayerNotFound,
             format!("no player named {name:?}"),
         )
     })?;
@@ -340,11 +357,7 @@ async fn ratings(
     client: ClientAddr,
     Query(q): Query<NamesQuery>,
 ) -> Result<Json<Vec<Rating>>, ApiError> {
-    let site = shared.cluster.as_ref().map(|_| &shared.store);
-    shared
-        .budgets
-        .take_rate(site, Rate::Lookups, client)
-        .await?;
+    shared.budgets.take(Rate::Lookups, client).await?;
     let names: Vec<&str> = q
         .names
         .split(',')
@@ -394,4 +407,18 @@ async fn leaderboard(
             })
             .collect(),
     ))
+}
+
+/// Whether the cookies of this request's answer are `Secure`.
+fn secure_here(
+    shared: &Shared,
+    headers: &HeaderMap,
+    peer: Option<&ConnectInfo<SocketAddr>>,
+) -> bool {
+    super::session::secure(
+        shared.accounts.settings().cookie_secure,
+        &shared.config.clients.trusted_proxies,
+        headers,
+        peer,
+    )
 }

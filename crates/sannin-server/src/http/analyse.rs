@@ -24,8 +24,10 @@ use serde_json::Value;
 
 use crate::app::Shared;
 use crate::bots::analysis_json;
-use crate::error::ApiError;
+use crate::http::ApiError;
 use crate::limits::ClientAddr;
+use crate::limits::Rate;
+use sannin_protocol::ApiCode;
 
 /// Search time when the request names none: a second, or the cap if lower.
 const DEFAULT_TIME: Duration = Duration::from_secs(1);
@@ -69,11 +71,7 @@ pub async fn analyse(
     // per address runs or waits at a time.
     let turn = shared.budgets.analysis_turn(client)?;
     let permit = shared.budgets.analysis_slot().await?;
-    match &shared.cluster {
-        // A cluster keeps this budget in the database, for every node at once.
-        Some(c) => c.take_analysis(client).await?,
-        None => shared.budgets.take_analysis(client)?,
-    }
+    shared.budgets.take(Rate::Analyses, client).await?;
     let moves = req.moves;
     let game = tokio::task::spawn_blocking(move || game_of_moves(start, &moves))
         .await
@@ -85,7 +83,7 @@ pub async fn analyse(
     if is_live(&shared, crate::fairplay::live::key_of(game.position())).await? {
         return Err(ApiError::coded(
             StatusCode::FORBIDDEN,
-            "live_game",
+            ApiCode::LiveGame,
             "this position is on the board of a game in play: the engine opens for it once that game ends",
         ));
     }

@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::app::Shared;
-use crate::error::ApiError;
+use crate::http::ApiError;
 pub use crate::limits::ClientAddr;
 
 /// A JSON object body as `T`. Only an object: serde would otherwise read a struct
@@ -40,7 +40,11 @@ impl FromRequestParts<Arc<Shared>> for ClientAddr {
             .map_or(IpAddr::from([0, 0, 0, 0]), |c| c.0.ip());
         Ok(ClientAddr::resolve(
             peer,
-            &parts.headers,
+            parts
+                .headers
+                .get_all("x-forwarded-for")
+                .iter()
+                .filter_map(|v| v.to_str().ok()),
             &shared.config.clients.trusted_proxies,
         ))
     }

@@ -21,7 +21,7 @@ use tokio::sync::watch;
 
 use super::ClientAddr;
 use crate::app::Shared;
-use crate::error::ApiError;
+use crate::http::ApiError;
 use crate::pairing::PoolInfo;
 
 /// How often the lobby's picture is built.
@@ -88,7 +88,7 @@ pub(super) async fn events(
     State(shared): State<Arc<Shared>>,
     client: ClientAddr,
 ) -> Result<Response, ApiError> {
-    let held = shared.stream_place(client).await?;
+    let held = shared.budgets.open_stream(client).await?;
     let rx = shared.lobby.subscribe();
     let stop = shared.shutdown.clone();
     Ok(Sse::new(pictures(rx, stop, held))

@@ -19,13 +19,14 @@ use super::extract::json_object;
 use super::ClientAddr;
 use crate::app::Shared;
 use crate::clock::GameClock;
-use crate::error::ApiError;
-use crate::limits::work::Rate;
+use crate::http::ApiError;
+use crate::limits::Rate;
 use crate::pairing::seat_token;
 use crate::room::RoomSettings;
 use crate::store::column::{Json as _, Named as _, Unreadable};
 use crate::store::{ActionKind, FinishedRoom, StoredRoom};
 use crate::token::hash_token;
+use sannin_protocol::ApiCode;
 
 /// Most tokens one request may name.
 pub const MAX_TOKENS: usize = 100;
@@ -187,8 +188,12 @@ pub(super) async fn mine(
             t.chars().count()
         )));
     }
-    shared.budgets.take_my_games(client)?;
-    let account = shared.accounts.account_of(&headers).await.map(|(a, _)| a);
+    shared.budgets.take(Rate::MyGames, client).await?;
+    let account = shared
+        .accounts
+        .account_of(super::session::session(&headers).as_deref())
+        .await
+        .map(|(a, _)| a);
     // A seat token's hash, or the hash of the token a pairing ticket gives.
     let mut by_hash: HashMap<String, Option<String>> = HashMap::new();
     for t in &req.tokens {
@@ -272,15 +277,11 @@ pub(super) async fn player_games(
             "limit must be from 1 to {MAX_PLAYER_GAMES}, not {limit}"
         )));
     }
-    let site = shared.cluster.as_ref().map(|_| &shared.store);
-    shared
-        .budgets
-        .take_rate(site, Rate::Lookups, client)
-        .await?;
+    shared.budgets.take(Rate::Lookups, client).await?;
     let account = shared.accounts.db.by_name(&name).await?.ok_or_else(|| {
         ApiError::coded(
             StatusCode::NOT_FOUND,
-            "player_not_found",
+            ApiCode::PlayerNotFound,
             format!("no player named {name:?}"),
         )
     })?;

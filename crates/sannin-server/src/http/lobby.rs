@@ -17,7 +17,7 @@ use sannin_protocol::{RoomInfo, RoomStatus, RoomSummary, SeatInfo, Seats};
 use serde::Deserialize;
 
 use crate::app::Shared;
-use crate::error::ApiError;
+use crate::http::ApiError;
 use crate::room::{start_kind, RoomSettings};
 use crate::store::column::{Json as _, Unreadable};
 use crate::store::FinishedRoom;

@@ -29,13 +29,15 @@ use tower_http::services::{ServeDir, ServeFile};
 use tower_http::set_header::SetResponseHeaderLayer;
 
 use crate::app::Shared;
-use crate::error::ApiError;
+use sannin_protocol::ApiCode;
+
 use crate::limits::origin_allowed;
 use crate::token::hash_token;
 
 mod accounts;
 mod analyse;
 mod error;
+pub use error::ApiError;
 mod extract;
 pub mod feed;
 mod games;
@@ -46,6 +48,7 @@ mod push;
 mod recovery;
 mod review;
 mod rooms;
+mod session;
 mod ws;
 
 pub(crate) use extract::ClientAddr;
@@ -198,7 +201,7 @@ async fn with_body_in_time(req: Request, timeout: Duration) -> Result<Request, R
         Err(_) => {
             let mut res = ApiError::coded(
                 StatusCode::REQUEST_TIMEOUT,
-                "body_timeout",
+                ApiCode::BodyTimeout,
                 format!(
                     "the request's body did not come within {} s",
                     timeout.as_secs_f64()
@@ -280,7 +283,7 @@ async fn metrics(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Respo
         if !ok {
             return ApiError::coded(
                 StatusCode::UNAUTHORIZED,
-                "unauthorized",
+                ApiCode::Unauthorized,
                 "GET /metrics needs `Authorization: Bearer <the --metrics-token>`",
             )
             .into_response();

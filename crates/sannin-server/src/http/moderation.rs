@@ -13,16 +13,17 @@ use serde::{Deserialize, Serialize};
 
 use super::extract::json_object;
 use crate::app::Shared;
-use crate::error::ApiError;
 use crate::fairplay::engine::{self, EngineRecord};
 use crate::fairplay::pairs::{z_score, PairFigures, SiteFigures, HONEST_SHARE};
 use crate::fairplay::store::FairPlayDb;
-use crate::limits::work::Rate;
+use crate::http::ApiError;
 use crate::limits::ClientAddr;
+use crate::limits::Rate;
 use crate::moderation::actions::{self, forbidden, ActionRequest};
 use crate::moderation::db::{LogEntry, PlayerAddress, PlayerChat, PlayerGame, SanctionView};
 use crate::moderation::reports::{self, NewReport, ReportView};
 use crate::moderation::{Role, SanctionKind};
+use sannin_protocol::ApiCode;
 
 /// The routes of moderation.
 pub fn routes() -> Router<Arc<Shared>> {
@@ -53,7 +54,7 @@ pub(super) fn refuse_banned(
     {
         Some(s) => Err(ApiError::coded(
             StatusCode::FORBIDDEN,
-            "banned",
+            ApiCode::Banned,
             s.message(SanctionKind::Ban),
         )),
         None => Ok(()),
@@ -69,12 +70,12 @@ async fn moderator(
 ) -> Result<(String, Role), ApiError> {
     let (account, _) = shared
         .accounts
-        .account_of(headers)
+        .account_of(super::session::session(headers).as_deref())
         .await
         .ok_or_else(super::accounts::not_logged_in)?;
     let role = shared.moderation.role(&account.id).await?;
     if !role.moderates() {
-        return Err(forbidden("this is for moderators"));
+        return Err(forbidden("this is for moderators").into());
     }
     refuse_banned(shared, Some(&account.id), client)?;
     Ok((account.name, role))
@@ -87,15 +88,11 @@ async fn report(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let r: NewReport = json_object(&body, "of a report")
-        .map_err(|e| ApiError::coded(StatusCode::BAD_REQUEST, "bad_report", e.to_string()))?;
-    let site = shared.cluster.as_ref().map(|_| &shared.store);
-    shared
-        .budgets
-        .take_rate(site, Rate::Reports, client)
-        .await?;
+        .map_err(|e| ApiError::coded(StatusCode::BAD_REQUEST, ApiCode::BadReport, e.to_string()))?;
+    shared.budgets.take(Rate::Reports, client).await?;
     let reporter = shared
         .accounts
-        .account_of(&headers)
+        .account_of(super::session::session(&headers).as_deref())
         .await
         .map(|(a, _)| a.id);
     let id = reports::file(
@@ -169,7 +166,7 @@ async fn account_named(shared: &Shared, name: &str) -> Result<crate::accounts::A
     shared.accounts.db.by_name(name).await?.ok_or_else(|| {
         ApiError::coded(
             StatusCode::NOT_FOUND,
-            "not_found",
+            ApiCode::NotFound,
             format!("no account is named {name:?}"),
         )
     })
@@ -218,7 +215,7 @@ async fn act(
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let (by, role) = moderator(&shared, &headers, client).await?;
     let req: ActionRequest = json_object(&body, "of an action")
-        .map_err(|e| ApiError::coded(StatusCode::BAD_REQUEST, "bad_action", e.to_string()))?;
+        .map_err(|e| ApiError::coded(StatusCode::BAD_REQUEST, ApiCode::BadAction, e.to_string()))?;
     let entry = actions::apply(&shared.moderation, &shared.accounts.db, &by, role, req).await?;
     // This node acts on it at once; the others within their next reading.
     if let Err(e) = shared.rooms.sanctions.refresh(&shared.moderation).await {
@@ -318,7 +315,7 @@ async fn keep_apart(
     if a.id == b.id {
         return Err(ApiError::coded(
             StatusCode::BAD_REQUEST,
-            "bad_action",
+            ApiCode::BadAction,
             "a pair is two different accounts",
         ));
     }

@@ -17,13 +17,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::extract::{json_object, ClientAddr};
-use crate::accounts::cookie_of;
+use super::session::cookie_of;
 use crate::app::Shared;
 use crate::clock::ClockRequest;
-use crate::error::ApiError;
+use crate::http::ApiError;
+use crate::pairing::PairingError;
 use crate::pairing::{self, Join, Person, PoolId, TicketStatus, PRESETS};
 use crate::room::checked_name;
 use crate::token::new_token;
+use sannin_protocol::ApiCode;
 
 /// The cookie that names a guest's browser.
 const BROWSER_COOKIE: &str = "sannin_browser";
@@ -53,7 +55,7 @@ struct NewTicket {
 fn pool_of(req: &NewTicket) -> Result<PoolId, ApiError> {
     let unknown = |what: &str| {
         let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
-        ApiError::UnknownPool(format!(
+        PairingError::UnknownPool(format!(
             "no pool has that {what}; the pools are {} (GET /api/pairing lists their clocks)",
             names.join(", ")
         ))
@@ -62,7 +64,7 @@ fn pool_of(req: &NewTicket) -> Result<PoolId, ApiError> {
         (Some(_), Some(_)) => Err(ApiError::BadRequest(
             "name the pool by its clock or by its name, not both".into(),
         )),
-        (None, Some(name)) => PoolId::named(name, req.rated).ok_or_else(|| unknown("name")),
+        (None, Some(name)) => PoolId::named(name, req.rated).ok_or_else(|| unknown("name").into()),
         (clock, None) => {
             let clock = clock
                 .as_ref()
@@ -72,7 +74,7 @@ fn pool_of(req: &NewTicket) -> Result<PoolId, ApiError> {
                 .validate()
                 .map_err(ApiError::BadClock)?
                 .ok_or_else(|| ApiError::BadClock("a pool has a clock: give one".into()))?;
-            PoolId::of(&clock, req.rated).ok_or_else(|| unknown("clock"))
+            PoolId::of(&clock, req.rated).ok_or_else(|| unknown("clock").into())
         }
     }
 }
@@ -93,12 +95,16 @@ pub(super) async fn join(
     )?;
     let pool = pool_of(&req)?;
     let bots_after_ms = bots_after(req.bots_after_seconds, req.rated)?;
-    let account = shared.accounts.account_of(&headers).await.map(|(a, _)| a);
+    let account = shared
+        .accounts
+        .account_of(super::session::session(&headers).as_deref())
+        .await
+        .map(|(a, _)| a);
     super::moderation::refuse_banned(&shared, account.as_ref().map(|a| a.id.as_str()), client)?;
     if req.rated && account.is_none() {
         return Err(ApiError::Coded {
             status: StatusCode::UNAUTHORIZED,
-            code: "login_required",
+            code: ApiCode::LoginRequired,
             message: "rated pools are for logged-in players: log in first".into(),
         });
     }
@@ -125,23 +131,17 @@ pub(super) async fn join(
     if let Some(a) = &account {
         budget_keys.push(format!("account:{}", a.id));
     }
-    match &shared.cluster {
-        Some(c) => c.take_tickets(&budget_keys).await?,
-        None => shared.budgets.take_ticket(&budget_keys)?,
-    }
+    shared.budgets.take_ticket(&budget_keys).await?;
     // A ticket that may bring computer players is a room with bots the address asks
     // for: it spends the address's budgets of rooms and of rooms with bots, as
     // `POST /api/rooms` with bot seats does.
     if bots_after_ms.is_some() {
-        match &shared.cluster {
-            Some(c) => c.take_room(client, true).await?,
-            None => {
-                shared.budgets.take_room(client, true)?;
-                shared
-                    .budgets
-                    .check_bot_only_room(client, |id| shared.bot_room_state(id))?;
-            }
-        }
+        shared.budgets.take_room(client, true).await?;
+        // Counted when its table is made (`Tables::open`).
+        let _counted_at_the_table = shared
+            .budgets
+            .reserve_bot_only(client, false, |id| shared.bot_room_state(id))
+            .await?;
     }
     let (browser, new_browser) = match browser_of(&headers) {
         Some(b) => (b, false),
@@ -242,7 +242,7 @@ pub(super) async fn status(
     // address's streams (`--max-ws-per-address`) while it waits.
     let _held = match wait.is_zero() {
         true => None,
-        false => Some(shared.stream_place(client).await?),
+        false => Some(shared.budgets.open_stream(client).await?),
     };
     let answer = match shared
         .pairing

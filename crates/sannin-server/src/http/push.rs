@@ -16,11 +16,12 @@ use super::extract::json_object;
 use super::games::MAX_TOKENS;
 use super::ClientAddr;
 use crate::app::Shared;
-use crate::error::ApiError;
+use crate::http::ApiError;
 use crate::push::send::browser_keys;
 use crate::push::services::Refused;
 use crate::push::store::{self, Lang, Subscription};
 use crate::room::NoticeKind;
+use sannin_protocol::ApiCode;
 
 /// The largest subscription body accepted.
 pub const MAX_BODY: usize = 16 * 1024;
@@ -48,7 +49,10 @@ struct Subscribe {
 
 /// `GET /api/push/key`.
 pub(super) async fn key(State(shared): State<Arc<Shared>>) -> Result<impl IntoResponse, ApiError> {
-    let key = shared.push.public_key().ok_or(ApiError::ShuttingDown)?;
+    let key = shared
+        .push
+        .public_key()
+        .ok_or(crate::limits::Refused::ShuttingDown)?;
     Ok(Json(json!({ "public_key": key })))
 }
 
@@ -61,7 +65,7 @@ const MAX_BROWSERS_PER_ACCOUNT: i64 = 10;
 fn too_many_subscriptions(message: String) -> ApiError {
     ApiError::coded(
         StatusCode::TOO_MANY_REQUESTS,
-        "too_many_subscriptions",
+        ApiCode::TooManySubscriptions,
         message,
     )
 }
@@ -105,15 +109,18 @@ pub(super) async fn subscribe(
         .check(&req.endpoint)
         .map_err(|r| match r {
             Refused::Malformed(m) => {
-                ApiError::coded(StatusCode::BAD_REQUEST, "bad_subscription", m)
+                ApiError::coded(StatusCode::BAD_REQUEST, ApiCode::BadSubscription, m)
             }
             Refused::NotAllowed(m) => {
-                ApiError::coded(StatusCode::BAD_REQUEST, "push_service_not_allowed", m)
+                ApiError::coded(StatusCode::BAD_REQUEST, ApiCode::PushServiceNotAllowed, m)
             }
         })?;
     browser_keys(&req.keys.p256dh, &req.keys.auth)
-        .map_err(|m| ApiError::coded(StatusCode::BAD_REQUEST, "bad_subscription", m))?;
-    shared.budgets.take_push_subscription(client)?;
+        .map_err(|m| ApiError::coded(StatusCode::BAD_REQUEST, ApiCode::BadSubscription, m))?;
+    shared
+        .budgets
+        .take(crate::limits::Rate::PushSubscriptions, client)
+        .await?;
     let mut token_hashes = BTreeSet::new();
     for t in &req.tokens {
         let found = match t.chars().count() <= MAX_TOKEN_CHARS {
@@ -123,7 +130,7 @@ pub(super) async fn subscribe(
         let Some(h) = found else {
             return Err(ApiError::coded(
                 StatusCode::BAD_REQUEST,
-                "bad_token",
+                ApiCode::BadToken,
                 "a token names no seat and no pairing ticket",
             ));
         };
@@ -131,7 +138,7 @@ pub(super) async fn subscribe(
     }
     let account_id = shared
         .accounts
-        .account_of(&headers)
+        .account_of(super::session::session(&headers).as_deref())
         .await
         .map(|(a, _)| a.id);
     // One seat's notice goes to a few browsers, not to a hundred and fifty.
@@ -176,7 +183,7 @@ pub(super) async fn unsubscribe(
     }
     Err(ApiError::coded(
         StatusCode::NOT_FOUND,
-        "subscription_not_found",
+        ApiCode::SubscriptionNotFound,
         "no such push subscription",
     ))
 }

@@ -23,8 +23,9 @@ use crate::accounts::mail::{looks_like_email, Mailer};
 use crate::accounts::recovery::{Email, Purpose};
 use crate::accounts::{check_password, db::name_key};
 use crate::app::Shared;
-use crate::error::ApiError;
+use crate::http::ApiError;
 use crate::limits::ClientAddr;
+use sannin_protocol::ApiCode;
 
 /// The routes of account recovery.
 pub fn routes() -> Router<Arc<Shared>> {
@@ -39,7 +40,7 @@ fn mailer(shared: &Shared) -> Result<&Mailer, ApiError> {
     shared.accounts.mailer.as_ref().ok_or_else(|| {
         ApiError::coded(
             StatusCode::SERVICE_UNAVAILABLE,
-            "no_mail",
+            ApiCode::NoMail,
             "this server sends no mail: ask its admin to reset a password",
         )
     })
@@ -48,7 +49,7 @@ fn mailer(shared: &Shared) -> Result<&Mailer, ApiError> {
 fn bad_link() -> ApiError {
     ApiError::coded(
         StatusCode::BAD_REQUEST,
-        "bad_link",
+        ApiCode::BadLink,
         "this link is unknown, used or out of date: ask for a new one",
     )
 }
@@ -59,7 +60,7 @@ async fn email(
 ) -> Result<Json<Email>, ApiError> {
     let (account, _) = shared
         .accounts
-        .account_of(&headers)
+        .account_of(super::session::session(&headers).as_deref())
         .await
         .ok_or_else(not_logged_in)?;
     Ok(Json(shared.accounts.db.email(&account.id).await?))
@@ -84,7 +85,10 @@ async fn set_email(
 ) -> Result<(StatusCode, Json<Email>), ApiError> {
     let req: EmailBody = json_object(&body, r#"{"email": "...", "password": "..."}"#)?;
     let a = &shared.accounts;
-    let (account, _) = a.account_of(&headers).await.ok_or_else(not_logged_in)?;
+    let (account, _) = a
+        .account_of(super::session::session(&headers).as_deref())
+        .await
+        .ok_or_else(not_logged_in)?;
     let mailer = mailer(&shared)?;
     a.attempt(format!("addr:{client}")).await?;
     let stored = a.db.password_hash(&account.id).await?;
@@ -92,7 +96,7 @@ async fn set_email(
     if password.is_empty() || !a.hashing.verify(password, stored).await? {
         return Err(ApiError::coded(
             StatusCode::UNAUTHORIZED,
-            "bad_credentials",
+            ApiCode::BadCredentials,
             "give the account's password to change its e-mail address",
         ));
     }
@@ -100,17 +104,18 @@ async fn set_email(
     if !looks_like_email(address) {
         return Err(ApiError::coded(
             StatusCode::BAD_REQUEST,
-            "bad_email",
+            ApiCode::BadEmail,
             "that is not an e-mail address",
         ));
     }
     // A mailbox gets a few verification mails an hour, whichever accounts ask.
     let since = crate::store::unix_ms() - HOUR_MS;
     if a.db.links_to(address, since).await? >= MAILS_PER_HOUR {
-        return Err(ApiError::RateLimited {
+        return Err(crate::limits::Refused::Rate {
             what: "mails to that address",
             retry_after: std::time::Duration::from_secs(3_600),
-        });
+        }
+        .into());
     }
     a.db.set_email(&account.id, address).await?;
     let token =
@@ -134,7 +139,7 @@ async fn send(mailer: &Mailer, to: &str, subject: &str, body: String) -> Result<
         warn!(error = %format!("{e:#}"), "mail not sent");
         ApiError::coded(
             StatusCode::BAD_GATEWAY,
-            "mail_failed",
+            ApiCode::MailFailed,
             "the mail could not be sent: try again later",
         )
     })
@@ -248,7 +253,7 @@ async fn reset(
     let a = &shared.accounts;
     a.attempt(format!("addr:{client}")).await?;
     check_password(&req.new)
-        .map_err(|m| ApiError::coded(StatusCode::BAD_REQUEST, "bad_password", m))?;
+        .map_err(|m| ApiError::coded(StatusCode::BAD_REQUEST, ApiCode::BadPassword, m))?;
     let (account_id, _) =
         a.db.use_link(&req.token, Purpose::ResetPassword)
             .await?

@@ -12,8 +12,9 @@ use serde_json::Value;
 use super::rooms::{parse_id, stored, take_replay, usable_id};
 use super::ClientAddr;
 use crate::app::Shared;
-use crate::error::ApiError;
+use crate::http::ApiError;
 use crate::review::Requester;
+use sannin_protocol::ApiCode;
 
 /// `POST /api/rooms/{id}/review`: queues the review of a finished game (anyone may
 /// ask: its players, spectators, visitors), or answers the one there is. Reading the
@@ -30,7 +31,7 @@ pub(super) async fn request(
     let stored = stored(&shared, id).await?;
     let account = shared
         .accounts
-        .account_of(&headers)
+        .account_of(super::session::session(&headers).as_deref())
         .await
         .map(|(a, _)| a.id);
     let who = Requester {
@@ -51,7 +52,7 @@ pub(super) async fn get(
         Some(review) => Ok(Json(review)),
         None => Err(ApiError::coded(
             StatusCode::NOT_FOUND,
-            "review_not_found",
+            ApiCode::ReviewNotFound,
             "nobody has asked for a computer review of this game yet",
         )),
     }

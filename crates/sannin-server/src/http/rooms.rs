@@ -18,9 +18,10 @@ use super::extract::{json_object, ClientAddr};
 use crate::app::Shared;
 use crate::bots;
 use crate::clock::ClockRequest;
-use crate::error::ApiError;
 use crate::history::{self, History};
-use crate::limits::work::Rate;
+use crate::http::ApiError;
+use crate::limits::Rate;
+use crate::room::RoomError;
 use crate::room::{Gone, RoomHandle, RoomSettings};
 use crate::store::{StoredRoom, StoredSeat, BOT_TOKEN_HASH};
 use std::time::Duration;
@@ -91,7 +92,7 @@ pub(super) async fn create(
 ) -> Result<Response, ApiError> {
     let account = shared
         .accounts
-        .account_of(&headers)
+        .account_of(super::session::session(&headers).as_deref())
         .await
         .map(|(a, _)| a.id);
     super::moderation::refuse_banned(&shared, account.as_deref(), client)?;
@@ -124,11 +125,7 @@ pub(super) async fn create(
         created_by: Some(client),
         ..RoomSettings::default()
     };
-    match &shared.cluster {
-        // A cluster keeps these budgets in the database, for every node at once.
-        Some(c) => c.take_room(client, !seats.is_empty()).await?,
-        None => shared.budgets.take_room(client, !seats.is_empty())?,
-    }
+    shared.budgets.take_room(client, !seats.is_empty()).await?;
     // Rooms made and not started: per address and per account.
     let mut waiting_keys = vec![format!("addr:{client}")];
     if let Some(a) = &account {
@@ -138,36 +135,29 @@ pub(super) async fn create(
         .budgets
         .check_waiting_rooms(&waiting_keys, |id| shared.is_waiting_here(id))?;
     let bot_only_place = shared.reserve_bot_only_room(&seats)?;
-    let mut site_place = None;
-    if let (Some(c), Some(_)) = (&shared.cluster, &bot_only_place) {
-        site_place = c.reserve_bot_only(client).await?;
-    }
     // Any room with bots may become one of bots alone (the person resigns and the two
     // play on): the address's such rooms count as its rooms of bots alone.
-    let with_bots = !seats.is_empty() && shared.cluster.is_none();
-    if with_bots {
-        shared
-            .budgets
-            .check_bot_only_room(client, |id| shared.bot_room_state(id))?;
-    }
-    let created = shared.create_room(req.position, settings, seats).await;
-    if let (Some(c), Some(place)) = (&shared.cluster, &site_place) {
-        match &created {
-            Ok(id) => c.bot_only_created(place, *id).await,
-            Err(_) => c.bot_only_failed(place).await,
+    let reservation = match seats.is_empty() {
+        true => crate::limits::BotOnlyReservation::None,
+        false => {
+            let all_bots = bot_only_place.is_some();
+            shared
+                .budgets
+                .reserve_bot_only(client, all_bots, |id| shared.bot_room_state(id))
+                .await?
         }
-    }
+    };
+    let created = shared.create_room(req.position, settings, seats).await;
+    let made = created.as_ref().ok().copied();
+    shared.budgets.bot_only_made(reservation, made).await;
     let id = created?;
-    if with_bots {
-        shared.budgets.add_bot_only_room(client, id);
-    }
     shared.budgets.add_waiting_room(&waiting_keys, id);
     Ok((StatusCode::CREATED, Json(Created { id: id.to_string() })).into_response())
 }
 
 pub(super) fn parse_id(id: &str) -> Result<Uuid, ApiError> {
     id.parse()
-        .map_err(|_| ApiError::RoomNotFound(id.to_string()))
+        .map_err(|_| RoomError::NotFound(id.to_string()).into())
 }
 
 /// The room id of a path, refused when malformed (`room_not_found`) or when the room
@@ -175,7 +165,7 @@ pub(super) fn parse_id(id: &str) -> Result<Uuid, ApiError> {
 pub(super) fn usable_id(shared: &Shared, id: &str) -> Result<Uuid, ApiError> {
     let uuid = parse_id(id)?;
     if shared.rooms.broken.reason(uuid).is_some() {
-        return Err(ApiError::RoomBroken(id.to_string()));
+        return Err(RoomError::Broken(id.to_string()).into());
     }
     Ok(uuid)
 }
@@ -186,8 +176,7 @@ pub(super) fn usable_id(shared: &Shared, id: &str) -> Result<Uuid, ApiError> {
 /// # Errors
 /// `429 rate_limited`.
 pub(super) async fn take_replay(shared: &Shared, client: ClientAddr) -> Result<(), ApiError> {
-    let site = shared.cluster.as_ref().map(|_| &shared.store);
-    shared.budgets.take_rate(site, Rate::Replays, client).await
+    Ok(shared.budgets.take(Rate::Replays, client).await?)
 }
 
 pub(super) async fn stored(shared: &Shared, uuid: Uuid) -> Result<StoredRoom, ApiError> {
@@ -195,7 +184,7 @@ pub(super) async fn stored(shared: &Shared, uuid: Uuid) -> Result<StoredRoom, Ap
         .rooms
         .read(uuid)
         .await?
-        .ok_or_else(|| ApiError::RoomNotFound(uuid.to_string()))
+        .ok_or_else(|| RoomError::NotFound(uuid.to_string()).into())
 }
 
 /// Room `id` for a request of `client`: one that is not in memory is read from the
@@ -211,12 +200,12 @@ pub(super) async fn find(
         return Ok(h);
     }
     if shared.cluster.is_none() {
-        shared.budgets.take_room_load(client)?;
+        shared.budgets.take_now(Rate::RoomLoads, client)?;
     }
     shared
         .room(uuid)
         .await?
-        .ok_or_else(|| ApiError::RoomNotFound(id.to_string()))
+        .ok_or_else(|| RoomError::NotFound(id.to_string()).into())
 }
 
 /// Asks the room something (`ask`: a method of its handle), with a timeout so that a
@@ -244,7 +233,7 @@ where
             }
         }
     }
-    Err(ApiError::ShuttingDown)
+    Err(RoomError::ShuttingDown.into())
 }
 
 /// `f` of room `id` if it is a finished room not in memory, read without starting it
@@ -258,7 +247,12 @@ async fn read_finished<T>(
     if shared.cluster.is_some() {
         return Ok(None);
     }
-    let take = || shared.budgets.take_room_load(client);
+    let take = || {
+        shared
+            .budgets
+            .take_now(Rate::RoomLoads, client)
+            .map_err(ApiError::from)
+    };
     shared.rooms.read_finished(parse_id(id)?, take, f).await
 }
 
@@ -333,7 +327,7 @@ pub(super) async fn history(
         .await?;
     match played {
         Ok(history) => Ok(Json(history)),
-        Err(e) => Err(shared.rooms.is_broken(uuid, &format!("{e:#}")).await),
+        Err(e) => Err(shared.rooms.is_broken(uuid, &format!("{e:#}")).await.into()),
     }
 }
 

@@ -17,12 +17,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use governor::{DefaultKeyedRateLimiter, Quota};
+use governor::Quota;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::{take, Budgets, ClientAddr};
-use crate::error::ApiError;
-use crate::store::Store;
+use super::{Budgets, ClientAddr, Refused};
 
 /// How long a replay waits for a place before `503 busy`.
 pub const REPLAY_WAIT: Duration = Duration::from_secs(2);
@@ -49,13 +47,10 @@ pub fn default_replay_concurrency() -> usize {
     (std::thread::available_parallelism().map_or(1, usize::from) / 2).max(1)
 }
 
-/// The places and budgets of [`WorkLimits`], kept in [`Budgets`].
+/// The places of [`WorkLimits`], kept in [`Budgets`].
 #[derive(Debug)]
 pub struct Work {
     limits: WorkLimits,
-    replays: Option<DefaultKeyedRateLimiter<ClientAddr>>,
-    lookups: Option<DefaultKeyedRateLimiter<ClientAddr>>,
-    reports: Option<DefaultKeyedRateLimiter<ClientAddr>>,
     replay_places: Arc<Semaphore>,
     /// Replays run so far (`sannin_replays_total`).
     replays_run: std::sync::atomic::AtomicU64,
@@ -68,22 +63,9 @@ impl Work {
     pub fn new(l: &WorkLimits) -> Work {
         Work {
             limits: l.clone(),
-            replays: l.replays.map(governor::RateLimiter::keyed),
-            lookups: l.lookups.map(governor::RateLimiter::keyed),
-            reports: l.reports.map(governor::RateLimiter::keyed),
             replay_places: Arc::new(Semaphore::new(l.replay_concurrency.max(1))),
             replays_run: std::sync::atomic::AtomicU64::new(0),
             analysers: Arc::new(Mutex::new(HashMap::new())),
-        }
-    }
-
-    /// Forgets the addresses whose budgets are full again.
-    pub fn prune(&self) {
-        for l in [&self.replays, &self.lookups, &self.reports]
-            .into_iter()
-            .flatten()
-        {
-            l.retain_recent();
         }
     }
 }
@@ -110,58 +92,11 @@ impl Drop for AnalysisTurn {
     }
 }
 
-/// Which per-address budget of [`Work`].
-#[derive(Debug, Clone, Copy)]
-pub enum Rate {
-    /// `--replays-per-minute`.
-    Replays,
-    /// `--player-lookups-per-minute`.
-    Lookups,
-    /// `--reports-per-hour`.
-    Reports,
-}
-
-impl Rate {
-    fn what(self) -> &'static str {
-        match self {
-            Rate::Replays => "replays",
-            Rate::Lookups => "look-ups of players",
-            Rate::Reports => "reports",
-        }
-    }
-}
-
 impl Budgets {
-    /// Takes one from `addr`'s budget `rate`: in the database for the whole site when
-    /// `site` is the cluster's store, else in memory.
-    ///
-    /// # Errors
-    /// `RateLimited`; database errors.
-    pub async fn take_rate(
-        &self,
-        site: Option<&Store>,
-        rate: Rate,
-        addr: ClientAddr,
-    ) -> Result<(), ApiError> {
-        let (limiter, quota) = match rate {
-            Rate::Replays => (self.work.replays.as_ref(), self.work.limits.replays),
-            Rate::Lookups => (self.work.lookups.as_ref(), self.work.limits.lookups),
-            Rate::Reports => (self.work.reports.as_ref(), self.work.limits.reports),
-        };
-        match (site, quota) {
-            (Some(store), Some(q)) => {
-                let key = format!("{}:{addr}", rate.what());
-                super::site::take_budget(
-                    store,
-                    rate.what(),
-                    &key,
-                    q.replenish_interval(),
-                    q.burst_size().get(),
-                )
-                .await
-            }
-            _ => take(limiter, addr, rate.what()),
-        }
+    /// Analyses running now.
+    pub fn analyses_running(&self) -> usize {
+        self.analysis_concurrency
+            .saturating_sub(self.analysis_slots.available_permits())
     }
 
     /// Replays run so far, each in one of the `--replay-concurrency` places.
@@ -178,12 +113,12 @@ impl Budgets {
     pub async fn replay<T: Send + 'static>(
         &self,
         f: impl FnOnce() -> T + Send + 'static,
-    ) -> Result<T, ApiError> {
+    ) -> Result<T, Refused> {
         let place =
             tokio::time::timeout(REPLAY_WAIT, self.work.replay_places.clone().acquire_owned())
                 .await
-                .map_err(|_| ApiError::Busy("replaying games"))?
-                .map_err(|_| ApiError::ShuttingDown)?;
+                .map_err(|_| Refused::Busy("replaying games"))?
+                .map_err(|_| Refused::ShuttingDown)?;
         self.work
             .replays_run
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -193,7 +128,7 @@ impl Budgets {
             out
         })
         .await
-        .map_err(|e| ApiError::Internal(e.into()))
+        .map_err(|e| Refused::Internal(e.into()))
     }
 
     /// `addr`'s turn at analysis: refused at once when the address already has
@@ -201,7 +136,7 @@ impl Budgets {
     ///
     /// # Errors
     /// `AnalysisBusy`.
-    pub fn analysis_turn(&self, addr: ClientAddr) -> Result<AnalysisTurn, ApiError> {
+    pub fn analysis_turn(&self, addr: ClientAddr) -> Result<AnalysisTurn, Refused> {
         let max = self.work.limits.analyses_per_address;
         let mut m = self
             .work
@@ -210,7 +145,7 @@ impl Budgets {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let n = m.entry(addr).or_insert(0);
         if max > 0 && *n >= max {
-            return Err(ApiError::AnalysisBusy);
+            return Err(Refused::AnalysisBusy);
         }
         *n += 1;
         Ok(AnalysisTurn {
@@ -224,16 +159,16 @@ impl Budgets {
     ///
     /// # Errors
     /// `AnalysisBusy` when none frees in time, or analysis is off.
-    pub async fn analysis_slot(&self) -> Result<OwnedSemaphorePermit, ApiError> {
+    pub async fn analysis_slot(&self) -> Result<OwnedSemaphorePermit, Refused> {
         if self.analysis_concurrency == 0 {
-            return Err(ApiError::AnalysisBusy);
+            return Err(Refused::AnalysisBusy);
         }
         tokio::time::timeout(
             self.work.limits.analysis_wait,
             self.analysis_slots.clone().acquire_owned(),
         )
         .await
-        .map_err(|_| ApiError::AnalysisBusy)?
-        .map_err(|_| ApiError::AnalysisBusy)
+        .map_err(|_| Refused::AnalysisBusy)?
+        .map_err(|_| Refused::AnalysisBusy)
     }
 }

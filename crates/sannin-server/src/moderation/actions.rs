@@ -2,16 +2,15 @@
 //! role, close a report — through one function for `/mod` and for `sannin admin`, each
 //! action logged with who took it and why.
 
-use axum::http::StatusCode;
 use ipnet::IpNet;
 use serde::Deserialize;
 use serde_json::json;
 
 use super::db::{LogEntry, ModDb, Target};
+use super::ModError;
 use super::{Role, SanctionKind, DELETED_NAME};
 use crate::accounts::db::Db;
 use crate::accounts::names;
-use crate::error::ApiError;
 use crate::store::column::Named as _;
 use crate::store::unix_ms;
 
@@ -50,24 +49,24 @@ pub struct ActionRequest {
     pub report: Option<String>,
 }
 
-fn bad(message: impl Into<String>) -> ApiError {
-    ApiError::coded(StatusCode::BAD_REQUEST, "bad_action", message)
+fn bad(message: impl Into<String>) -> ModError {
+    ModError::BadAction(message.into())
 }
 
-fn not_found(message: impl Into<String>) -> ApiError {
-    ApiError::coded(StatusCode::NOT_FOUND, "not_found", message)
+fn not_found(message: impl Into<String>) -> ModError {
+    ModError::NotFound(message.into())
 }
 
 /// The answer to a moderator who may not take this action.
-pub fn forbidden(message: impl Into<String>) -> ApiError {
-    ApiError::coded(StatusCode::FORBIDDEN, "forbidden", message)
+pub fn forbidden(message: impl Into<String>) -> ModError {
+    ModError::Forbidden(message.into())
 }
 
 /// The reason, trimmed, or why it is refused.
 ///
 /// # Errors
 /// Empty or too long.
-pub fn check_reason(reason: &str) -> Result<String, ApiError> {
+pub fn check_reason(reason: &str) -> Result<String, ModError> {
     let r = reason.trim();
     if r.is_empty() {
         return Err(bad("say why (a reason is required)"));
@@ -82,7 +81,7 @@ pub fn check_reason(reason: &str) -> Result<String, ApiError> {
 ///
 /// # Errors
 /// Neither.
-pub fn parse_range(s: &str) -> Result<IpNet, ApiError> {
+pub fn parse_range(s: &str) -> Result<IpNet, ModError> {
     let s = s.trim();
     s.parse::<IpNet>()
         .map(|n| n.trunc())
@@ -95,7 +94,7 @@ pub fn parse_range(s: &str) -> Result<IpNet, ApiError> {
 const WIDEST_RANGE: (u8, u8) = (16, 32);
 
 /// Refuses a range wider than [`WIDEST_RANGE`].
-fn sane_range(net: IpNet) -> Result<IpNet, ApiError> {
+fn sane_range(net: IpNet) -> Result<IpNet, ModError> {
     let (limit, family) = match net {
         IpNet::V4(_) => (WIDEST_RANGE.0, "IPv4"),
         IpNet::V6(_) => (WIDEST_RANGE.1, "IPv6"),
@@ -114,7 +113,7 @@ async fn staff_for_admins(
     m: &ModDb,
     role: Role,
     target: &Target,
-) -> Result<Option<Role>, ApiError> {
+) -> Result<Option<Role>, ModError> {
     let Target::Account { id, .. } = target else {
         return Ok(None);
     };
@@ -126,7 +125,7 @@ async fn staff_for_admins(
 }
 
 /// The account named `name`, as a target.
-async fn account(accounts: &Db, name: Option<&str>) -> Result<Target, ApiError> {
+async fn account(accounts: &Db, name: Option<&str>) -> Result<Target, ModError> {
     let name = name.ok_or_else(|| bad("name the account"))?;
     let a = accounts
         .by_name(name)
@@ -139,7 +138,7 @@ async fn account(accounts: &Db, name: Option<&str>) -> Result<Target, ApiError> 
 }
 
 /// The account or the range of a ban or a mute.
-async fn target(accounts: &Db, req: &ActionRequest) -> Result<Target, ApiError> {
+async fn target(accounts: &Db, req: &ActionRequest) -> Result<Target, ModError> {
     match (&req.account, &req.addr) {
         (Some(_), None) => account(accounts, req.account.as_deref()).await,
         (None, Some(addr)) => Ok(Target::Range(sane_range(parse_range(addr)?)?)),
@@ -167,7 +166,7 @@ pub async fn apply(
     by: &str,
     role: Role,
     req: ActionRequest,
-) -> Result<LogEntry, ApiError> {
+) -> Result<LogEntry, ModError> {
     let reason = check_reason(&req.reason)?;
     let action = req.action.as_str();
     if matches!(action, "delete" | "role") && role != Role::Admin {
@@ -208,7 +207,7 @@ pub async fn apply(
                 return Err(bad("name the account"));
             };
             let new = names::normalize(req.new_name.as_deref().unwrap_or_default())
-                .map_err(|r| ApiError::coded(StatusCode::BAD_REQUEST, r.code, r.message))?;
+                .map_err(crate::accounts::AccountError::Name)?;
             accounts.rename(&id, &new).await?.made(&new)?;
             if staff.is_some_and(Role::moderates) {
                 accounts.reserve_name(&name).await?;

@@ -21,6 +21,35 @@ use crate::store::column::named;
 
 pub use sanctions::{Sanctioned, Sanctions};
 
+/// A moderator's action or a report that does not fit.
+#[derive(Debug, thiserror::Error)]
+pub enum ModError {
+    /// A report that cannot be made as asked.
+    #[error("{0}")]
+    BadReport(String),
+    /// An action that cannot be taken as asked.
+    #[error("{0}")]
+    BadAction(String),
+    /// What the report or action names does not exist.
+    #[error("{0}")]
+    NotFound(String),
+    /// Not this moderator's to do.
+    #[error("{0}")]
+    Forbidden(String),
+    /// A rename the accounts refuse.
+    #[error(transparent)]
+    Account(#[from] crate::accounts::AccountError),
+    /// The database failed (logged with its cause).
+    #[error("internal error")]
+    Internal(#[source] anyhow::Error),
+}
+
+impl From<sqlx::Error> for ModError {
+    fn from(e: sqlx::Error) -> Self {
+        ModError::Internal(e.into())
+    }
+}
+
 /// The name a deleted account's seats and chat lines keep.
 pub const DELETED_NAME: &str = "Deleted player";
 

@@ -2,12 +2,11 @@
 //! chat line copies that line and the lines around it of its channel into the report
 //! when it is made, so the context stays whatever happens to the room.
 
-use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 
 use super::db::{reason_of, ModDb};
+use super::ModError;
 use super::ReportReason;
-use crate::error::ApiError;
 use crate::store::column::Named as _;
 use crate::store::unix_ms;
 
@@ -100,12 +99,12 @@ pub struct ReportView {
     pub resolution: Option<String>,
 }
 
-fn bad(message: impl Into<String>) -> ApiError {
-    ApiError::coded(StatusCode::BAD_REQUEST, "bad_report", message)
+fn bad(message: impl Into<String>) -> ModError {
+    ModError::BadReport(message.into())
 }
 
-fn not_found(message: impl Into<String>) -> ApiError {
-    ApiError::coded(StatusCode::NOT_FOUND, "not_found", message)
+fn not_found(message: impl Into<String>) -> ModError {
+    ModError::NotFound(message.into())
 }
 
 /// Who the report is about, with its account id, and the context.
@@ -125,7 +124,7 @@ type ChatRow = (
     Option<String>,
 );
 
-async fn chat_line(m: &ModDb, room: &str, chat_id: i64) -> Result<Found, ApiError> {
+async fn chat_line(m: &ModDb, room: &str, chat_id: i64) -> Result<Found, ModError> {
     let line: Option<ChatRow> = sqlx::query_as(
         "SELECT c.id, c.channel, c.name, c.text, c.at_ms, c.account_id, c.addr FROM chat_messages c \
          WHERE c.room_id = $1 AND c.id = $2",
@@ -183,7 +182,7 @@ async fn account_name(m: &ModDb, id: Option<&str>) -> sqlx::Result<Option<String
         .await
 }
 
-async fn seat(m: &ModDb, room: &str, seat: sannin_protocol::Seat) -> Result<Found, ApiError> {
+async fn seat(m: &ModDb, room: &str, seat: sannin_protocol::Seat) -> Result<Found, ModError> {
     let player = seat.player();
     let row: Option<(String, Option<String>, Option<i64>)> =
         sqlx::query_as("SELECT name, account_id, bot FROM seats WHERE room_id = $1 AND seat = $2")
@@ -220,7 +219,7 @@ async fn seat(m: &ModDb, room: &str, seat: sannin_protocol::Seat) -> Result<Foun
     })
 }
 
-async fn named(accounts: &crate::accounts::db::Db, name: &str) -> Result<Found, ApiError> {
+async fn named(accounts: &crate::accounts::db::Db, name: &str) -> Result<Found, ModError> {
     let a = accounts
         .by_name(name)
         .await?
@@ -247,7 +246,7 @@ pub async fn file(
     r: NewReport,
     reporter: Option<&str>,
     addr: &str,
-) -> Result<String, ApiError> {
+) -> Result<String, ModError> {
     let text = r.text.trim().to_string();
     if text.chars().count() > MAX_TEXT {
         return Err(bad(format!("a report says at most {MAX_TEXT} characters")));
@@ -354,7 +353,7 @@ fn view(row: ReportRow) -> sqlx::Result<ReportView> {
 ///
 /// # Errors
 /// `404 not_found` (no such report, or closed already); database errors.
-pub async fn close(m: &ModDb, id: &str, by: &str, resolution: &str) -> Result<(), ApiError> {
+pub async fn close(m: &ModDb, id: &str, by: &str, resolution: &str) -> Result<(), ModError> {
     let r = sqlx::query(
         "UPDATE reports SET closed_at = $1, closed_by = $2, resolution = $3 \
          WHERE id = $4 AND closed_at IS NULL",

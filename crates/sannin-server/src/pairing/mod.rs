@@ -27,7 +27,7 @@ use sannin_rules::Player;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::error::ApiError;
+use crate::room::RoomError;
 use crate::token::hash_token;
 use futures_util::future::BoxFuture;
 
@@ -101,17 +101,68 @@ pub enum TicketStatus {
     },
 }
 
+/// What quick pairing refuses or fails at.
+#[derive(Debug, thiserror::Error)]
+pub enum PairingError {
+    /// No pairing ticket is known by that secret (never made, left, or forgotten).
+    #[error("no such pairing ticket: it left its pool, or was never made")]
+    TicketNotFound,
+    /// A pairing ticket for a clock that is no pool's.
+    #[error("{0}")]
+    UnknownPool(String),
+    /// The same person already waits in that pool.
+    #[error("you are already waiting in the {0} pool (one ticket per pool)")]
+    AlreadyWaiting(String),
+    /// A person who left tables unplayed is kept out of the pools for a while.
+    #[error("you left {aborts} tables unplayed: you can look for a game again in {} min", crate::limits::retry_secs(*.retry_after).div_ceil(60))]
+    Cooldown {
+        /// Tables left in a row.
+        aborts: i64,
+        /// Unix ms when it may again.
+        until_ms: i64,
+        /// How long from now.
+        retry_after: Duration,
+    },
+    /// In a cluster, no node holds the matcher right now (one takes over shortly).
+    #[error("pairing is moving to another server; try again in a few seconds")]
+    Unavailable,
+    /// What the matcher of another node answered, by its code.
+    #[error("{message}")]
+    Remote {
+        /// Its code.
+        code: sannin_protocol::ApiCode,
+        /// Its message.
+        message: String,
+    },
+    /// A table that could not be opened.
+    #[error(transparent)]
+    Room(#[from] RoomError),
+    /// The database or the cluster failed (logged with its cause).
+    #[error("internal error")]
+    Internal(#[source] anyhow::Error),
+}
+
+impl From<sqlx::Error> for PairingError {
+    fn from(e: sqlx::Error) -> Self {
+        PairingError::Internal(e.into())
+    }
+}
+
 /// The matcher, wherever it runs.
 pub trait PairingApi: Send + Sync + fmt::Debug {
     /// Puts a ticket in its pool.
-    fn join(&self, join: Join) -> BoxFuture<'_, Result<(), ApiError>>;
+    fn join(&self, join: Join) -> BoxFuture<'_, Result<(), PairingError>>;
     /// Where the ticket of `key` stands; with `wait`, once it changes or the wait is
     /// over.
-    fn status(&self, key: String, wait: Duration) -> BoxFuture<'_, Result<TicketStatus, ApiError>>;
+    fn status(
+        &self,
+        key: String,
+        wait: Duration,
+    ) -> BoxFuture<'_, Result<TicketStatus, PairingError>>;
     /// Takes the ticket of `key` out of its pool.
-    fn leave(&self, key: String) -> BoxFuture<'_, Result<(), ApiError>>;
+    fn leave(&self, key: String) -> BoxFuture<'_, Result<(), PairingError>>;
     /// Every pool with the people waiting in it.
-    fn pools(&self) -> BoxFuture<'_, Result<Vec<PoolInfo>, ApiError>>;
+    fn pools(&self) -> BoxFuture<'_, Result<Vec<PoolInfo>, PairingError>>;
     /// The table of `room` was given up because of `seat`'s holder: the others go
     /// back to the front of their pool.
     fn table_aborted(&self, room: Uuid, seat: Player, why: NoShow) -> BoxFuture<'_, ()>;

@@ -20,9 +20,10 @@ use super::matcher::{self, Person, Waiting};
 use super::pools::{PoolId, PoolInfo};
 use super::seating::{bot_level, shuffle};
 use super::store::{self, Cooldown};
+use super::PairingError;
 use super::{Join, NoShow, PairingApi, TicketStatus};
 use crate::bots::bot_name;
-use crate::error::ApiError;
+use crate::room::RoomError;
 use crate::store::{Store, StoredSeat, BOT_TOKEN_HASH};
 use crate::time::{Moment, TimeSource};
 use futures_util::future::BoxFuture;
@@ -37,7 +38,7 @@ pub trait Tables: Send + Sync + std::fmt::Debug {
         pool: PoolId,
         seats: Vec<StoredSeat>,
         requester: Option<std::net::IpAddr>,
-    ) -> BoxFuture<'_, Result<Uuid, ApiError>>;
+    ) -> BoxFuture<'_, Result<Uuid, RoomError>>;
 }
 
 /// How often a wave runs when nothing calls for one sooner.
@@ -446,7 +447,7 @@ impl Pairing {
         let made = match self.tables.open(t.pool, seats, requester).await {
             Ok(room) => match store::matched(&self.store, room, &humans).await {
                 Ok(()) => Ok(room),
-                Err(e) => Err(ApiError::from(e)),
+                Err(e) => Err(RoomError::from(e)),
             },
             Err(e) => Err(e),
         };
@@ -594,12 +595,12 @@ impl Pairing {
         }
     }
 
-    async fn join_ticket(&self, join: Join) -> Result<(), ApiError> {
+    async fn join_ticket(&self, join: Join) -> Result<(), PairingError> {
         let unix = self.time.unix_ms();
         for key in join.cooldown_keys() {
             if let Some(c) = store::cooldown(&self.store, &key).await? {
                 if c.until > unix {
-                    return Err(ApiError::PairingCooldown {
+                    return Err(PairingError::Cooldown {
                         aborts: c.aborts,
                         until_ms: c.until,
                         retry_after: Duration::from_millis(
@@ -618,7 +619,7 @@ impl Pairing {
                 Some(e) if e.place == Place::Waiting => {
                     Some((e.join.key.clone(), e.since, e.queued_at))
                 }
-                Some(_) => return Err(ApiError::AlreadyWaiting(join.pool.to_string())),
+                Some(_) => return Err(PairingError::AlreadyWaiting(join.pool.to_string())),
                 None => None,
             }
         };
@@ -664,10 +665,16 @@ impl Pairing {
     }
 
     /// Where the ticket of `key` stands; its holder was seen asking.
-    fn ticket_status(&self, key: &str) -> Result<(TicketStatus, watch::Receiver<u64>), ApiError> {
+    fn ticket_status(
+        &self,
+        key: &str,
+    ) -> Result<(TicketStatus, watch::Receiver<u64>), PairingError> {
         let now = self.time.now();
         let mut st = self.state();
-        let e = st.tickets.get_mut(key).ok_or(ApiError::TicketNotFound)?;
+        let e = st
+            .tickets
+            .get_mut(key)
+            .ok_or(PairingError::TicketNotFound)?;
         e.seen = now;
         let e = &st.tickets[key];
         let status = match e.place {
@@ -679,7 +686,7 @@ impl Pairing {
         Ok((status, e.changed.subscribe()))
     }
 
-    async fn wait_status(&self, key: String, wait: Duration) -> Result<TicketStatus, ApiError> {
+    async fn wait_status(&self, key: String, wait: Duration) -> Result<TicketStatus, PairingError> {
         let (status, mut changed) = self.ticket_status(&key)?;
         if wait.is_zero() || matches!(status, TicketStatus::Matched { .. }) {
             return Ok(status);
@@ -690,10 +697,13 @@ impl Pairing {
         self.ticket_status(&key).map(|(s, _)| s)
     }
 
-    async fn leave_ticket(&self, key: String) -> Result<(), ApiError> {
+    async fn leave_ticket(&self, key: String) -> Result<(), PairingError> {
         {
             let mut st = self.state();
-            let e = st.tickets.remove(&key).ok_or(ApiError::TicketNotFound)?;
+            let e = st
+                .tickets
+                .remove(&key)
+                .ok_or(PairingError::TicketNotFound)?;
             if let Some(q) = st.queues.get_mut(&e.join.pool) {
                 q.retain(|k| *k != key);
             }
@@ -831,16 +841,20 @@ impl PairingApi for Pairing {
             .sum()
     }
 
-    fn join(&self, join: Join) -> BoxFuture<'_, Result<(), ApiError>> {
+    fn join(&self, join: Join) -> BoxFuture<'_, Result<(), PairingError>> {
         Box::pin(self.join_ticket(join))
     }
-    fn status(&self, key: String, wait: Duration) -> BoxFuture<'_, Result<TicketStatus, ApiError>> {
+    fn status(
+        &self,
+        key: String,
+        wait: Duration,
+    ) -> BoxFuture<'_, Result<TicketStatus, PairingError>> {
         Box::pin(self.wait_status(key, wait))
     }
-    fn leave(&self, key: String) -> BoxFuture<'_, Result<(), ApiError>> {
+    fn leave(&self, key: String) -> BoxFuture<'_, Result<(), PairingError>> {
         Box::pin(self.leave_ticket(key))
     }
-    fn pools(&self) -> BoxFuture<'_, Result<Vec<PoolInfo>, ApiError>> {
+    fn pools(&self) -> BoxFuture<'_, Result<Vec<PoolInfo>, PairingError>> {
         Box::pin(async move { Ok(self.pool_counts()) })
     }
     fn table_aborted(&self, room: Uuid, seat: Player, why: NoShow) -> BoxFuture<'_, ()> {

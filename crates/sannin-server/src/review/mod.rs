@@ -23,7 +23,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use axum::http::StatusCode;
 use sannin_protocol::RoomStatus;
 use serde_json::{json, Value};
 use tokio::sync::Notify;
@@ -31,8 +30,8 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::{info, warn};
 
-use crate::error::ApiError;
 use crate::limits::ClientAddr;
+use crate::limits::Refused;
 use crate::store::{unix_ms, Store, StoredRoom};
 
 pub mod db;
@@ -51,6 +50,26 @@ pub const LEASE: Duration = Duration::from_secs(60);
 const POLL: Duration = Duration::from_secs(2);
 /// The period of the daily budgets.
 const DAY_MS: i64 = 24 * 3600 * 1000;
+
+/// A review that cannot be asked for now.
+#[derive(Debug, thiserror::Error)]
+pub enum ReviewError {
+    /// The game is not over.
+    #[error("the game is not over yet: a review is made of a finished game")]
+    NotFinished,
+    /// This server reviews no games.
+    #[error("this server does not review games")]
+    Off,
+    /// So many reviews wait already.
+    #[error("{0} reviews are waiting already; ask again in a few minutes")]
+    Busy(i64),
+    /// The asker's reviews of the day are spent.
+    #[error(transparent)]
+    Refused(#[from] Refused),
+    /// The database failed (logged with its cause).
+    #[error("internal error")]
+    Internal(#[source] anyhow::Error),
+}
 
 /// Who asks for a review.
 #[derive(Debug, Clone)]
@@ -117,7 +136,7 @@ impl Reviews {
     ///
     /// # Errors
     /// Database errors.
-    pub async fn get(&self, room: &str) -> Result<Option<Value>, ApiError> {
+    pub async fn get(&self, room: &str) -> Result<Option<Value>, ReviewError> {
         let Some(row) = db::find(&self.store, room).await.map_err(db_error)? else {
             return Ok(None);
         };
@@ -138,13 +157,9 @@ impl Reviews {
     /// # Errors
     /// `game_not_finished`, `reviews_off`, `review_busy`, `rate_limited`; database
     /// errors.
-    pub async fn request(&self, room: &StoredRoom, who: &Requester) -> Result<Value, ApiError> {
+    pub async fn request(&self, room: &StoredRoom, who: &Requester) -> Result<Value, ReviewError> {
         if room.status != RoomStatus::Finished {
-            return Err(ApiError::coded(
-                StatusCode::CONFLICT,
-                "game_not_finished",
-                "the game is not over yet: a review is made of a finished game",
-            ));
+            return Err(ReviewError::NotFinished);
         }
         let failed = match self.get(&room.id).await? {
             // A review that failed (a database that was away…) is asked for anew.
@@ -153,19 +168,11 @@ impl Reviews {
             None => false,
         };
         if self.settings.workers == 0 && self.node.is_none() {
-            return Err(ApiError::coded(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "reviews_off",
-                "this server does not review games",
-            ));
+            return Err(ReviewError::Off);
         }
         let waiting = db::waiting(&self.store).await.map_err(db_error)?;
         if waiting >= i64::from(self.settings.max_waiting) {
-            return Err(ApiError::coded(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "review_busy",
-                format!("{waiting} reviews are waiting already; ask again in a few minutes"),
-            ));
+            return Err(ReviewError::Busy(waiting));
         }
         let addr = who.addr.to_string();
         self.within_budget(false, &addr).await?;
@@ -194,12 +201,12 @@ impl Reviews {
         self.wake.notify_one();
         self.get(&room.id)
             .await?
-            .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("a queued review went missing")))
+            .ok_or_else(|| ReviewError::Internal(anyhow::anyhow!("a queued review went missing")))
     }
 
     /// Refuses when the address (or account) `key` asked for `--reviews-per-day` in
     /// the last day.
-    async fn within_budget(&self, by_account: bool, key: &str) -> Result<(), ApiError> {
+    async fn within_budget(&self, by_account: bool, key: &str) -> Result<(), ReviewError> {
         let now = unix_ms();
         let (asked, oldest) = db::asked_since(&self.store, by_account, key, now - DAY_MS)
             .await
@@ -208,14 +215,15 @@ impl Reviews {
             return Ok(());
         }
         let free_at = oldest.unwrap_or(now) + DAY_MS;
-        Err(ApiError::RateLimited {
+        Err(Refused::Rate {
             what: if by_account {
                 "computer reviews for your account today"
             } else {
                 "computer reviews today"
             },
             retry_after: Duration::from_millis(u64::try_from(free_at - now).unwrap_or(1000)),
-        })
+        }
+        .into())
     }
 
     /// One worker: takes the next review, runs it, and again; idle, it waits for this
@@ -266,8 +274,8 @@ fn lease_until() -> i64 {
     unix_ms() + i64::try_from(LEASE.as_millis()).unwrap_or(60_000)
 }
 
-fn db_error(e: sqlx::Error) -> ApiError {
-    ApiError::Internal(anyhow::Error::new(e).context("reading or queuing a computer review"))
+fn db_error(e: sqlx::Error) -> ReviewError {
+    ReviewError::Internal(anyhow::Error::new(e).context("reading or queuing a computer review"))
 }
 
 /// A review's row as the API answers it (docs/protocol.md, "Computer review"): its

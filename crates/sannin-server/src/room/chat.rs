@@ -28,13 +28,13 @@ use sannin_rules::Player;
 
 use super::seats::{hidden_char_message, is_hidden_char};
 use super::{ConnId, Room};
-use crate::error::ErrorCode;
 use crate::moderation::{SanctionKind, Sanctioned};
 use crate::rate::TokenBucket;
 use crate::store::column::Unreadable;
 use crate::store::{unix_ms, ChatAuthor, StoredChat};
 use crate::time::Moment;
 pub use sannin_protocol::Channel;
+use sannin_protocol::ErrorCode;
 
 /// One chat message.
 #[derive(Debug, Clone)]

@@ -120,7 +120,7 @@ impl Room {
                 })
                 .await;
             }
-            Err(e) => self.reject(conn, crate::error::play_error_code(&e), e),
+            Err(e) => self.reject(conn, super::error::play_error_code(&e), e),
         }
     }
 
@@ -207,7 +207,7 @@ impl Room {
                 self.commit_action(p, prepared, Some((conn, received)), credit)
                     .await;
             }
-            Err(e) => self.reject(conn, crate::error::play_error_code(&e), e),
+            Err(e) => self.reject(conn, super::error::play_error_code(&e), e),
         }
     }
 

@@ -124,7 +124,7 @@ fn greeted(out: ConnHandle, cfg: &RoomConfig, now: Moment) -> Conn {
 /// Queues a `room_full` error and a close frame (1013, "try again later") for a
 /// connection the room will not keep.
 pub(super) fn refuse(out: &ConnHandle, message: &str) {
-    let text = Utf8Bytes::from(ServerMsg::error(ErrorCode::RoomFull, message).to_text());
+    let text = Text::from(ServerMsg::error(ErrorCode::RoomFull, message).to_text());
     let queued = out.tx.try_send(Outbound::Text(text)).is_ok()
         && out.tx.try_send(Outbound::Close(1013, "room full")).is_ok();
     if !queued {
@@ -163,7 +163,7 @@ pub(super) struct Fanout {
 
 impl Fanout {
     /// Queues `msg` for `conn`.
-    pub(super) fn deliver(&mut self, conn: ConnId, msg: Utf8Bytes) {
+    pub(super) fn deliver(&mut self, conn: ConnId, msg: Text) {
         self.push(conn, Outbound::Text(msg));
     }
 
@@ -179,7 +179,7 @@ impl Fanout {
     }
 
     /// The next event's `seq`, and its text (built by `text`) staged for everyone.
-    pub(super) fn broadcast(&mut self, text: impl FnOnce(u64) -> Utf8Bytes) {
+    pub(super) fn broadcast(&mut self, text: impl FnOnce(u64) -> Text) {
         self.seq += 1;
         let t = text(self.seq);
         for (id, c) in &mut self.conns {
@@ -411,7 +411,7 @@ impl Room {
         })
     }
 
-    pub(super) fn deliver(&mut self, conn: ConnId, msg: Utf8Bytes) {
+    pub(super) fn deliver(&mut self, conn: ConnId, msg: Text) {
         self.fanout.deliver(conn, msg);
     }
 
@@ -428,7 +428,7 @@ impl Room {
 
     /// Sends an event to every connection, with the next `seq`.
     pub(super) fn broadcast(&mut self, event: Event) {
-        let text = |seq| Utf8Bytes::from(ServerMsg::Event { seq, event }.to_text());
+        let text = |seq| Text::from(ServerMsg::Event { seq, event }.to_text());
         self.fanout.broadcast(text);
     }
 
@@ -441,21 +441,17 @@ impl Room {
     /// once, and each seat's text written from it ([`StateText`]) when first needed.
     pub(super) fn broadcast_snapshot(&mut self, kind: Snapshot) {
         let base = StateText::new(self.spectator_state(kind));
-        let mut texts: [Option<Utf8Bytes>; 4] = [None, None, None, None];
+        let mut texts: [Option<Text>; 4] = [None, None, None, None];
         let mut out = std::mem::take(&mut self.fanout.scratch);
         out.extend(self.fanout.conns.iter().map(|(id, c)| (*id, c.seat)));
         for (id, seat) in out.drain(..) {
             let slot = seat.map_or(3, Player::index);
             let t = texts[slot]
                 .get_or_insert_with(|| match seat {
-                    None => Utf8Bytes::from(base.spectator()),
+                    None => Text::from(base.spectator().to_string()),
                     Some(p) => {
                         let (legal, illumination) = self.own_text(p);
-                        Utf8Bytes::from(base.seat_with(
-                            Seat::from(p),
-                            &legal,
-                            illumination.as_deref(),
-                        ))
+                        Text::from(base.seat_with(Seat::from(p), &legal, illumination.as_deref()))
                     }
                 })
                 .clone();
@@ -530,8 +526,8 @@ mod tests {
     #[test]
     fn events_are_numbered_and_reach_every_connection() {
         let (mut f, mut ra, mut rb) = two_conns();
-        f.broadcast(|seq| Utf8Bytes::from(format!("event {seq}")));
-        f.broadcast(|seq| Utf8Bytes::from(format!("event {seq}")));
+        f.broadcast(|seq| Text::from(format!("event {seq}")));
+        f.broadcast(|seq| Text::from(format!("event {seq}")));
         assert_eq!(f.seq, 2);
         assert!(ra.try_recv().is_none(), "staged until the flush");
         f.flush();
@@ -539,7 +535,7 @@ mod tests {
             assert_eq!(text(r.try_recv().unwrap()), "event 1");
             assert_eq!(text(r.try_recv().unwrap()), "event 2");
         }
-        f.deliver(2, Utf8Bytes::from("only b"));
+        f.deliver(2, Text::from("only b"));
         f.flush();
         assert!(ra.try_recv().is_none());
         assert_eq!(text(rb.try_recv().unwrap()), "only b");
@@ -549,9 +545,9 @@ mod tests {
     #[test]
     fn a_connection_gets_what_a_command_staged_in_order_and_in_one_burst() {
         let (mut f, mut ra, mut rb) = two_conns();
-        f.broadcast(|seq| Utf8Bytes::from(format!("event {seq}")));
-        f.deliver(1, Utf8Bytes::from("state of a"));
-        f.deliver(2, Utf8Bytes::from("state of b"));
+        f.broadcast(|seq| Text::from(format!("event {seq}")));
+        f.deliver(1, Text::from("state of a"));
+        f.deliver(2, Text::from("state of b"));
         // A connection removed mid-command still gets what was staged for it.
         let removed = f.remove(2).expect("connection 2");
         assert!(removed.staged.is_empty());
@@ -572,10 +568,10 @@ mod tests {
         let (fast, mut rf) = conn(8);
         f.conns.insert(7, slow);
         f.conns.insert(8, fast);
-        f.broadcast(|_| Utf8Bytes::from("one"));
+        f.broadcast(|_| Text::from("one"));
         f.flush();
         assert_eq!(f.next_dead(), None, "one message fits");
-        f.broadcast(|_| Utf8Bytes::from("two"));
+        f.broadcast(|_| Text::from("two"));
         f.flush();
         assert_eq!(f.next_dead(), Some(7));
         assert_eq!(f.next_dead(), None);

@@ -136,7 +136,7 @@ impl Room {
                 })
                 .await;
             }
-            Err(e) => self.reject(conn, crate::error::play_error_code(&e), e),
+            Err(e) => self.reject(conn, super::error::play_error_code(&e), e),
         }
     }
 }

@@ -36,7 +36,6 @@ use std::sync::Arc;
 use std::time::Instant as StdInstant;
 
 use crate::time::{Moment, TimeSource};
-use axum::extract::ws::Utf8Bytes;
 use sannin_bot::Level;
 use sannin_rules::{Game, Player, Position, Prepared};
 use serde::Serialize;
@@ -48,10 +47,10 @@ use uuid::Uuid;
 
 use crate::bots::Bots;
 use crate::clock::{ClockSettings, GameClock};
-use crate::error::{ApiError, ErrorCode};
 use crate::metrics::Metrics;
 use crate::store::column::{Json, Unreadable};
 use crate::store::{unix_ms, Store, StoredSeat};
+use sannin_protocol::ErrorCode;
 use sannin_protocol::{ClientMsg, Seat};
 use sannin_protocol::{
     Event, ForfeitReason, NoShow, RoomDetails, RoomInfo, RoomStatus, RoomSummary, SeatMove, Seats,
@@ -67,6 +66,7 @@ mod config;
 mod conns;
 mod crowd;
 mod draws;
+mod error;
 mod flags;
 mod handle;
 mod notices;
@@ -89,9 +89,10 @@ use snapshot::Snapshot;
 
 pub use abort::{CONNECT_TIME, FIRST_MOVE_TIME};
 pub use config::RoomConfig;
+pub use error::RoomError;
 pub use handle::{Gone, RemoteRoom, RoomHandle};
 pub use notices::{Notice, NoticeKind};
-pub use outbox::{outbox, Bounds, Inbox, Outbox};
+pub use outbox::{outbox, Bounds, Inbox, Outbox, Text};
 pub use restore::start_kind;
 pub use seats::checked_name;
 pub use sleep::SLEEP_MARGIN;
@@ -106,7 +107,7 @@ const ROOM_QUEUE: usize = 256;
 #[derive(Debug)]
 pub enum Outbound {
     /// A JSON text frame.
-    Text(Utf8Bytes),
+    Text(Text),
     /// A close frame; the writer stops after it.
     Close(u16, &'static str),
     /// Send a WebSocket ping now (its pong measures the round trip, for lag credit).
@@ -244,7 +245,7 @@ pub trait Registry: Send + Sync + std::fmt::Debug {
         position: Option<String>,
         settings: RoomSettings,
         seats: Vec<StoredSeat>,
-    ) -> Pin<Box<dyn Future<Output = Result<Uuid, ApiError>> + Send>>;
+    ) -> Pin<Box<dyn Future<Output = Result<Uuid, RoomError>> + Send>>;
     /// A rated game finished and is stored: rate it (in the background).
     fn rated_game_over(&self, _id: Uuid) {}
     /// Something happened that a person away from the room should hear of (a push
@@ -485,7 +486,7 @@ impl Room {
         self.status != RoomStatus::Finished
     }
 
-    fn text(&self, v: &ServerMsg) -> Utf8Bytes {
-        Utf8Bytes::from(v.to_text())
+    fn text(&self, v: &ServerMsg) -> Text {
+        Text::from(v.to_text())
     }
 }

@@ -20,6 +20,57 @@ use tokio::sync::Notify;
 
 use super::Outbound;
 
+/// The payload of a text frame: UTF-8 (it is only ever made from a `str`), shared by
+/// every connection it goes to, so that a clone is a reference count. The writer lays
+/// its bytes out as a frame without checking them again.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Text(bytes::Bytes);
+
+impl Text {
+    /// Its bytes, UTF-8.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// Its length in bytes.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether it is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The shared bytes (to relay them to another node).
+    pub fn into_bytes(self) -> bytes::Bytes {
+        self.0
+    }
+
+    /// The bytes as a text, if they are UTF-8 (bytes relayed from another node).
+    pub fn from_utf8(bytes: bytes::Bytes) -> Option<Text> {
+        std::str::from_utf8(&bytes).is_ok().then_some(Text(bytes))
+    }
+}
+
+impl From<String> for Text {
+    fn from(s: String) -> Text {
+        Text(bytes::Bytes::from(s))
+    }
+}
+
+impl From<&'static str> for Text {
+    fn from(s: &'static str) -> Text {
+        Text(bytes::Bytes::from_static(s.as_bytes()))
+    }
+}
+
+impl std::fmt::Display for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&String::from_utf8_lossy(&self.0))
+    }
+}
+
 /// How much a connection's queue holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Bounds {
@@ -243,10 +294,9 @@ impl Inbox {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::extract::ws::Utf8Bytes;
 
     fn text(n: usize) -> Outbound {
-        Outbound::Text(Utf8Bytes::from("x".repeat(n)))
+        Outbound::Text(Text::from("x".repeat(n)))
     }
 
     #[test]

@@ -35,10 +35,11 @@ use tracing::{debug, Instrument};
 
 use super::ClientAddr;
 use crate::app::Shared;
-use crate::error::{ApiError, ErrorCode};
+use crate::http::ApiError;
 use crate::net::ConnSlot;
 use crate::rate::TokenBucket;
 use crate::room::{ConnAccount, ConnHandle, Outbound, RoomHandle};
+use sannin_protocol::ErrorCode;
 
 mod reader;
 mod writer;
@@ -96,7 +97,7 @@ pub(super) async fn upgrade(
     };
     let accept = derive_accept_key(key.as_bytes());
     if shared.shutdown.is_cancelled() {
-        return Err(ApiError::ShuttingDown);
+        return Err(crate::limits::Refused::ShuttingDown.into());
     }
     let limit = shared.config.listener.ws_handshake_timeout;
     let room = tokio::time::timeout(limit, async {
@@ -112,9 +113,13 @@ pub(super) async fn upgrade(
     .map_err(|_| ApiError::HandshakeTimeout)??;
     // The account of the session cookie, for the seats of rated rooms.
     // The socket closes when that session ends (log-out, password change).
-    let (account, session) = match crate::accounts::Accounts::token(&headers) {
+    let (account, session) = match crate::http::session::session(&headers) {
         None => (None, None),
-        Some(_) => match shared.accounts.account_of(&headers).await {
+        Some(_) => match shared
+            .accounts
+            .account_of(crate::http::session::session(&headers).as_deref())
+            .await
+        {
             None => (None, None),
             Some((a, hash)) => {
                 let watch = shared.accounts.sockets.watch(&hash, &a.id);
@@ -126,7 +131,7 @@ pub(super) async fn upgrade(
             }
         },
     };
-    let held = (shared.stream_place(client).await?, slot);
+    let held = (shared.budgets.open_stream(client).await?, slot);
     let cap = shared.config.hard_message_cap();
     // A small read buffer: protocol messages are small (an `act` is about 40 bytes), and
     // at thousands of connections the 128 KiB default dominates memory. tungstenite
@@ -240,7 +245,7 @@ async fn run(mut sink: Sink, stream: Incoming, conn: u64, up: Start) {
         let msg = "the room is not available; try again later";
         let text = ServerMsg::error(code, msg).to_text();
         let mut frames = writer::Frames::default();
-        frames.text(&text);
+        frames.text(text.as_bytes());
         frames.close(1013, "try again later");
         let _ = frames.write(&mut sink).await;
         return;

@@ -14,7 +14,6 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant as StdInstant};
 
-use axum::extract::ws::Utf8Bytes;
 use futures_util::StreamExt;
 use sannin_protocol::{ClientMsg, ServerMsg};
 use tokio::time::Instant;
@@ -23,13 +22,13 @@ use tokio_util::sync::CancellationToken;
 use tracing::debug;
 
 use super::Pings;
-use crate::error::ApiError;
-use crate::error::ErrorCode;
 use crate::limits::{Budgets, ClientAddr};
+use crate::limits::{Rate, Refused};
 use crate::metrics::Metrics;
 use crate::rate::TokenBucket;
-use crate::room::{ConnId, Outbound, Outbox, RoomHandle};
+use crate::room::{ConnId, Outbound, Outbox, RoomHandle, Text};
 use crate::time::TimeSource;
+use sannin_protocol::ErrorCode;
 
 /// Frames refused in a row (over the rate limit, none accepted in between) after which
 /// the connection is closed with 1008: a client past this is flooding, not bursting.
@@ -60,7 +59,7 @@ fn close_for(e: &tungstenite::Error) -> Option<(u16, &'static str)> {
 }
 
 fn error_frame(code: ErrorCode, message: impl Into<String>) -> Outbound {
-    Outbound::Text(Utf8Bytes::from(ServerMsg::error(code, message).to_text()))
+    Outbound::Text(Text::from(ServerMsg::error(code, message).to_text()))
 }
 
 /// What the reader works with.
@@ -275,8 +274,8 @@ impl Reader {
                     ClientMsg::Resume { .. } | ClientMsg::Watch { .. } | ClientMsg::Sync
                 );
                 if fresh_state {
-                    if let Err(ApiError::RateLimited { retry_after, .. }) =
-                        self.budgets.take_state(self.addr)
+                    if let Err(Refused::Rate { retry_after, .. }) =
+                        self.budgets.take_now(Rate::States, self.addr)
                     {
                         self.reply(error_frame(
                             ErrorCode::RateLimited,

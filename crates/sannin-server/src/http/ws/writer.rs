@@ -56,8 +56,8 @@ impl Frames {
         }
     }
 
-    pub(super) fn text(&mut self, text: &str) {
-        self.push(OpCode::Data(Data::Text), &[text.as_bytes()]);
+    pub(super) fn text(&mut self, text: &[u8]) {
+        self.push(OpCode::Data(Data::Text), &[text]);
     }
 
     /// A close frame with a status code and a reason (at most 123 bytes: the rest of
@@ -120,7 +120,7 @@ impl Writer {
     /// `linger` whether it closes for what the client sent.
     fn frame(&self, out: Outbound, frames: &mut Frames, linger: &mut bool) -> bool {
         match out {
-            Outbound::Text(t) => frames.text(t.as_str()),
+            Outbound::Text(t) => frames.text(t.as_bytes()),
             Outbound::Close(code, reason) => {
                 // Closed for what the client sent (flood, bad frame).
                 *linger = matches!(code, 1002 | 1007 | 1008 | 1009);
@@ -262,7 +262,7 @@ mod tests {
             .collect();
         let mut frames = Frames::default();
         for t in &texts {
-            frames.text(t);
+            frames.text(t.as_bytes());
         }
         frames.ping(&7u64.to_be_bytes());
         frames.pong(b"echo");
