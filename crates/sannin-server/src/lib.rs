@@ -30,7 +30,6 @@ pub mod moderation;
 mod net;
 pub mod pairing;
 pub mod push;
-mod rate;
 mod record;
 pub mod review;
 mod room;

@@ -18,12 +18,14 @@ use governor::Quota;
 use ipnet::IpNet;
 
 mod addr;
+mod bucket;
 mod budget;
 mod budgets;
 pub mod site;
 pub mod work;
 
 pub use addr::{origin_allowed, parse_net, parse_proxy_list, split_list, ClientAddr};
+pub use bucket::Bucket;
 pub use budget::Budget;
 pub use budgets::{BotOnlyReservation, Budgets, Rate, Site};
 

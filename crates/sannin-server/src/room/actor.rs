@@ -250,7 +250,7 @@ impl Room {
                 // probation (`conns.rs`), so that a player can always resume.
                 let cfg = &self.deps.config;
                 if self.fanout.spectators() < cfg.max_connections_per_room {
-                    let c = Conn::new(out, cfg.chat_per_minute, cfg.chat_burst, self.now());
+                    let c = Conn::new(out, cfg.chat_bucket(), self.now());
                     self.fanout.conns.insert(conn, c);
                     self.send_state(conn);
                     // The first round trip, for lag credit (docs/protocol.md §11.3).

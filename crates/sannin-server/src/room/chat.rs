@@ -28,11 +28,13 @@ use sannin_rules::Player;
 
 use super::seats::{hidden_char_message, is_hidden_char};
 use super::{ConnId, Room};
+use crate::limits::Bucket;
 use crate::moderation::{SanctionKind, Sanctioned};
-use crate::rate::TokenBucket;
 use crate::store::column::Unreadable;
 use crate::store::{unix_ms, ChatAuthor, StoredChat};
-use crate::time::Moment;
+use std::sync::Arc;
+
+use crate::time::TimeSource;
 pub use sannin_protocol::Channel;
 use sannin_protocol::ErrorCode;
 
@@ -147,7 +149,7 @@ pub struct Chat {
     next_id: u64,
     /// The room-wide budget of the spectators' channel (made on first use, from the
     /// config).
-    spectator_budget: Option<TokenBucket>,
+    spectator_budget: Option<Bucket>,
 }
 
 impl Chat {
@@ -163,11 +165,16 @@ impl Chat {
     }
 
     /// Takes one message from the spectators' channel's budget of `burst` messages
-    /// refilled at `per_minute`; false when it is spent.
-    pub fn spectators_may_write(&mut self, per_minute: f64, burst: u32, now: Moment) -> bool {
+    /// refilled at `per_minute` on the clock `time`; false when it is spent.
+    pub fn spectators_may_write(
+        &mut self,
+        per_minute: f64,
+        burst: u32,
+        time: &Arc<dyn TimeSource>,
+    ) -> bool {
         self.spectator_budget
-            .get_or_insert_with(|| TokenBucket::new(per_minute / 60.0, burst, now))
-            .allow(now)
+            .get_or_insert_with(|| Bucket::new(per_minute / 60.0, burst, time))
+            .allow()
     }
 
     /// Records a prepared message; returns it.
@@ -314,7 +321,7 @@ impl Room {
         let Some(c) = self.fanout.conns.get_mut(&conn) else {
             return false;
         };
-        if !seat_allowed.unwrap_or_else(|| c.chat_bucket.allow(now)) {
+        if !seat_allowed.unwrap_or_else(|| c.chat_bucket.allow()) {
             if channel == Channel::Spectators && !cfg.chat_mute.is_zero() {
                 c.muted_until = Some(now + cfg.chat_mute);
                 let secs = cfg.chat_mute.as_secs_f64().ceil();
@@ -336,7 +343,7 @@ impl Room {
             && !self.chat.spectators_may_write(
                 cfg.spectator_chat_per_minute,
                 cfg.spectator_chat_burst,
-                now,
+                &cfg.time,
             )
         {
             self.send_error(
@@ -480,8 +487,9 @@ mod tests {
     #[test]
     fn the_spectators_channel_has_one_budget_for_the_room() {
         let mut c = Chat::new(10);
-        assert!((0..3).all(|_| c.spectators_may_write(0.0, 3, Moment(0))));
-        assert!(!c.spectators_may_write(0.0, 3, Moment(0)));
+        let time: Arc<dyn TimeSource> = Arc::new(crate::time::ManualTime::new(0));
+        assert!((0..3).all(|_| c.spectators_may_write(0.0, 3, &time)));
+        assert!(!c.spectators_may_write(0.0, 3, &time));
     }
 
     #[test]

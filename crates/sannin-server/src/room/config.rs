@@ -59,3 +59,10 @@ pub struct RoomConfig {
     /// Where every timer of the room reads the time (tests inject one they advance).
     pub time: Arc<dyn TimeSource>,
 }
+
+impl RoomConfig {
+    /// A connection's (or a seat's) chat budget: full, on the room's clock.
+    pub fn chat_bucket(&self) -> crate::limits::Bucket {
+        crate::limits::Bucket::new(self.chat_per_minute / 60.0, self.chat_burst, &self.time)
+    }
+}

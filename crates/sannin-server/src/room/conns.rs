@@ -19,7 +19,7 @@ use std::sync::atomic::Ordering;
 use tracing::{debug, info, warn};
 
 use super::*;
-use crate::rate::TokenBucket;
+use crate::limits::Bucket;
 use sannin_protocol::StateText;
 
 #[derive(Debug)]
@@ -36,7 +36,7 @@ pub(super) struct Conn {
     /// Latest measured round trip, ms.
     pub(super) rtt_ms: Option<u64>,
     /// Chat rate limit.
-    pub(super) chat_bucket: TokenBucket,
+    pub(super) chat_bucket: Bucket,
     /// Chat refused until then: a spectator that ran past its chat rate limit.
     pub(super) muted_until: Option<Moment>,
     /// Sent `join`, `resume` or `watch`. A connection that stays silent longer than
@@ -52,8 +52,8 @@ pub(super) struct Conn {
 }
 
 impl Conn {
-    /// A connection allowed `chat_per_minute` chat messages a minute, `burst` at once.
-    pub(super) fn new(out: ConnHandle, chat_per_minute: f64, burst: u32, now: Moment) -> Conn {
+    /// A connection whose chat is allowed by `chat`.
+    pub(super) fn new(out: ConnHandle, chat: Bucket, now: Moment) -> Conn {
         Conn {
             out,
             seat: None,
@@ -61,7 +61,7 @@ impl Conn {
             watching: false,
             name: None,
             rtt_ms: None,
-            chat_bucket: TokenBucket::new(chat_per_minute / 60.0, burst, now),
+            chat_bucket: chat,
             muted_until: None,
             greeted: false,
             since: now,
@@ -75,8 +75,8 @@ impl Conn {
 #[derive(Debug)]
 pub(super) struct SeatBudget {
     token_hash: String,
-    messages: TokenBucket,
-    chat: TokenBucket,
+    messages: Bucket,
+    chat: Bucket,
 }
 
 /// Which budget of a seat token.
@@ -116,7 +116,7 @@ fn send_staged(c: &mut Conn, id: ConnId, dead: &mut Vec<ConnId>) {
 
 /// A connection let in off probation: it has said `join`, `resume` or `watch`.
 fn greeted(out: ConnHandle, cfg: &RoomConfig, now: Moment) -> Conn {
-    let mut c = Conn::new(out, cfg.chat_per_minute, cfg.chat_burst, now);
+    let mut c = Conn::new(out, cfg.chat_bucket(), now);
     c.greeted = true;
     c
 }
@@ -385,7 +385,6 @@ impl Room {
     pub(super) fn seat_allows(&mut self, conn: ConnId, rate: SeatRate) -> Option<bool> {
         let p = self.seat_of(conn)?;
         let seat = self.seats[p.index()].as_ref()?;
-        let now = self.now();
         let buckets = &mut self.fanout.seat_buckets;
         let i = match buckets.iter().position(|b| b.token_hash == seat.token_hash) {
             Some(i) => i,
@@ -398,16 +397,16 @@ impl Room {
                 let cfg = &self.deps.config;
                 buckets.push(SeatBudget {
                     token_hash: seat.token_hash.clone(),
-                    messages: TokenBucket::new(cfg.rate_per_second, cfg.rate_burst, now),
-                    chat: TokenBucket::new(cfg.chat_per_minute / 60.0, cfg.chat_burst, now),
+                    messages: Bucket::new(cfg.rate_per_second, cfg.rate_burst, &cfg.time),
+                    chat: cfg.chat_bucket(),
                 });
                 buckets.len() - 1
             }
         };
         let b = &mut buckets[i];
         Some(match rate {
-            SeatRate::Messages => b.messages.allow(now),
-            SeatRate::Chat => b.chat.allow(now),
+            SeatRate::Messages => b.messages.allow(),
+            SeatRate::Chat => b.chat.allow(),
         })
     }
 
@@ -503,7 +502,8 @@ mod tests {
             account: None,
             addr: None,
         };
-        (Conn::new(handle, 60.0, 1, Moment(0)), rx)
+        let time: Arc<dyn TimeSource> = Arc::new(crate::time::ManualTime::new(0));
+        (Conn::new(handle, Bucket::new(1.0, 1, &time), Moment(0)), rx)
     }
 
     /// A fan-out of connections 1 and 2, and their receiving ends.

@@ -37,7 +37,6 @@ use super::ClientAddr;
 use crate::app::Shared;
 use crate::http::ApiError;
 use crate::net::ConnSlot;
-use crate::rate::TokenBucket;
 use crate::room::{ConnAccount, ConnHandle, Outbound, RoomHandle};
 use sannin_protocol::ErrorCode;
 
@@ -281,7 +280,7 @@ async fn run(mut sink: Sink, stream: Incoming, conn: u64, up: Start) {
         pings,
         metrics: shared.metrics.clone(),
         time: config.time.clone(),
-        limit: TokenBucket::new(config.rate_per_second, config.rate_burst, config.time.now()),
+        limit: crate::limits::Bucket::new(config.rate_per_second, config.rate_burst, &config.time),
         max_bytes: config.max_message_bytes,
         idle: config.ping_interval * 3,
         silent_until: config

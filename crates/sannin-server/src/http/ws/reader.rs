@@ -22,10 +22,10 @@ use tokio_util::sync::CancellationToken;
 use tracing::debug;
 
 use super::Pings;
+use crate::limits::Bucket;
 use crate::limits::{Budgets, ClientAddr};
 use crate::limits::{Rate, Refused};
 use crate::metrics::Metrics;
-use crate::rate::TokenBucket;
 use crate::room::{ConnId, Outbound, Outbox, RoomHandle, Text};
 use crate::time::TimeSource;
 use sannin_protocol::ErrorCode;
@@ -75,7 +75,7 @@ pub(super) struct Reader {
     pub pings: Arc<Pings>,
     pub metrics: Arc<Metrics>,
     pub time: Arc<dyn TimeSource>,
-    pub limit: TokenBucket,
+    pub limit: Bucket,
     pub max_bytes: usize,
     /// Silent for this long (three ping intervals), a socket is idle.
     pub idle: Duration,
@@ -201,7 +201,7 @@ impl Reader {
         // The answer to one of our pings is free.
         let asked = stamp.is_some_and(|s| self.pings.answered(s));
         let received = StdInstant::now();
-        if !asked && !self.limit.allow(self.time.now()) {
+        if !asked && !self.limit.allow() {
             return self.refused(&frame);
         }
         if !asked {
