@@ -43,7 +43,10 @@ mod token;
 
 pub use bots::BotSettings;
 pub use cluster::ClusterArgs;
-pub use config::{worker_threads, Config, GuardArgs, LimitArgs, ServeArgs, DEFAULT_SQLITE_URL};
+pub use config::{
+    worker_threads, AccountArgs, BotArgs, ChatArgs, ClientArgs, Config, ConnectionArgs, LimitArgs,
+    RoomArgs, ServeArgs, StorageArgs, WorkArgs, DEFAULT_SQLITE_URL,
+};
 pub use error::{ApiError, ErrorCode};
 pub use rooms::WAKE_SWEEP;
 pub use store::migrations::migrator;
