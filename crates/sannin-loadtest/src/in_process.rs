@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::bail;
-use sannin_server::{Config, GuardArgs, LimitArgs};
+use sannin_server::{BotArgs, ClientArgs, Config, ConnectionArgs, LimitArgs, RoomArgs};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
@@ -31,27 +31,37 @@ impl LocalServer {
             .database_url
             .clone()
             .unwrap_or_else(|| format!("sqlite://{}/load.db", dir.display()));
+        // The load comes from one address: no per-address budgets.
         let limits = LimitArgs {
-            max_rooms: rooms + args.bot_rooms + args.pairing / 3 + 1000,
-            max_connections_per_room: LimitArgs::default()
-                .max_connections_per_room
-                .max(args.spectators + 10),
-            bot_concurrency: args.bot_concurrency,
-            bot_min_move_ms: args.bot_min_move_ms,
-            max_bot_only_rooms: args.bot_rooms,
-            // The load comes from one address: no per-address budgets.
-            rooms_per_minute: 0.0,
-            bot_rooms_per_minute: 0.0,
-            max_ws_per_address: 0,
-            max_connections_per_address: 0,
-            max_waiting_rooms_per_address: 0,
-            max_bot_only_rooms_per_address: 0,
-            tickets_per_minute: 0.0,
-            guards: GuardArgs {
+            rooms: RoomArgs {
+                max_rooms: rooms + args.bot_rooms + args.pairing / 3 + 1000,
+                max_connections_per_room: LimitArgs::default()
+                    .rooms
+                    .max_connections_per_room
+                    .max(args.spectators + 10),
                 spectators_per_address: 0,
+                ..RoomArgs::default()
+            },
+            bots: BotArgs {
+                bot_concurrency: args.bot_concurrency,
+                bot_min_move_ms: args.bot_min_move_ms,
+                max_bot_only_rooms: args.bot_rooms,
+                max_bot_only_rooms_per_address: 0,
+                ..BotArgs::default()
+            },
+            connections: ConnectionArgs {
+                max_connections_per_address: 0,
+                ..ConnectionArgs::default()
+            },
+            clients: ClientArgs {
+                rooms_per_minute: 0.0,
+                bot_rooms_per_minute: 0.0,
+                max_ws_per_address: 0,
+                max_waiting_rooms_per_address: 0,
+                tickets_per_minute: 0.0,
                 states_per_minute: 0.0,
                 room_loads_per_minute: 0.0,
-                ..GuardArgs::default()
+                ..ClientArgs::default()
             },
             ..LimitArgs::default()
         };

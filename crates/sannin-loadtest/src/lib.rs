@@ -109,7 +109,7 @@ pub struct LoadtestArgs {
     pub bot_concurrency: usize,
 
     /// In-process server only: the bots' pacing, `sannin serve --bot-min-move-ms`.
-    #[arg(long, default_value_t = LimitArgs::default().bot_min_move_ms)]
+    #[arg(long, default_value_t = LimitArgs::default().bots.bot_min_move_ms)]
     pub bot_min_move_ms: u64,
 
     /// External server only: its process id, for its CPU time and memory. Default:
@@ -183,7 +183,7 @@ impl Default for LoadtestArgs {
             bot_rooms: 0,
             bot_level: 3,
             bot_concurrency: 0,
-            bot_min_move_ms: LimitArgs::default().bot_min_move_ms,
+            bot_min_move_ms: LimitArgs::default().bots.bot_min_move_ms,
             server_pid: None,
             spectators: 0,
             idle: false,

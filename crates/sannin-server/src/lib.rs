@@ -42,7 +42,10 @@ mod token;
 
 pub use bots::BotSettings;
 pub use cluster::ClusterArgs;
-pub use config::{worker_threads, Config, GuardArgs, LimitArgs, ServeArgs, DEFAULT_SQLITE_URL};
+pub use config::{
+    worker_threads, AccountArgs, BotArgs, ChatArgs, ClientArgs, Config, ConnectionArgs, LimitArgs,
+    RoomArgs, ServeArgs, StorageArgs, WorkArgs, DEFAULT_SQLITE_URL,
+};
 pub use http::ApiError;
 pub use rooms::WAKE_SWEEP;
 pub use sannin_protocol::ErrorCode;

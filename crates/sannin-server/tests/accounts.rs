@@ -107,8 +107,8 @@ fn mu(v: &Value) -> f64 {
 /// its own).
 fn setup() -> Setup {
     Setup::default().limits(|l| {
-        l.logins_per_minute = 1000;
-        l.guards.player_lookups_per_minute = 0.0;
+        l.accounts.logins_per_minute = 1000;
+        l.clients.player_lookups_per_minute = 0.0;
     })
 }
 
@@ -612,7 +612,7 @@ async fn forget_ratings(db: &TestDb) {
 async fn login_brute_force_is_throttled() {
     let db = TestDb::sqlite();
     let server = Setup::default()
-        .limits(|l| l.logins_per_minute = 5)
+        .limits(|l| l.accounts.logins_per_minute = 5)
         .start(&db)
         .await;
     // Registration counts against the address too: register first, then guess.

@@ -8,7 +8,7 @@ use lettre::message::Mailbox;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 
 /// The flags of mail.
-#[derive(Debug, Clone, Default, clap::Args)]
+#[derive(Debug, Clone, PartialEq, clap::Args)]
 pub struct MailArgs {
     /// The SMTP server that sends the mail of account recovery:
     /// `smtp://user:password@host:587?tls=required` (STARTTLS), `smtps://…:465` (TLS),

@@ -6,7 +6,7 @@ use super::ClusterSettings;
 
 /// Cluster mode: several `sannin serve` nodes with the same PostgreSQL database and
 /// NATS serve one site (README "Scaling out").
-#[derive(Debug, Clone, Default, clap::Args)]
+#[derive(Debug, Clone, PartialEq, clap::Args)]
 pub struct ClusterArgs {
     /// NATS server (`nats://host:4222`) that joins this node to a cluster: every node
     /// with the same database and NATS serves the same site. Needs a PostgreSQL

@@ -35,7 +35,7 @@ https://*.push.services.mozilla.com,https://*.notify.windows.com,https://web.pus
 https://*.push.apple.com";
 
 /// Web Push flags.
-#[derive(Debug, Clone, clap::Args)]
+#[derive(Debug, Clone, PartialEq, clap::Args)]
 pub struct PushArgs {
     /// The push services whose endpoints a browser may subscribe with: origins
     /// separated by commas, `*.` standing for any subdomain. The server sends
@@ -55,16 +55,6 @@ pub struct PushArgs {
     /// Push requests sent at once.
     #[arg(long, env = "SANNIN_PUSH_CONCURRENCY", default_value_t = 16)]
     pub push_concurrency: usize,
-}
-
-impl Default for PushArgs {
-    fn default() -> Self {
-        PushArgs {
-            push_services: DEFAULT_SERVICES.to_string(),
-            push_contact: "mailto:sannin@localhost".to_string(),
-            push_concurrency: 16,
-        }
-    }
 }
 
 /// Web Push settings.

@@ -15,18 +15,14 @@ pub struct ReviewSettings {
 }
 
 impl Default for ReviewSettings {
+    /// The settings of the flags' defaults.
     fn default() -> ReviewSettings {
-        ReviewSettings {
-            workers: 1,
-            nodes: 60_000,
-            per_day: 20,
-            max_waiting: 100,
-        }
+        ReviewSettings::from_args(&ReviewArgs::default())
     }
 }
 
 /// Computer review flags.
-#[derive(Debug, Clone, clap::Args)]
+#[derive(Debug, Clone, PartialEq, clap::Args)]
 pub struct ReviewArgs {
     /// Computer reviews of finished games run at once on this node, each searching one
     /// position at a time on one core. 0: this node reviews nothing (a single node

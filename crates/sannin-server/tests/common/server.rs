@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use sannin_protocol::{RoomDetails, RoomSummary};
-use sannin_server::{Config, GuardArgs, LimitArgs, ManualTime};
+use sannin_server::{Config, ConnectionArgs, LimitArgs, ManualTime, RoomArgs};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
@@ -25,14 +25,17 @@ pub struct Setup {
 impl Default for Setup {
     fn default() -> Setup {
         Setup::with_limits(LimitArgs {
-            grace_seconds: 1.0,
-            rate_per_second: 1000.0,
-            rate_burst: 1000,
-            finished_idle_seconds: 0.5,
-            // Tests crowd rooms from one address; the cap has a test of its own.
-            guards: GuardArgs {
+            rooms: RoomArgs {
+                grace_seconds: 1.0,
+                finished_idle_seconds: 0.5,
+                // Tests crowd rooms from one address; the cap has a test of its own.
                 spectators_per_address: 0,
-                ..GuardArgs::default()
+                ..RoomArgs::default()
+            },
+            connections: ConnectionArgs {
+                rate_per_second: 1000.0,
+                rate_burst: 1000,
+                ..ConnectionArgs::default()
             },
             ..LimitArgs::default()
         })

@@ -10,7 +10,7 @@ use std::time::Duration;
 use common::*;
 use futures_util::SinkExt;
 use sannin_protocol::ClientMsg;
-use sannin_server::LimitArgs;
+use sannin_server::{ChatArgs, LimitArgs};
 use serde_json::json;
 use tokio::net::{TcpSocket, TcpStream};
 use tokio_tungstenite::tungstenite::Message;
@@ -51,10 +51,13 @@ struct Attack {
 /// reaches a spectator that reads.
 async fn attack(tweak: impl FnOnce(&mut LimitArgs)) -> Attack {
     let mut limits = LimitArgs {
-        chat_per_minute: 60_000.0,
-        chat_burst: 1_000,
-        spectator_chat_per_minute: 60_000.0,
-        spectator_chat_burst: 1_000,
+        chat: ChatArgs {
+            chat_per_minute: 60_000.0,
+            chat_burst: 1_000,
+            spectator_chat_per_minute: 60_000.0,
+            spectator_chat_burst: 1_000,
+            ..ChatArgs::default()
+        },
         ..LimitArgs::default()
     };
     tweak(&mut limits);
@@ -143,7 +146,7 @@ async fn readers_that_never_read_hold_little_memory() {
     );
     // Without the budget of fresh states, the bound in bytes of each socket's queue
     // alone holds the memory: the sockets that fall behind are dropped.
-    let a = attack(|l| l.guards.states_per_minute = 0.0).await;
+    let a = attack(|l| l.clients.states_per_minute = 0.0).await;
     assert!(
         a.grown_mb < 100,
         "without the budget of fresh states, the memory grew by {} MB",

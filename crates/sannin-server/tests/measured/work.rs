@@ -205,9 +205,9 @@ async fn three_addresses_cannot_keep_a_fourth_from_analysis() {
     let _alone = crate::alone().await;
     let (_db, server) = Setup::default()
         .limits(|l| {
-            l.analyse_concurrency = 1;
-            l.analyse_max_ms = 400;
-            l.analyse_per_minute = 0.0;
+            l.work.analyse_concurrency = 1;
+            l.work.analyse_max_ms = 400;
+            l.clients.analyse_per_minute = 0.0;
         })
         .sqlite()
         .await;

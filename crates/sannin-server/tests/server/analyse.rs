@@ -45,7 +45,7 @@ async fn analyse_finds_a_mate_in_one() {
 #[tokio::test]
 async fn analyse_plays_moves_first_and_caps_the_time() {
     let (_db, server) = Setup::default()
-        .limits(|l| l.analyse_max_ms = 200)
+        .limits(|l| l.work.analyse_max_ms = 200)
         .sqlite()
         .await;
     // The moves carry the game to the position after them, as /api/replay gives it.
@@ -76,7 +76,7 @@ async fn analyse_plays_moves_first_and_caps_the_time() {
 #[tokio::test]
 async fn analyse_errors_are_json() {
     let (_db, server) = Setup::default()
-        .limits(|l| l.analyse_per_minute = 0.0)
+        .limits(|l| l.clients.analyse_per_minute = 0.0)
         .sqlite()
         .await;
     let (status, v) = analyse(&server, json!({"position": "not a position"})).await;
@@ -110,9 +110,9 @@ async fn analyse_errors_are_json() {
 async fn analyse_busy_when_the_cap_is_taken() {
     let (_db, server) = Setup::default()
         .limits(|l| {
-            l.analyse_concurrency = 1;
-            l.analyse_max_ms = 60_000;
-            l.analyse_per_minute = 0.0;
+            l.work.analyse_concurrency = 1;
+            l.work.analyse_max_ms = 60_000;
+            l.clients.analyse_per_minute = 0.0;
         })
         .sqlite()
         .await;
@@ -155,7 +155,7 @@ async fn analyse_busy_when_the_cap_is_taken() {
 #[tokio::test]
 async fn analyse_budget_per_address() {
     let (_db, server) = Setup::default()
-        .limits(|l| l.analyse_per_minute = 2.0)
+        .limits(|l| l.clients.analyse_per_minute = 2.0)
         .sqlite()
         .await;
     for _ in 0..2 {

@@ -10,18 +10,27 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use sannin_protocol::{ClientMsg, ErrorCode, Event, RoomStatus, Seat, ServerMsg, State};
-use sannin_server::LimitArgs;
+use sannin_server::{BotArgs, ConnectionArgs, LimitArgs, RoomArgs};
 use serde_json::{json, Value};
 
 fn limits() -> LimitArgs {
     LimitArgs {
-        grace_seconds: 1.0,
-        rate_per_second: 1000.0,
-        rate_burst: 1000,
-        finished_idle_seconds: 30.0,
-        // No pacing: bots answer as fast as they choose (also alone in a room).
-        bot_min_move_ms: 0,
-        bot_only_min_move_ms: 0,
+        rooms: RoomArgs {
+            grace_seconds: 1.0,
+            finished_idle_seconds: 30.0,
+            ..RoomArgs::default()
+        },
+        bots: BotArgs {
+            // No pacing: bots answer as fast as they choose (also alone in a room).
+            bot_min_move_ms: 0,
+            bot_only_min_move_ms: 0,
+            ..BotArgs::default()
+        },
+        connections: ConnectionArgs {
+            rate_per_second: 1000.0,
+            rate_burst: 1000,
+            ..ConnectionArgs::default()
+        },
         ..LimitArgs::default()
     }
 }
@@ -330,7 +339,10 @@ async fn bots_are_added_and_removed_in_a_waiting_room() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_abandoning_player_is_replaced_by_a_bot_and_can_come_back() {
-    let (_db, server) = setup().limits(|l| l.grace_seconds = 0.5).sqlite().await;
+    let (_db, server) = setup()
+        .limits(|l| l.rooms.grace_seconds = 0.5)
+        .sqlite()
+        .await;
     let mut t = Table::new(
         &server,
         json!({"bot_takeover": true, "bot_takeover_level": 0}),
@@ -397,7 +409,10 @@ async fn an_abandoning_player_is_replaced_by_a_bot_and_can_come_back() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_takeover_abandonment_still_loses() {
-    let (_db, server) = setup().limits(|l| l.grace_seconds = 0.3).sqlite().await;
+    let (_db, server) = setup()
+        .limits(|l| l.rooms.grace_seconds = 0.3)
+        .sqlite()
+        .await;
     let mut t = Table::new(&server, json!({})).await;
     let a = t.players[0].state().legal[0].clone();
     let middle = t.players.remove(1);
@@ -423,7 +438,7 @@ async fn without_takeover_abandonment_still_loses() {
 async fn bots_survive_a_restart(db: TestDb) {
     // Slow pacing on the first server: the bot is still "thinking" when it dies.
     let server = setup()
-        .limits(|l| l.bot_min_move_ms = 5_000)
+        .limits(|l| l.bots.bot_min_move_ms = 5_000)
         .start(&db)
         .await;
     let (room, mut me) =
@@ -484,7 +499,10 @@ async fn bots_survive_a_restart_on_sqlite_and_postgres() {
 /// search that overruns a real limit).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bot_past_its_hard_limit_plays_a_random_action_instead_of_stalling() {
-    let (_db, server) = setup().limits(|l| l.bot_move_seconds = 0.0).sqlite().await;
+    let (_db, server) = setup()
+        .limits(|l| l.bots.bot_move_seconds = 0.0)
+        .sqlite()
+        .await;
     let (_room, mut me) =
         human_against_bots(&server, json!({"bots": {"middle": 3, "last": 3}})).await;
     let mut rng = Rng::new(9);

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use common::{Client, Setup, Table, TestDb, TestServer, TIMEOUT};
 use sannin_protocol::{ClockKind, Clocks, Event, ForfeitReason, RoomStatus, Seat, State};
-use sannin_server::{LimitArgs, ManualTime};
+use sannin_server::{ConnectionArgs, LimitArgs, ManualTime, RoomArgs};
 use serde_json::{json, Value};
 
 const T0: u64 = 1_000_000;
@@ -18,12 +18,18 @@ const HOUR: Duration = Duration::from_secs(3_600);
 
 fn limits() -> LimitArgs {
     LimitArgs {
-        // A live room would be forfeited after 1 s away: a correspondence one is not.
-        grace_seconds: 1.0,
-        rate_per_second: 1000.0,
-        rate_burst: 1000,
-        lag_credit_max_ms: 0,
-        sleep_after_seconds: 30.0,
+        rooms: RoomArgs {
+            // A live room would be forfeited after 1 s away: a correspondence one is not.
+            grace_seconds: 1.0,
+            lag_credit_max_ms: 0,
+            sleep_after_seconds: 30.0,
+            ..RoomArgs::default()
+        },
+        connections: ConnectionArgs {
+            rate_per_second: 1000.0,
+            rate_burst: 1000,
+            ..ConnectionArgs::default()
+        },
         ..LimitArgs::default()
     }
 }
@@ -362,7 +368,10 @@ async fn a_sleeping_room_holds_no_place_under_max_rooms() {
     let db = TestDb::sqlite();
     let time = ManualTime::new(T0);
     let server = Setup::with_limits(LimitArgs {
-        max_rooms: 3,
+        rooms: RoomArgs {
+            max_rooms: 3,
+            ..limits().rooms
+        },
         ..limits()
     })
     .time(time.clone())

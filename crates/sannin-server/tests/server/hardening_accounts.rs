@@ -299,7 +299,7 @@ async fn settled_games(server: &TestServer, name: &str, at_least: i64) -> i64 {
 async fn ratings_cannot_be_farmed_by_resigning_or_by_one_trio() {
     // The default limits but the look-ups, which this test polls.
     let (_db, server) = Setup::default()
-        .limits(|l| l.guards.player_lookups_per_minute = 0.0)
+        .limits(|l| l.clients.player_lookups_per_minute = 0.0)
         .sqlite()
         .await;
     let mut cookies = Vec::new();

@@ -13,23 +13,35 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use sannin_protocol::{ClientMsg, Event, RoomStatus, Seat, ServerMsg, State};
-use sannin_server::{LimitArgs, ManualTime};
+use sannin_server::{BotArgs, ClientArgs, ConnectionArgs, LimitArgs, ManualTime, RoomArgs};
 use serde_json::{json, Value};
 
 /// No per-address budgets (one test address creates every room), no pacing for
 /// people's bots, one search slot.
 fn limits() -> LimitArgs {
     LimitArgs {
-        grace_seconds: 30.0,
-        rate_per_second: 1000.0,
-        rate_burst: 1000,
-        finished_idle_seconds: 30.0,
-        rooms_per_minute: 0.0,
-        bot_rooms_per_minute: 0.0,
-        max_bot_only_rooms_per_address: 0,
-        bot_min_move_ms: 0,
-        bot_only_min_move_ms: 0,
-        bot_concurrency: 1,
+        rooms: RoomArgs {
+            grace_seconds: 30.0,
+            finished_idle_seconds: 30.0,
+            ..RoomArgs::default()
+        },
+        bots: BotArgs {
+            max_bot_only_rooms_per_address: 0,
+            bot_min_move_ms: 0,
+            bot_only_min_move_ms: 0,
+            bot_concurrency: 1,
+            ..BotArgs::default()
+        },
+        connections: ConnectionArgs {
+            rate_per_second: 1000.0,
+            rate_burst: 1000,
+            ..ConnectionArgs::default()
+        },
+        clients: ClientArgs {
+            rooms_per_minute: 0.0,
+            bot_rooms_per_minute: 0.0,
+            ..ClientArgs::default()
+        },
         ..LimitArgs::default()
     }
 }
@@ -120,7 +132,7 @@ async fn push_a_pawn(me: &mut Client) -> State {
 async fn a_person_s_bot_answers_before_a_flood_of_bot_rooms_searches() {
     const FLOOD: usize = 12;
     let (_db, server) = setup()
-        .limits(|l| l.max_bot_only_rooms = FLOOD)
+        .limits(|l| l.bots.max_bot_only_rooms = FLOOD)
         .sqlite()
         .await;
     flood(&server, FLOOD, 3).await;
@@ -228,7 +240,7 @@ async fn one_address_s_rooms_do_not_queue_ahead_of_everyone_s_bots() {
 async fn a_bot_s_clock_does_not_run_while_it_waits_for_a_search_slot() {
     let time = ManualTime::new(1_000);
     let setup = setup()
-        .limits(|l| l.max_bot_only_rooms = 6)
+        .limits(|l| l.bots.max_bot_only_rooms = 6)
         .time(time.clone());
     let db = TestDb::sqlite();
     let server = setup.start(&db).await;
@@ -318,9 +330,9 @@ async fn a_bot_s_clock_does_not_run_while_it_waits_for_a_search_slot() {
 async fn rooms_of_bots_alone_are_capped() {
     let (_db, server) = setup()
         .limits(|l| {
-            l.max_bot_only_rooms = 2;
+            l.bots.max_bot_only_rooms = 2;
             // Slow bots: the rooms stay unfinished during the test.
-            l.bot_only_min_move_ms = 60_000;
+            l.bots.bot_only_min_move_ms = 60_000;
         })
         .sqlite()
         .await;
@@ -354,11 +366,11 @@ async fn rooms_of_bots_alone_are_capped() {
 async fn one_address_cannot_take_every_room_of_bots_alone() {
     let (_db, server) = setup()
         .limits(|l| {
-            l.max_bot_only_rooms = 10;
-            l.max_bot_only_rooms_per_address = 2;
-            l.trusted_proxies = Some("127.0.0.1".into());
+            l.bots.max_bot_only_rooms = 10;
+            l.bots.max_bot_only_rooms_per_address = 2;
+            l.clients.trusted_proxies = Some("127.0.0.1".into());
             // Slow bots: the rooms stay unfinished during the test.
-            l.bot_only_min_move_ms = 60_000;
+            l.bots.bot_only_min_move_ms = 60_000;
         })
         .sqlite()
         .await;
@@ -408,7 +420,10 @@ async fn one_address_cannot_take_every_room_of_bots_alone() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_room_of_bots_alone_when_the_cap_is_zero() {
-    let (_db, server) = setup().limits(|l| l.max_bot_only_rooms = 0).sqlite().await;
+    let (_db, server) = setup()
+        .limits(|l| l.bots.max_bot_only_rooms = 0)
+        .sqlite()
+        .await;
     let (status, v) = server.post_json("/api/rooms", &three_bots(0)).await;
     assert_eq!(status, 429, "{v}");
     assert_eq!(TestServer::error_code(&v), "too_many_bot_only_rooms");
@@ -428,7 +443,7 @@ async fn no_room_of_bots_alone_when_the_cap_is_zero() {
 async fn a_room_of_bots_alone_moves_no_faster_than_its_pacing() {
     const PACE: Duration = Duration::from_millis(250);
     let (_db, server) = setup()
-        .limits(|l| l.bot_only_min_move_ms = PACE.as_millis() as u64)
+        .limits(|l| l.bots.bot_only_min_move_ms = PACE.as_millis() as u64)
         .sqlite()
         .await;
     let t0 = Instant::now();

@@ -15,7 +15,10 @@ use tokio::net::{TcpSocket, TcpStream};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_table_that_cannot_be_opened_makes_the_pool_wait_instead_of_spinning() {
-    let (_db, server) = Setup::default().limits(|l| l.max_rooms = 1).sqlite().await;
+    let (_db, server) = Setup::default()
+        .limits(|l| l.rooms.max_rooms = 1)
+        .sqlite()
+        .await;
     // The one place is taken: no table can be opened.
     server.create_room(json!({})).await;
     let mut tickets = Vec::new();
@@ -42,7 +45,7 @@ async fn a_table_that_cannot_be_opened_makes_the_pool_wait_instead_of_spinning()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_address_has_a_few_rooms_waiting_at_a_time() {
     let (_db, server) = Setup::default()
-        .limits(|l| l.max_waiting_rooms_per_address = 3)
+        .limits(|l| l.clients.max_waiting_rooms_per_address = 3)
         .sqlite()
         .await;
     let create = |from: usize| {
@@ -95,9 +98,9 @@ async fn answer(tcp: &mut TcpStream, wait: Duration) -> String {
 async fn one_address_cannot_take_every_connection_with_bodies_that_never_come() {
     let (_db, server) = Setup::default()
         .limits(|l| {
-            l.max_connections = 24;
-            l.max_connections_per_address = 16;
-            l.body_timeout_seconds = 1.0;
+            l.connections.max_connections = 24;
+            l.connections.max_connections_per_address = 16;
+            l.connections.body_timeout_seconds = 1.0;
         })
         .sqlite()
         .await;
@@ -144,7 +147,7 @@ async fn one_address_cannot_take_every_connection_with_bodies_that_never_come() 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn asking_for_a_review_takes_of_the_address_budget_first() {
     let (_db, server) = Setup::default()
-        .limits(|l| l.guards.replays_per_minute = 2.0)
+        .limits(|l| l.clients.replays_per_minute = 2.0)
         .sqlite()
         .await;
     let mut t = common::Table::new(&server, json!({})).await;
@@ -170,7 +173,7 @@ async fn asking_for_a_review_takes_of_the_address_budget_first() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_bots_playing_on_after_the_person_left_the_game_are_bots_alone() {
     let (_db, server) = Setup::default()
-        .limits(|l| l.max_bot_only_rooms_per_address = 1)
+        .limits(|l| l.bots.max_bot_only_rooms_per_address = 1)
         .sqlite()
         .await;
     let room = server
@@ -226,8 +229,8 @@ async fn two_bots_playing_on_after_the_person_left_the_game_are_bots_alone() {
 async fn a_ticket_that_may_bring_bots_spends_the_address_bot_rooms() {
     let (_db, server) = Setup::default()
         .limits(|l| {
-            l.bot_rooms_per_minute = 1.0;
-            l.bot_rooms_burst = 2;
+            l.clients.bot_rooms_per_minute = 1.0;
+            l.clients.bot_rooms_burst = 2;
         })
         .sqlite()
         .await;

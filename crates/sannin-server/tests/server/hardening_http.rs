@@ -65,9 +65,9 @@ async fn room_creation_spam_is_limited_per_client_address() {
     // Behind a trusted proxy on 127.0.0.1; the budget barely refills during the test.
     let (_db, server) = Setup::default()
         .limits(|l| {
-            l.trusted_proxies = Some("127.0.0.1".into());
-            l.rooms_per_minute = 0.001;
-            l.rooms_burst = 20;
+            l.clients.trusted_proxies = Some("127.0.0.1".into());
+            l.clients.rooms_per_minute = 0.001;
+            l.clients.rooms_burst = 20;
         })
         .sqlite()
         .await;
@@ -120,8 +120,8 @@ async fn room_creation_spam_is_limited_per_client_address() {
 async fn forwarded_for_is_ignored_without_a_trusted_proxy() {
     let (_db, server) = Setup::default()
         .limits(|l| {
-            l.rooms_per_minute = 0.001;
-            l.rooms_burst = 3;
+            l.clients.rooms_per_minute = 0.001;
+            l.clients.rooms_burst = 3;
         })
         .sqlite()
         .await;
@@ -141,10 +141,10 @@ async fn forwarded_for_is_ignored_without_a_trusted_proxy() {
 async fn rooms_with_bots_have_a_budget_of_their_own() {
     let (_db, server) = Setup::default()
         .limits(|l| {
-            l.rooms_per_minute = 0.001;
-            l.rooms_burst = 10;
-            l.bot_rooms_per_minute = 0.001;
-            l.bot_rooms_burst = 2;
+            l.clients.rooms_per_minute = 0.001;
+            l.clients.rooms_burst = 10;
+            l.clients.bot_rooms_per_minute = 0.001;
+            l.clients.bot_rooms_burst = 2;
         })
         .sqlite()
         .await;
@@ -184,8 +184,8 @@ async fn ws_connect(
 async fn websockets_are_capped_per_client_address() {
     let (_db, server) = Setup::default()
         .limits(|l| {
-            l.max_ws_per_address = 3;
-            l.trusted_proxies = Some("127.0.0.1".into());
+            l.clients.max_ws_per_address = 3;
+            l.clients.trusted_proxies = Some("127.0.0.1".into());
         })
         .sqlite()
         .await;
@@ -230,7 +230,7 @@ async fn closed_within(s: &mut TcpStream, within: Duration) -> bool {
 #[tokio::test]
 async fn slow_header_and_silent_connections_are_closed_after_the_header_timeout() {
     let (_db, server) = Setup::default()
-        .limits(|l| l.header_timeout_seconds = 1.0)
+        .limits(|l| l.connections.header_timeout_seconds = 1.0)
         .sqlite()
         .await;
     let mut silent = Vec::new();
@@ -293,8 +293,8 @@ async fn slow_header_and_silent_connections_are_closed_after_the_header_timeout(
 async fn connections_over_the_cap_are_refused_and_healthz_answers_once_idlers_go() {
     let (_db, server) = Setup::default()
         .limits(|l| {
-            l.max_connections = 4;
-            l.header_timeout_seconds = 1.5;
+            l.connections.max_connections = 4;
+            l.connections.header_timeout_seconds = 1.5;
         })
         .sqlite()
         .await;
@@ -435,7 +435,7 @@ async fn every_response_carries_the_security_headers() {
 #[tokio::test]
 async fn cross_site_pages_cannot_post_nor_open_websockets() {
     let (_db, server) = Setup::default()
-        .limits(|l| l.allowed_origins = Some("https://friends.example".into()))
+        .limits(|l| l.clients.allowed_origins = Some("https://friends.example".into()))
         .sqlite()
         .await;
     let http = reqwest::Client::new();
@@ -564,8 +564,8 @@ async fn api_errors_are_json_whatever_answers_them() {
 async fn websockets_hold_their_slot_of_the_connection_cap() {
     let (_db, server) = Setup::default()
         .limits(|l| {
-            l.max_connections = 4;
-            l.header_timeout_seconds = 1.0;
+            l.connections.max_connections = 4;
+            l.connections.header_timeout_seconds = 1.0;
         })
         .sqlite()
         .await;

@@ -99,8 +99,8 @@ async fn spectator_places_go_to_many_addresses() {
     // Room for 20 spectators, 8 a room per address.
     let (_db, server) = Setup::default()
         .limits(|l| {
-            l.max_connections_per_room = 20;
-            l.guards.spectators_per_address = 8;
+            l.rooms.max_connections_per_room = 20;
+            l.rooms.spectators_per_address = 8;
         })
         .sqlite()
         .await;
@@ -185,9 +185,9 @@ async fn reading_finished_rooms_has_a_budget_and_starts_no_room() {
     const BUDGET: usize = 10;
     let (_db, server) = Setup::default()
         .limits(|l| {
-            l.rooms_per_minute = 0.0;
-            l.finished_idle_seconds = 0.2;
-            l.guards.room_loads_per_minute = BUDGET as f64;
+            l.clients.rooms_per_minute = 0.0;
+            l.rooms.finished_idle_seconds = 0.2;
+            l.clients.room_loads_per_minute = BUDGET as f64;
         })
         .sqlite()
         .await;

@@ -57,8 +57,8 @@ async fn a_player_resumes_into_a_room_full_of_spectators() {
     let cap = 12;
     let (_db, server) = Setup::default()
         .limits(|l| {
-            l.max_connections_per_room = cap;
-            l.hello_seconds = 1.0;
+            l.rooms.max_connections_per_room = cap;
+            l.rooms.hello_seconds = 1.0;
         })
         .sqlite()
         .await;
@@ -123,8 +123,8 @@ async fn silent_sockets_give_their_place_up_to_watchers() {
     let time = ManualTime::new(0);
     let (_db, server) = Setup::default()
         .limits(|l| {
-            l.max_connections_per_room = cap;
-            l.hello_seconds = 0.5;
+            l.rooms.max_connections_per_room = cap;
+            l.rooms.hello_seconds = 0.5;
         })
         .time(time.clone())
         .sqlite()
@@ -157,8 +157,8 @@ async fn silent_sockets_give_their_place_up_to_watchers() {
 async fn ping_and_pong_floods_are_limited_and_closed() {
     let (_db, server) = Setup::default()
         .limits(|l| {
-            l.rate_per_second = 10.0;
-            l.rate_burst = 10;
+            l.connections.rate_per_second = 10.0;
+            l.connections.rate_burst = 10;
         })
         .sqlite()
         .await;
@@ -219,8 +219,8 @@ async fn reconnecting_does_not_refill_a_seats_budget() {
     let (burst, reconnects, per_socket) = (5u32, 15u32, 10u32);
     let (_db, server) = Setup::default()
         .limits(|l| {
-            l.rate_per_second = 1.0;
-            l.rate_burst = burst;
+            l.connections.rate_per_second = 1.0;
+            l.connections.rate_burst = burst;
         })
         .sqlite()
         .await;
@@ -259,10 +259,10 @@ async fn a_crowd_cannot_flood_the_spectators_chat() {
     let (room_burst, watchers, each) = (5u32, 50usize, 5usize);
     let (_db, server) = Setup::default()
         .limits(|l| {
-            l.spectator_chat_burst = room_burst;
-            l.spectator_chat_per_minute = 1.0;
-            l.chat_burst = 5;
-            l.chat_per_minute = 1.0;
+            l.chat.spectator_chat_burst = room_burst;
+            l.chat.spectator_chat_per_minute = 1.0;
+            l.chat.chat_burst = 5;
+            l.chat.chat_per_minute = 1.0;
         })
         .sqlite()
         .await;
@@ -472,7 +472,7 @@ async fn sockets_that_go_quiet_are_closed_and_those_that_answer_pings_stay() {
     // Pings every 200 ms: a socket that sends nothing at all (not even the pongs
     // its client owes) for three of them is dropped.
     let (_db, server) = Setup::default()
-        .limits(|l| l.ping_seconds = 0.2)
+        .limits(|l| l.connections.ping_seconds = 0.2)
         .sqlite()
         .await;
     let room = server.create_room(json!({})).await;
@@ -500,7 +500,7 @@ async fn players_busy_both_ways_are_not_pinged_and_spectators_are() {
     // messages and are sent some within every interval: they need no keep-alive ping.
     // A spectator only reads, so it is pinged each interval, and its answers keep it.
     let (_db, server) = Setup::default()
-        .limits(|l| l.ping_seconds = 0.6)
+        .limits(|l| l.connections.ping_seconds = 0.6)
         .sqlite()
         .await;
     let mut t = Table::new(&server, json!({})).await;
@@ -538,7 +538,7 @@ async fn players_busy_both_ways_are_not_pinged_and_spectators_are() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sockets_that_never_take_part_are_closed() {
     let (_db, server) = Setup::default()
-        .limits(|l| l.silent_socket_seconds = 1.0)
+        .limits(|l| l.connections.silent_socket_seconds = 1.0)
         .sqlite()
         .await;
     let room = server.create_room(json!({})).await;

@@ -78,7 +78,7 @@ fn seat_name<'a>(picture: &'a Value, room: &str, seat: &str) -> Option<&'a str> 
 async fn the_lobby_sees_tables_seats_and_pools_change_live() {
     let time = ManualTime::new(0);
     let (_db, server) = Setup::default()
-        .limits(|l| l.waiting_grace_seconds = 10.0)
+        .limits(|l| l.rooms.waiting_grace_seconds = 10.0)
         .time(time.clone())
         .sqlite()
         .await;

@@ -537,7 +537,7 @@ async fn staff_answer_to_admins_their_old_names_stay_theirs_and_bans_hold_in_mod
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_seat_report_names_the_address_of_whoever_sits_there() {
     let (db, server) = Setup::default()
-        .limits(|l| l.waiting_grace_seconds = 0.2)
+        .limits(|l| l.rooms.waiting_grace_seconds = 0.2)
         .sqlite()
         .await;
     let boss = register_from(&server, source(1), "boss").await;

@@ -164,7 +164,7 @@ async fn an_account_finds_its_games_on_any_device_and_takes_its_seat_back() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_input_and_the_budget() {
     let (_db, server) = Setup::default()
-        .limits(|l| l.my_games_per_minute = 3.0)
+        .limits(|l| l.clients.my_games_per_minute = 3.0)
         .sqlite()
         .await;
     let many: Vec<String> = (0..101).map(|i| format!("t{i}")).collect();

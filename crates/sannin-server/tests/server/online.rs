@@ -12,7 +12,7 @@ use sannin_protocol::{
     Seat, SeatMove, State,
 };
 use sannin_rules::{EndReason, Game, LossReason, Player};
-use sannin_server::{LimitArgs, ManualTime};
+use sannin_server::{ChatArgs, ConnectionArgs, LimitArgs, ManualTime, RoomArgs};
 use serde_json::json;
 use tokio_tungstenite::tungstenite::Message;
 
@@ -21,12 +21,18 @@ const T0: u64 = 1_000_000;
 
 fn limits() -> LimitArgs {
     LimitArgs {
-        grace_seconds: 30.0,
-        rate_per_second: 1000.0,
-        rate_burst: 1000,
-        finished_idle_seconds: 30.0,
-        // Clock tests that are not about lag: no credit, so charges are exact.
-        lag_credit_max_ms: 0,
+        rooms: RoomArgs {
+            grace_seconds: 30.0,
+            finished_idle_seconds: 30.0,
+            // Clock tests that are not about lag: no credit, so charges are exact.
+            lag_credit_max_ms: 0,
+            ..RoomArgs::default()
+        },
+        connections: ConnectionArgs {
+            rate_per_second: 1000.0,
+            rate_burst: 1000,
+            ..ConnectionArgs::default()
+        },
         ..LimitArgs::default()
     }
 }
@@ -216,7 +222,10 @@ async fn fischer_increment_and_byoyomi_periods() {
 async fn lag_credit_is_the_measured_round_trip_capped() {
     let db = TestDb::sqlite();
     let l = LimitArgs {
-        lag_credit_max_ms: 1_000,
+        rooms: RoomArgs {
+            lag_credit_max_ms: 1_000,
+            ..limits().rooms
+        },
         ..limits()
     };
     let (server, time) = start(&db, &l).await;
@@ -351,9 +360,12 @@ async fn draw_offer_decline_withdraw_expiry_and_agreement() {
 async fn chat_channels_history_and_limits() {
     let db = TestDb::sqlite();
     let l = LimitArgs {
-        chat_max_chars: 20,
-        chat_burst: 3,
-        chat_per_minute: 0.01,
+        chat: ChatArgs {
+            chat_max_chars: 20,
+            chat_burst: 3,
+            chat_per_minute: 0.01,
+            ..limits().chat
+        },
         ..limits()
     };
     let (server, _time) = start(&db, &l).await;

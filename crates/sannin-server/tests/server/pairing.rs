@@ -519,7 +519,7 @@ async fn tickets_survive_a_restart() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tickets_have_a_budget_per_address() {
     let (_db, server) = Setup::default()
-        .limits(|l| l.tickets_per_minute = 2.0)
+        .limits(|l| l.clients.tickets_per_minute = 2.0)
         .sqlite()
         .await;
     for _ in 0..2 {

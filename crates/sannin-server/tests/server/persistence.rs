@@ -86,7 +86,7 @@ async fn waiting_room_and_tokens_survive_restart_postgres() {
         return;
     };
     let mut setup = Setup::default();
-    setup.limits.grace_seconds = 30.0;
+    setup.limits.rooms.grace_seconds = 30.0;
     let server = setup.start(&db).await;
     let room = server.create_room(json!({})).await;
     let mut a = server.client(&room).await;

@@ -10,7 +10,7 @@ use sannin_protocol::{
     ClientMsg, ErrorCode, Event, RoomStatus, RulesEvent, Seat, Seats, ServerMsg,
 };
 use sannin_rules::{AllianceCause, LossReason, Player, Position};
-use sannin_server::{LimitArgs, ManualTime};
+use sannin_server::{ConnectionArgs, LimitArgs, ManualTime, RoomArgs};
 use serde_json::json;
 use tokio_tungstenite::tungstenite::Message;
 
@@ -357,7 +357,10 @@ async fn waiting_seat_freed_after_grace_and_leave() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_oversized_and_binary_frames() {
     let limits = LimitArgs {
-        max_message_bytes: 1024,
+        connections: ConnectionArgs {
+            max_message_bytes: 1024,
+            ..ConnectionArgs::default()
+        },
         ..LimitArgs::default()
     };
     let (_db, server) = server_with(limits).await;
@@ -394,8 +397,11 @@ async fn malformed_oversized_and_binary_frames() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn flood_beyond_rate_limit() {
     let limits = LimitArgs {
-        rate_per_second: 5.0,
-        rate_burst: 5,
+        connections: ConnectionArgs {
+            rate_per_second: 5.0,
+            rate_burst: 5,
+            ..ConnectionArgs::default()
+        },
         ..LimitArgs::default()
     };
     // The bucket refills on the server's time source: here, only when told.
@@ -430,8 +436,11 @@ async fn flood_beyond_rate_limit() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn room_limits() {
     let limits = LimitArgs {
-        max_rooms: 2,
-        max_connections_per_room: 2,
+        rooms: RoomArgs {
+            max_rooms: 2,
+            max_connections_per_room: 2,
+            ..RoomArgs::default()
+        },
         ..LimitArgs::default()
     };
     let (_db, server) = server_with(limits).await;
@@ -532,14 +541,20 @@ async fn http_surfaces_and_unknown_rooms() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn slow_client_is_dropped_and_can_resume() {
     let mut limits = LimitArgs {
-        send_queue: 8,
-        rate_per_second: 1e6,
-        rate_burst: 1_000_000,
-        grace_seconds: 30.0,
+        rooms: RoomArgs {
+            grace_seconds: 30.0,
+            ..RoomArgs::default()
+        },
+        connections: ConnectionArgs {
+            send_queue: 8,
+            rate_per_second: 1e6,
+            rate_burst: 1_000_000,
+            ..ConnectionArgs::default()
+        },
         ..LimitArgs::default()
     };
     // The queue is under test here, not the address's budget of fresh states.
-    limits.guards.states_per_minute = 0.0;
+    limits.clients.states_per_minute = 0.0;
     let (_db, server) = server_with(limits).await;
     let room = server.create_room(json!({})).await;
     let mut watcher = server.client(&room).await;

@@ -116,7 +116,7 @@ async fn chat_and_rematch_requests_survive_a_restart() {
 async fn lonely_waiting_rooms_expire() {
     let db = TestDb::sqlite();
     let server = Setup::default()
-        .limits(|l| l.waiting_room_ttl_seconds = 0.5)
+        .limits(|l| l.rooms.waiting_room_ttl_seconds = 0.5)
         .start(&db)
         .await;
     let lonely = server.create_room(json!({})).await;
@@ -157,8 +157,8 @@ async fn expired_waiting_rooms_are_not_restored() {
         .await;
     let server = Setup::default()
         .limits(|l| {
-            l.waiting_room_ttl_seconds = 0.3;
-            l.grace_seconds = 60.0;
+            l.rooms.waiting_room_ttl_seconds = 0.3;
+            l.rooms.grace_seconds = 60.0;
         })
         .start(&db)
         .await;

@@ -1,11 +1,11 @@
 //! Keeps the self-hosting files honest without Docker: `Dockerfile`, `.dockerignore`,
-//! `docker-compose.yml`, `.env.example` and the settings table of
+//! `docker-compose.yml`, `.env.example` and the settings tables of
 //! `docs/self-hosting.md` are checked against what the real binary says it reads
 //! (`sannin serve --help`, whose
 //! `[env: NAME=]` markers clap prints from the same attributes that read the
 //! environment) and against the repository's layout.
 //!
-//! After changing a setting of the server, refresh that table with
+//! After changing a setting of the server, refresh those tables with
 //! `SANNIN_BLESS=1 cargo test -p sannin --test binary selfhost`, then update `.env.example`
 //! and `docker-compose.yml` until this test passes.
 
@@ -47,6 +47,8 @@ const PUBLISHED_PORT: u16 = 8080;
 /// One option of a `--help` text.
 #[derive(Clone, Debug)]
 struct Setting {
+    /// The section of the help it is listed in (`Options`, `Rooms`, …).
+    heading: String,
     flag: String,
     var: Option<String>,
     default: Option<String>,
@@ -82,27 +84,29 @@ fn help_text(args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("utf-8 help")
 }
 
-/// Options of a clap help text, in order (both the one-line and the next-line layout).
+/// Options of a clap help text, in order (both the one-line and the next-line layout),
+/// each with the heading of its section (`Options:`, or a group's own heading).
 fn parse_help(text: &str) -> Vec<Setting> {
-    let mut blocks: Vec<Vec<&str>> = Vec::new();
-    let mut in_options = false;
+    let mut blocks: Vec<(&str, Vec<&str>)> = Vec::new();
+    let mut heading = None;
     for line in text.lines() {
-        if line.trim_end() == "Options:" {
-            in_options = true;
+        if !line.starts_with(' ') && line.trim_end().ends_with(':') {
+            heading = line.trim_end().strip_suffix(':');
             continue;
         }
-        if !in_options || line.trim().is_empty() {
+        let Some(heading) = heading else { continue };
+        if line.trim().is_empty() {
             continue;
         }
         if line.trim_start().starts_with('-') {
-            blocks.push(vec![line]);
-        } else if let Some(b) = blocks.last_mut() {
+            blocks.push((heading, vec![line]));
+        } else if let Some((_, b)) = blocks.last_mut() {
             b.push(line);
         }
     }
     blocks
         .into_iter()
-        .filter_map(|lines| {
+        .filter_map(|(heading, lines)| {
             let head = lines[0].trim();
             let flag = head
                 .split([' ', ','])
@@ -127,6 +131,7 @@ fn parse_help(text: &str) -> Vec<Setting> {
                 take_marker(&mut help, "[env: ").map(|v| v.split('=').next().unwrap().to_string());
             let default = take_marker(&mut help, "[default: ");
             Some(Setting {
+                heading: heading.to_string(),
                 flag,
                 var,
                 default,
@@ -1186,33 +1191,58 @@ const TABLE_END: &str = "<!-- settings:end -->";
 /// The page that holds the generated settings table.
 const SETTINGS_DOC: &str = "docs/self-hosting.md";
 
-/// The settings table of `docs/self-hosting.md`, from `sannin serve --help`.
+/// The settings tables of `docs/self-hosting.md`, from `sannin serve --help`: one per
+/// section of the help, under its heading, the variables read elsewhere in the first.
 fn settings_table() -> String {
     let cell = |s: &str| s.replace('|', "\\|");
-    let mut t = String::from(
-        "| Environment variable | Flag of `sannin serve` | Default | Meaning |\n|---|---|---|---|\n",
-    );
+    let mut headings: Vec<&str> = Vec::new();
     for s in serve_settings() {
-        let Some(var) = &s.var else { continue };
-        let default = s
-            .default
-            .as_ref()
-            .map_or("(see meaning)".to_string(), |d| format!("`{d}`"));
-        t.push_str(&format!(
-            "| `{var}` | `{}` | {default} | {}. |\n",
-            s.flag,
-            cell(s.help.trim_end_matches('.'))
-        ));
+        if s.var.is_some() && !headings.contains(&s.heading.as_str()) {
+            headings.push(&s.heading);
+        }
     }
-    for o in OTHER_SERVER_VARS {
+    let mut t = String::new();
+    for (i, heading) in headings.iter().enumerate() {
+        if i > 0 {
+            t.push('\n');
+        }
         t.push_str(&format!(
-            "| `{}` | — | `{}` | {}. |\n",
-            o.var,
-            o.default,
-            cell(o.help)
+            "**{heading}**\n\n| Environment variable | Flag of `sannin serve` | Default | Meaning |\n|---|---|---|---|\n"
         ));
+        for s in serve_settings().iter().filter(|s| s.heading == *heading) {
+            let Some(var) = &s.var else { continue };
+            let default = s
+                .default
+                .as_ref()
+                .map_or("(see meaning)".to_string(), |d| format!("`{d}`"));
+            t.push_str(&format!(
+                "| `{var}` | `{}` | {default} | {}. |\n",
+                s.flag,
+                cell(s.help.trim_end_matches('.'))
+            ));
+        }
+        if i == 0 {
+            for o in OTHER_SERVER_VARS {
+                t.push_str(&format!(
+                    "| `{}` | — | `{}` | {}. |\n",
+                    o.var,
+                    o.default,
+                    cell(o.help)
+                ));
+            }
+        }
     }
     t
+}
+
+/// The flags the rows of a settings table name (its second column).
+fn flags_of_rows(table: &str) -> BTreeSet<String> {
+    table
+        .lines()
+        .filter_map(|l| l.split(" | ").nth(1))
+        .filter_map(|c| c.strip_prefix("`--")?.strip_suffix('`'))
+        .map(|f| format!("--{f}"))
+        .collect()
 }
 
 #[test]
@@ -1236,9 +1266,13 @@ fn readme_settings_table_is_generated_from_the_help() {
         std::fs::write(root().join(SETTINGS_DOC), updated).unwrap();
         return;
     }
+    let (documented, flags) = (flags_of_rows(current), flags_of_rows(&table));
     panic!(
-        "{SETTINGS_DOC}'s settings table is out of date; run \
-         `SANNIN_BLESS=1 cargo test -p sannin --test binary selfhost` or paste:\n{table}"
+        "{SETTINGS_DOC}'s settings tables are out of date (flags without a row: {:?}; rows \
+         of flags that are gone: {:?}); run \
+         `SANNIN_BLESS=1 cargo test -p sannin --test binary selfhost` or paste:\n{table}",
+        flags.difference(&documented).collect::<Vec<_>>(),
+        documented.difference(&flags).collect::<Vec<_>>(),
     );
 }
 
@@ -1261,10 +1295,20 @@ fn helpers_read_what_they_claim() {
     assert_eq!(df.all(0, "RUN"), vec!["x y"]);
     assert_eq!(df.env(1).get("K").map(String::as_str), Some("v"));
     let help =
-        "Options:\n      --rooms <ROOMS>  Rooms to play [default: 100]\n      --x <X>\n          \
-                Thing [env: X_Y=] [default: 1]\n  -h, --help  Print help\n";
+        "Run it: the server\n\nUsage: x [OPTIONS]\n\nOptions:\n      --rooms <ROOMS>  Rooms to \
+                play [default: 100]\n      --x <X>\n          Thing [env: X_Y=] [default: 1]\n  \
+                -h, --help  Print help\n\nClient budgets:\n      --y <Y>  Why [env: Y=]\n";
     let s = parse_help(help);
-    assert_eq!(s.len(), 3);
+    assert_eq!(s.len(), 4);
+    assert_eq!(s[2].heading, "Options");
+    assert_eq!(
+        (s[3].heading.as_str(), s[3].flag.as_str()),
+        ("Client budgets", "--y")
+    );
+    assert_eq!(
+        flags_of_rows("| `Y` | `--y` | `1` | Why. |\n| `RUST_LOG` | — | `info` | Logs. |"),
+        BTreeSet::from(["--y".to_string()])
+    );
     assert_eq!(
         (s[0].flag.as_str(), s[0].help.as_str()),
         ("--rooms", "Rooms to play")
