@@ -24,12 +24,12 @@ use crate::cluster::Cluster;
 use crate::config::Config;
 use crate::limits::{Budgets, ClientAddr, Refused};
 use crate::metrics::Metrics;
-use crate::moderation::db::ModDb;
+use crate::moderation::store::ModDb;
 use crate::moderation::Sanctions;
-use crate::pairing::{NoShow, Pairing, PairingApi, PoolId, Tables};
+use crate::pairing::{NoShow, Pairing, PairingApi, PoolId, TableOpener};
 use crate::push::Push;
-use crate::room::{Notice, NoticeKind, Registry, Room, RoomError, RoomHandle, RoomSettings};
-use crate::rooms::{Rooms, RoomsParts};
+use crate::registry::{Registry, RegistryParts};
+use crate::room::{Host, Notice, NoticeKind, Room, RoomError, RoomHandle, RoomSettings};
 use crate::store::column::Json as _;
 use crate::store::{Store, StoredSeat};
 use futures_util::future::BoxFuture;
@@ -46,7 +46,7 @@ pub struct Shared {
     /// Runs the bots' searches of every room (bounded concurrency).
     pub bots: Arc<Bots>,
     /// The rooms of this node.
-    pub rooms: Arc<Rooms>,
+    pub rooms: Arc<Registry>,
     /// Cancelled on shutdown (the rooms' token); rooms then close their connections
     /// and stop.
     pub shutdown: CancellationToken,
@@ -92,9 +92,9 @@ impl Shared {
             node: c.node.clone(),
         });
         Arc::new_cyclic(|me: &std::sync::Weak<Shared>| {
-            let registry: std::sync::Weak<dyn Registry> = me.clone();
-            let rooms = Arc::new(Rooms::new(
-                RoomsParts {
+            let host: std::sync::Weak<dyn Host> = me.clone();
+            let rooms = Arc::new(Registry::new(
+                RegistryParts {
                     config: Arc::new(config.room_config()),
                     store: store.clone(),
                     metrics: metrics.clone(),
@@ -102,7 +102,7 @@ impl Shared {
                     max_open: config.max_rooms,
                     sanctions: Arc::new(Sanctions::default()),
                 },
-                registry,
+                host,
             ));
             let matcher = Arc::new(Pairing::new(
                 store.clone(),
@@ -241,7 +241,7 @@ impl Shared {
             None => self.rooms.summaries_after(after, n, &keep),
         };
         // The waiting rooms that sleep are listed too.
-        crate::rooms::merge_summaries(awake, self.rooms.dormant.after(after, n, &keep), n)
+        crate::registry::merge_summaries(awake, self.rooms.dormant.after(after, n, &keep), n)
     }
 
     /// Whether room `id` runs on this node (or sleeps) and has not started.
@@ -311,7 +311,7 @@ fn start_position(written: Option<&str>) -> Result<Option<Position>, RoomError> 
     Ok(Some(p))
 }
 
-impl Registry for Shared {
+impl Host for Shared {
     fn room_closed(&self) {
         self.rooms.room_closed();
     }
@@ -356,7 +356,7 @@ impl Registry for Shared {
 #[derive(Debug)]
 struct PairedTables(std::sync::Weak<Shared>);
 
-impl Tables for PairedTables {
+impl TableOpener for PairedTables {
     fn open(
         &self,
         pool: PoolId,

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::bots::BotSettings;
-use crate::cluster::{cluster_settings, ClusterArgs};
+use crate::bots::BotConfig;
+use crate::cluster::{cluster_config, ClusterArgs};
 use crate::time::{SystemTime, TimeSource};
 
 mod accounts;
@@ -190,7 +190,7 @@ pub struct Config {
     /// Time source of the game clocks (tests inject a [`crate::ManualTime`]).
     pub time: Arc<dyn TimeSource>,
     /// How bots run: hard limit per move, pacing, concurrent searches.
-    pub bots: BotSettings,
+    pub bots: BotConfig,
     /// Default level of a bot taking over from a player who abandons.
     pub bot_takeover_level: sannin_bot::Level,
     /// Per-address budgets, trusted proxies and allowed origins.
@@ -198,15 +198,15 @@ pub struct Config {
     /// The listener's limits: total connections, header and handshake timeouts.
     pub listener: crate::net::ListenerLimits,
     /// How `POST /api/analyse` is bounded.
-    pub analysis: crate::bots::AnalysisSettings,
+    pub analysis: crate::bots::AnalysisConfig,
     /// Log-in limits and the session cookie.
-    pub accounts: crate::accounts::AccountSettings,
+    pub accounts: crate::accounts::AccountConfig,
     /// Cluster mode (`--nats-url`); None: a single node.
-    pub cluster: Option<crate::cluster::ClusterSettings>,
+    pub cluster: Option<crate::cluster::ClusterConfig>,
     /// Web Push notifications.
-    pub push: crate::push::PushSettings,
+    pub push: crate::push::PushConfig,
     /// Computer reviews of finished games.
-    pub review: crate::review::ReviewSettings,
+    pub review: crate::review::ReviewConfig,
 }
 
 /// Default SQLite database, relative to the working directory.
@@ -247,9 +247,9 @@ impl Config {
             .unwrap_or_else(|| DEFAULT_SQLITE_URL.to_string());
         let mut config =
             Config::from_parts(url, args.static_dir.clone(), &args.storage, &args.limits);
-        config.cluster = cluster_settings(&args.cluster);
-        config.push = crate::push::PushSettings::from_args(&args.push);
-        config.review = crate::review::ReviewSettings::from_args(&args.review);
+        config.cluster = cluster_config(&args.cluster);
+        config.push = crate::push::PushConfig::from_args(&args.push);
+        config.review = crate::review::ReviewConfig::from_args(&args.review);
         config.accounts.mail = args.mail.clone();
         config.metrics_token = args.metrics_token.clone().filter(|t| !t.is_empty());
         config
@@ -301,7 +301,7 @@ impl Config {
             spectator_chat_burst: chat.spectator_chat_burst.max(1),
             chat_mute: secs(chat.chat_mute_seconds),
             time: Arc::new(SystemTime::new()),
-            bots: BotSettings {
+            bots: BotConfig {
                 move_limit: secs(bots.bot_move_seconds),
                 min_move: Duration::from_millis(bots.bot_min_move_ms),
                 concurrency: match bots.bot_concurrency {
@@ -323,11 +323,11 @@ impl Config {
                 ws_handshake_timeout: secs(conn.ws_handshake_timeout_seconds)
                     .max(Duration::from_millis(100)),
             },
-            analysis: crate::bots::AnalysisSettings {
+            analysis: crate::bots::AnalysisConfig {
                 max_time: Duration::from_millis(l.work.analyse_max_ms),
                 concurrency: l.work.analyse_concurrency,
             },
-            accounts: crate::accounts::AccountSettings {
+            accounts: crate::accounts::AccountConfig {
                 logins_per_minute: l.accounts.logins_per_minute,
                 cookie_secure: l.accounts.cookie_secure,
                 hashing_concurrency: l.work.password_hashing_concurrency,
@@ -335,8 +335,8 @@ impl Config {
                 mail: crate::accounts::mail::MailArgs::default(),
             },
             cluster: None,
-            push: crate::push::PushSettings::default(),
-            review: crate::review::ReviewSettings::default(),
+            push: crate::push::PushConfig::default(),
+            review: crate::review::ReviewConfig::default(),
         }
     }
 

@@ -31,23 +31,23 @@ mod net;
 pub mod pairing;
 pub mod push;
 mod record;
+mod registry;
 pub mod review;
 mod room;
-mod rooms;
 mod store;
 #[cfg(test)]
 mod testing;
 pub mod time;
 mod token;
 
-pub use bots::BotSettings;
+pub use bots::BotConfig;
 pub use cluster::ClusterArgs;
 pub use config::{
     worker_threads, AccountArgs, BotArgs, ChatArgs, ClientArgs, Config, ConnectionArgs, LimitArgs,
     RoomArgs, ServeArgs, StorageArgs, WorkArgs, DEFAULT_SQLITE_URL,
 };
 pub use http::ApiError;
-pub use rooms::WAKE_SWEEP;
+pub use registry::WAKE_SWEEP;
 pub use sannin_protocol::ErrorCode;
 pub use store::migrations::migrator;
 pub use store::{ActionKind, Store, StoredAction};

@@ -8,10 +8,10 @@
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use sannin_server::accounts::db::Db;
 use sannin_server::accounts::recovery::Purpose;
+use sannin_server::accounts::store::Db;
 use sannin_server::moderation::actions::{self, ActionRequest};
-use sannin_server::moderation::db::ModDb;
+use sannin_server::moderation::store::ModDb;
 use sannin_server::moderation::ModError;
 use sannin_server::moderation::{reports, Role};
 use sannin_server::Store;

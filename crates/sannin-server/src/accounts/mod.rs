@@ -23,15 +23,15 @@ use crate::limits::{Budget, Refused};
 use crate::store::Store;
 use crate::token::hash_token;
 
-pub mod db;
 pub mod mail;
 pub mod names;
 pub mod password;
 pub mod rating;
 pub mod recovery;
-pub mod sockets;
+pub mod sessions;
+pub mod store;
 
-pub use db::{Account, Db};
+pub use store::{Account, Db};
 
 /// What the accounts refuse or fail at.
 #[derive(Debug, thiserror::Error)]
@@ -103,7 +103,7 @@ pub enum CookieSecure {
 
 /// The accounts' settings.
 #[derive(Debug, Clone)]
-pub struct AccountSettings {
+pub struct AccountConfig {
     /// Log-in attempts per minute per client address and per account name (0: no cap).
     pub logins_per_minute: u32,
     /// When the cookie is `Secure`.
@@ -124,9 +124,9 @@ pub struct Accounts {
     /// The places where passwords are hashed and checked.
     pub hashing: Arc<password::Hashing>,
     /// The WebSockets of each session, closed when it ends.
-    pub sockets: sockets::SessionSockets,
+    pub sockets: sessions::SessionSockets,
     store: Store,
-    settings: AccountSettings,
+    settings: AccountConfig,
     /// Mail for account recovery: None without `--smtp-url`.
     pub mailer: Option<mail::Mailer>,
     /// Attempts (log in, register, change password) by client address and by name,
@@ -168,7 +168,7 @@ impl Accounts {
     /// attempts are counted there, for every node at once.
     pub fn new(
         store: &Store,
-        settings: AccountSettings,
+        settings: AccountConfig,
         mailer: Option<mail::Mailer>,
         site: Option<&Store>,
     ) -> Accounts {
@@ -178,7 +178,7 @@ impl Accounts {
             db: Db::new(store),
             hashing: Arc::new(password::Hashing::new(settings.hashing_concurrency)),
             mailer,
-            sockets: sockets::SessionSockets::default(),
+            sockets: sessions::SessionSockets::default(),
             store: store.clone(),
             settings,
             attempts: Budget::site("log-in attempts", quota, site),
@@ -186,7 +186,7 @@ impl Accounts {
     }
 
     /// The settings.
-    pub fn settings(&self) -> &AccountSettings {
+    pub fn settings(&self) -> &AccountConfig {
         &self.settings
     }
 

@@ -2,7 +2,7 @@
 //! password"): an account's address, and the one-use links mailed to verify it or to
 //! set a new password (each token stored as its sha256 only).
 
-use super::db::{name_key, set_password_in, Db};
+use super::store::{name_key, set_password_in, Db};
 use crate::store::unix_ms;
 use crate::token::{hash_token, new_token};
 

@@ -11,7 +11,7 @@ use crate::history::{self, ReplayError};
 
 /// How analysis is bounded (`--analyse-max-ms`, `--analyse-concurrency`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AnalysisSettings {
+pub struct AnalysisConfig {
     /// Longest search; a request asking more gets this.
     pub max_time: Duration,
     /// Most searches at once (0: analysis is off, every request is busy).

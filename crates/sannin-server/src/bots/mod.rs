@@ -26,10 +26,10 @@
 //!
 //! A room asks for one search at a time (the bot to move), and drops its request when
 //! the game moves on, so serving requests first come first served is already round
-//! robin among rooms. Rooms fall in two queues ([`Table`]):
+//! robin among rooms. Rooms fall in two queues ([`Seated`]):
 //!
 //! - a room where a person is seated queues for a slot directly;
-//! - a room of bots alone ([`Table::BotsOnly`]) must first take the single place of
+//! - a room of bots alone ([`Seated::BotsOnly`]) must first take the single place of
 //!   the *bot-only lane*, and only then queues for a slot (giving the lane up as soon
 //!   as it has one). So at most one bot-only request waits among the slot's waiters.
 //!
@@ -86,11 +86,11 @@ use crate::limits::ClientAddr;
 use crate::time::TimeSource;
 
 mod analysis;
-pub use analysis::{analysis_json, game_of, AnalysisSettings};
+pub use analysis::{analysis_json, game_of, AnalysisConfig};
 
 /// How bots run on this server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BotSettings {
+pub struct BotConfig {
     /// Hard limit on one bot move: past it a random legal action is played.
     pub move_limit: Duration,
     /// Shortest time between a bot's turn starting and its action (cosmetic pacing).
@@ -98,15 +98,15 @@ pub struct BotSettings {
     /// Most bot searches running at once (at least 1).
     pub concurrency: usize,
     /// Shortest time between a bot's turn starting and its action in a room where no
-    /// human is seated ([`Table::BotsOnly`]).
+    /// human is seated ([`Seated::BotsOnly`]).
     pub bot_only_min_move: Duration,
     /// Most rooms of bots alone not finished at once; creating one more is refused.
     pub max_bot_only_rooms: usize,
 }
 
-impl Default for BotSettings {
-    fn default() -> BotSettings {
-        BotSettings {
+impl Default for BotConfig {
+    fn default() -> BotConfig {
+        BotConfig {
             move_limit: Duration::from_secs(10),
             min_move: Duration::ZERO,
             concurrency: default_concurrency(),
@@ -127,7 +127,7 @@ pub fn default_concurrency() -> usize {
 
 /// Who sits at a bot's table: which queue its searches wait in (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Table {
+pub enum Seated {
     /// A person plays at least one seat.
     WithHuman,
     /// Every seat is played by a bot (chosen at creation, or standing in for a player
@@ -135,22 +135,22 @@ pub enum Table {
     BotsOnly,
 }
 
-impl Table {
+impl Seated {
     /// Both, in the order of the metrics' labels.
-    pub const ALL: [Table; 2] = [Table::WithHuman, Table::BotsOnly];
+    pub const ALL: [Seated; 2] = [Seated::WithHuman, Seated::BotsOnly];
 
     /// The `rooms` label of the metrics.
     pub fn label(self) -> &'static str {
         match self {
-            Table::WithHuman => "with_human",
-            Table::BotsOnly => "bots_only",
+            Seated::WithHuman => "with_human",
+            Seated::BotsOnly => "bots_only",
         }
     }
 
     fn i(self) -> usize {
         match self {
-            Table::WithHuman => 0,
-            Table::BotsOnly => 1,
+            Seated::WithHuman => 0,
+            Seated::BotsOnly => 1,
         }
     }
 }
@@ -159,32 +159,32 @@ impl Table {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Queue {
     /// Who sits at the table.
-    pub table: Table,
+    pub table: Seated,
     /// The client address that created the room, whose lane the search takes first
     /// (`None`: not known, e.g. a room restored after a restart).
     pub owner: Option<ClientAddr>,
 }
 
-impl From<Table> for Queue {
-    fn from(table: Table) -> Queue {
+impl From<Seated> for Queue {
+    fn from(table: Seated) -> Queue {
         Queue { table, owner: None }
     }
 }
 
 /// The lanes of the addresses with a search asked, one for each kind of table, each
 /// one place.
-type Lanes = Arc<Mutex<HashMap<(ClientAddr, Table), Arc<Semaphore>>>>;
+type Lanes = Arc<Mutex<HashMap<(ClientAddr, Seated), Arc<Semaphore>>>>;
 
 /// An address's lane, held while a search of its rooms waits for it or in it; the
 /// last holder removes it from [`Lanes`].
 struct Lane {
     lanes: Lanes,
-    owner: (ClientAddr, Table),
+    owner: (ClientAddr, Seated),
     place: Arc<Semaphore>,
 }
 
 impl Lane {
-    fn of(lanes: &Lanes, owner: (ClientAddr, Table)) -> Lane {
+    fn of(lanes: &Lanes, owner: (ClientAddr, Seated)) -> Lane {
         let mut m = lanes.lock().unwrap_or_else(|e| e.into_inner());
         let place = m
             .entry(owner)
@@ -319,9 +319,9 @@ pub struct BotStats {
     pub waiting: AtomicI64,
     /// Total search time, microseconds.
     pub search_micros: AtomicU64,
-    /// Bots waiting for a search slot now, by [`Table`].
+    /// Bots waiting for a search slot now, by [`Seated`].
     pub waiting_by_table: [AtomicI64; 2],
-    /// Searches that ended (timed out or not), by [`Table`].
+    /// Searches that ended (timed out or not), by [`Seated`].
     pub searches: [AtomicU64; 2],
     /// Rooms of bots alone refused for `--max-bot-only-rooms`.
     pub bot_only_rooms_refused: AtomicU64,
@@ -333,7 +333,7 @@ type Chooser = fn(&Game, Level, u64, Limits) -> Option<Action>;
 /// Runs bot searches for every room of the server (cheap to clone).
 #[derive(Debug, Clone)]
 pub struct Bots {
-    settings: BotSettings,
+    settings: BotConfig,
     /// The search slots: `concurrency` permits, handed out first come first served.
     slots: Arc<Semaphore>,
     /// The one place from which a room of bots alone may queue for a slot.
@@ -348,8 +348,8 @@ pub struct Bots {
 
 impl Bots {
     /// A runner with these settings (`concurrency` 0 is taken as 1).
-    pub fn new(settings: BotSettings) -> Bots {
-        let settings = BotSettings {
+    pub fn new(settings: BotConfig) -> Bots {
+        let settings = BotConfig {
             concurrency: settings.concurrency.max(1),
             ..settings
         };
@@ -365,7 +365,7 @@ impl Bots {
     }
 
     /// The settings in force.
-    pub fn settings(&self) -> BotSettings {
+    pub fn settings(&self) -> BotConfig {
         self.settings
     }
 
@@ -393,7 +393,7 @@ impl Bots {
         };
         let plain = |v: String| vec![(String::new(), v)];
         let by_table = |f: &dyn Fn(usize) -> String| {
-            Table::ALL
+            Seated::ALL
                 .iter()
                 .map(|t| (format!("{{rooms=\"{}\"}}", t.label()), f(t.i())))
                 .collect::<Vec<_>>()
@@ -510,8 +510,8 @@ impl Bots {
                 None => None,
             };
             let _lane = match table {
-                Table::WithHuman => None,
-                Table::BotsOnly => self.bot_only_lane.acquire().await.ok(),
+                Seated::WithHuman => None,
+                Seated::BotsOnly => self.bot_only_lane.acquire().await.ok(),
             };
             self.slots.clone().acquire_owned().await.ok()
         };
@@ -574,10 +574,10 @@ impl Bots {
     }
 
     /// The shortest time from a bot being asked to its answer.
-    pub fn pacing(&self, table: Table) -> Duration {
+    pub fn pacing(&self, table: Seated) -> Duration {
         match table {
-            Table::WithHuman => self.settings.min_move,
-            Table::BotsOnly => self.settings.min_move.max(self.settings.bot_only_min_move),
+            Seated::WithHuman => self.settings.min_move,
+            Seated::BotsOnly => self.settings.min_move.max(self.settings.bot_only_min_move),
         }
     }
 

@@ -4,8 +4,8 @@
 use super::*;
 use crate::time::{ManualTime, SystemTime};
 
-fn settings(limit_ms: u64, concurrency: usize) -> BotSettings {
-    BotSettings {
+fn settings(limit_ms: u64, concurrency: usize) -> BotConfig {
+    BotConfig {
         move_limit: Duration::from_millis(limit_ms),
         min_move: Duration::ZERO,
         concurrency,
@@ -24,7 +24,7 @@ fn standstill() -> Arc<Standstill> {
 
 /// A search in a room with a person seated.
 fn think(bots: &Bots, game: Game, n: u8, seed: u64) -> Thinking {
-    bots.think(game, level(n), seed, Table::WithHuman, standstill(), None)
+    bots.think(game, level(n), seed, Seated::WithHuman, standstill(), None)
 }
 
 #[tokio::test]
@@ -54,7 +54,7 @@ async fn same_room_and_ply_same_choice() {
                 game.clone(),
                 level(2),
                 seed(room, ply),
-                Table::BotsOnly,
+                Seated::BotsOnly,
                 standstill(),
                 None,
             )
@@ -136,7 +136,7 @@ async fn a_bot_on_the_clock_spends_its_share_of_the_time_left() {
             Game::new(),
             level(4),
             1,
-            Table::WithHuman,
+            Seated::WithHuman,
             standstill(),
             Some(sannin_bot::ClockTime {
                 remaining: Duration::from_millis(remaining_ms),
@@ -213,7 +213,7 @@ async fn concurrency_is_capped() {
 async fn a_person_s_bot_goes_before_queued_rooms_of_bots_alone() {
     let bots = Bots::new(settings(5_000, 1)).with_chooser(slowish);
     let done = Arc::new(Mutex::new(Vec::new()));
-    let ask = |name: &'static str, table: Table| {
+    let ask = |name: &'static str, table: Seated| {
         let (bots, done) = (bots.clone(), done.clone());
         tokio::spawn(async move {
             let m = bots
@@ -223,12 +223,12 @@ async fn a_person_s_bot_goes_before_queued_rooms_of_bots_alone() {
             done.lock().unwrap().push(name);
         })
     };
-    let mut tasks = vec![ask("running", Table::WithHuman)];
+    let mut tasks = vec![ask("running", Seated::WithHuman)];
     for (name, table) in [
-        ("bots 1", Table::BotsOnly),
-        ("bots 2", Table::BotsOnly),
-        ("bots 3", Table::BotsOnly),
-        ("person", Table::WithHuman),
+        ("bots 1", Seated::BotsOnly),
+        ("bots 2", Seated::BotsOnly),
+        ("bots 3", Seated::BotsOnly),
+        ("person", Seated::WithHuman),
     ] {
         // Each request is in its queue before the next is made.
         tokio::time::sleep(Duration::from_millis(5)).await;
@@ -260,7 +260,7 @@ async fn searches_go_round_the_addresses() {
     let ask = |name: &'static str, owner: Option<ClientAddr>| {
         let (bots, done) = (bots.clone(), done.clone());
         let queue = Queue {
-            table: Table::WithHuman,
+            table: Seated::WithHuman,
             owner,
         };
         tokio::spawn(async move {
@@ -306,7 +306,7 @@ async fn a_dropped_request_leaves_the_queue() {
         Game::new(),
         level(2),
         2,
-        Table::BotsOnly,
+        Seated::BotsOnly,
         standstill(),
         None,
     );
@@ -322,7 +322,7 @@ async fn a_dropped_request_leaves_the_queue() {
             Game::new(),
             level(2),
             3,
-            Table::BotsOnly,
+            Seated::BotsOnly,
             standstill(),
             None,
         )
@@ -361,7 +361,7 @@ async fn a_bot_s_clock_stands_while_it_waits_for_a_slot() {
     let running = tokio::spawn(think(&bots, Game::new(), 2, 1));
     tokio::time::sleep(Duration::from_millis(5)).await;
     let s = Standstill::new(Arc::new(time.clone()));
-    let mut waiting = bots.think(Game::new(), level(2), 2, Table::WithHuman, s.clone(), None);
+    let mut waiting = bots.think(Game::new(), level(2), 2, Seated::WithHuman, s.clone(), None);
     assert!(futures_poll_once(&mut waiting).await.is_none());
     assert!(s.standing());
     time.advance(Duration::from_secs(30));
@@ -378,7 +378,7 @@ async fn a_bot_s_clock_stands_while_it_waits_for_a_slot() {
 
 #[tokio::test]
 async fn pacing_waits_for_min_move() {
-    let bots = Bots::new(BotSettings {
+    let bots = Bots::new(BotConfig {
         min_move: Duration::from_millis(200),
         ..settings(5_000, 1)
     });
@@ -390,20 +390,20 @@ async fn pacing_waits_for_min_move() {
 
 #[tokio::test]
 async fn rooms_of_bots_alone_are_paced_by_their_own_interval() {
-    let bots = Bots::new(BotSettings {
+    let bots = Bots::new(BotConfig {
         min_move: Duration::from_millis(10),
         bot_only_min_move: Duration::from_millis(250),
         ..settings(5_000, 1)
     });
-    assert_eq!(bots.pacing(Table::WithHuman), Duration::from_millis(10));
-    assert_eq!(bots.pacing(Table::BotsOnly), Duration::from_millis(250));
+    assert_eq!(bots.pacing(Seated::WithHuman), Duration::from_millis(10));
+    assert_eq!(bots.pacing(Seated::BotsOnly), Duration::from_millis(250));
     let t = std::time::Instant::now();
     let m = bots
         .think(
             Game::new(),
             level(0),
             1,
-            Table::BotsOnly,
+            Seated::BotsOnly,
             standstill(),
             None,
         )
@@ -414,7 +414,7 @@ async fn rooms_of_bots_alone_are_paced_by_their_own_interval() {
 
 #[test]
 fn places_for_rooms_of_bots_alone_are_capped() {
-    let bots = Bots::new(BotSettings {
+    let bots = Bots::new(BotConfig {
         max_bot_only_rooms: 2,
         ..settings(5_000, 1)
     });
@@ -429,7 +429,7 @@ fn places_for_rooms_of_bots_alone_are_capped() {
         bots.stats().bot_only_rooms_refused.load(Ordering::Relaxed),
         2
     );
-    let none = Bots::new(BotSettings {
+    let none = Bots::new(BotConfig {
         max_bot_only_rooms: 0,
         ..settings(5_000, 1)
     });

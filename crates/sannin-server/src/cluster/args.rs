@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use super::ClusterSettings;
+use super::ClusterConfig;
 
 /// Cluster mode: several `sannin serve` nodes with the same PostgreSQL database and
 /// NATS serve one site (README "Scaling out").
@@ -26,7 +26,7 @@ pub struct ClusterArgs {
 }
 
 /// The cluster settings of the flags; None without a NATS URL (a single node).
-pub fn cluster_settings(a: &ClusterArgs) -> Option<ClusterSettings> {
+pub fn cluster_config(a: &ClusterArgs) -> Option<ClusterConfig> {
     let url = a
         .nats_url
         .as_deref()
@@ -37,7 +37,7 @@ pub fn cluster_settings(a: &ClusterArgs) -> Option<ClusterSettings> {
     } else {
         Duration::ZERO
     };
-    Some(ClusterSettings {
+    Some(ClusterConfig {
         nats_url: url.to_string(),
         prefix: a.nats_prefix.trim().to_string(),
         lease,

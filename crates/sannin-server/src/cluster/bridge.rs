@@ -17,8 +17,8 @@ use tracing::{debug, info, warn};
 
 use super::wire::{encode_out, NodeCmd, Out};
 use super::Cluster;
+use crate::registry::Registry;
 use crate::room::{ConnAccount, ConnHandle, ConnId, Outbound, RoomHandle};
-use crate::rooms::Rooms;
 use sannin_protocol::RoomStatus;
 
 /// How often an owner repeats its rooms' lobby entries (they expire unrefreshed).
@@ -27,7 +27,7 @@ pub const LOBBY_REFRESH: Duration = Duration::from_secs(3);
 /// Runs the bridge of an owned room until the room stops.
 pub async fn run(
     cluster: Arc<Cluster>,
-    rooms: Arc<Rooms>,
+    rooms: Arc<Registry>,
     room: RoomHandle,
     epoch: i64,
     cancel: CancellationToken,
@@ -99,7 +99,7 @@ pub async fn run(
 /// Handles one command; returns the reply for a request.
 async fn on_cmd(
     cluster: &Arc<Cluster>,
-    rooms: &Arc<Rooms>,
+    rooms: &Arc<Registry>,
     room: &RoomHandle,
     remote: &mut HashMap<(String, u64), ConnId>,
     cmd: NodeCmd,

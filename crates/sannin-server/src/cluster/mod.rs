@@ -39,14 +39,14 @@ use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 use uuid::Uuid;
 
+use crate::registry::Registry;
 use crate::room::RoomError;
 use crate::room::{RoomDeps, RoomHandle};
-use crate::rooms::Rooms;
 use crate::store::{Fence, Store};
 
 mod args;
 mod bridge;
-pub use args::{cluster_settings, ClusterArgs};
+pub use args::{cluster_config, ClusterArgs};
 mod lease;
 mod lobby;
 mod pairing;
@@ -60,7 +60,7 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// Resolved cluster settings.
 #[derive(Debug, Clone)]
-pub struct ClusterSettings {
+pub struct ClusterConfig {
     /// NATS URL.
     pub nats_url: String,
     /// Subject prefix.
@@ -69,7 +69,7 @@ pub struct ClusterSettings {
     pub lease: Duration,
 }
 
-impl ClusterSettings {
+impl ClusterConfig {
     /// Checks the settings against the database URL.
     ///
     /// # Errors
@@ -128,7 +128,7 @@ impl Cluster {
     /// # Errors
     /// Unreachable NATS.
     pub async fn connect(
-        settings: &ClusterSettings,
+        settings: &ClusterConfig,
         store: &Store,
         send_queue: crate::room::Bounds,
     ) -> anyhow::Result<Arc<Cluster>> {
@@ -221,7 +221,7 @@ impl Cluster {
     ///
     /// # Errors
     /// The lobby subscription failed.
-    pub async fn start(self: &Arc<Self>, rooms: &Arc<Rooms>) -> anyhow::Result<()> {
+    pub async fn start(self: &Arc<Self>, rooms: &Arc<Registry>) -> anyhow::Result<()> {
         // This node's sockets count site-wide from its first heartbeat on.
         crate::limits::site::heartbeat(self.store.pool(), &self.node, self.lease)
             .await
@@ -266,7 +266,7 @@ impl Cluster {
 
     /// Renews this node's leases, stops the rooms whose lease was lost, and takes over
     /// rooms nobody owns, every quarter lease until shutdown.
-    async fn keep_leases(self: Arc<Self>, rooms: Arc<Rooms>) {
+    async fn keep_leases(self: Arc<Self>, rooms: Arc<Registry>) {
         let pool = self.store.pool().clone();
         let mut last_ok = tokio::time::Instant::now();
         let mut tick = tokio::time::interval(self.lease / 4);
@@ -335,7 +335,7 @@ impl Cluster {
     /// Database errors; no node answers for the room within two lease times.
     pub async fn room(
         self: &Arc<Self>,
-        rooms: &Arc<Rooms>,
+        rooms: &Arc<Registry>,
         id: Uuid,
     ) -> Result<Option<RoomHandle>, RoomError> {
         let give_up = tokio::time::Instant::now() + self.lease * 2 + Duration::from_secs(1);
@@ -379,7 +379,11 @@ impl Cluster {
     }
 
     /// The proxy of a room owned elsewhere, if its owner answers.
-    async fn proxy_if_alive(self: &Arc<Self>, rooms: &Arc<Rooms>, id: Uuid) -> Option<RoomHandle> {
+    async fn proxy_if_alive(
+        self: &Arc<Self>,
+        rooms: &Arc<Registry>,
+        id: Uuid,
+    ) -> Option<RoomHandle> {
         let cached = self.proxies().get(&id).filter(|h| !h.is_closed()).cloned();
         if let Some(h) = cached {
             return Some(h);
@@ -409,7 +413,7 @@ impl Cluster {
     /// room is not stored.
     async fn fail_over(
         self: &Arc<Self>,
-        rooms: &Arc<Rooms>,
+        rooms: &Arc<Registry>,
         id: Uuid,
     ) -> Result<Option<RoomHandle>, RoomError> {
         if rooms.shutdown.is_cancelled() {
@@ -457,7 +461,7 @@ impl Cluster {
     /// Database errors; the id is leased already (never, for a fresh id).
     pub async fn claim_new(
         &self,
-        rooms: &Arc<Rooms>,
+        rooms: &Arc<Registry>,
         id: Uuid,
     ) -> Result<(RoomDeps, i64, CancellationToken), RoomError> {
         let epoch = lease::acquire(self.store.pool(), id, &self.node, self.lease)
@@ -477,7 +481,7 @@ impl Cluster {
     /// store whose every write is fenced by the lease (`Store::fenced`).
     fn deps(
         &self,
-        rooms: &Rooms,
+        rooms: &Registry,
         id: Uuid,
         epoch: i64,
     ) -> Result<(RoomDeps, CancellationToken), RoomError> {
@@ -518,7 +522,7 @@ impl Cluster {
     /// A room now running here under lease `epoch`: its bridge starts.
     pub fn adopt(
         self: &Arc<Self>,
-        rooms: &Arc<Rooms>,
+        rooms: &Arc<Registry>,
         h: RoomHandle,
         epoch: i64,
         cancel: CancellationToken,

@@ -20,8 +20,8 @@ use uuid::Uuid;
 
 use super::wire::{decode_out, NodeCmd, Out};
 use super::Cluster;
+use crate::registry::Registry;
 use crate::room::{ConnHandle, ConnId, Gone, Outbound, RemoteRoom, RoomHandle, Text};
-use crate::rooms::Rooms;
 use futures_util::future::BoxFuture;
 use sannin_protocol::{ClientMsg, RoomDetails};
 
@@ -113,7 +113,7 @@ const IDLE: Duration = Duration::from_secs(30);
 const PROBES_LOST: u32 = 2;
 
 /// Starts the proxy of room `id`; returns its handle.
-pub fn spawn(cluster: Arc<Cluster>, rooms: Arc<Rooms>, id: Uuid) -> RoomHandle {
+pub fn spawn(cluster: Arc<Cluster>, rooms: Arc<Registry>, id: Uuid) -> RoomHandle {
     let (tx, rx) = mpsc::channel(PROXY_QUEUE);
     // The lobby reads summaries from the site-wide list, never from a proxy.
     let (_, summary) = watch::channel(placeholder(id));
@@ -152,7 +152,7 @@ pub(crate) fn placeholder(id: Uuid) -> RoomSummary {
 
 async fn run(
     cluster: Arc<Cluster>,
-    rooms: Arc<Rooms>,
+    rooms: Arc<Registry>,
     me: RoomHandle,
     mut rx: mpsc::Receiver<ProxyCmd>,
 ) {

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use tracing::info;
 
 use super::extract::json_object;
-use crate::accounts::db::{name_key, Account, GameEntry, Rating};
+use crate::accounts::store::{name_key, Account, GameEntry, Rating};
 use crate::accounts::{check_password, names, rating, SESSION_DAYS};
 use crate::app::Shared;
 use crate::http::ApiError;

@@ -4,7 +4,7 @@
 //! | file          | handles                                                          |
 //! |---------------|------------------------------------------------------------------|
 //! | `mod.rs`      | the router, the checks every request passes, `/metrics`          |
-//! | `rooms.rs`    | creating a room, its details, record and history; `POST /api/replay` |
+//! | `registry.rs`    | creating a room, its details, record and history; `POST /api/replay` |
 //! | `lobby.rs`    | `GET /api/rooms`: the lobby's lists                              |
 //! | `feed.rs`     | the lobby, live: server-sent events                              |
 //! | `pairing.rs`  | quick pairing: tickets in the pools                              |

@@ -20,8 +20,8 @@ use crate::http::ApiError;
 use crate::limits::ClientAddr;
 use crate::limits::Rate;
 use crate::moderation::actions::{self, forbidden, ActionRequest};
-use crate::moderation::db::{LogEntry, PlayerAddress, PlayerChat, PlayerGame, SanctionView};
 use crate::moderation::reports::{self, NewReport, ReportView};
+use crate::moderation::store::{LogEntry, PlayerAddress, PlayerChat, PlayerGame, SanctionView};
 use crate::moderation::{Role, SanctionKind};
 use sannin_protocol::ApiCode;
 

@@ -21,7 +21,7 @@ use super::accounts::not_logged_in;
 use super::extract::json_object;
 use crate::accounts::mail::{looks_like_email, Mailer};
 use crate::accounts::recovery::{Email, Purpose};
-use crate::accounts::{check_password, db::name_key};
+use crate::accounts::{check_password, store::name_key};
 use crate::app::Shared;
 use crate::http::ApiError;
 use crate::limits::ClientAddr;

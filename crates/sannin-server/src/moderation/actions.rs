@@ -6,11 +6,11 @@ use ipnet::IpNet;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::db::{LogEntry, ModDb, Target};
+use super::store::{LogEntry, ModDb, Target};
 use super::ModError;
 use super::{Role, SanctionKind, DELETED_NAME};
-use crate::accounts::db::Db;
 use crate::accounts::names;
+use crate::accounts::store::Db;
 use crate::store::column::Named as _;
 use crate::store::unix_ms;
 

@@ -10,9 +10,9 @@
 //! - `reports`: making a report, with the chat lines around the reported one copied.
 
 pub mod actions;
-pub mod db;
 pub mod reports;
 mod sanctions;
+pub mod store;
 
 use serde::{Deserialize, Serialize};
 use strum::IntoEnumIterator as _;

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::db::{reason_of, ModDb};
+use super::store::{reason_of, ModDb};
 use super::ModError;
 use super::ReportReason;
 use crate::store::column::Named as _;
@@ -219,7 +219,7 @@ async fn seat(m: &ModDb, room: &str, seat: sannin_protocol::Seat) -> Result<Foun
     })
 }
 
-async fn named(accounts: &crate::accounts::db::Db, name: &str) -> Result<Found, ModError> {
+async fn named(accounts: &crate::accounts::store::Db, name: &str) -> Result<Found, ModError> {
     let a = accounts
         .by_name(name)
         .await?
@@ -242,7 +242,7 @@ async fn named(accounts: &crate::accounts::db::Db, name: &str) -> Result<Found, 
 /// `400 bad_report`, `404 not_found`; database errors.
 pub async fn file(
     m: &ModDb,
-    accounts: &crate::accounts::db::Db,
+    accounts: &crate::accounts::store::Db,
     r: NewReport,
     reporter: Option<&str>,
     addr: &str,

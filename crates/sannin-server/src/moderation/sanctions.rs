@@ -12,7 +12,7 @@ use ipnet::IpNet;
 use tokio_util::sync::CancellationToken;
 use tracing::warn;
 
-use super::db::{ActiveSanction, ModDb};
+use super::store::{ActiveSanction, ModDb};
 use super::SanctionKind;
 use crate::store::unix_ms;
 

@@ -40,7 +40,7 @@ mod store;
 pub use matcher::Person;
 pub use pools::{PoolId, PoolInfo, PRESETS};
 pub use sannin_protocol::NoShow;
-pub use service::{Pairing, Tables};
+pub use service::{Pairing, TableOpener};
 
 /// The seat token a ticket gives once matched.
 pub fn seat_token(ticket: &str) -> String {

@@ -30,7 +30,7 @@ use futures_util::future::BoxFuture;
 
 /// What the matcher asks of the application: a new room for a table of `pool`, its
 /// seats taken.
-pub trait Tables: Send + Sync + std::fmt::Debug {
+pub trait TableOpener: Send + Sync + std::fmt::Debug {
     /// Creates and starts the room; its id. `requester`: the client address of the
     /// table's first ticket, whose lane and budgets its bots take.
     fn open(
@@ -137,7 +137,7 @@ pub struct Pairing {
     state: Mutex<State>,
     store: Store,
     time: Arc<dyn TimeSource>,
-    tables: Arc<dyn Tables>,
+    tables: Arc<dyn TableOpener>,
     wake: Notify,
     /// Tables that could not be opened (`sannin_pairing_tables_refused_total`).
     metrics_refused: std::sync::atomic::AtomicU64,
@@ -161,7 +161,7 @@ struct Found {
 impl Pairing {
     /// A matcher with no tickets; [`Pairing::activate`] loads the stored ones and runs
     /// the waves.
-    pub fn new(store: Store, time: Arc<dyn TimeSource>, tables: Arc<dyn Tables>) -> Pairing {
+    pub fn new(store: Store, time: Arc<dyn TimeSource>, tables: Arc<dyn TableOpener>) -> Pairing {
         Pairing {
             state: Mutex::new(State::default()),
             store,

@@ -59,7 +59,7 @@ pub struct PushArgs {
 
 /// Web Push settings.
 #[derive(Debug, Clone)]
-pub struct PushSettings {
+pub struct PushConfig {
     /// Where endpoints may point.
     pub services: Services,
     /// The VAPID `sub`.
@@ -68,16 +68,16 @@ pub struct PushSettings {
     pub concurrency: usize,
 }
 
-impl Default for PushSettings {
+impl Default for PushConfig {
     fn default() -> Self {
-        PushSettings::from_args(&PushArgs::default())
+        PushConfig::from_args(&PushArgs::default())
     }
 }
 
-impl PushSettings {
+impl PushConfig {
     /// Resolves the flags (an origin that does not parse is left out, with a warning).
-    pub fn from_args(a: &PushArgs) -> PushSettings {
-        PushSettings {
+    pub fn from_args(a: &PushArgs) -> PushConfig {
+        PushConfig {
             services: Services::parse(&a.push_services),
             contact: a.push_contact.trim().to_string(),
             concurrency: a.push_concurrency.max(1),
@@ -88,7 +88,7 @@ impl PushSettings {
 /// Web Push: the key, the queue and what sends it.
 #[derive(Debug)]
 pub struct Push {
-    settings: PushSettings,
+    settings: PushConfig,
     keys: OnceLock<Arc<VapidKeys>>,
     queue: OnceLock<mpsc::Sender<Notice>>,
     metrics: Arc<Metrics>,
@@ -96,7 +96,7 @@ pub struct Push {
 
 impl Push {
     /// Not started: notices are dropped until [`Push::start`].
-    pub fn new(settings: PushSettings, metrics: Arc<Metrics>) -> Push {
+    pub fn new(settings: PushConfig, metrics: Arc<Metrics>) -> Push {
         Push {
             settings,
             keys: OnceLock::new(),
@@ -106,7 +106,7 @@ impl Push {
     }
 
     /// The settings.
-    pub fn settings(&self) -> &PushSettings {
+    pub fn settings(&self) -> &PushConfig {
         &self.settings
     }
 

@@ -19,7 +19,7 @@ use web_push_native::{p256::PublicKey, Auth, WebPushBuilder};
 use super::keys::VapidKeys;
 use super::store::{self, Target};
 use super::text::payload;
-use super::PushSettings;
+use super::PushConfig;
 use crate::metrics::Metrics;
 use crate::room::{Notice, NoticeKind};
 use crate::store::{unix_ms, Store};
@@ -87,7 +87,7 @@ impl Sender {
     pub fn new(
         store: Store,
         keys: Arc<VapidKeys>,
-        settings: PushSettings,
+        settings: PushConfig,
         metrics: Arc<Metrics>,
     ) -> anyhow::Result<Sender> {
         let client = reqwest::Client::builder()

@@ -10,7 +10,7 @@
 //!   review therefore runs on whichever node has a free worker, and every node answers
 //!   from the same row.
 //! - **Fair.** The next review is each requester's (account, else address) oldest
-//!   before anyone's second ([`db::next`]).
+//!   before anyone's second ([`store::next`]).
 //! - **Bounded.** `--review-workers` reviews at once per node, each one search at a
 //!   time on the blocking pool, `--review-nodes` actions per position (the same
 //!   review on every machine); at most `--max-reviews-waiting` waiting on the site;
@@ -34,11 +34,11 @@ use crate::limits::ClientAddr;
 use crate::limits::Refused;
 use crate::store::{unix_ms, Store, StoredRoom};
 
-pub mod db;
-mod settings;
+mod config;
+pub mod store;
 mod worker;
 
-pub use settings::{ReviewArgs, ReviewSettings};
+pub use config::{ReviewArgs, ReviewConfig};
 
 pub use worker::review_json;
 
@@ -84,7 +84,7 @@ pub struct Requester {
 #[derive(Debug)]
 pub struct Reviews {
     store: Store,
-    settings: ReviewSettings,
+    settings: ReviewConfig,
     /// This node's id in a cluster; None for a single node.
     node: Option<String>,
     /// Wakes an idle worker when this node queues a review.
@@ -93,7 +93,7 @@ pub struct Reviews {
 
 impl Reviews {
     /// The reviews of a node; nothing runs before [`Reviews::start`].
-    pub fn new(store: Store, settings: ReviewSettings, node: Option<String>) -> Reviews {
+    pub fn new(store: Store, settings: ReviewConfig, node: Option<String>) -> Reviews {
         Reviews {
             store,
             settings,
@@ -103,7 +103,7 @@ impl Reviews {
     }
 
     /// The settings.
-    pub fn settings(&self) -> ReviewSettings {
+    pub fn settings(&self) -> ReviewConfig {
         self.settings
     }
 
@@ -117,7 +117,7 @@ impl Reviews {
         shutdown: CancellationToken,
         tracker: &TaskTracker,
     ) -> anyhow::Result<()> {
-        let released = db::release(&self.store, self.node.as_deref())
+        let released = store::release(&self.store, self.node.as_deref())
             .await
             .context("putting back the reviews a stop left running")?;
         if released > 0 {
@@ -137,12 +137,12 @@ impl Reviews {
     /// # Errors
     /// Database errors.
     pub async fn get(&self, room: &str) -> Result<Option<Value>, ReviewError> {
-        let Some(row) = db::find(&self.store, room).await.map_err(db_error)? else {
+        let Some(row) = store::find(&self.store, room).await.map_err(db_error)? else {
             return Ok(None);
         };
         let ahead = match row.state.as_str() {
             "queued" => Some(
-                db::ahead(&self.store, row.requested_at)
+                store::ahead(&self.store, row.requested_at)
                     .await
                     .map_err(db_error)?,
             ),
@@ -170,7 +170,7 @@ impl Reviews {
         if self.settings.workers == 0 && self.node.is_none() {
             return Err(ReviewError::Off);
         }
-        let waiting = db::waiting(&self.store).await.map_err(db_error)?;
+        let waiting = store::waiting(&self.store).await.map_err(db_error)?;
         if waiting >= i64::from(self.settings.max_waiting) {
             return Err(ReviewError::Busy(waiting));
         }
@@ -184,7 +184,7 @@ impl Reviews {
             None => format!("addr:{addr}"),
         };
         let plies = i64::try_from(room.actions.len()).unwrap_or(i64::MAX);
-        let asked = db::Request {
+        let asked = store::Request {
             room_id: &room.id,
             requester: &requester,
             addr: &addr,
@@ -193,9 +193,9 @@ impl Reviews {
             nodes: i64::try_from(self.settings.nodes).unwrap_or(i64::MAX),
         };
         if failed {
-            db::requeue(&self.store, &asked).await
+            store::requeue(&self.store, &asked).await
         } else {
-            db::insert(&self.store, &asked).await
+            store::insert(&self.store, &asked).await
         }
         .map_err(db_error)?;
         self.wake.notify_one();
@@ -208,7 +208,7 @@ impl Reviews {
     /// the last day.
     async fn within_budget(&self, by_account: bool, key: &str) -> Result<(), ReviewError> {
         let now = unix_ms();
-        let (asked, oldest) = db::asked_since(&self.store, by_account, key, now - DAY_MS)
+        let (asked, oldest) = store::asked_since(&self.store, by_account, key, now - DAY_MS)
             .await
             .map_err(db_error)?;
         if asked < i64::from(self.settings.per_day) {
@@ -236,7 +236,7 @@ impl Reviews {
                     if let Err(e) = self.run(&room, &node, &shutdown).await {
                         warn!(room = %room, error = %format!("{e:#}"), "a computer review failed");
                         let why = format!("{e:#}");
-                        let _ = db::finish(&self.store, &room, &node, false, &why, 0).await;
+                        let _ = store::finish(&self.store, &room, &node, false, &why, 0).await;
                     }
                     continue;
                 }
@@ -258,10 +258,10 @@ impl Reviews {
     async fn take(&self, node: &str) -> sqlx::Result<Option<String>> {
         loop {
             let now = unix_ms();
-            let Some(room) = db::next(&self.store, now).await? else {
+            let Some(room) = store::next(&self.store, now).await? else {
                 return Ok(None);
             };
-            if db::claim(&self.store, &room, node, now, lease_until()).await? {
+            if store::claim(&self.store, &room, node, now, lease_until()).await? {
                 return Ok(Some(room));
             }
             // Another node took it first: the next one.
@@ -280,7 +280,7 @@ fn db_error(e: sqlx::Error) -> ReviewError {
 
 /// A review's row as the API answers it (docs/protocol.md, "Computer review"): its
 /// state and progress, and once done the positions, moves and counts of the result.
-fn view(row: &db::Row, ahead: Option<i64>) -> Value {
+fn view(row: &store::Row, ahead: Option<i64>) -> Value {
     let result = row.result.as_deref();
     let mut out = json!({
         "room": row.room_id,

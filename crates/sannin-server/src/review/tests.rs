@@ -1,6 +1,6 @@
 //! The reviews' queue on a real SQLite file: fair order, leases, release.
 
-use super::db::{self, Request};
+use super::store::{self, Request};
 use crate::store::Store;
 
 /// Queues a review of a new finished room for `requester`, asked at `at`.
@@ -20,8 +20,11 @@ async fn queue(store: &Store, room: &str, requester: &str, at: i64) {
         plies_total: 10,
         nodes: 100,
     };
-    assert!(db::insert(store, &r).await.unwrap());
-    assert!(!db::insert(store, &r).await.unwrap(), "one review per game");
+    assert!(store::insert(store, &r).await.unwrap());
+    assert!(
+        !store::insert(store, &r).await.unwrap(),
+        "one review per game"
+    );
     sqlx::query("UPDATE game_reviews SET requested_at = $2 WHERE room_id = $1")
         .bind(room)
         .bind(at)
@@ -32,8 +35,8 @@ async fn queue(store: &Store, room: &str, requester: &str, at: i64) {
 
 /// Takes the next review for `node` at `now`, as a worker does.
 async fn take(store: &Store, node: &str, now: i64) -> Option<String> {
-    let room = db::next(store, now).await.unwrap()?;
-    assert!(db::claim(store, &room, node, now, now + 1000)
+    let room = store::next(store, now).await.unwrap()?;
+    assert!(store::claim(store, &room, node, now, now + 1000)
         .await
         .unwrap());
     Some(room)
@@ -63,38 +66,38 @@ async fn fair_queue(store: &Store) {
     queue(&store, "a2", "addr:a", 2).await;
     queue(&store, "a3", "addr:a", 3).await;
     queue(&store, "b1", "addr:b", 4).await;
-    assert_eq!(db::waiting(&store).await.unwrap(), 4);
-    assert_eq!(db::ahead(&store, 4).await.unwrap(), 3);
+    assert_eq!(store::waiting(&store).await.unwrap(), 4);
+    assert_eq!(store::ahead(&store, 4).await.unwrap(), 3);
     assert_eq!(take(&store, "n1", 10).await.as_deref(), Some("a1"));
     assert_eq!(take(&store, "n1", 10).await.as_deref(), Some("b1"));
     assert_eq!(take(&store, "n2", 10).await.as_deref(), Some("a2"));
     // a1 is running under n1's lease until 1010; at 1011 n1 has not renewed it and n2
     // takes it over; n1's writes then find it gone.
-    assert!(db::progress(&store, "a1", "n1", 3, 1010).await.unwrap());
+    assert!(store::progress(&store, "a1", "n1", 3, 1010).await.unwrap());
     assert_eq!(take(&store, "n2", 1005).await.as_deref(), Some("a3"));
     assert_eq!(take(&store, "n2", 1005).await, None);
     assert_eq!(take(&store, "n2", 1011).await.as_deref(), Some("a1"));
-    assert!(!db::progress(&store, "a1", "n1", 4, 3000).await.unwrap());
-    assert!(!db::finish(&store, "a1", "n1", true, "{}", 10)
+    assert!(!store::progress(&store, "a1", "n1", 4, 3000).await.unwrap());
+    assert!(!store::finish(&store, "a1", "n1", true, "{}", 10)
         .await
         .unwrap());
-    assert!(db::finish(&store, "a1", "n2", true, "{}", 10)
+    assert!(store::finish(&store, "a1", "n2", true, "{}", 10)
         .await
         .unwrap());
-    let row = db::find(&store, "a1").await.unwrap().unwrap();
+    let row = store::find(&store, "a1").await.unwrap().unwrap();
     assert_eq!((row.state.as_str(), row.plies_done), ("done", 10));
     assert_eq!(row.result.as_deref(), Some("{}"));
     // A node that stops puts its running reviews back in the queue.
-    assert_eq!(db::release(&store, Some("n1")).await.unwrap(), 1); // b1
+    assert_eq!(store::release(&store, Some("n1")).await.unwrap(), 1); // b1
     assert_eq!(
-        db::find(&store, "b1").await.unwrap().unwrap().state,
+        store::find(&store, "b1").await.unwrap().unwrap().state,
         "queued"
     );
-    assert_eq!(db::release(&store, None).await.unwrap(), 2); // a2, a3
-    assert_eq!(db::waiting(&store).await.unwrap(), 3);
+    assert_eq!(store::release(&store, None).await.unwrap(), 2); // a2, a3
+    assert_eq!(store::waiting(&store).await.unwrap(), 3);
     // Each address's budget counts what it asked.
     assert_eq!(
-        db::asked_since(&store, false, "127.0.0.1", 2)
+        store::asked_since(&store, false, "127.0.0.1", 2)
             .await
             .unwrap(),
         (2, Some(3))

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 use tracing::info;
 
-use super::{db, lease_until, Reviews};
+use super::{lease_until, store, Reviews};
 use crate::history::apply_stored;
 use crate::store::{ActionKind, StoredAction};
 
@@ -70,7 +70,7 @@ impl Reviews {
         shutdown: &CancellationToken,
     ) -> anyhow::Result<()> {
         let started = Instant::now();
-        let row = db::find(&self.store, room)
+        let row = store::find(&self.store, room)
             .await?
             .context("the review's row went missing")?;
         let nodes = u64::try_from(row.nodes).unwrap_or(1).max(1);
@@ -92,7 +92,7 @@ impl Reviews {
         let mut written = Instant::now();
         for k in 0..=stored.actions.len() {
             if shutdown.is_cancelled() {
-                db::release(&self.store, Some(node)).await?;
+                store::release(&self.store, Some(node)).await?;
                 return Ok(());
             }
             let next = stored.actions.get(k).cloned();
@@ -113,7 +113,7 @@ impl Reviews {
             if written.elapsed() >= PROGRESS_EVERY {
                 written = Instant::now();
                 let done = i64::try_from(positions.len()).unwrap_or(i64::MAX);
-                if !db::progress(&self.store, room, node, done, lease_until()).await? {
+                if !store::progress(&self.store, room, node, done, lease_until()).await? {
                     // Taken over after a lease that ran out: the other node finishes it.
                     return Ok(());
                 }
@@ -121,7 +121,7 @@ impl Reviews {
         }
         let result = review_json(&positions, &played).to_string();
         let total = i64::try_from(positions.len()).unwrap_or(i64::MAX);
-        if db::finish(&self.store, room, node, true, &result, total).await? {
+        if store::finish(&self.store, room, node, true, &result, total).await? {
             info!(
                 room,
                 positions = total,

@@ -35,7 +35,7 @@ impl Room {
         // The others wait again before they hear of it: what they ask next finds
         // their tickets back in their pool.
         self.deps
-            .registry
+            .host
             .clone()
             .table_aborted(self.id, seat, why)
             .await;
@@ -48,9 +48,9 @@ impl Room {
             let _ = out.tx.try_send(Outbound::Close(1000, "table given up"));
         }
         if self.status != RoomStatus::Finished {
-            self.deps.registry.room_closed();
+            self.deps.host.room_closed();
         }
-        self.deps.registry.unload_room(self.id);
+        self.deps.host.unload_room(self.id);
         true
     }
 }

@@ -84,7 +84,7 @@ impl Room {
                         // Finished and unwatched for a while: unload. It stays in the
                         // database and is loaded again on demand.
                         debug!("unloading idle finished room");
-                        self.deps.registry.unload_room(self.id);
+                        self.deps.host.unload_room(self.id);
                         return;
                     }
                     if self.expire_if_due().await || self.on_timer().await {
@@ -190,8 +190,8 @@ impl Room {
             return false;
         }
         info!(room = %self.id, "waiting room expired");
-        self.deps.registry.room_closed();
-        self.deps.registry.unload_room(self.id);
+        self.deps.host.room_closed();
+        self.deps.host.unload_room(self.id);
         true
     }
 

@@ -6,14 +6,14 @@ use std::sync::Arc;
 use tracing::{debug, error, info, warn};
 
 use super::*;
-use crate::bots::{self, BotMove, Standstill, Table, Thinking};
+use crate::bots::{self, BotMove, Seated, Standstill, Thinking};
 
 /// A bot's turn under way: the ply it was started at, for whom, in a room seated how,
 /// its search, and when its clock stands (credited back, `clocks.rs`).
 pub(super) struct BotTurn {
     ply: i64,
     player: Player,
-    table: Table,
+    table: Seated,
     thinking: Thinking,
     /// The search answered (its future is spent): a turn still under way after that
     /// (the action was refused or not stored) is asked again.
@@ -38,15 +38,15 @@ impl Room {
     /// still in the game a bot (one chosen at creation or one standing in for a player
     /// who left), or not. A person out of the game (resigned, mated) no longer makes
     /// it a table with a person: two bots playing on after it are bots alone.
-    pub(super) fn table(&self) -> Table {
+    pub(super) fn seated(&self) -> Seated {
         let active = self.game.position().active();
         let bots_only = self.seats.iter().enumerate().all(|(i, s)| {
             s.as_ref().is_some_and(|s| s.bot.is_some()) || !active.iter().any(|p| p.index() == i)
         });
         if bots_only {
-            Table::BotsOnly
+            Seated::BotsOnly
         } else {
-            Table::WithHuman
+            Seated::WithHuman
         }
     }
 
@@ -61,7 +61,7 @@ impl Room {
         };
         // A person taking a seat back from a bot (or leaving it to one) changes the
         // queue the search waits in: asked again (the same seed, the same choice).
-        let table = self.table();
+        let table = self.seated();
         if self
             .thinking
             .as_ref()

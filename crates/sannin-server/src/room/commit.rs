@@ -377,10 +377,10 @@ impl Room {
         }
         if self.game.is_over() {
             self.status = RoomStatus::Finished;
-            self.deps.registry.room_closed();
+            self.deps.host.room_closed();
             info!(room = %self.id, result = %self.outcome_json(), "game over");
             if self.settings.rated {
-                self.deps.registry.rated_game_over(self.id);
+                self.deps.host.rated_game_over(self.id);
             }
             // The last state of a game is a full snapshot: it is what stays on screen.
             self.broadcast_state();

@@ -26,8 +26,8 @@
 //! | `restore.rs`   | rebuilding a stored room after a restart                       |
 //!
 //! The room never sees the application state: it gets a [`RoomDeps`] (store, config,
-//! metrics, bot pool and a [`Registry`] handle for the few things it asks of the
-//! registry of rooms).
+//! metrics, bot pool and a [`Host`] handle for the few things it asks of the
+//! application that runs it).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -230,8 +230,8 @@ impl RoomSettings {
     }
 }
 
-/// What a room asks of the registry of rooms it runs in.
-pub trait Registry: Send + Sync + std::fmt::Debug {
+/// What a room asks of the application that hosts it (the registry of rooms, the features).
+pub trait Host: Send + Sync + std::fmt::Debug {
     /// The room's game finished: it no longer counts against `--max-rooms`.
     fn room_closed(&self);
     /// The room's actor stopped (an idle finished room): forget its handle.
@@ -279,8 +279,8 @@ pub struct RoomDeps {
     /// The positions of games in play with a person seated: the room keeps its own
     /// entry up to date (the engine is locked for them).
     pub live: Arc<crate::fairplay::LivePositions>,
-    /// The registry of rooms.
-    pub registry: Arc<dyn Registry>,
+    /// The application that hosts the room.
+    pub host: Arc<dyn Host>,
     /// Cancelled on shutdown; the room then closes its connections and stops.
     pub shutdown: CancellationToken,
     /// Tracks room tasks so that shutdown can wait for them.

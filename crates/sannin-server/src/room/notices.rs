@@ -1,6 +1,6 @@
 //! What a room tells people who are not there (docs/correspondence.md,
 //! "Notifications"): it is their turn, the game started, it is over, a draw was
-//! offered. A room hands each [`Notice`] to its registry (`Registry::notify`), which
+//! offered. A room hands each [`Notice`] to its host (`Host::notify`), which
 //! sends it on as push notifications without the room ever waiting for it.
 
 use super::*;
@@ -75,7 +75,7 @@ impl Room {
             .collect();
         let now = self.deps.config.time.now_ms();
         let unix_now = self.deps.config.time.unix_ms();
-        self.deps.registry.notify(Notice {
+        self.deps.host.notify(Notice {
             kind,
             room: self.id,
             seat: p,

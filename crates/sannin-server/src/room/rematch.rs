@@ -76,7 +76,7 @@ impl Room {
         };
         let new_id = match self
             .deps
-            .registry
+            .host
             .clone()
             .create_room(position, settings, seats)
             .await

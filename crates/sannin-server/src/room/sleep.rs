@@ -102,10 +102,10 @@ impl Room {
         // A sleeping room holds no place under `--max-rooms`: it takes one again when
         // it is loaded (`Rooms::start_restored`), so a room woken again and again
         // counts once at most.
-        self.deps.registry.room_closed();
-        self.deps.registry.unload_room(self.id);
+        self.deps.host.room_closed();
+        self.deps.host.unload_room(self.id);
         if let Some(s) = summary {
-            self.deps.registry.waiting_room_asleep(self.id, s);
+            self.deps.host.waiting_room_asleep(self.id, s);
         }
         true
     }

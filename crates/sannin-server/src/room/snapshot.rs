@@ -73,7 +73,7 @@ impl Room {
 
     /// Not finished, and every player still in the game a computer player.
     fn bots_only(&self) -> bool {
-        self.status != RoomStatus::Finished && self.table() == crate::bots::Table::BotsOnly
+        self.status != RoomStatus::Finished && self.seated() == crate::bots::Seated::BotsOnly
     }
 
     /// Connections without a seat.

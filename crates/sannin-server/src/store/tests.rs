@@ -1,8 +1,8 @@
 //! The store's own tests: SQLite URLs, and writes through the group commit.
 
 use super::*;
-use crate::accounts::db::Db;
 use crate::accounts::rating::{Kind, Result3};
+use crate::accounts::store::Db;
 use crate::clock::GameClock;
 use crate::room::RoomSettings;
 use column::{Json as _, Named as _};
@@ -530,7 +530,7 @@ async fn rating_rows_read_back(store: &Store) {
     for name in names {
         assert_eq!(
             db.create(name, "hash", (25.0, 8.3)).await.unwrap(),
-            crate::accounts::db::Created::Created
+            crate::accounts::store::Created::Created
         );
     }
     let accounts: Vec<_> = futures_util::future::join_all(names.map(|n| db.by_name(n)))
@@ -618,8 +618,8 @@ async fn an_unreadable_value_names_the_room_and_the_value() {
 /// Roles, sanctions and report reasons: every variant written by moderation's own
 /// code reads back through it.
 async fn moderation_reads_back(store: &Store) {
-    use crate::moderation::db::{ModDb, Target};
     use crate::moderation::reports::{self, NewReport};
+    use crate::moderation::store::{ModDb, Target};
     use crate::moderation::{ReportReason, Role, SanctionKind};
     let (db, m) = (Db::new(store), ModDb::new(store));
     db.create("Mod", "hash", (25.0, 8.3)).await.unwrap();

@@ -246,7 +246,7 @@ async fn get(server: &TestServer, from: IpAddr, path: &str, cookie: &str) -> (u1
 /// The id of the account named `name`.
 async fn account_id(db_url: &str, name: &str) -> String {
     let store = Store::connect(db_url, 1).await.unwrap();
-    let id = sannin_server::accounts::db::Db::new(&store)
+    let id = sannin_server::accounts::store::Db::new(&store)
         .by_name(name)
         .await
         .unwrap()

@@ -15,7 +15,7 @@ use common::{
 };
 use sannin_protocol::{ErrorCode, Seat};
 use sannin_server::moderation::actions::{self, ActionRequest};
-use sannin_server::moderation::db::ModDb;
+use sannin_server::moderation::store::ModDb;
 use sannin_server::moderation::Role;
 use sannin_server::Store;
 use serde_json::{json, Value};
@@ -76,7 +76,7 @@ async fn chat_until(c: &mut Client, text: &str) -> Vec<String> {
 /// What `sannin admin` does: an action on its own connection to the database.
 pub(crate) async fn admin(db_url: &str, req: ActionRequest) {
     let store = Store::connect(db_url, 1).await.unwrap();
-    let accounts = sannin_server::accounts::db::Db::new(&store);
+    let accounts = sannin_server::accounts::store::Db::new(&store);
     actions::apply(
         &ModDb::new(&store),
         &accounts,

@@ -17,7 +17,7 @@ use axum::response::IntoResponse;
 use base64ct::{Base64UrlUnpadded, Encoding as _};
 use common::{Setup, Table, TestDb, TestServer, TIMEOUT};
 use sannin_protocol::Seat;
-use sannin_server::push::{PushArgs, PushSettings};
+use sannin_server::push::{PushArgs, PushConfig};
 use serde_json::{json, Value};
 use web_push_native::jwt_simple::prelude::{
     ECDSAP256PublicKeyLike as _, ES256PublicKey, NoCustomClaims, VerificationOptions,
@@ -133,7 +133,7 @@ impl Browser {
 
 async fn server_with_push(db: &TestDb, port: u16) -> TestServer {
     let mut config = Setup::default().config(db);
-    config.push = PushSettings::from_args(&PushArgs {
+    config.push = PushConfig::from_args(&PushArgs {
         push_services: format!("http://127.0.0.1:{port}"),
         push_contact: "mailto:admin@sannin.example".into(),
         ..PushArgs::default()
@@ -452,7 +452,7 @@ async fn a_service_that_says_wait_a_minute_does_not_hold_back_the_others() {
     let mut config = Setup::default().config(&db);
     // One request at a time for the whole server: a retry that held its place would
     // stop every other notice for a minute.
-    config.push = PushSettings::from_args(&PushArgs {
+    config.push = PushConfig::from_args(&PushArgs {
         push_services: format!("http://127.0.0.1:{port}"),
         push_contact: "mailto:admin@sannin.example".into(),
         push_concurrency: 1,

@@ -10,7 +10,7 @@ use sannin_rules::{Game, Player, Position};
 use tracing::{info, warn};
 
 use super::model::{self as rating, Result3, Tracker};
-use crate::accounts::db::{Account, Db};
+use crate::accounts::store::{Account, Db};
 use crate::history::apply_stored;
 use crate::room::RoomSettings;
 use crate::store::column::Named as _;

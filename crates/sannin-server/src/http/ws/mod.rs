@@ -29,7 +29,7 @@ use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 use tokio_tungstenite::WebSocketStream;
 use tokio_util::sync::CancellationToken;
 
-use crate::accounts::sockets::SessionWatch;
+use crate::accounts::sessions::SessionWatch;
 use std::future::Future;
 use tracing::{debug, Instrument};
 

@@ -19,7 +19,7 @@ use crate::bots::Bots;
 use crate::broken::BrokenRooms;
 use crate::metrics::Metrics;
 use crate::room::RoomError;
-use crate::room::{Registry, Room, RoomConfig, RoomDeps, RoomHandle, SLEEP_MARGIN};
+use crate::room::{Host, Room, RoomConfig, RoomDeps, RoomHandle, SLEEP_MARGIN};
 
 /// How often a single node looks for sleeping rooms to wake.
 pub const WAKE_SWEEP: std::time::Duration = std::time::Duration::from_secs(10);
@@ -35,7 +35,7 @@ pub use finished::FinishedRooms;
 
 /// The rooms of this node.
 #[derive(Debug)]
-pub struct Rooms {
+pub struct Registry {
     config: Arc<RoomConfig>,
     store: Store,
     metrics: Arc<Metrics>,
@@ -47,7 +47,7 @@ pub struct Rooms {
     /// Tracks room tasks so that shutdown can wait for them.
     pub tracker: TaskTracker,
     /// What the rooms ask of the application (a rematch, a rated result).
-    registry: Weak<dyn Registry>,
+    host: Weak<dyn Host>,
     /// Running rooms, in id order: the lobby pages through them from a cursor without
     /// sorting (a hyphenated lowercase UUID sorts as its bytes do). A `std` mutex: it
     /// is never held across an `.await` (mini-redis `db.rs` explains why that is the
@@ -67,9 +67,9 @@ pub struct Rooms {
     next_conn: AtomicU64,
 }
 
-/// What [`Rooms::new`] takes.
+/// What [`Registry::new`] takes.
 #[derive(Debug)]
-pub struct RoomsParts {
+pub struct RegistryParts {
     /// The rooms' settings.
     pub config: Arc<RoomConfig>,
     /// The database.
@@ -84,10 +84,10 @@ pub struct RoomsParts {
     pub sanctions: Arc<crate::moderation::Sanctions>,
 }
 
-impl Rooms {
-    /// No rooms yet; `registry` is the application the rooms will ask.
-    pub fn new(parts: RoomsParts, registry: Weak<dyn Registry>) -> Rooms {
-        Rooms {
+impl Registry {
+    /// No rooms yet; `host` is the application the rooms will ask.
+    pub fn new(parts: RegistryParts, host: Weak<dyn Host>) -> Registry {
+        Registry {
             config: parts.config,
             store: parts.store,
             metrics: parts.metrics,
@@ -95,7 +95,7 @@ impl Rooms {
             sanctions: parts.sanctions,
             shutdown: CancellationToken::new(),
             tracker: TaskTracker::new(),
-            registry,
+            host,
             map: Mutex::new(BTreeMap::new()),
             broken: BrokenRooms::default(),
             finished: FinishedRooms::default(),
@@ -140,7 +140,7 @@ impl Rooms {
             bots: self.bots.clone(),
             sanctions: self.sanctions.clone(),
             live: self.live.clone(),
-            registry: self.registry.upgrade().ok_or(RoomError::ShuttingDown)?,
+            host: self.host.upgrade().ok_or(RoomError::ShuttingDown)?,
             shutdown,
             tracker: self.tracker.clone(),
         })

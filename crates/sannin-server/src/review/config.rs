@@ -2,7 +2,7 @@
 
 /// How reviews run on this server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReviewSettings {
+pub struct ReviewConfig {
     /// Reviews running at once on this node (0: this node reviews nothing; with no
     /// node reviewing, requests are refused `reviews_off`).
     pub workers: usize,
@@ -14,10 +14,10 @@ pub struct ReviewSettings {
     pub max_waiting: u32,
 }
 
-impl Default for ReviewSettings {
+impl Default for ReviewConfig {
     /// The settings of the flags' defaults.
-    fn default() -> ReviewSettings {
-        ReviewSettings::from_args(&ReviewArgs::default())
+    fn default() -> ReviewConfig {
+        ReviewConfig::from_args(&ReviewArgs::default())
     }
 }
 
@@ -45,10 +45,10 @@ pub struct ReviewArgs {
     pub max_reviews_waiting: u32,
 }
 
-impl ReviewSettings {
+impl ReviewConfig {
     /// The settings of the flags.
-    pub fn from_args(a: &ReviewArgs) -> ReviewSettings {
-        ReviewSettings {
+    pub fn from_args(a: &ReviewArgs) -> ReviewConfig {
+        ReviewConfig {
             workers: a.review_workers,
             nodes: a.review_nodes.max(1),
             per_day: a.reviews_per_day,
