@@ -46,7 +46,7 @@ pub use config::{
     worker_threads, AccountArgs, BotArgs, ChatArgs, ClientArgs, Config, ConnectionArgs, LimitArgs,
     RoomArgs, ServeArgs, StorageArgs, WorkArgs, DEFAULT_SQLITE_URL,
 };
-pub use http::ApiError;
+pub use http::{analysis_json, ApiError};
 pub use registry::WAKE_SWEEP;
 pub use sannin_protocol::ErrorCode;
 pub use store::migrations::migrator;

@@ -103,7 +103,7 @@ pub fn analyse(args: AnalyseArgs) -> Result<ExitCode> {
     };
     let mut out = std::io::stdout().lock();
     if args.json {
-        let v = sannin_server::bots::analysis_json(game.position(), &found);
+        let v = sannin_server::analysis_json(game.position(), &found);
         writeln!(out, "{v}")?;
     } else {
         print_plain(&mut out, game.position(), &found)?;

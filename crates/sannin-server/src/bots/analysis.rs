@@ -1,11 +1,10 @@
 //! Analysis of a position for players studying it (`POST /api/analyse`, `sannin
-//! analyse`): how it is bounded, the game it starts from, and the JSON it answers.
+//! analyse`): how it is bounded and the game it starts from (the JSON it answers is
+//! the web layer's, `http/analyse.rs`).
 
 use std::time::Duration;
 
-use sannin_bot::Analysis;
-use sannin_rules::{Game, Position};
-use serde_json::{json, Value};
+use sannin_rules::Game;
 
 use crate::history::{self, ReplayError};
 
@@ -16,28 +15,6 @@ pub struct AnalysisConfig {
     pub max_time: Duration,
     /// Most searches at once (0: analysis is off, every request is busy).
     pub concurrency: usize,
-}
-
-/// The JSON object of an analysis, as both `POST /api/analyse` and
-/// `sannin analyse --json` give it.
-pub fn analysis_json(position: &Position, a: &Analysis) -> Value {
-    let evaluations: serde_json::Map<String, Value> = a
-        .evaluations
-        .iter()
-        .map(|e| (format!("{:?}", e.player), e.score.into()))
-        .collect();
-    json!({
-        "position": position.to_string(),
-        "player": a.player,
-        "best": a.best,
-        "line": a.line,
-        "score": a.score,
-        "mate": a.mate,
-        "evaluations": evaluations,
-        "depth": a.depth,
-        "nodes": a.nodes,
-        "ms": u64::try_from(a.elapsed.as_millis()).unwrap_or(u64::MAX),
-    })
 }
 
 /// The game to analyse: `position` (else the start), then `moves` played in order.

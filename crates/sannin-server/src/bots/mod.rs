@@ -86,7 +86,7 @@ use crate::limits::ClientAddr;
 use crate::time::TimeSource;
 
 mod analysis;
-pub use analysis::{analysis_json, game_of, AnalysisConfig};
+pub use analysis::{game_of, AnalysisConfig};
 
 /// How bots run on this server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

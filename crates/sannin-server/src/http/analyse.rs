@@ -20,10 +20,9 @@ use axum::http::StatusCode;
 use axum::Json;
 use sannin_bot::AnalyseLimits;
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::app::Shared;
-use crate::bots::analysis_json;
 use crate::http::ApiError;
 use crate::limits::ClientAddr;
 use crate::limits::Rate;
@@ -139,4 +138,26 @@ fn game_of_moves(
         crate::history::play_token(&mut game, i + 1, token).map_err(ApiError::Replay)?;
     }
     Ok(game)
+}
+
+/// The JSON object of an analysis, as both `POST /api/analyse` and
+/// `sannin analyse --json` give it.
+pub fn analysis_json(position: &sannin_rules::Position, a: &sannin_bot::Analysis) -> Value {
+    let evaluations: serde_json::Map<String, Value> = a
+        .evaluations
+        .iter()
+        .map(|e| (format!("{:?}", e.player), e.score.into()))
+        .collect();
+    json!({
+        "position": position.to_string(),
+        "player": a.player,
+        "best": a.best,
+        "line": a.line,
+        "score": a.score,
+        "mate": a.mate,
+        "evaluations": evaluations,
+        "depth": a.depth,
+        "nodes": a.nodes,
+        "ms": u64::try_from(a.elapsed.as_millis()).unwrap_or(u64::MAX),
+    })
 }

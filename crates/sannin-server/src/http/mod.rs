@@ -37,6 +37,7 @@ use crate::token::hash_token;
 mod accounts;
 mod analyse;
 mod error;
+pub use analyse::analysis_json;
 pub use error::ApiError;
 mod extract;
 pub mod feed;
