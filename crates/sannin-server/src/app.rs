@@ -1,4 +1,4 @@
-//! The application: the rooms of this node (`rooms`) with the features plugged in —
+//! The application: the rooms of this node (`registry`) with the features plugged in —
 //! accounts and ratings, per-client budgets, and in a cluster the node's membership.
 //! The web layer (`http`) serves it; the rooms see only what they need ([`RoomDeps`])
 //! and ask the application for the rest through the [`Registry`] trait.

@@ -5,10 +5,11 @@
 //!
 //! | file          | handles                                                      |
 //! |---------------|--------------------------------------------------------------|
-//! | `routes.rs`   | the HTTP API: register, log in and out, password, players     |
-//! | `db.rs`       | queries: accounts, sessions, leaderboard, rating history      |
+//! | `store.rs`    | queries: accounts, sessions, leaderboard, rating history      |
 //! | `password.rs` | argon2id hashing and verification (a dummy hash for unknowns) |
-//! | `sockets.rs`  | the WebSockets of each session, closed when it ends           |
+//! | `sessions.rs` | the WebSockets of each session, closed when it ends           |
+//! | `names.rs`    | names in any script, UTS #39 skeletons                        |
+//! | `mail.rs`, `recovery.rs` | account recovery by mail                           |
 //! | `rating/`     | the rating model, and rating a finished game exactly once     |
 
 use std::num::NonZeroU32;

@@ -4,7 +4,7 @@
 //! | file          | handles                                                          |
 //! |---------------|------------------------------------------------------------------|
 //! | `mod.rs`      | the router, the checks every request passes, `/metrics`          |
-//! | `registry.rs`    | creating a room, its details, record and history; `POST /api/replay` |
+//! | `rooms.rs`    | creating a room, its details, record and history; `POST /api/replay` |
 //! | `lobby.rs`    | `GET /api/rooms`: the lobby's lists                              |
 //! | `feed.rs`     | the lobby, live: server-sent events                              |
 //! | `pairing.rs`  | quick pairing: tickets in the pools                              |
@@ -14,7 +14,8 @@
 //! | `accounts.rs` | accounts: register, log in and out, password, players            |
 //! | `analyse.rs`  | `POST /api/analyse`                                              |
 //! | `extract.rs`  | what handlers read from a request: the client's address, a JSON body |
-//! | `error.rs`    | API errors as HTTP answers                                       |
+//! | `error.rs`    | every feature's error as an HTTP answer: status, code, message   |
+//! | `session.rs`  | the cookies of accounts: session, known device, `Secure`         |
 
 use std::sync::Arc;
 use std::time::Duration;

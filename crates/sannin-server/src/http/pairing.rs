@@ -137,7 +137,7 @@ pub(super) async fn join(
     // `POST /api/rooms` with bot seats does.
     if bots_after_ms.is_some() {
         shared.budgets.take_room(client, true).await?;
-        // Counted when its table is made (`Tables::open`).
+        // Counted when its table is made (`TableOpener::open`).
         let _counted_at_the_table = shared
             .budgets
             .reserve_bot_only(client, false, |id| shared.bot_room_state(id))

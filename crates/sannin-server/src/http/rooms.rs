@@ -237,7 +237,7 @@ where
 }
 
 /// `f` of room `id` if it is a finished room not in memory, read without starting it
-/// (`rooms::FinishedRooms`; a single node). `None`: ask the running room.
+/// (`registry::FinishedRooms`; a single node). `None`: ask the running room.
 async fn read_finished<T>(
     shared: &Arc<Shared>,
     id: &str,

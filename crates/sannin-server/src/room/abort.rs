@@ -2,7 +2,7 @@
 //! "No-shows"): a player did not connect in time, left before the start, or made no
 //! first move in time. Nobody is rated: the room is deleted, its connections are told
 //! (`table_aborted`) and closed, and the others' tickets go back to the front of their
-//! pool (`Registry::table_aborted`).
+//! pool (`Host::table_aborted`).
 
 use std::time::Duration;
 

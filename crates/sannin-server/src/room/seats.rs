@@ -597,7 +597,7 @@ impl Room {
 
 /// Rated rooms (docs/accounts.md): a seat goes only to a connection logged in to an
 /// account, under the account's name, one seat per account. The rating itself is done
-/// outside the room, once the finished game is stored (`Registry::rated_game_over`).
+/// outside the room, once the finished game is stored (`Host::rated_game_over`).
 impl Room {
     /// The name `conn` sits under: `Ok(None)` in a casual room (the name it gives),
     /// its account's name in a rated room, or the error refusing the seat.

@@ -8,6 +8,7 @@
 mod common;
 
 mod analyse;
+mod architecture;
 mod bots;
 mod commit_failures;
 mod correspondence;
