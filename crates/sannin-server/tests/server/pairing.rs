@@ -412,8 +412,12 @@ async fn a_player_who_makes_no_first_move_gives_the_table_up() {
     let action = players[first].state().legal[0].clone();
     players[first].send(ClientMsg::Act { action }).await;
     for p in &mut players {
-        p.until_state("middle to move", |s| s.to_move == Some(Seat::Middle))
+        let s = p
+            .until_state("middle to move", |s| s.to_move == Some(Seat::Middle))
             .await;
+        // The first move's limit is in the state; no clock runs meanwhile.
+        assert_eq!(s.first_move_by_ms, Some(s.now_ms + 30_000));
+        assert_eq!(s.clocks.as_ref().and_then(|c| c.running), None);
     }
     time.advance(Duration::from_secs(31));
     let ev = players[0].until_event("table_aborted").await;
