@@ -196,6 +196,10 @@ fn room_events() {
             json!({"type": "player_left", "seat": "first", "grace_seconds": 120.0}),
         ),
         (
+            Event::GameAborted { seat: Seat::Last },
+            json!({"type": "game_aborted", "seat": "last"}),
+        ),
+        (
             Event::PlayerReconnected { seat: Seat::Middle },
             json!({"type": "player_reconnected", "seat": "middle"}),
         ),

@@ -67,6 +67,10 @@ impl Room {
                 "a game can be aborted only in its first moves (two of each player); resign or offer a draw",
             );
         }
+        if !self.settings.paired {
+            // A table of friends stays: it waits for everyone to be ready again.
+            return self.reopen_after_abort(conn, p).await;
+        }
         info!(room = %self.id, seat = p.lower(), "game aborted");
         if self.abort_table(p, NoShow::Aborted).await {
             self.gone = true;

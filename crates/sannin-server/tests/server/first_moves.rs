@@ -1,13 +1,16 @@
 //! A game's first moves over a real server: no clock runs before a player's first
 //! move, so that each player's clock starts at its own first turn after it (people
-//! and bots alike, across a restart: docs/protocol.md §11).
+//! and bots alike, across a restart: docs/protocol.md §11); and an abort at a table
+//! of friends keeps the table — the same players seated, bots too, the chat kept —
+//! waiting for `ready` again, on SQLite and PostgreSQL and after a restart
+//! (docs/protocol.md §17).
 
 use std::time::Duration;
 
 use crate::common;
 
-use common::{on_both_databases, Setup, Table, TestDb, TestServer};
-use sannin_protocol::{ClientMsg, Clocks, Seat, State};
+use common::{on_both_databases, Client, Setup, Table, TestDb, TestServer};
+use sannin_protocol::{ClientMsg, Clocks, ErrorCode, Event, RoomStatus, Seat, State};
 use sannin_server::{LimitArgs, ManualTime};
 use serde_json::json;
 
@@ -215,5 +218,135 @@ async fn a_bots_first_move_is_not_charged_either() {
         .until_state("Middle's second turn", |s| s.to_move == Some(Seat::Middle))
         .await;
     assert_eq!(clocks(&s).running, Some(Seat::Middle));
+    server.stop().await;
+}
+
+/// The state of `c` once its room waits again after an abort.
+async fn waiting_again(c: &mut Client) -> State {
+    c.until_state("the table waiting again", |s| {
+        s.status == RoomStatus::Waiting
+    })
+    .await
+}
+
+async fn abort_keeps_the_table(db: TestDb) {
+    let time = ManualTime::new(T0);
+    let server = start(&db, &time).await;
+    let mut t = Table::new(&server, fischer()).await;
+    t.players[0].chat("good luck").await;
+    for c in t.players.iter_mut() {
+        c.until_chat().await;
+    }
+    play_one(&mut t).await;
+    play_one(&mut t).await;
+    t.players[1].send(ClientMsg::Abort).await;
+    for c in t.clients_mut() {
+        let e = c.until_event("game_aborted").await;
+        assert_eq!(e, Event::GameAborted { seat: Seat::Middle });
+        let s = waiting_again(c).await;
+        assert_eq!(s.moves.as_deref(), Some(&[][..]), "the game is gone");
+        assert_eq!(s.position, s.start_position);
+        assert_eq!(s.to_move, None);
+        assert_eq!(
+            (clocks(&s).running, left(clocks(&s))),
+            (None, [180_000; 3]),
+            "full clocks, none running"
+        );
+        for (i, seat) in Seat::ALL.into_iter().enumerate() {
+            let info = s.seats.get(seat).expect("still seated");
+            assert_eq!(info.name, format!("player{i}"));
+            assert!(!info.ready, "{seat:?} must be ready again");
+            assert!(info.connected);
+        }
+    }
+    assert!(
+        t.players
+            .iter()
+            .all(|p| p.events_of("table_aborted").is_empty()),
+        "a table of friends is not given up"
+    );
+    // The sockets stay open: the room answers, and a move is refused until the start.
+    t.players[0].act("P3c-4d").await;
+    t.players[0].expect_error(ErrorCode::GameNotRunning).await;
+    let details = server.room(&t.room).await;
+    assert_eq!(details.room.status, RoomStatus::Waiting);
+    assert!(details.moves.is_empty());
+    assert_eq!(details.room.result, None);
+    assert!(server.lists(&t.room).await, "listed as waiting again");
+    let (code, history) = server
+        .get_json(&format!("/api/rooms/{}/history", t.room))
+        .await;
+    assert_eq!((code, history["plies"].clone()), (200, json!([])));
+
+    // A restart finds the room waiting, its seats taken and its chat kept.
+    let tokens: Vec<String> = t.players.iter().map(|p| p.token.clone().unwrap()).collect();
+    let room = t.room.clone();
+    server.kill();
+    drop(t);
+    let server = start(&db, &time).await;
+    let mut players = Vec::new();
+    for token in &tokens {
+        let mut c = server.client(&room).await;
+        c.resume(token).await;
+        assert_eq!(c.until_chat_history().await, ["good luck"]);
+        players.push(c);
+    }
+    let s = players[0].sync().await;
+    assert_eq!(s.status, RoomStatus::Waiting);
+    assert!(Seat::ALL
+        .into_iter()
+        .all(|seat| s.seats.get(seat).is_some_and(|i| !i.ready)));
+    // Everyone ready: a new game starts, its clocks waiting for First's first move.
+    for p in players.iter_mut() {
+        p.send(ClientMsg::Ready).await;
+    }
+    for p in players.iter_mut() {
+        let s = p.until_playing().await;
+        assert_eq!(s.moves.as_deref(), Some(&[][..]));
+        assert_eq!(clocks(&s).running, None);
+    }
+    time.advance(Duration::from_secs(2));
+    let s = players[0].sync().await;
+    players[0].act(&a_move(&s)).await;
+    players[1]
+        .until_state("Middle to move", |s| s.to_move == Some(Seat::Middle))
+        .await;
+    assert_eq!(server.room(&room).await.moves.len(), 1);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_abort_at_a_table_of_friends_keeps_the_table_waiting() {
+    on_both_databases(abort_keeps_the_table).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bots_stay_seated_when_a_table_of_friends_aborts() {
+    let server = Setup::default().start(&TestDb::sqlite()).await;
+    let room = server.create_room(json!({"bots": {"last": 0}})).await;
+    let mut a = server.client(&room).await;
+    a.join(Some(Seat::First), "Ann").await;
+    let mut b = server.client(&room).await;
+    b.join(Some(Seat::Middle), "Bo").await;
+    let mut watcher = server.client(&room).await;
+    watcher.watch(None).await;
+    a.send(ClientMsg::Ready).await;
+    b.send(ClientMsg::Ready).await;
+    let s = a.until_playing().await;
+    a.act(&a_move(&s)).await;
+    b.until_state("Middle to move", |s| s.to_move == Some(Seat::Middle))
+        .await;
+    b.send(ClientMsg::Abort).await;
+    for c in [&mut a, &mut b, &mut watcher] {
+        c.until_event("game_aborted").await;
+        let s = waiting_again(c).await;
+        let last = s.seats.last.clone().expect("the bot stays");
+        assert_eq!((last.bot, last.ready), (Some(0), true));
+        assert!(s.seats.first.as_ref().is_some_and(|i| !i.ready));
+    }
+    a.send(ClientMsg::Ready).await;
+    b.send(ClientMsg::Ready).await;
+    let s = watcher.until_playing().await;
+    assert_eq!(s.seats.last.as_ref().and_then(|i| i.bot), Some(0));
     server.stop().await;
 }
