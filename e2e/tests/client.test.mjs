@@ -596,7 +596,7 @@ async function pairedRoom() {
     },
     ws: (ws) => {
       sockets.push(ws);
-      ws.send(JSON.stringify(state({ paired: true, you: 'first', to_move: 'first', legal: FIRST_LEGAL })));
+      ws.send(JSON.stringify(state({ paired: true, you: 'first', to_move: 'first', legal: FIRST_LEGAL, now_ms: Date.now(), first_move_by_ms: Date.now() + 30000 })));
     },
   });
   await page.addInitScript(() => {
@@ -610,7 +610,9 @@ async function pairedRoom() {
   });
   await page.goto(`${ORIGIN}/rooms/r1`);
   await page.waitForSelector('[data-cell] .piece');
-  await page.getByTestId('turn').filter({ hasText: 'first move within 30 s' }).waitFor();
+  // The first move's time counts down, from the server's limit.
+  await page.getByTestId('turn').filter({ hasText: /first move within (30|29) s/ }).waitFor();
+  await page.getByTestId('turn').filter({ hasText: /first move within 2[78] s/ }).waitFor();
   const abort = (seat, reason) => {
     sockets.at(-1).send(JSON.stringify({ type: 'event', seq: 4, event: { type: 'table_aborted', seat, reason } }));
     sockets.at(-1).close({ code: 1000, reason: 'table given up' });

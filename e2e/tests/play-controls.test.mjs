@@ -1,6 +1,6 @@
 // Aborting, takebacks, giving time and Sannin TV (docs/protocol.md §17) against the real
 // server, by clicking: a game aborted in its first moves by one of three players, every
-// page saying so; a move taken back when both others accept (board and move table back
+// page saying so and the three seated at the table again, its chat kept; a move taken back when both others accept (board and move table back
 // to before it on every page), a second request declined; "+15 s" given to another
 // player's clock; /tv saying so when no game is being played, showing the game
 // started since, then by itself the next one once that game ends. Screenshots go to
@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverAndBrowser } from '../lib/setup.mjs';
-import { SHOTS as DEFAULT_SHOTS, boardPieces, joinRoom, person as newPerson, playMove, resign, until } from '../lib/people.mjs';
+import { SHOTS as DEFAULT_SHOTS, boardPieces, joinRoom, person as newPerson, playMove, positionPieces, resign, until } from '../lib/people.mjs';
 
 const SHOTS = process.env.SHOTS_DIR ? `${process.env.SHOTS_DIR.replace(/\/$/, '')}/` : DEFAULT_SHOTS;
 const live = serverAndBrowser({ shots: SHOTS, serverArgs: ['--bot-min-move-ms', '10'] });
@@ -77,8 +77,11 @@ const movesShown = (page) => page.$$eval('[data-testid="moves"] [data-ply]', (ns
 const lastMoveCells = (page) => page.$$eval('[data-cell].last', (ns) => ns.map((n) => n.dataset.cell).sort());
 const noErrors = (people) => assert.deepEqual(people.flatMap((p) => p.io.errors), []);
 
-test('a player aborts the game in its first moves: every page says so, nobody is rated', async () => {
+test('a player aborts the game in its first moves: the same three sit at the table again, its chat kept, nobody rated', async () => {
   const t = await table();
+  await t.first.page.getByTestId('chat-input').fill('good luck');
+  await t.first.page.getByTestId('chat-send').click();
+  for (const p of t.all) await until(`${p.label} reads the chat`, async () => (await p.page.getByTestId('chat-players').textContent()).includes('good luck'));
   await playMove(t.first);
   await until('middle to move', () => t.middle.lastState()?.to_move === 'middle');
   // Everyone still in the game may abort: the button is there on all three pages.
@@ -93,20 +96,33 @@ test('a player aborts the game in its first moves: every page says so, nobody is
   await t.middle.page.getByTestId('abort').click();
   await t.middle.page.getByTestId('abort-confirm').click();
   await until('abort sent', () => t.middle.io.sent.some((m) => m.type === 'abort'));
+  // A table of friends is not given up: the same three, seated, wait for ready again.
   for (const p of t.all) {
-    await p.page.waitForSelector('[data-testid="table-aborted"][data-reason="aborted"]');
-    const text = await p.page.getByTestId('aborted-text').textContent();
-    if (p === t.middle) assert.equal(text, 'You aborted the game. Nobody is rated.');
-    else assert.equal(text, 'Game aborted by Beni (Middle). Nobody is rated.');
-    assert.equal(await p.page.getByTestId('aborted-new-game').getAttribute('href'), '/');
-    const ev = p.io.events.find((e) => e.type === 'table_aborted');
-    assert.deepEqual({ seat: ev.seat, reason: ev.reason }, { seat: 'middle', reason: 'aborted' });
+    await until(`${p.label}: waiting again`, () => p.lastState()?.status === 'waiting');
+    await p.page.getByTestId('ready').waitFor();
+    const turn = await p.page.getByTestId('turn').textContent();
+    if (p === t.middle) assert.equal(turn, 'You aborted the game; the table waits for everyone to be ready again.');
+    else assert.equal(turn, 'Game aborted by Beni (Middle); the table waits for everyone to be ready again.');
+    for (const [seat, name] of Object.entries(NAMES)) assert.match(await p.page.getByTestId(`seat-${seat}`).textContent(), new RegExp(name));
+    assert.ok((await p.page.getByTestId('chat-players').textContent()).includes('good luck'), `${p.label}: the chat is kept`);
+    assert.equal(await p.page.getByTestId('table-aborted').count(), 0);
+    assert.deepEqual(await movesShown(p.page), []);
+    assert.deepEqual(await boardPieces(p.page), await positionPieces(p.page, p.lastState().start_position), `${p.label}: the start position`);
+    const ev = p.io.events.find((e) => e.type === 'game_aborted');
+    assert.equal(ev.seat, 'middle');
+    assert.equal(p.io.events.some((e) => e.type === 'table_aborted'), false);
   }
-  // The page stays (no queue to go back to): still there a while later.
-  await new Promise((r) => setTimeout(r, 4000));
-  for (const p of t.all) assert.match(p.page.url(), /\/rooms\//);
   const res = await fetch(`${live.server.url}/api/rooms/${t.id}`);
-  assert.equal(res.status, 404, 'an aborted room is deleted');
+  const room = await res.json();
+  assert.deepEqual([res.status, room.status, room.moves, room.result], [200, 'waiting', [], null], 'nobody is rated: no game');
+  // Everyone ready again: a new game at the same table.
+  for (const p of t.all) await p.page.getByTestId('ready').click();
+  for (const p of t.all) await until(`${p.label}: playing again`, () => p.lastState()?.status === 'playing' && p.lastState().moves.length === 0);
+  // Aborted again before any move, so that no running game is left for /tv.
+  await t.first.page.getByTestId('abort').click();
+  await t.first.page.getByTestId('abort-confirm').click();
+  for (const p of t.all) await until(`${p.label}: waiting once more`, () => p.lastState()?.status === 'waiting');
+  assert.equal(await t.last.page.getByTestId('turn').textContent(), 'Game aborted by Akira (First); the table waits for everyone to be ready again.');
   noErrors(t.all);
   await closeAll(t.all);
 });
@@ -175,7 +191,7 @@ test('a move taken back when both others accept; a second request declined', asy
   // The game goes: aborted (3 plies), so that no running game is left for /tv.
   await t.first.page.getByTestId('abort').click();
   await t.first.page.getByTestId('abort-confirm').click();
-  for (const p of t.all) await p.page.waitForSelector('[data-testid="table-aborted"]');
+  for (const p of t.all) await until(`${p.label}: waiting again`, () => p.lastState()?.status === 'waiting');
   await closeAll(t.all);
 });
 
@@ -203,7 +219,7 @@ test('"+15 s" beside another player\'s clock gives that player 15 seconds', asyn
   noErrors(t.all);
   await t.first.page.getByTestId('abort').click();
   await t.first.page.getByTestId('abort-confirm').click();
-  for (const p of t.all) await p.page.waitForSelector('[data-testid="table-aborted"]');
+  for (const p of t.all) await until(`${p.label}: waiting again`, () => p.lastState()?.status === 'waiting');
   await closeAll(t.all);
 });
 

@@ -512,7 +512,8 @@ class RoomView {
     for (const node of this.app.querySelectorAll('[data-clock]')) paintClock(node, this.clocks, this.state?.status, elapsed, this.skew);
     // A correspondence turn line says how long is left: its minutes (seconds in the
     // last minute) follow.
-    if (this.state && !this.aborted && isCorrespondence(this.clocks)) this.renderTurn();
+    // So does the countdown of a first move at a table of quick pairing.
+    if (this.state && !this.aborted && (isCorrespondence(this.clocks) || typeof this.state.first_move_by_ms === 'number')) this.renderTurn();
   }
 
   // ---- actions (input.js) ------------------------------------------------------------

@@ -222,6 +222,14 @@ pub enum Event {
         /// What it did not do.
         reason: NoShow,
     },
+    /// The player in `seat` aborted the game in its first moves at a table of
+    /// friends (not one of quick pairing): nobody is rated, the moves are gone, and
+    /// the same players stay seated in a room that waits for `ready` again (a
+    /// `state` follows).
+    GameAborted {
+        /// Who aborted.
+        seat: Seat,
+    },
     /// `from` gave `to` some time on its clock.
     TimeGiven {
         /// Who gave.
@@ -285,6 +293,7 @@ impl Event {
             Event::BotTookOver { .. } => "bot_took_over",
             Event::BotReleased { .. } => "bot_released",
             Event::TableAborted { .. } => "table_aborted",
+            Event::GameAborted { .. } => "game_aborted",
             Event::TimeGiven { .. } => "time_given",
             Event::TakebackOffered { .. } => "takeback_offered",
             Event::TakebackDeclined { .. } => "takeback_declined",

@@ -245,6 +245,11 @@ pub struct State {
     pub grace_seconds: f64,
     /// The server's unix ms when the state was made.
     pub now_ms: i64,
+    /// At a table of quick pairing, while the player to move has made no move yet:
+    /// when (the server's unix ms) it must have made its first, or the table is given
+    /// up. Left out otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_move_by_ms: Option<i64>,
     /// The seat of each entry of `moves`; left out whenever `moves` is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub move_players: Option<Vec<Seat>>,

@@ -66,6 +66,10 @@ pub(crate) fn write_state_msg(s: &State, out: &mut String) {
     serde_value(out, &s.grace_seconds);
     out.push_str(r#","now_ms":"#);
     int(out, s.now_ms);
+    if let Some(t) = s.first_move_by_ms {
+        out.push_str(r#","first_move_by_ms":"#);
+        int(out, t);
+    }
     if let Some(players) = &s.move_players {
         out.push_str(r#","move_players":"#);
         seats(out, players);

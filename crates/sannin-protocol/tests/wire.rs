@@ -196,6 +196,10 @@ fn room_events() {
             json!({"type": "player_left", "seat": "first", "grace_seconds": 120.0}),
         ),
         (
+            Event::GameAborted { seat: Seat::Last },
+            json!({"type": "game_aborted", "seat": "last"}),
+        ),
+        (
             Event::PlayerReconnected { seat: Seat::Middle },
             json!({"type": "player_reconnected", "seat": "middle"}),
         ),
@@ -398,6 +402,7 @@ fn state() -> State {
         }),
         grace_seconds: 1.5,
         now_ms: 1_735_689_600_000,
+        first_move_by_ms: None,
         move_players: Some(vec![Seat::First]),
         in_check: vec![Seat::Last],
         clocks: Some(clocks()),
@@ -556,6 +561,7 @@ fn a_state_written_by_hand_is_the_text_serde_writes() {
         });
         s.grace_seconds = [0.0, 1.5, 60.0, 0.1, 1e-7, 1e21, 12_345.678][pick(7)];
         s.now_ms = [0, -1, 1_735_689_600_000, i64::MIN][pick(4)];
+        s.first_move_by_ms = [None, Some(1_735_689_630_000), Some(-5)][pick(3)];
         s.in_check = (0..pick(3)).map(|_| seats[pick(3)]).collect();
         s.clocks = match pick(5) {
             0 => None,

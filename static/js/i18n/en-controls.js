@@ -22,6 +22,8 @@ export default {
   'ctl.note.takeback_declined.you': 'You declined the takeback.',
   'ctl.note.took_back': 'The last move of {who} was taken back.',
   'ctl.note.took_back.you': 'Your last move was taken back.',
+  'ctl.note.game_aborted': 'Game aborted by {who}; the table waits for everyone to be ready again.',
+  'ctl.note.game_aborted.you': 'You aborted the game; the table waits for everyone to be ready again.',
   'ctl.note.time_given': '{from} gave {to} {s} s.',
   'ctl.note.time_given.by_you': 'You gave {to} {s} s.',
   'ctl.note.time_given.to_you': '{from} gave you {s} s.',

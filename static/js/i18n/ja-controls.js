@@ -22,6 +22,8 @@ export default {
   'ctl.note.takeback_declined.you': 'あなたが待ったを断りました。',
   'ctl.note.took_back': '{who}の直前の手が戻されました。',
   'ctl.note.took_back.you': 'あなたの直前の手が戻されました。',
+  'ctl.note.game_aborted': '{who}が対局を中止しました。全員が再び準備完了になるまで、この卓で待ちます。',
+  'ctl.note.game_aborted.you': '対局を中止しました。全員が再び準備完了になるまで、この卓で待ちます。',
   'ctl.note.time_given': '{from}が{to}に{s}秒を与えました。',
   'ctl.note.time_given.by_you': 'あなたが{to}に{s}秒を与えました。',
   'ctl.note.time_given.to_you': '{from}があなたに{s}秒を与えました。',

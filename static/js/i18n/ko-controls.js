@@ -22,6 +22,8 @@ export default {
   'ctl.note.takeback_declined.you': '무르기를 거절했습니다.',
   'ctl.note.took_back': '{who}의 마지막 수를 물렀습니다.',
   'ctl.note.took_back.you': '내 마지막 수를 물렀습니다.',
+  'ctl.note.game_aborted': '{who}이(가) 대국을 중단했습니다. 모두가 다시 준비할 때까지 판이 기다립니다.',
+  'ctl.note.game_aborted.you': '대국을 중단했습니다. 모두가 다시 준비할 때까지 판이 기다립니다.',
   'ctl.note.time_given': '{from}이(가) {to}에게 {s}초를 주었습니다.',
   'ctl.note.time_given.by_you': '{to}에게 {s}초를 주었습니다.',
   'ctl.note.time_given.to_you': '{from}이(가) 나에게 {s}초를 주었습니다.',

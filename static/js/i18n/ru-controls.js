@@ -22,6 +22,8 @@ export default {
   'ctl.note.takeback_declined.you': 'Вы отказали в возврате хода.',
   'ctl.note.took_back': 'Последний ход игрока {who} возвращён.',
   'ctl.note.took_back.you': 'Ваш последний ход возвращён.',
+  'ctl.note.game_aborted': 'Партию прервал игрок {who}; стол ждёт, пока все снова будут готовы.',
+  'ctl.note.game_aborted.you': 'Вы прервали партию; стол ждёт, пока все снова будут готовы.',
   'ctl.note.time_given': '{from} добавляет {s} с игроку {to}.',
   'ctl.note.time_given.by_you': 'Вы добавили {s} с игроку {to}.',
   'ctl.note.time_given.to_you': '{from} добавляет вам {s} с.',

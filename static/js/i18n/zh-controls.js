@@ -22,6 +22,8 @@ export default {
   'ctl.note.takeback_declined.you': '你拒绝了悔棋。',
   'ctl.note.took_back': '{who}的上一步棋已悔回。',
   'ctl.note.took_back.you': '你的上一步棋已悔回。',
+  'ctl.note.game_aborted': '{who}中止了对局；对局桌等待所有人再次准备。',
+  'ctl.note.game_aborted.you': '你中止了对局；对局桌等待所有人再次准备。',
   'ctl.note.time_given': '{from}给了{to}{s}秒。',
   'ctl.note.time_given.by_you': '你给了{to}{s}秒。',
   'ctl.note.time_given.to_you': '{from}给了你{s}秒。',

@@ -138,6 +138,8 @@ export function noticeText(n, ctx) {
       return t('room.note.game_over', { result: resultLine(n, ctx), reason: reasonText(n.reason) });
     case 'game_started':
       return t('room.note.started');
+    case 'game_aborted':
+      return you('ctl.note.game_aborted', n.seat);
     case 'player_joined':
     case 'bot_added':
       return t('room.note.joined', { name: n.name ?? '?', seat: seatLabel(n.seat) });

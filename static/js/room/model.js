@@ -36,6 +36,7 @@ export function createModel() {
     pending: null, // the ply being received: lead event seen, its `state` not yet
     view: null, // ply shown while looking back (0 = start), null for the live position
     missed: false, // a new ply arrived while looking back
+    abortedBy: null, // seat that aborted the last game of a table that waits again
   };
 }
 
@@ -274,9 +275,18 @@ export function applyEvent(m, ev) {
     case 'game_started':
       if (s) s.status = 'playing';
       m.proposal = null;
+      m.abortedBy = null;
       m.history = { start: s?.start_position ?? s?.position ?? null, plies: [] };
       m.historyStale = !m.history.start;
       note('start', true);
+      break;
+    case 'game_aborted':
+      // A table of friends: the game is gone and the room waits for `ready` again
+      // (its `state` follows).
+      m.abortedBy = ev.seat ?? null;
+      m.pending = null;
+      note('start', true);
+      sounds.push('end');
       break;
     case 'alliance_proposed':
       m.proposal = { from: ev.from, to: ev.to };

@@ -3,6 +3,10 @@
 //! first move in time. Nobody is rated: the room is deleted, its connections are told
 //! (`table_aborted`) and closed, and the others' tickets go back to the front of their
 //! pool (`Host::table_aborted`).
+//!
+//! A game aborted at a table of friends (a room a person made) keeps the table
+//! instead: the game is gone, the same players stay seated with their chat, and the
+//! room waits for `ready` again (`game_aborted`, docs/protocol.md §17).
 
 use std::time::Duration;
 
@@ -52,5 +56,51 @@ impl Room {
         }
         self.deps.host.unload_room(self.id);
         true
+    }
+
+    /// `abort` by `p` at a table of friends: the game is given up as if it never was
+    /// (its actions deleted, nobody rated) and the room waits for everyone to be
+    /// ready again, with the same seats — bots too, a seat a bot took over given back
+    /// to its player — and its chat. `conn` is told when the database refused
+    /// (nothing changed).
+    pub(super) async fn reopen_after_abort(&mut self, conn: ConnId, p: Player) {
+        if let Err(e) = self.deps.store.reopen_room(&self.id_str).await {
+            self.store_failed("storing an aborted game", &e);
+            return self.reject(
+                conn,
+                ErrorCode::Internal,
+                "could not abort the game; nothing changed: try again",
+            );
+        }
+        self.store_ok();
+        info!(room = %self.id, seat = p.lower(), "game aborted; the table waits again");
+        let (now, now_epoch) = (self.now(), unix_ms());
+        self.game = Game::from_position(self.game.start_position().clone());
+        self.status = RoomStatus::Waiting;
+        self.plies = 0;
+        self.moved = [false; 3];
+        self.clock = self.settings.clock.map(GameClock::new);
+        self.thinking = None;
+        self.takeback = None;
+        self.draw_offers.clear();
+        self.gave_time_at = [[None; 3]; 3];
+        self.started_at_ms = None;
+        self.turn_since = now;
+        for s in self.seats.iter_mut().flatten() {
+            if s.taken_over() {
+                s.bot = None;
+            }
+            if s.bot.is_none() {
+                s.ready = false;
+                // A player away keeps its seat for the waiting room's grace period,
+                // counted from now.
+                if s.conn.is_none() {
+                    s.left_at = Some(now);
+                    s.left_at_ms = Some(now_epoch);
+                }
+            }
+        }
+        self.broadcast(Event::GameAborted { seat: p.into() });
+        self.broadcast_state();
     }
 }

@@ -248,7 +248,11 @@ impl Room {
             .outcome()
             .map(|o| serde_json::to_string(o).unwrap_or_default());
         let now = self.deps.config.time.now_ms();
-        let clock = self.clocks_after(c.clock_op, c.prepared.to_move(), now);
+        let mut moved = self.moved;
+        if let (ActionKind::Act, Some(p)) = (c.kind, c.player) {
+            moved[p.index()] = true;
+        }
+        let clock = self.clocks_after(c.clock_op, c.prepared.to_move(), &moved, now);
         let stored = StoredAction {
             ply: self.plies + 1,
             kind: c.kind,
@@ -281,9 +285,7 @@ impl Room {
             }
         };
         self.clock = clock;
-        if let (ActionKind::Act, Some(p)) = (c.kind, c.player) {
-            self.moved[p.index()] = true;
-        }
+        self.moved = moved;
         self.turn_since = self.now();
         self.announce(c.lead, events, c.kind, now);
         let m = &self.deps.metrics;
@@ -295,8 +297,16 @@ impl Room {
     }
 
     /// The clocks once an action with `op` is played at `now` (time-source ms), with
-    /// `next` to move: the mover charged, the next player's clock started.
-    fn clocks_after(&self, op: ClockOp, next: Option<Player>, now: u64) -> Option<GameClock> {
+    /// `next` to move and `moved` the players who have made a move then: the mover
+    /// charged (nothing on a first move: its clock did not run), the next player's
+    /// clock started unless this is its first move.
+    fn clocks_after(
+        &self,
+        op: ClockOp,
+        next: Option<Player>,
+        moved: &[bool; 3],
+        now: u64,
+    ) -> Option<GameClock> {
         self.clock.clone().map(|mut c| {
             match op {
                 ClockOp::Move(credit) => {
@@ -309,7 +319,7 @@ impl Room {
                     }
                 }
             }
-            if let Some(n) = next {
+            if let Some(n) = next.filter(|n| self.clock_runs_for(*n, moved)) {
                 if c.running().is_none() {
                     c.start(n, now);
                 }

@@ -39,6 +39,28 @@ impl Room {
             .map(|t| &*t.standstill)
     }
 
+    /// Whether `p`'s clock runs on its turn, `moved` saying who has made a move. No
+    /// clock runs before a player's first move: its clock starts at its own first
+    /// turn after it (docs/protocol.md §11, rules-notes). A correspondence clock, a
+    /// time for each move, runs on every turn.
+    pub(super) fn clock_runs_for(&self, p: Player, moved: &[bool; 3]) -> bool {
+        self.is_correspondence() || moved[p.index()]
+    }
+
+    /// Starts the clock of the player to move at `now` (time-source ms), when it runs
+    /// on this turn ([`Room::clock_runs_for`]).
+    pub(super) fn start_mover_clock(&mut self, now: u64) {
+        let Some(p) = self.to_move() else {
+            return;
+        };
+        if !self.clock_runs_for(p, &self.moved) {
+            return;
+        }
+        if let Some(c) = self.clock.as_mut() {
+            c.start(p, now);
+        }
+    }
+
     /// When the running clock falls (time-source ms), during play.
     ///
     /// While a bot's clock stands (it waits for a search slot, or is paced) it cannot
@@ -95,4 +117,15 @@ impl Room {
             self.fanout.ping(conn);
         }
     }
+}
+
+/// Which players have made a move in `game` (a move, not a resignation or a loss).
+pub(super) fn moved_in(game: &Game) -> [bool; 3] {
+    let mut moved = [false; 3];
+    for e in game.log() {
+        if let sannin_rules::Entry::Action { player, .. } = e {
+            moved[player.index()] = true;
+        }
+    }
+    moved
 }

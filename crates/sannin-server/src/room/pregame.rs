@@ -75,9 +75,8 @@ impl Room {
                 }));
             }
         }
-        if let (Some(c), Some(p)) = (self.clock.as_mut(), self.game.to_move()) {
-            c.start(p, self.deps.config.time.now_ms());
-        }
+        // No clock runs before First's first move (docs/protocol.md §11).
+        self.start_mover_clock(self.deps.config.time.now_ms());
         self.turn_since = self.now();
         self.broadcast_state();
         self.notify_all(NoticeKind::GameStarted, self.to_move());

@@ -29,7 +29,14 @@ impl Room {
         let first_deadline = self.started_at_ms.zip(self.clock.as_ref()).map(|(t, c)| {
             t.saturating_add(i64::try_from(c.settings().main_ms).unwrap_or(i64::MAX))
         });
-        let (Some(c), Some(p)) = (self.clock.as_mut(), self.game.to_move()) else {
+        // A player who has not moved yet has no clock running (docs/protocol.md §11).
+        let Some(p) = self
+            .to_move()
+            .filter(|p| self.clock_runs_for(*p, &self.moved))
+        else {
+            return;
+        };
+        let Some(c) = self.clock.as_mut() else {
             return;
         };
         match deadline.or(first_deadline) {

@@ -234,6 +234,7 @@ impl Room {
     pub(super) fn spectator_state(&self, kind: Snapshot) -> State {
         let full = kind == Snapshot::Full;
         let outcome = self.game.outcome().cloned();
+        let now_ms = unix_ms();
         State {
             seq: self.fanout.seq,
             room: self.id_str.clone(),
@@ -259,7 +260,8 @@ impl Room {
             draw_offers: self.draw_offers.players().map(Seat::from).collect(),
             takeback: self.takeback.as_ref().map(takeback::Takeback::to_state),
             grace_seconds: self.deps.config.grace.as_secs_f64(),
-            now_ms: unix_ms(),
+            now_ms,
+            first_move_by_ms: self.first_move_by_ms(now_ms),
             move_players: full.then(|| self.move_players()),
             in_check: self.in_check(),
             clocks: self.clock.as_ref().map(|c| {
@@ -282,6 +284,14 @@ impl Room {
                 of: self.settings.rematch_of.map(|u| u.to_string()),
             },
         }
+    }
+
+    /// When the player to move at a table of pairing must have made its first move
+    /// (unix ms, as of `now_ms`), or None.
+    fn first_move_by_ms(&self, now_ms: i64) -> Option<i64> {
+        let (_, due) = self.first_move_deadline()?;
+        let left = i64::try_from(due.since(self.now()).as_millis()).unwrap_or(i64::MAX);
+        Some(now_ms.saturating_add(left))
     }
 
     /// The seat of each entry of `moves`.

@@ -67,6 +67,10 @@ impl Room {
                 "a game can be aborted only in its first moves (two of each player); resign or offer a draw",
             );
         }
+        if !self.settings.paired {
+            // A table of friends stays: it waits for everyone to be ready again.
+            return self.reopen_after_abort(conn, p).await;
+        }
         info!(room = %self.id, seat = p.lower(), "game aborted");
         if self.abort_table(p, NoShow::Aborted).await {
             self.gone = true;
@@ -220,17 +224,22 @@ impl Room {
         };
         info!(room = %self.id, seat = t.seat.lower(), ply, "move taken back");
         self.game = t.before;
+        self.moved = super::flags::moved_in(&self.game);
         self.plies -= 1;
         self.thinking = None;
         self.draw_offers.clear();
         let now = self.deps.config.time.now_ms();
+        // A first move taken back earned nothing and its clock stays stopped.
+        let charged = self.moved[t.seat.index()];
         if let Some(c) = self.clock.as_mut() {
             // The player who was to move is charged its time; the mover's runs again,
             // without the increment the move earned.
             c.stop(now, 0, false);
-            c.undo_increment(t.seat);
-            c.start(t.seat, now);
+            if charged {
+                c.undo_increment(t.seat);
+            }
         }
+        self.start_mover_clock(now);
         self.turn_since = self.now();
         self.broadcast(Event::TookBack {
             seat: t.seat.into(),

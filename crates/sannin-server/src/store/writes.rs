@@ -280,6 +280,31 @@ impl Store {
         .await
     }
 
+    /// A game aborted at a table of friends: its actions deleted, a seat a bot took
+    /// over given back to its player, and the room waiting again, not started and
+    /// without a result; its seats and chat stay.
+    pub async fn reopen_room(&self, id: &str) -> sqlx::Result<()> {
+        let mut tx = self.begin().await?;
+        sqlx::query("DELETE FROM actions WHERE room_id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("UPDATE seats SET bot = NULL WHERE room_id = $1 AND token_hash <> $2")
+            .bind(id)
+            .bind(super::BOT_TOKEN_HASH)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(
+            "UPDATE rooms SET status = 'waiting', result = NULL, started_at = NULL, \
+             updated_at = $1 WHERE id = $2",
+        )
+        .bind(unix_ms())
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await
+    }
+
     /// Deletes a room with its seats, actions and chat.
     pub async fn delete_room(&self, id: &str) -> sqlx::Result<()> {
         let mut tx = self.begin().await?;

@@ -14,6 +14,7 @@ mod commit_failures;
 mod correspondence;
 mod courtesies;
 mod fairplay;
+mod first_moves;
 mod games;
 mod hardening_accounts;
 mod hardening_bots;

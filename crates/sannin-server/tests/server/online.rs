@@ -90,6 +90,14 @@ impl PlayAny for Table {
     }
 }
 
+/// Plays each player's first move, which no clock is charged for (docs/protocol.md
+/// §11): the clocks run from First's second turn on.
+async fn first_round(t: &mut Table) {
+    for _ in 0..3 {
+        t.play_any().await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sudden_death_clock_runs_and_flag_falls() {
     let db = TestDb::sqlite();
@@ -101,6 +109,13 @@ async fn sudden_death_clock_runs_and_flag_falls() {
     .await;
     let st = t.spectator.state().clone();
     assert_eq!(clocks(&st).settings.kind, ClockKind::SuddenDeath);
+    assert_eq!(
+        clocks(&st).running,
+        None,
+        "no clock before First's first move"
+    );
+    first_round(&mut t).await;
+    let st = t.spectator.state().clone();
     assert_eq!(clocks(&st).running, Some(Seat::First));
     assert_eq!(remaining(&st, Seat::First), 10_000);
     let details = server.room(&t.room).await.room;
@@ -174,6 +189,7 @@ async fn fischer_increment_and_byoyomi_periods() {
         json!({"clock": {"kind": "fischer", "main_seconds": 60, "increment_seconds": 5}}),
     )
     .await;
+    first_round(&mut t).await;
     time.advance(Duration::from_millis(10_000));
     let st = t.play_any().await;
     assert_eq!(remaining(&st, Seat::First), 55_000);
@@ -192,6 +208,7 @@ async fn fischer_increment_and_byoyomi_periods() {
     let st = t.spectator.state().clone();
     assert_eq!(clocks(&st).first.periods, 2);
     assert_eq!(clocks(&st).first.period_ms, Some(5_000));
+    first_round(&mut t).await;
     // 8 s: main time gone, one period lost, the move is made within the second.
     time.advance(Duration::from_millis(8_000));
     let st = t.play_any().await;
@@ -234,6 +251,7 @@ async fn lag_credit_is_the_measured_round_trip_capped() {
         json!({"clock": {"kind": "sudden_death", "main_seconds": 60}}),
     )
     .await;
+    first_round(&mut t).await;
     // First thinks 3 s; its connection's round trip is measured at 400 ms (a pong
     // carries back the server's ping stamp), so 2.6 s are charged.
     time.advance(Duration::from_millis(3_000));
@@ -270,6 +288,7 @@ async fn restart_restores_clocks_without_charging_downtime() {
         json!({"clock": {"kind": "sudden_death", "main_seconds": 60}}),
     )
     .await;
+    first_round(&mut t).await;
     time.advance(Duration::from_millis(5_000));
     t.play_any().await;
     time.advance(Duration::from_millis(7_000));

@@ -412,8 +412,12 @@ async fn a_player_who_makes_no_first_move_gives_the_table_up() {
     let action = players[first].state().legal[0].clone();
     players[first].send(ClientMsg::Act { action }).await;
     for p in &mut players {
-        p.until_state("middle to move", |s| s.to_move == Some(Seat::Middle))
+        let s = p
+            .until_state("middle to move", |s| s.to_move == Some(Seat::Middle))
             .await;
+        // The first move's limit is in the state; no clock runs meanwhile.
+        assert_eq!(s.first_move_by_ms, Some(s.now_ms + 30_000));
+        assert_eq!(s.clocks.as_ref().and_then(|c| c.running), None);
     }
     time.advance(Duration::from_secs(31));
     let ev = players[0].until_event("table_aborted").await;
@@ -433,6 +437,59 @@ async fn a_player_who_makes_no_first_move_gives_the_table_up() {
     }
     assert_eq!(states.iter().filter(|(c, _)| *c == 404).count(), 1);
     assert_eq!(states.iter().filter(|(_, s)| *s == "waiting").count(), 2);
+    server.stop().await;
+}
+
+/// A player of a table of quick pairing who aborts in the first moves gives the
+/// table up as before (unlike a table of friends, which waits again): the room is
+/// gone, nobody is rated, the others wait again at the front of their pool.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_abort_at_a_table_of_pairing_gives_the_table_up() {
+    let time = ManualTime::new(0);
+    let (_db, server) = server(&time).await;
+    let tickets = [
+        ticket(&server, json!({"clock": five_three()}), None).await,
+        ticket(&server, json!({"clock": five_three()}), None).await,
+        ticket(&server, json!({"clock": five_three()}), None).await,
+    ];
+    let mut players = Vec::new();
+    let mut room = String::new();
+    for t in &tickets {
+        let (r, _, token) = matched(&server, t).await;
+        room = r;
+        players.push(resume(&server, &room, &token).await);
+    }
+    for p in &mut players {
+        p.until_playing().await;
+    }
+    let first = players
+        .iter()
+        .position(|p| p.state().you == Some(Seat::First))
+        .unwrap();
+    players[first].send(ClientMsg::Abort).await;
+    for p in &mut players {
+        let ev = p.until_event("table_aborted").await;
+        assert_eq!(
+            ev,
+            Event::TableAborted {
+                seat: Seat::First,
+                reason: NoShow::Aborted
+            }
+        );
+        assert!(p.events_of("game_aborted").is_empty());
+        p.expect_closed().await;
+    }
+    assert_eq!(server.get_json(&format!("/api/rooms/{room}")).await.0, 404);
+    let mut waiting = 0;
+    for (i, t) in tickets.iter().enumerate() {
+        let (code, _, v) = call(&server, "GET", &format!("/api/pairing/{t}"), None, None).await;
+        if i == first {
+            assert_eq!(code, 404, "the aborter's ticket is gone");
+        } else if v["status"] == "waiting" {
+            waiting += 1;
+        }
+    }
+    assert_eq!(waiting, 2, "the others wait again");
     server.stop().await;
 }
 
