@@ -1,4 +1,5 @@
-//! A table of quick pairing given up before its game got going (docs/pairing.md,
+//! `abort` in a game's first moves (docs/protocol.md §17), and a table of quick
+//! pairing given up before its game got going (docs/pairing.md,
 //! "No-shows"): a player did not connect in time, left before the start, or made no
 //! first move in time. Nobody is rated: the room is deleted, its connections are told
 //! (`table_aborted`) and closed, and the others' tickets go back to the front of their
@@ -14,6 +15,9 @@ use tracing::info;
 
 use super::*;
 
+/// Plies within which a game may be aborted: each player's first two moves.
+pub const ABORT_PLIES: i64 = 6;
+
 /// How long a matched player has to connect to its room.
 pub const CONNECT_TIME: Duration = Duration::from_secs(20);
 
@@ -28,6 +32,35 @@ pub fn correspondence_first_move_time(per_move: Duration) -> Duration {
 }
 
 impl Room {
+    /// `abort`: in the first moves, the game is given up: a table of quick pairing
+    /// goes, a table of friends waits for everyone to be ready again.
+    pub(super) async fn abort(&mut self, conn: ConnId) {
+        let Some(p) = self.require_active_seat(conn) else {
+            return;
+        };
+        if self.plies >= ABORT_PLIES {
+            return self.reject(
+                conn,
+                ErrorCode::TooLateToAbort,
+                "a game can be aborted only in its first moves (two of each player); resign or offer a draw",
+            );
+        }
+        if !self.settings.paired {
+            // A table of friends stays: it waits for everyone to be ready again.
+            return self.reopen_after_abort(conn, p).await;
+        }
+        info!(room = %self.id, seat = p.lower(), "game aborted");
+        if self.abort_table(p, NoShow::Aborted).await {
+            self.gone = true;
+        } else {
+            self.reject(
+                conn,
+                ErrorCode::Internal,
+                "could not abort the game; nothing changed: try again",
+            );
+        }
+    }
+
     /// Gives the table up because of `seat`'s player. True once done (the room is
     /// gone); false when the database refused (tried again after the backoff).
     pub(super) async fn abort_table(&mut self, seat: Player, why: NoShow) -> bool {

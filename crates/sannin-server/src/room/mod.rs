@@ -24,6 +24,16 @@
 //! | `flags.rs`     | game clocks in the room: flag fall, lag credit                 |
 //! | `chat.rs`      | `watch`, `chat`, chat history                                  |
 //! | `restore.rs`   | rebuilding a stored room after a restart                       |
+//! | `abort.rs`     | `abort` in the first moves; a table of pairing given up         |
+//! | `takeback.rs`  | `offer_takeback`, `accept_takeback`, `decline_takeback`        |
+//! | `give_time.rs` | `give_time`                                                    |
+//! | `sleep.rs`     | a quiet room sleeping out of memory, woken for its deadline    |
+//! | `crowd.rs`     | spectators per address, probation in a full room               |
+//! | `notices.rs`   | what a room tells people away (push notifications)             |
+//! | `handle.rs`    | `RoomHandle`, the typed way to ask a room; `RemoteRoom`        |
+//! | `outbox.rs`    | a connection's queue and the `Text` it carries                 |
+//! | `config.rs`    | `RoomConfig`, what every room of the server runs with          |
+//! | `error.rs`     | `RoomError`; the code of an action the rules refuse            |
 //!
 //! The room never sees the application state: it gets a [`RoomDeps`] (store, config,
 //! metrics, bot pool and a [`Host`] handle for the few things it asks of the
@@ -68,6 +78,7 @@ mod crowd;
 mod draws;
 mod error;
 mod flags;
+mod give_time;
 mod handle;
 mod notices;
 mod outbox;

@@ -1,18 +1,11 @@
-//! A game's first moves and courtesies between players (docs/protocol.md §17):
-//! aborting in the first moves, giving another player time, and taking a move back
-//! when every other player agrees (casual rooms).
+//! Taking a move back when every other player agrees (casual rooms; docs/protocol.md
+//! §17).
 
 use sannin_protocol::TakebackState;
 use sannin_rules::{Entry, Game};
 use tracing::info;
 
 use super::*;
-
-/// Plies within which a game may be aborted: each player's first two moves.
-pub const ABORT_PLIES: i64 = 6;
-
-/// What `give_time` adds.
-pub const GIVEN_MS: u64 = 15_000;
 
 /// A request to take the last move back.
 pub(super) struct Takeback {
@@ -55,67 +48,6 @@ fn without_last(game: &Game) -> Option<Game> {
 }
 
 impl Room {
-    /// `abort`: in the first moves, the game is given up and the room is gone.
-    pub(super) async fn abort(&mut self, conn: ConnId) {
-        let Some(p) = self.require_active_seat(conn) else {
-            return;
-        };
-        if self.plies >= ABORT_PLIES {
-            return self.reject(
-                conn,
-                ErrorCode::TooLateToAbort,
-                "a game can be aborted only in its first moves (two of each player); resign or offer a draw",
-            );
-        }
-        if !self.settings.paired {
-            // A table of friends stays: it waits for everyone to be ready again.
-            return self.reopen_after_abort(conn, p).await;
-        }
-        info!(room = %self.id, seat = p.lower(), "game aborted");
-        if self.abort_table(p, NoShow::Aborted).await {
-            self.gone = true;
-        } else {
-            self.reject(
-                conn,
-                ErrorCode::Internal,
-                "could not abort the game; nothing changed: try again",
-            );
-        }
-    }
-
-    /// `give_time`: another player still in the game gets [`GIVEN_MS`] more.
-    pub(super) fn give_time(&mut self, conn: ConnId, to: Seat) {
-        let Some(p) = self.require_active_seat(conn) else {
-            return;
-        };
-        let to = to.player();
-        let refused = if to == p {
-            Some("you cannot give time to yourself")
-        } else if !self.game.position().active().contains(&to) {
-            Some("that player is out of the game")
-        } else if self.clock.is_none() || self.is_correspondence() {
-            Some("this game has no clock to give time on")
-        } else if self.gave_time_at[p.index()][to.index()] == Some(self.game.move_count()) {
-            // Each gift sends a full state to every connection: one a move is plenty.
-            Some("you gave that player time during this move already")
-        } else {
-            None
-        };
-        if let Some(why) = refused {
-            return self.reject(conn, ErrorCode::CannotGiveTime, why);
-        }
-        self.gave_time_at[p.index()][to.index()] = Some(self.game.move_count());
-        if let Some(c) = self.clock.as_mut() {
-            c.give(to, GIVEN_MS);
-        }
-        self.broadcast(Event::TimeGiven {
-            from: p.into(),
-            to: to.into(),
-            ms: GIVEN_MS,
-        });
-        self.broadcast_state();
-    }
-
     /// `offer_takeback`: the player who made the last move asks to take it back.
     pub(super) async fn offer_takeback(&mut self, conn: ConnId) {
         let Some(p) = self.require_active_seat(conn) else {
