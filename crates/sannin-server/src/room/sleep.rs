@@ -95,18 +95,19 @@ impl Room {
             return false;
         }
         debug!(wake_at, "room sleeps");
-        self.deps
-            .metrics
-            .rooms_slept
-            .fetch_add(1, Ordering::Relaxed);
         // A sleeping room holds no place under `--max-rooms`: it takes one again when
-        // it is loaded (`Rooms::start_restored`), so a room woken again and again
+        // it is loaded (`Registry::start_restored`), so a room woken again and again
         // counts once at most.
         self.deps.host.room_closed();
         self.deps.host.unload_room(self.id);
         if let Some(s) = summary {
             self.deps.host.waiting_room_asleep(self.id, s);
         }
+        // Counted once it sleeps, listed in the lobby as asleep.
+        self.deps
+            .metrics
+            .rooms_slept
+            .fetch_add(1, Ordering::Relaxed);
         true
     }
 }
