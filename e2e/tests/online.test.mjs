@@ -53,7 +53,10 @@ test('clocks tick for the player to move; draw buttons; rematch rotates the seat
   for (const p of people) {
     for (const seat of ['first', 'middle', 'last']) await clockOf(p.page, seat).waitFor();
   }
-  // First's clock runs (highlighted) and ticks; the others stand at 5:00.
+  // No clock runs on anyone's first move (§12.10); from First's second turn, First's
+  // clock runs (highlighted) and ticks, and the others stand at 5:00.
+  assert.equal(await clockOf(middle.page, 'first').getAttribute('data-running'), 'false');
+  for (const p of people) await playMove(p);
   await until('first clock running', async () => (await clockOf(middle.page, 'first').getAttribute('data-running')) === 'true');
   assert.equal(await clockOf(middle.page, 'middle').getAttribute('data-running'), 'false');
   assert.equal(await clockOf(middle.page, 'middle').textContent(), '5:00');
@@ -73,7 +76,7 @@ test('clocks tick for the player to move; draw buttons; rematch rotates the seat
   await playMove(first);
   await until('middle clock running', async () => (await clockOf(last.page, 'middle').getAttribute('data-running')) === 'true');
   assert.equal(await clockOf(last.page, 'first').getAttribute('data-running'), 'false');
-  // 5:00 − a second or two + 3 s increment.
+  // 5:00 − a second or two on First's second move + 3 s increment.
   const firstMs = Number(await clockOf(last.page, 'first').getAttribute('data-ms'));
   assert.ok(firstMs > 300000 && firstMs <= 303000, `increment added (${firstMs})`);
 
@@ -107,8 +110,10 @@ test('clocks tick for the player to move; draw buttons; rematch rotates the seat
     await until(`${p.label} in the rematch`, () => p.lastState()?.room !== roomId && p.lastState()?.you === expected[p.label]);
   }
   for (const p of people) await until(`${p.label}: rematch started`, () => p.lastState()?.status === 'playing');
-  // Last (now First) is to move, with a fresh Fischer clock.
-  await until('new first clock running', async () => (await clockOf(last.page, 'first').getAttribute('data-running')) === 'true');
+  // Last (now First) is to move, with a fresh Fischer clock that waits for its first move.
+  await until('new first clock shown', async () => (await clockOf(last.page, 'first').textContent()) === '5:00');
+  assert.equal(await clockOf(last.page, 'first').getAttribute('data-running'), 'false');
+  assert.equal(last.lastState().clocks.running, null);
   // A reload keeps the seat (the token carried over).
   await middle.page.reload();
   await until('middle back after reload', () => middle.lastState()?.you === 'last');
@@ -152,6 +157,8 @@ test('a button pressed while another player moves still clicks when released', a
 test('low time is marked', async () => {
   const id = await createRoom({ clock: { kind: 'sudden_death', main_seconds: 15 } });
   const people = await table(id);
+  // First's clock runs from its second turn (§12.10).
+  for (const p of people) await playMove(p);
   const clock = clockOf(people[1].page, 'first');
   await until('low time shown', async () => (await clock.getAttribute('class')).includes('low'));
   assert.match(await clock.textContent(), /^\d+\.\d$|^0:1\d$/);
