@@ -255,7 +255,7 @@ async function post(sub, { force = true } = {}) {
   const json = sub.toJSON();
   const body = {
     endpoint: json.endpoint, keys: { p256dh: json.keys?.p256dh, auth: json.keys?.auth },
-    tokens: await tokens(), kinds: s.kinds, lang: lang() === 'ja' ? 'ja' : 'en',
+    tokens: await tokens(), kinds: s.kinds, lang: lang(),
   };
   const sign = JSON.stringify([body.endpoint, [...body.tokens].sort(), body.kinds, body.lang, sessionHint()]);
   if (!force && s.id && s.endpoint === body.endpoint && s.sent === sign) return;

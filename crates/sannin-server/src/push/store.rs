@@ -9,14 +9,20 @@ use crate::room::NoticeKind;
 use crate::store::{unix_ms, Store};
 use crate::token::{hash_token, new_token};
 
-/// The language of a subscription's notifications.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// The language of a subscription's notifications: the five languages of the site.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, strum::EnumIter)]
 pub enum Lang {
     /// English.
     #[default]
     En,
     /// Japanese.
     Ja,
+    /// Russian.
+    Ru,
+    /// Chinese (simplified).
+    Zh,
+    /// Korean.
+    Ko,
 }
 
 impl Lang {
@@ -25,16 +31,15 @@ impl Lang {
         match self {
             Lang::En => "en",
             Lang::Ja => "ja",
+            Lang::Ru => "ru",
+            Lang::Zh => "zh",
+            Lang::Ko => "ko",
         }
     }
 
     /// The language of a code.
     pub fn parse(code: &str) -> Option<Lang> {
-        match code {
-            "en" => Some(Lang::En),
-            "ja" => Some(Lang::Ja),
-            _ => None,
-        }
+        <Lang as strum::IntoEnumIterator>::iter().find(|l| l.as_str() == code)
     }
 }
 

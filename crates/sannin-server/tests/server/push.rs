@@ -262,9 +262,10 @@ async fn the_kinds_asked_for_a_busy_service_retried_a_gone_subscription_removed(
     let middle = t.players[1].token.clone().unwrap();
     let last = t.players[2].token.clone().unwrap();
     let endpoint = |path: &str| format!("http://127.0.0.1:{port}/push/{path}");
-    // Middle wants draw offers only, in Japanese; Last has a busy service and a
-    // browser that is gone (below).
+    // Middle wants draw offers only, in Japanese; Last has a busy service (and reads
+    // Russian) and a browser that is gone (below).
     let middles = Browser::new();
+    let lasts = Browser::new();
     for (path, keys, tokens, extra) in [
         (
             "kinds",
@@ -272,7 +273,7 @@ async fn the_kinds_asked_for_a_busy_service_retried_a_gone_subscription_removed(
             &middle,
             json!({"kinds": ["draw_offered"], "lang": "ja"}),
         ),
-        ("busy", Browser::new().keys(), &last, json!({})),
+        ("busy", lasts.keys(), &last, json!({"lang": "ru"})),
     ] {
         let mut body = json!({"endpoint": endpoint(path), "keys": keys, "tokens": [tokens]});
         body.as_object_mut()
@@ -298,7 +299,8 @@ async fn the_kinds_asked_for_a_busy_service_retried_a_gone_subscription_removed(
     assert_eq!(msg["type"], "draw_offered", "{msg}");
     assert_eq!(msg["title"], "引き分けの提案");
     // 429 then accepted: retried once.
-    service.wait_for("busy", 2).await;
+    let got = service.wait_for("busy", 2).await;
+    assert_eq!(lasts.decrypt(&got[1])["title"], "Предложена ничья");
     // 410: the subscription is removed.
     service.wait_for("gone", 1).await;
     let gone_id = gone["id"].as_str().unwrap();
