@@ -119,6 +119,7 @@ impl Shared {
                     store.clone(),
                     config.review,
                     cluster.as_ref().map(|c| c.node.clone()),
+                    site.as_ref().map(|s| &s.store),
                 )),
                 lobby: tokio::sync::watch::channel(Arc::<str>::from("")).0,
                 tv: std::sync::Mutex::new(None),

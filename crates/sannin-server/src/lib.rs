@@ -203,6 +203,7 @@ pub async fn run(
     // Addresses whose budgets are full again are forgotten once a minute.
     let budgets = shared.budgets.clone();
     let accounts = shared.accounts.clone();
+    let reviews = shared.reviews.clone();
     let pruning = cancel.clone();
     tokio::spawn(async move {
         let mut every = tokio::time::interval(Duration::from_secs(60));
@@ -212,6 +213,7 @@ pub async fn run(
                 _ = every.tick() => {
                     budgets.prune();
                     accounts.prune();
+                    reviews.prune();
                 }
             }
         }

@@ -35,8 +35,9 @@ pub struct ReviewArgs {
     #[arg(long, env = "SANNIN_REVIEW_NODES", default_value_t = 60_000)]
     pub review_nodes: u64,
 
-    /// Reviews one client address, and one account, may ask for in a day; over it,
-    /// `429 rate_limited`. A game reviewed already costs nothing.
+    /// Reviews one client address, and one account, may ask for in a day (that many at
+    /// once, then one more every day / this); over it, `429 rate_limited`. A game
+    /// reviewed already costs nothing. 0: no limit.
     #[arg(long, env = "SANNIN_REVIEWS_PER_DAY", default_value_t = 20)]
     pub reviews_per_day: u32,
 

@@ -14,15 +14,18 @@
 //! - **Bounded.** `--review-workers` reviews at once per node, each one search at a
 //!   time on the blocking pool, `--review-nodes` actions per position (the same
 //!   review on every machine); at most `--max-reviews-waiting` waiting on the site;
-//!   an address and an account may each ask for `--reviews-per-day` in a day, counted
-//!   from the table itself so the budget holds for the whole site and across restarts.
+//!   an address and an account may each ask for `--reviews-per-day` in a day: a
+//!   [`Budget`] of that many at once, one more every day / `--reviews-per-day`, kept
+//!   for the whole site in a cluster (as every site-wide limit is).
 //!   A game already reviewed (or waiting) is answered as it stands, for free; a
 //!   review that failed is queued again when asked for again.
 
+use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
+use governor::Quota;
 use sannin_protocol::RoomStatus;
 use serde_json::{json, Value};
 use tokio::sync::Notify;
@@ -30,8 +33,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::{info, warn};
 
-use crate::limits::ClientAddr;
-use crate::limits::Refused;
+use crate::limits::{Budget, ClientAddr, Refused};
 use crate::store::{unix_ms, Store, StoredRoom};
 
 mod config;
@@ -49,7 +51,7 @@ pub const LEASE: Duration = Duration::from_secs(60);
 /// node left.
 const POLL: Duration = Duration::from_secs(2);
 /// The period of the daily budgets.
-const DAY_MS: i64 = 24 * 3600 * 1000;
+const DAY: Duration = Duration::from_secs(24 * 3600);
 
 /// A review that cannot be asked for now.
 #[derive(Debug, thiserror::Error)]
@@ -89,22 +91,44 @@ pub struct Reviews {
     node: Option<String>,
     /// Wakes an idle worker when this node queues a review.
     wake: Notify,
+    /// The reviews each address, and each account, may still ask for.
+    per_addr: Budget,
+    per_account: Budget<String>,
 }
 
 impl Reviews {
-    /// The reviews of a node; nothing runs before [`Reviews::start`].
-    pub fn new(store: Store, settings: ReviewConfig, node: Option<String>) -> Reviews {
+    /// The reviews of a node; nothing runs before [`Reviews::start`]. `site`: the
+    /// database of a cluster, where the daily budgets are kept for every node.
+    pub fn new(
+        store: Store,
+        settings: ReviewConfig,
+        node: Option<String>,
+        site: Option<&Store>,
+    ) -> Reviews {
+        // 0: no daily limit.
+        let daily = NonZeroU32::new(settings.per_day).and_then(|n| {
+            let period = DAY.checked_div(n.get())?.max(Duration::from_millis(1));
+            Some(Quota::with_period(period)?.allow_burst(n))
+        });
         Reviews {
             store,
             settings,
             node,
             wake: Notify::new(),
+            per_addr: Budget::site("computer reviews today", daily, site),
+            per_account: Budget::site("computer reviews for your account today", daily, site),
         }
     }
 
     /// The settings.
     pub fn settings(&self) -> ReviewConfig {
         self.settings
+    }
+
+    /// Forgets the addresses and accounts whose daily budget is full again.
+    pub fn prune(&self) {
+        self.per_addr.prune();
+        self.per_account.prune();
     }
 
     /// Puts back the reviews an earlier run of this node left running, then starts the
@@ -174,11 +198,11 @@ impl Reviews {
         if waiting >= i64::from(self.settings.max_waiting) {
             return Err(ReviewError::Busy(waiting));
         }
-        let addr = who.addr.to_string();
-        self.within_budget(false, &addr).await?;
+        self.per_addr.take(&who.addr).await?;
         if let Some(account) = &who.account {
-            self.within_budget(true, account).await?;
+            self.per_account.take(account).await?;
         }
+        let addr = who.addr.to_string();
         let requester = match &who.account {
             Some(a) => format!("account:{a}"),
             None => format!("addr:{addr}"),
@@ -202,28 +226,6 @@ impl Reviews {
         self.get(&room.id)
             .await?
             .ok_or_else(|| ReviewError::Internal(anyhow::anyhow!("a queued review went missing")))
-    }
-
-    /// Refuses when the address (or account) `key` asked for `--reviews-per-day` in
-    /// the last day.
-    async fn within_budget(&self, by_account: bool, key: &str) -> Result<(), ReviewError> {
-        let now = unix_ms();
-        let (asked, oldest) = store::asked_since(&self.store, by_account, key, now - DAY_MS)
-            .await
-            .map_err(db_error)?;
-        if asked < i64::from(self.settings.per_day) {
-            return Ok(());
-        }
-        let free_at = oldest.unwrap_or(now) + DAY_MS;
-        Err(Refused::Rate {
-            what: if by_account {
-                "computer reviews for your account today"
-            } else {
-                "computer reviews today"
-            },
-            retry_after: Duration::from_millis(u64::try_from(free_at - now).unwrap_or(1000)),
-        }
-        .into())
     }
 
     /// One worker: takes the next review, runs it, and again; idle, it waits for this

@@ -103,28 +103,6 @@ pub async fn requeue(store: &Store, r: &Request<'_>) -> sqlx::Result<bool> {
     .await
 }
 
-/// How many reviews `column` = `key` asked for since `since`, and when the oldest of
-/// them was asked.
-///
-/// # Errors
-/// Database errors.
-pub async fn asked_since(
-    store: &Store,
-    by_account: bool,
-    key: &str,
-    since: i64,
-) -> sqlx::Result<(i64, Option<i64>)> {
-    let column = if by_account { "account_id" } else { "addr" };
-    sqlx::query_as(&format!(
-        "SELECT COUNT(*), MIN(requested_at) FROM game_reviews \
-         WHERE {column} = $1 AND requested_at > $2"
-    ))
-    .bind(key)
-    .bind(since)
-    .fetch_one(store.pool())
-    .await
-}
-
 /// Reviews waiting on the whole site.
 ///
 /// # Errors
