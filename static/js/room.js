@@ -14,7 +14,7 @@ import { START_POSITION, indexLegal } from './position.js';
 import { Board } from './board.js';
 import { PieceDrag, clicksOn } from './drag.js';
 import { RoomConnection, api, savedToken } from './protocol.js';
-import { playerName } from './players.js';
+import { isBot, playerName } from './players.js';
 import { describeClock, isCorrespondence } from './clocks.js';
 import { canNotify, onNotifyChange, setKind, showTurn, turnOn, wants } from './notify.js';
 import { takeClaim } from './mine.js';
@@ -412,7 +412,10 @@ class RoomView {
     }
     if (ev.clocks) this.setClocks(ev.clocks);
     const ctx = this.ctx(); // named as seated before the event
+    const proposal = this.model.proposal;
+    const seatsBefore = this.state?.seats ?? {};
     const { notices, sounds } = applyEvent(this.model, ev);
+    this.botAnswer(ev, proposal, seatsBefore);
     if (ev.type === 'action') this.notices.moved();
     for (const n of notices) {
       // The reader's own going and coming back (a reload, the lobby handing the seat to
@@ -427,6 +430,24 @@ class RoomView {
     if (ev.type === 'took_back') tookBack(this);
     if (ev.type === 'rematch_started' && this.you) followRematch(this.roomId, ev.room);
     this.render();
+  }
+
+  /** A computer player's answer to an alliance, said in the players' chat in one line
+   * (the page's own line, in the reader's language: the notes keep the event). */
+  botAnswer(ev, proposal, seats) {
+    let seat = null;
+    let key = null;
+    if (ev.type === 'alliance_declined' && ev.by && isBot(seats[ev.by])) {
+      [seat, key] = [ev.by, 'room.bot.alliance_no'];
+    } else if (ev.type === 'alliance_agreed' && proposal && isBot(seats[proposal.to])) {
+      const house = isBot(seats[proposal.from]);
+      const speaker = house ? proposal.from : proposal.to;
+      seat = (ev.moved ?? []).find((m) => m.from === speaker)?.to ?? speaker;
+      key = house ? 'room.bot.alliance_team' : 'room.bot.alliance_yes';
+      seats = { ...seats, [seat]: seats[speaker] };
+    }
+    if (!key || !seats[seat]) return;
+    this.chat.add({ channel: 'players', seat, name: playerName(seats[seat], seat), text: t(key), at_ms: Date.now() });
   }
 
   async loadHistory() {

@@ -14,9 +14,11 @@ import { roomLink, takeSeat } from './enter.js';
  * (with `clock`, a `POST /api/rooms` clock, or none), takes `seat` as `name`, says ready
  * and opens the running game. Rejects with the server's error.
  */
-export async function startComputerGame({ level, seat = 'first', clock = null, name = '' }) {
+export async function startComputerGame({ level, seat = 'first', clock = null, name = '', allies = false }) {
   const bots = Object.fromEntries(SEATS.filter((s) => s !== seat).map((s) => [s, level]));
   const body = clock ? { bots, clock } : { bots };
+  // The two computer players may team up against the reader (at their level's rate).
+  if (allies) body.bots_ally = 'sometimes';
   const { id } = await api('/api/rooms', { method: 'POST', body: JSON.stringify(body) });
   await takeSeat(id, { seat, name: name.trim(), ready: true });
   location.assign(roomLink(id));
@@ -55,6 +57,7 @@ export async function playComputer(lobby) {
     await startComputerGame({
       level: state.level, seat: seatFor(state.computerSeat ?? 'first'),
       clock: COMPUTER_CLOCKS[state.computerClock ?? 0] ?? null, name: state.name,
+      allies: Boolean(state.computerAllies),
     });
   } catch (e) {
     lobby.fail(t('lobby.couldNotStart', { reason: e.message }));
@@ -78,12 +81,18 @@ export function computerCard(lobby) {
     id: 'computer-clock', 'data-testid': 'computer-clock',
     onchange: (e) => { state.computerClock = Number(e.target.value); },
   }, COMPUTER_CLOCKS.map((c, i) => h('option', { value: i, selected: i === clockNow }, clockLabel(c))));
+  const allies = h('label', { class: 'pair check' },
+    h('input', {
+      type: 'checkbox', 'data-testid': 'computer-allies', checked: Boolean(state.computerAllies),
+      onchange: (e) => { state.computerAllies = e.target.checked; },
+    }), ' ', t('lobby.computerAllies'));
   return h('section', { class: 'panel path', 'aria-labelledby': 'path-computer' },
     h('h2', { id: 'path-computer' }, t('lobby.computerTitle')),
     h('p', {}, t('lobby.computerText')),
     h('div', { class: 'row computer-options' },
       h('span', { class: 'pair' }, h('label', { for: 'computer-seat' }, t('lobby.computerSeat')), seat),
-      h('span', { class: 'pair' }, h('label', { for: 'computer-clock' }, t('lobby.computerClock')), clock)),
+      h('span', { class: 'pair' }, h('label', { for: 'computer-clock' }, t('lobby.computerClock')), clock),
+      allies),
     h('div', { class: 'row' },
       h('label', { for: 'bot-level' }, t('lobby.levelLabel')), level,
       lobby.whileIdle(h('button', {

@@ -3,6 +3,7 @@
 // for its players.
 import { h } from '../dom.js';
 import { SEATS } from '../geometry.js';
+import { START_POSITION } from '../position.js';
 import { lang, t } from '../i18n.js';
 import { storedName } from '../prefs.js';
 import { botControls } from '../bots.js';
@@ -81,7 +82,7 @@ export class Pregame {
       const i = r.state.seats?.[seat];
       return i ? [i.name ?? null, i.bot ?? null, Boolean(i.taken_over)] : null;
     });
-    return JSON.stringify([lang(), r.you ?? null, seats, r.model.proposal ?? null]);
+    return JSON.stringify([lang(), r.you ?? null, seats, r.model.proposal ?? null, canAlly(r.state)]);
   }
 
   render() {
@@ -137,9 +138,9 @@ export class Pregame {
         h('button', { type: 'button', 'data-testid': 'decline-alliance', onclick: () => r.send({ type: 'decline_alliance' }) }, t('room.pregame.decline')));
     } else if (p && p.from === r.you) {
       parts.push(h('p', { class: 'proposal' }, t('room.pregame.waiting_answer', { to: who(p.to, ctx) })));
-    } else {
-      // Bots make no alliances.
-      const others = SEATS.filter((seat) => seat !== r.you && r.state.seats?.[seat] && r.state.seats[seat].bot == null);
+    } else if (canAlly(s)) {
+      // A computer player answers too, as its search rates the alliance.
+      const others = SEATS.filter((seat) => seat !== r.you && r.state.seats?.[seat]);
       if (others.length) {
         parts.push(h('p', { class: 'hint' }, t('room.pregame.propose_hint')),
           ...others.map((seat) => h('button', {
@@ -150,4 +151,10 @@ export class Pregame {
     }
     this.more.replaceChildren(...parts);
   }
+}
+
+/** Whether the players of `s` may still ally: not once an alliance is agreed, nor in a
+ * room started from a position of its own (RULES §12.8). */
+export function canAlly(s) {
+  return !s.alliance?.agreed && (!s.start_position || s.start_position === START_POSITION);
 }

@@ -85,6 +85,7 @@ use uuid::Uuid;
 use crate::limits::ClientAddr;
 use crate::time::TimeSource;
 
+pub mod alliance;
 mod analysis;
 pub use analysis::{game_of, AnalysisConfig};
 
@@ -344,6 +345,8 @@ pub struct Bots {
     chooser: Chooser,
     /// Rooms of bots alone being created now (places taken, rooms not running yet).
     creating_bot_only: Arc<AtomicUsize>,
+    /// Whether a bot accepts an alliance, by level and seat, once searched.
+    verdicts: alliance::Verdicts,
 }
 
 impl Bots {
@@ -361,6 +364,7 @@ impl Bots {
             stats: Arc::new(BotStats::default()),
             chooser: sannin_bot::choose,
             creating_bot_only: Arc::new(AtomicUsize::new(0)),
+            verdicts: alliance::Verdicts::default(),
         }
     }
 

@@ -17,6 +17,7 @@ use uuid::Uuid;
 use super::extract::{json_object, ClientAddr};
 use crate::app::Shared;
 use crate::bots;
+use crate::bots::alliance::BotsAlly;
 use crate::clock::ClockRequest;
 use crate::history::{self, History};
 use crate::http::ApiError;
@@ -50,6 +51,10 @@ struct CreateRoom {
     /// Seats only for logged-in players; the result moves their ratings.
     #[serde(default)]
     rated: bool,
+    /// Whether the two bots of a room of one person ally against it: `never` (the
+    /// default), `sometimes` (at the stronger bot's level's rate), `always`.
+    #[serde(default)]
+    bots_ally: Option<Value>,
 }
 
 /// The bot seats of `POST /api/rooms`'s `bots`.
@@ -116,12 +121,21 @@ pub(super) async fn create(
         Some(v) => bots::parse_level(v)
             .map_err(|e| ApiError::BadBots(format!("bot_takeover_level: {e}")))?,
     };
+    let bots_ally = match req.bots_ally.filter(|v| !v.is_null()) {
+        None => BotsAlly::Never,
+        Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
+            ApiError::BadBots(format!(
+                "`bots_ally` is \"never\", \"sometimes\" or \"always\", not {v}"
+            ))
+        })?,
+    };
     let settings = RoomSettings {
         clock,
         private: req.private,
         bot_takeover: req.bot_takeover,
         bot_takeover_level: req.bot_takeover.then_some(takeover_level),
         rated: req.rated,
+        bots_ally,
         created_by: Some(client),
         ..RoomSettings::default()
     };

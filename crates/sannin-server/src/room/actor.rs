@@ -5,6 +5,7 @@ use std::sync::atomic::Ordering;
 
 use tracing::{debug, info};
 
+use super::bot_alliances::bot_answer;
 use super::bot_turns::bot_turn;
 use super::*;
 use crate::store::BOT_TOKEN_HASH;
@@ -44,6 +45,7 @@ impl Room {
         }
         loop {
             self.drive_bots();
+            self.drive_bot_alliances().await;
             self.fanout.flush();
             // After a failed write, the room's own attempts (timers, the clock check,
             // bots) wait for the backoff (`Retry`): a deadline in the past must not
@@ -69,6 +71,9 @@ impl Room {
                 () = &mut stopping => break,
                 (ply, player, chosen) = bot_turn(&mut self.thinking) => {
                     self.on_bot_move(ply, player, chosen).await;
+                }
+                (from, to, yes) = bot_answer(&mut self.bot_answer) => {
+                    self.on_bot_answer(from, to, yes).await;
                 }
                 cmd = rx.recv() => match cmd {
                     Some(cmd) => {

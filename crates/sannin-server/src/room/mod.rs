@@ -69,6 +69,7 @@ use sannin_protocol::{
 
 mod abort;
 mod actor;
+mod bot_alliances;
 mod bot_turns;
 mod chat;
 mod commit;
@@ -219,6 +220,10 @@ pub struct RoomSettings {
     /// A table of quick pairing: its seats are taken at creation, it starts once its
     /// players are connected, and it is given up when one does not show.
     pub paired: bool,
+    /// Whether the bots of a room of one person and two bots ally against it
+    /// (`bots/alliance.rs`).
+    #[serde(skip_serializing_if = "crate::bots::alliance::BotsAlly::is_never")]
+    pub bots_ally: crate::bots::alliance::BotsAlly,
     /// The client address that created the room: its bots' searches queue in that
     /// address's lane (`bots` module docs). Kept in memory only (an address is not
     /// kept with a game's record): a room restored after a restart has none.
@@ -336,6 +341,11 @@ pub struct Room {
     turn_since: Moment,
     /// The search of the bot to move, while it runs (off the room's task).
     thinking: Option<BotTurn>,
+    /// The answer of a bot asked to ally, while it searches.
+    bot_answer: Option<bot_alliances::BotAnswer>,
+    /// The bots of a room of one person and two bots had their one chance to
+    /// propose an alliance.
+    bots_proposed: bool,
     /// Backoff of the room's own writes after a failure (`commit::Retry`).
     retry: Retry,
     /// The start of a game nobody asked for (a room of bots) failed: try again.
@@ -461,6 +471,8 @@ impl Room {
             moved: [false; 3],
             turn_since: deps_now,
             thinking: None,
+            bot_answer: None,
+            bots_proposed: false,
             retry: Retry::default(),
             start_pending: false,
             idle_since: None,

@@ -219,21 +219,20 @@ impl Room {
                 format!("nobody sits in the {} seat", to.lower()),
             );
         }
-        if self.seats[to.index()]
-            .as_ref()
-            .is_some_and(|s| s.bot.is_some())
-        {
-            return self.send_error(
-                conn,
-                ErrorCode::BadAlliance,
-                "bots do not make voluntary alliances",
-            );
-        }
+        self.propose_between(from, to);
+    }
+
+    /// `from` proposes an alliance to `to`; a bot asked answers by its search
+    /// (`bot_alliances.rs`).
+    pub(super) fn propose_between(&mut self, from: Player, to: Player) {
         self.proposal = Some((from, to));
         self.broadcast(Event::AllianceProposed {
             from: Seat::from(from),
             to: Seat::from(to),
         });
+        if let Some(level) = self.bot_of(to) {
+            self.ask_bot(from, to, level);
+        }
     }
 
     pub(super) fn alliance_possible(&self) -> Result<(), &'static str> {
@@ -279,6 +278,19 @@ impl Room {
         if let Err(why) = self.alliance_possible() {
             return self.send_error(conn, ErrorCode::BadAlliance, why);
         }
+        if !self.agree_alliance(from, to).await {
+            self.send_error(
+                conn,
+                ErrorCode::Internal,
+                "could not store the alliance; try again",
+            );
+        }
+    }
+
+    /// The alliance `from` proposed to `to` is agreed: the seats move (RULES §12.8),
+    /// the game starts from the allied start, everyone is told. False when it could
+    /// not be stored (the seats stay as they were).
+    pub(super) async fn agree_alliance(&mut self, from: Player, to: Player) -> bool {
         let coin = Uuid::new_v4().as_bytes()[0] & 1 == 1;
         let moves = alliance_moves(from, to, coin);
         let start = Position::voluntary_alliance_start();
@@ -304,11 +316,7 @@ impl Room {
             self.store_failed("storing the alliance", &e);
             // Put the seats back as they were.
             self.seats = moved(new, &moves.map(|(src, dst)| (dst, src)));
-            return self.send_error(
-                conn,
-                ErrorCode::Internal,
-                "could not store the alliance; try again",
-            );
+            return false;
         }
         self.store_ok();
         self.seats = new;
@@ -320,6 +328,7 @@ impl Room {
         self.proposal = None;
         info!(room = %self.id, allies = ?(from, to), "voluntary alliance agreed");
         self.announce_alliance(&moves);
+        true
     }
 
     /// Tells everyone of an agreed alliance: who moved where, each seated connection

@@ -72,6 +72,7 @@ impl Room {
             rated: self.settings.rated,
             // A rematch is agreed by the three: no table of pairing any more.
             paired: false,
+            bots_ally: self.settings.bots_ally,
             created_by: self.settings.created_by,
         };
         let new_id = match self

@@ -235,6 +235,117 @@ async fn one_human_and_two_bots_play_to_the_end() {
     server.stop().await;
 }
 
+// ---- alliances -----------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_answers_an_alliance_as_its_search_rates_it() {
+    let (_db, server) = setup().sqlite().await;
+    let room = server
+        .create_room(json!({"bots": {"middle": 2, "last": 2}}))
+        .await;
+    let mut me = server.client(&room).await;
+    assert_eq!(me.join(Some(Seat::First), "Human").await, Seat::First);
+    // The room did not ask for the bots to ally: they propose nothing.
+    assert_eq!(me.sync().await.alliance.proposal, None);
+    me.send(ClientMsg::ProposeAlliance { seat: Seat::Middle })
+        .await;
+    me.until_event("alliance_proposed").await;
+    let accepts = sannin_server::bots::alliance::prefers_alliance(
+        sannin_bot::Level::CASUAL,
+        sannin_rules::Player::Middle,
+    );
+    if accepts {
+        me.until_event("alliance_agreed").await;
+        assert!(me.sync().await.alliance.agreed);
+    } else {
+        let ev = me.until_event("alliance_declined").await;
+        assert_eq!(
+            ev,
+            Event::AllianceDeclined {
+                by: Some(Seat::Middle)
+            }
+        );
+        let st = me.sync().await;
+        assert!(
+            !st.alliance.agreed && st.alliance.proposal.is_none(),
+            "{st:?}"
+        );
+    }
+    // Asked again: the same answer, remembered.
+    me.send(ClientMsg::ProposeAlliance { seat: Seat::Last })
+        .await;
+    me.until_event("alliance_proposed").await;
+    let answer = me
+        .until_event_where("the answer", |e| {
+            matches!(
+                e,
+                Event::AllianceAgreed { .. } | Event::AllianceDeclined { .. }
+            )
+        })
+        .await;
+    assert_eq!(
+        matches!(answer, Event::AllianceAgreed { .. }),
+        sannin_server::bots::alliance::prefers_alliance(
+            sannin_bot::Level::CASUAL,
+            sannin_rules::Player::Last,
+        )
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_bots_asked_to_ally_against_the_person_do_so_before_it_is_ready() {
+    let (_db, server) = setup().sqlite().await;
+    for (body, err) in [
+        (
+            json!({"bots": {"first": 1, "last": 1}, "bots_ally": "often"}),
+            "bots_ally",
+        ),
+        (
+            json!({"bots": {"first": 1, "last": 1}, "bots_ally": true}),
+            "bots_ally",
+        ),
+    ] {
+        let (status, e) = server.post_json("/api/rooms", &body).await;
+        assert_eq!(status, 400, "{e}");
+        assert!(e.to_string().contains(err), "{e}");
+    }
+    let room = server
+        .create_room(json!({"bots": {"first": 1, "last": 3}, "bots_ally": "always"}))
+        .await;
+    let mut spectator = server.client(&room).await;
+    let mut me = server.client(&room).await;
+    assert_eq!(me.join(Some(Seat::Middle), "Human").await, Seat::Middle);
+    // The stronger bot (Last) proposes to the other; it agrees; the person, alone,
+    // moves first (RULES §12.8).
+    let ev = me.until_event("alliance_proposed").await;
+    assert_eq!(
+        ev,
+        Event::AllianceProposed {
+            from: Seat::Last,
+            to: Seat::First
+        }
+    );
+    me.until_event("alliance_agreed").await;
+    let st = me.sync().await;
+    assert!(st.alliance.agreed, "{st:?}");
+    assert_eq!(st.you, Some(Seat::First));
+    assert_eq!(st.seats.first.as_ref().unwrap().name, "Human");
+    for seat in [&st.seats.middle, &st.seats.last] {
+        assert!(seat.as_ref().unwrap().bot.is_some(), "{st:?}");
+    }
+    me.send(ClientMsg::Ready).await;
+    me.until_event("game_started").await;
+    me.until_event("alliance_formed").await;
+    let st = spectator.until_playing().await;
+    assert_eq!(
+        st.start_position,
+        sannin_rules::Position::voluntary_alliance_start().to_string()
+    );
+    assert_eq!(st.to_move, Some(Seat::First));
+    server.stop().await;
+}
+
 // ---- add / remove --------------------------------------------------------------
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -288,10 +399,6 @@ async fn bots_are_added_and_removed_in_a_waiting_room() {
         (
             json!({"type": "remove_bot", "seat": "last"}),
             ErrorCode::BadBot,
-        ),
-        (
-            json!({"type": "propose_alliance", "seat": "middle"}),
-            ErrorCode::BadAlliance,
         ),
     ] {
         a.send_json(msg.clone()).await;
