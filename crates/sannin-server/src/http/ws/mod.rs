@@ -245,7 +245,7 @@ async fn run(mut sink: Sink, stream: Incoming, conn: u64, up: Start) {
         let text = ServerMsg::error(code, msg).to_text();
         let mut frames = writer::Frames::default();
         frames.text(text.as_bytes());
-        frames.close(1013, "try again later");
+        frames.close(1013, sannin_protocol::CloseReason::Unavailable.as_str());
         let _ = frames.write(&mut sink).await;
         return;
     }

@@ -243,7 +243,10 @@ impl Reader {
                 ErrorCode::RateLimited,
                 "far too many messages: closing this connection",
             ));
-            self.reply(Outbound::Close(1008, "too many messages"));
+            self.reply(Outbound::Close(
+                1008,
+                sannin_protocol::CloseReason::RateLimited.as_str(),
+            ));
             return Next::Stop;
         }
         // Control frames have nobody to answer to: they are just dropped.
