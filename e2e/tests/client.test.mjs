@@ -615,7 +615,7 @@ async function pairedRoom() {
   await page.getByTestId('turn').filter({ hasText: /first move within 2[78] s/ }).waitFor();
   const abort = (seat, reason) => {
     sockets.at(-1).send(JSON.stringify({ type: 'event', seq: 4, event: { type: 'table_aborted', seat, reason } }));
-    sockets.at(-1).close({ code: 1000, reason: 'table given up' });
+    sockets.at(-1).close({ code: 1000, reason: 'table_given_up' });
   };
   return { page, errors, abort, sockets };
 }

@@ -100,8 +100,9 @@ export class RoomConnection {
       if (this.ws !== ws) return;
       this.ws = null;
       // The server's reason is a code (docs/protocol.md §3.5), said in the reader's
-      // language while the page is offline; none once the socket opens again.
-      this.closeReason = typeof e.reason === 'string' && e.reason ? e.reason : null;
+      // language while the page is offline (a failed try to reconnect keeps it); none
+      // once a socket opens again.
+      if (typeof e.reason === 'string' && e.reason) this.closeReason = e.reason;
       // 4000: another connection resumed this seat (docs/protocol.md §3.5). Reconnecting
       // would take it back and start a tug of war between two tabs, so stop here.
       if (e.code === 4000) this.closed = true;
