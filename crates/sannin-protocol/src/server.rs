@@ -254,17 +254,26 @@ pub enum CloseReason {
     TooSlow,
     /// 1008: a flood of messages over the rate limit.
     RateLimited,
+    /// 1008: the account logged out, or its password changed.
+    SessionEnded,
+    /// 1008: a connection that sent none of `join`, `resume` or `watch` in time.
+    NoHello,
+    /// 1002, 1007, 1009: a frame the WebSocket codec refuses.
+    BadMessage,
 }
 
 impl CloseReason {
     /// Every reason.
-    pub const ALL: [CloseReason; 6] = [
+    pub const ALL: [CloseReason; 9] = [
         CloseReason::Replaced,
         CloseReason::TableGivenUp,
         CloseReason::ShuttingDown,
         CloseReason::Unavailable,
         CloseReason::TooSlow,
         CloseReason::RateLimited,
+        CloseReason::SessionEnded,
+        CloseReason::NoHello,
+        CloseReason::BadMessage,
     ];
 
     /// The reason as the close frame writes it.
@@ -276,6 +285,9 @@ impl CloseReason {
             CloseReason::Unavailable => "unavailable",
             CloseReason::TooSlow => "too_slow",
             CloseReason::RateLimited => "rate_limited",
+            CloseReason::SessionEnded => "session_ended",
+            CloseReason::NoHello => "no_hello",
+            CloseReason::BadMessage => "bad_message",
         }
     }
 }

@@ -99,4 +99,7 @@ export default {
   'error.close.too_slow': 'The connection was too slow to follow the game: reconnecting.',
   'error.close.rate_limited': 'Too many messages from this page: reconnecting.',
   'error.close.shutting_down': 'The server is restarting: the page reconnects when it is back.',
+  'error.close.session_ended': 'You logged out, or your password was changed: log in again to play.',
+  'error.close.no_hello': 'The connection said nothing to the room in time: reconnecting.',
+  'error.close.bad_message': 'The server could not read what this page sent: reconnecting.',
 };

@@ -96,4 +96,7 @@ export default {
   'error.close.too_slow': '接続が遅すぎて対局についていけませんでした。再接続します。',
   'error.close.rate_limited': 'このページからの送信が多すぎます。再接続します。',
   'error.close.shutting_down': 'サーバーが再起動中です。戻りしだいページが再接続します。',
+  'error.close.session_ended': 'ログアウトしたか、パスワードが変更されました。対局するにはもう一度ログインしてください。',
+  'error.close.no_hello': '接続が時間内に部屋へ何も送りませんでした。再接続します。',
+  'error.close.bad_message': 'このページが送ったものをサーバーが読み取れませんでした。再接続します。',
 };

@@ -96,4 +96,7 @@ export default {
   'error.close.too_slow': '연결이 너무 느려 대국을 따라가지 못했습니다. 다시 연결합니다.',
   'error.close.rate_limited': '이 페이지에서 보낸 메시지가 너무 많습니다. 다시 연결합니다.',
   'error.close.shutting_down': '서버가 다시 시작하는 중입니다. 돌아오면 페이지가 다시 연결됩니다.',
+  'error.close.session_ended': '로그아웃했거나 비밀번호가 바뀌었습니다. 대국하려면 다시 로그인하세요.',
+  'error.close.no_hello': '연결이 제시간에 방에 아무것도 보내지 않았습니다. 다시 연결합니다.',
+  'error.close.bad_message': '이 페이지가 보낸 것을 서버가 읽지 못했습니다. 다시 연결합니다.',
 };

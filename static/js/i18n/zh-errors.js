@@ -96,4 +96,7 @@ export default {
   'error.close.too_slow': '连接太慢，跟不上对局：正在重新连接。',
   'error.close.rate_limited': '本页面发送的消息过多：正在重新连接。',
   'error.close.shutting_down': '服务器正在重启：恢复后页面会重新连接。',
+  'error.close.session_ended': '你已退出登录或密码已更改：请重新登录后对局。',
+  'error.close.no_hello': '连接未及时向房间发送任何内容：正在重新连接。',
+  'error.close.bad_message': '服务器无法读取本页面发送的内容：正在重新连接。',
 };
