@@ -102,6 +102,7 @@ test('a record that does not read, and an unnamed spectator on a Chinese page, a
     await reason.filter({ hasText: ja[`error.api.${code}`] }).waitFor();
     const text = await reason.textContent();
     assert.doesNotMatch(text, /null|`|[A-Za-z]{3}/, `${code}: no English, null or backticks: ${text}`);
+    assert.doesNotMatch(await v.page.getByTestId('replay-error').textContent(), /null|undefined/);
   }
   await shot(v.page, { path: `${SHOTS}bad-record-ja-desktop.png` });
   await v.context.close();
@@ -223,6 +224,7 @@ test('a rated result shows each player\'s rating change; the analysis board of t
     await change.waitFor({ timeout: 20000 });
     assert.match(await change.textContent(), /^\d+ → \d+ \((\+\d+|−\d+|±0)\)$/);
   }
+  assert.doesNotMatch(await ps[0].page.getByTestId('result').textContent(), /null|undefined/);
   const winner = await ps[0].page.getByTestId('rating-change-first').textContent();
   const [before, after] = winner.match(/\d+/g).map(Number);
   assert.ok(after > before, `the winner's rating rose: ${winner}`);

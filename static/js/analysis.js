@@ -480,12 +480,13 @@ export function showAnalysis(app) {
     if (st.error) {
       const e = st.error;
       els.errorBox.hidden = false;
-      els.errorBox.replaceChildren(
+      // Through `h`: a part left out (null) is dropped, never written as "null".
+      els.errorBox.replaceChildren(...h('div', {},
         h('h2', {}, t('analysis.errorTitle')),
         e.line ? h('p', { 'data-testid': 'error-line' }, t('analysis.tree.errorLine'), ' ', h('code', {}, e.line)) : null,
         e.ply ? h('p', { 'data-testid': 'error-ply' }, t('analysis.errorPly', { n: e.ply })) : null,
         e.token ? h('p', { 'data-testid': 'error-token' }, t('analysis.errorToken'), ' ', h('code', {}, e.token)) : null,
-        h('p', { 'data-testid': 'error-reason' }, t('analysis.errorReason'), ' ', refusal(e)));
+        h('p', { 'data-testid': 'error-reason' }, t('analysis.errorReason'), ' ', refusal(e))).childNodes);
     } else {
       els.errorBox.hidden = true;
       els.errorBox.replaceChildren();

@@ -167,14 +167,15 @@ export function renderResult(r) {
   r.result.hidden = false;
   const ctx = r.ctx();
   const ranking = outcome.ranking ?? [];
-  r.result.replaceChildren(
+  // `replaceChildren` writes a null as the text "null": the parts left out are dropped.
+  r.result.replaceChildren(...[
     h('strong', {}, resultLine(outcome, ctx)),
     h('span', { class: 'reason' }, t('room.result.reason', { reason: reasonText(outcome.reason) })),
     ranking.length ? h('ol', { class: 'ranking' }, ranking.map((p) => h('li', {}, who(p, ctx, { capital: true }), ratingChange(r, p)))) : null,
     !ranking.length && r.ratingChanges ? h('ul', { class: 'ranking' }, SEATS.filter((seat) => r.ratingChanges[seat])
       .map((seat) => h('li', {}, who(seat, ctx, { capital: true }), ratingChange(r, seat)))) : null,
     h('div', { class: 'rematch', 'data-testid': 'rematch-box' }, rematchParts(r)),
-    r.recordLink('result-record'));
+    r.recordLink('result-record')].filter(Boolean));
 }
 
 /** A rated game's change of the rating of the player at `seat` (`First` or `first`), once
