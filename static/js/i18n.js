@@ -3,14 +3,17 @@
 // of games and notifications in `i18n/<code>-games.js`, the aids to play in
 // `i18n/<code>-play.js`, account recovery in `i18n/<code>-account.js`, the tutorial
 // in `i18n/<code>-learn.js`, the words of the server's error codes in
-// `i18n/<code>-errors.js` (`serverError()` below), moderation (reports, /mod) in `i18n/<code>-mod.js`, the
-// analysis board's play, variations and evaluation bar in `i18n/<code>-analysis.js`,
-// the game's controls (abort, takeback, giving time) and /tv in
+// `i18n/<code>-errors.js` (`serverError()` below), moderation (reports, /mod) in
+// `i18n/<code>-mod.js`, the analysis board's play, variations and evaluation bar in
+// `i18n/<code>-analysis.js`, the game's controls (abort, takeback, giving time) and /tv in
 // `i18n/<code>-controls.js`, and the computer review of a game in `i18n/<code>-review.js`.
 // `t(key, params)` looks a key up in the reader's language, falling back to English;
 // `{name}` placeholders are filled from `params`. A message that depends on a count may
 // be an object of plural forms (`{ one, few, many, other }`, the categories of
-// `Intl.PluralRules` for the language), chosen by `params.n`. The language is the one
+// `Intl.PluralRules` for the language: English one/other, Russian one/few/many/other,
+// Japanese, Chinese and Korean a plain string), chosen by `params.n`. A Korean particle
+// written in both its forms after a placeholder (`{who}이(가)`) is chosen by the last
+// syllable of what fills it (`koreanEnding`). The language is the one
 // chosen in the header, else the browser's, else English.
 import en from './i18n/en.js';
 import enGames from './i18n/en-games.js';
