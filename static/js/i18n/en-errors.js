@@ -37,7 +37,7 @@ export default {
   'error.api.too_many_waiting_rooms': 'You have too many tables waiting for players: play or close one first.',
   'error.api.bad_clock': 'That time control is not valid.',
   'error.api.bad_bots': 'Those computer player settings are not valid.',
-  'error.api.bad_position': 'That position cannot be read.',
+  'error.api.bad_position': 'That position is not valid.',
   'error.api.bad_record': 'That record cannot be read.',
   'error.api.illegal_action': 'That move is not allowed in that position.',
   'error.api.game_over': 'The game is over: there is nothing to analyse.',

@@ -34,7 +34,7 @@ export default {
   'error.api.too_many_waiting_rooms': '人を待っている卓が多すぎます。先にどれかで対局するか閉じてください。',
   'error.api.bad_clock': 'その持ち時間は無効です。',
   'error.api.bad_bots': 'そのコンピューターの設定は無効です。',
-  'error.api.bad_position': 'その局面は読み取れません。',
+  'error.api.bad_position': 'その局面は正しくありません。',
   'error.api.bad_record': 'その棋譜は読み取れません。',
   'error.api.illegal_action': 'その局面ではその手は指せません。',
   'error.api.game_over': '対局は終わっています。検討するものはありません。',

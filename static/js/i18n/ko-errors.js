@@ -34,7 +34,7 @@ export default {
   'error.api.too_many_waiting_rooms': '사람을 기다리는 판이 너무 많습니다. 먼저 하나를 두거나 닫으세요.',
   'error.api.bad_clock': '그 시간 설정은 올바르지 않습니다.',
   'error.api.bad_bots': '그 컴퓨터 플레이어 설정은 올바르지 않습니다.',
-  'error.api.bad_position': '그 국면을 읽을 수 없습니다.',
+  'error.api.bad_position': '그 국면은 올바르지 않습니다.',
   'error.api.bad_record': '그 기보를 읽을 수 없습니다.',
   'error.api.illegal_action': '그 국면에서는 그 수를 둘 수 없습니다.',
   'error.api.game_over': '대국이 끝났습니다. 분석할 것이 없습니다.',

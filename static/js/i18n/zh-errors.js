@@ -34,7 +34,7 @@ export default {
   'error.api.too_many_waiting_rooms': '你有太多等待玩家的桌子：请先下完或关闭一张。',
   'error.api.bad_clock': '该用时设置无效。',
   'error.api.bad_bots': '该电脑玩家设置无效。',
-  'error.api.bad_position': '无法读取该局面。',
+  'error.api.bad_position': '该局面无效。',
   'error.api.bad_record': '无法读取该棋谱。',
   'error.api.illegal_action': '该局面下不能走这步棋。',
   'error.api.game_over': '对局已结束：没有可分析的。',
