@@ -228,6 +228,8 @@ test('a rated result shows each player\'s rating change; the analysis board of t
   const winner = await ps[0].page.getByTestId('rating-change-first').textContent();
   const [before, after] = winner.match(/\d+/g).map(Number);
   assert.ok(after > before, `the winner's rating rose: ${winner}`);
+  // The seat cards show the ratings after the game.
+  await until('the new rating on the card', async () => (await ps[0].page.getByTestId('rating-first').textContent()).startsWith(String(after)));
   await shot(ps[0].page, { path: `${SHOTS}rated-result-en-desktop.png` });
   await ps[1].page.getByTestId('rating-change-middle').waitFor({ timeout: 20000 });
   await shot(ps[1].page, { path: `${SHOTS}rated-result-ja-desktop.png` });

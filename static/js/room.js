@@ -381,7 +381,12 @@ class RoomView {
     if (s.rated && s.status === 'finished' && !this.stopRatingChanges) {
       // The result card shows how each player's rating moved.
       const accounts = Object.fromEntries(SEATS.map((seat) => [seat, s.seats?.[seat]?.account]).filter(([, a]) => a));
-      this.stopRatingChanges = followRatingChanges(this.roomId, accounts, (changes) => { this.ratingChanges = changes; this.render(); });
+      this.stopRatingChanges = followRatingChanges(this.roomId, accounts, (changes) => {
+        this.ratingChanges = changes;
+        // The game is rated now: the cards ask for the ratings after it.
+        forgetRatings(Object.values(accounts));
+        this.render();
+      });
       this.offs.push(this.stopRatingChanges);
     }
     if (this.model.posError) this.showError({ text: t('room.error.position', { why: this.model.posError }) });
