@@ -44,7 +44,7 @@ export async function englishLeft(page, except = [], code = 'ja') {
     const found = [];
     for (const [key, value] of Object.entries(en)) {
       if (ja[key] === value) continue;
-      for (const part of value.split(/\{\w+\}/)) {
+      for (const part of (typeof value === 'string' ? [value] : Object.values(value)).join('\n').split(/\{\w+\}|\n/)) {
         const p = part.trim();
         if (/[A-Za-z]{4}/.test(p) && text.includes(p)) found.push(`${key}: "${p}"`);
       }

@@ -238,7 +238,7 @@ test('a record with First:resign: the ending in words, First\'s pieces gone, wri
   await page.getByTestId('load').click();
   await at(page, 4, 4);
   assert.deepEqual(await mainLine(page), ['P3c-4d', 'Middle: lost on time', 'P11g-10g', 'Draw agreed']);
-  assert.match(await page.getByTestId('analysis-status').textContent(), /^Draw agreed · Game over: a draw · Game over$/);
+  assert.match(await page.getByTestId('analysis-status').textContent(), /^Draw agreed · Game over: a draw$/);
   assert.equal(await page.locator('[data-cell] .piece[data-piece^="m"]').count(), 0);
   await page.getByTestId('copy-record').click();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), '1. P3c-4d Middle:timeout P11g-10g draw');

@@ -277,16 +277,17 @@ test('a gap in seq asks for a fresh state; a dropped socket reconnects and resum
 
 test('server errors are shown in words; bad tokens are forgotten', async () => {
   const { page, server, sent } = await openRoom(state({ you: null }), { token: 'stale' });
+  // Said in the page's words for the code, not in the server's.
   server().send(JSON.stringify({ type: 'error', code: 'bad_token', message: 'That seat token is not valid here.' }));
-  await page.getByText('That seat token is not valid here.').waitFor();
+  await page.getByText('Your seat in this room is gone: you are watching.').waitFor();
   assert.equal(await page.evaluate(() => localStorage.getItem('sannin.token.r1')), null);
   await until('the page watches', () => sent.at(-1)?.type === 'watch');
   assert.deepEqual(sent.at(-1), { type: 'watch' });
   // Errors go above the board, never over it, and are read whole (on a phone too).
-  const long = 'This game is rated: log in (top right) to take a seat. You can watch without an account, and chat with the other spectators meanwhile.';
+  const long = 'This game is rated: log in (top right) to take a seat. You can watch without an account.';
   for (const [tag, viewport] of [['desktop', { width: 1366, height: 768 }], ['phone', { width: 390, height: 844 }]]) {
     await page.setViewportSize(viewport);
-    server().send(JSON.stringify({ type: 'error', code: 'busy', message: long }));
+    server().send(JSON.stringify({ type: 'error', code: 'login_required', message: 'login required' }));
     const error = page.getByTestId('error');
     await until('the error shown', async () => (await error.textContent()) === long);
     const box = await error.boundingBox();
@@ -615,7 +616,7 @@ async function pairedRoom() {
   await page.getByTestId('turn').filter({ hasText: /first move within 2[78] s/ }).waitFor();
   const abort = (seat, reason) => {
     sockets.at(-1).send(JSON.stringify({ type: 'event', seq: 4, event: { type: 'table_aborted', seat, reason } }));
-    sockets.at(-1).close({ code: 1000, reason: 'table given up' });
+    sockets.at(-1).close({ code: 1000, reason: 'table_given_up' });
   };
   return { page, errors, abort, sockets };
 }

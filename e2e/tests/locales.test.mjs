@@ -35,6 +35,11 @@ const forms = (v) => (typeof v === 'string' ? [v] : Object.values(v));
 
 test('each language has every key of the English tables and no other, with the same placeholders', async () => {
   const en = await table('en');
+  const enCategories = new Intl.PluralRules('en').resolvedOptions().pluralCategories;
+  for (const [key, value] of Object.entries(en)) {
+    if (typeof value !== 'string') assert.deepEqual(Object.keys(value).sort(), [...enCategories].sort(), `en ${key}: one form per plural category of en`);
+  }
+  const enText = (key) => forms(en[key]).join('\n');
   for (const code of ['ja', ...NEW]) {
     const loc = await table(code);
     assert.deepEqual(Object.keys(en).filter((k) => !(k in loc)), [], `${code}: keys missing`);
@@ -46,14 +51,14 @@ test('each language has every key of the English tables and no other, with the s
       }
       for (const text of forms(value)) {
         assert.equal(typeof text, 'string', `${code} ${key}`);
-        assert.ok(text !== '' || en[key].trim() === '', `${code} ${key}: empty`);
-        assert.deepEqual(placeholders(text), placeholders(en[key]), `${code} ${key}: placeholders`);
+        assert.ok(text !== '' || enText(key).trim() === '', `${code} ${key}: empty`);
+        assert.deepEqual(placeholders(text), placeholders(enText(key)), `${code} ${key}: placeholders`);
       }
     }
     if (NEW.includes(code)) {
       // Translated, not copied: only texts without a word (placeholders, "{seat}:") may
       // equal the English.
-      const copied = Object.keys(en).filter((k) => loc[k] === en[k] && /[A-Za-z]{3}/.test(en[k].replace(/\{\w+\}/g, '')));
+      const copied = Object.keys(en).filter((k) => typeof en[k] === 'string' && loc[k] === en[k] && /[A-Za-z]{3}/.test(en[k].replace(/\{\w+\}/g, '')));
       assert.deepEqual(copied, [], `${code}: English texts left in the table`);
     }
   }

@@ -255,7 +255,7 @@ test('a moderator bans an account from the player section; its player is told so
   await until('the ban among her sanctions', async () => /insults after a warning/.test(await view.getByTestId('mod-sanctions').textContent().catch(() => '')));
   await shoot(mod, 'mod-player-banned', { full: true });
 
-  // Eve cannot create a room: the lobby says why in the server's words.
+  // Eve cannot create a room: the lobby says why, in its own words for the code.
   const api = await eve.page.evaluate(async () => {
     const res = await fetch('/api/rooms', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     return { status: res.status, body: await res.json().catch(() => null) };
@@ -266,7 +266,9 @@ test('a moderator bans an account from the player section; its player is told so
   assert.equal(code, 'banned', JSON.stringify(api.body));
   await eve.page.goto(`${live.server.url}/`);
   await eve.page.getByTestId('create-room').click();
-  await until('the lobby tells eve', async () => (await eve.page.getByTestId('error').textContent()).includes(message));
+  assert.ok(message, 'the server says why too');
+  const words = await eve.page.evaluate(async () => (await import('/js/i18n.js')).LANGUAGES.en['error.api.banned']);
+  await until('the lobby tells eve', async () => (await eve.page.getByTestId('error').textContent()).includes(words));
   // Nor take a seat in another room.
   const second = await newRoom();
   await eve.page.goto(`${live.server.url}/rooms/${second}`);

@@ -437,11 +437,13 @@ export function showAnalysis(app) {
     for (const b of [els.next, els.last]) b.disabled = !st.current.children.length;
     const node = st.current;
     const events = (node.events ?? []).map(describeEvent).filter(Boolean);
+    // A move that ended the game says so with its winners: "Game over" once.
+    const told = (node.events ?? []).some((e) => e?.type === 'game_over');
     els.status.textContent = [
       node.parent ? sayNode(node) : t('analysis.atStart'),
       ...events,
-      pos?.toMove ? t('analysis.toMove', { seat: t(`seat.${pos.toMove}`) }) : t('analysis.over'),
-    ].join(' · ');
+      pos?.toMove ? t('analysis.toMove', { seat: t(`seat.${pos.toMove}`) }) : told ? null : t('analysis.over'),
+    ].filter(Boolean).join(' · ');
     els.moves.replaceChildren(moveList(st.tree, st.current, go));
     st.review?.decorate(els.moves);
     const branch = Boolean(st.current.parent);
@@ -478,12 +480,13 @@ export function showAnalysis(app) {
     if (st.error) {
       const e = st.error;
       els.errorBox.hidden = false;
-      els.errorBox.replaceChildren(
+      // Through `h`: a part left out (null) is dropped, never written as "null".
+      els.errorBox.replaceChildren(...h('div', {},
         h('h2', {}, t('analysis.errorTitle')),
         e.line ? h('p', { 'data-testid': 'error-line' }, t('analysis.tree.errorLine'), ' ', h('code', {}, e.line)) : null,
         e.ply ? h('p', { 'data-testid': 'error-ply' }, t('analysis.errorPly', { n: e.ply })) : null,
         e.token ? h('p', { 'data-testid': 'error-token' }, t('analysis.errorToken'), ' ', h('code', {}, e.token)) : null,
-        h('p', { 'data-testid': 'error-reason' }, t('analysis.errorReason'), ' ', refusal(e)));
+        h('p', { 'data-testid': 'error-reason' }, t('analysis.errorReason'), ' ', refusal(e))).childNodes);
     } else {
       els.errorBox.hidden = true;
       els.errorBox.replaceChildren();
@@ -663,9 +666,9 @@ export function showAnalysis(app) {
             h('button', {
               type: 'button', class: 'small', 'data-testid': 'copy-position',
               onclick: () => navigator.clipboard?.writeText(els.positionOut.value).then(() => announce(t('analysis.copied')), () => {}),
-            }, t('analysis.copy'))),
-          st.mode === 'replay' ? analysePanel() : null),
-        h('div', { class: 'panel' }, side)),
+            }, t('analysis.copy')))),
+        // Analyse heads the other column: in sight beside the board on a laptop's screen.
+        h('div', { class: 'panel side-column' }, st.mode === 'replay' ? analysePanel() : null, side)),
       page.promoDialog));
     update();
     const again = typing && document.getElementById(typing.id);

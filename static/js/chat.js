@@ -84,7 +84,10 @@ export class ChatPanel {
   /** The writer's name: an account's links to its profile (in another tab), a guest's
    * has the guest tag after it; a computer player is no guest. */
   writer(m) {
-    const name = String(m.name ?? '?');
+    // A spectator that gave no name has the server's default (DEFAULT_SPECTATOR_NAME),
+    // said in the reader's language.
+    const unnamed = m.channel === 'spectators' && !m.seat && !m.account && m.name === 'Spectator';
+    const name = unnamed ? t('room.chat.anonymous') : String(m.name ?? '?');
     const seat = m.seat ? this.seatInfo?.(m.seat) : null;
     if (seat && isBot(seat)) return name;
     if (typeof m.account === 'string' && m.account) {

@@ -2,14 +2,18 @@
 // (`i18n/en.js`, `i18n/ja.js`, `i18n/ru.js`, `i18n/zh.js`, `i18n/ko.js`), with the pages
 // of games and notifications in `i18n/<code>-games.js`, the aids to play in
 // `i18n/<code>-play.js`, account recovery in `i18n/<code>-account.js`, the tutorial
-// in `i18n/<code>-learn.js`, moderation (reports, /mod) in `i18n/<code>-mod.js`, the
-// analysis board's play, variations and evaluation bar in `i18n/<code>-analysis.js`,
-// the game's controls (abort, takeback, giving time) and /tv in
+// in `i18n/<code>-learn.js`, the words of the server's error codes in
+// `i18n/<code>-errors.js` (`serverError()` below), moderation (reports, /mod) in
+// `i18n/<code>-mod.js`, the analysis board's play, variations and evaluation bar in
+// `i18n/<code>-analysis.js`, the game's controls (abort, takeback, giving time) and /tv in
 // `i18n/<code>-controls.js`, and the computer review of a game in `i18n/<code>-review.js`.
 // `t(key, params)` looks a key up in the reader's language, falling back to English;
 // `{name}` placeholders are filled from `params`. A message that depends on a count may
 // be an object of plural forms (`{ one, few, many, other }`, the categories of
-// `Intl.PluralRules` for the language), chosen by `params.n`. The language is the one
+// `Intl.PluralRules` for the language: English one/other, Russian one/few/many/other,
+// Japanese, Chinese and Korean a plain string), chosen by `params.n`. A Korean particle
+// written in both its forms after a placeholder (`{who}이(가)`) is chosen by the last
+// syllable of what fills it (`koreanEnding`). The language is the one
 // chosen in the header, else the browser's, else English.
 import en from './i18n/en.js';
 import enGames from './i18n/en-games.js';
@@ -20,6 +24,7 @@ import enMod from './i18n/en-mod.js';
 import enAnalysis from './i18n/en-analysis.js';
 import enControls from './i18n/en-controls.js';
 import enReview from './i18n/en-review.js';
+import enErrors from './i18n/en-errors.js';
 import ja from './i18n/ja.js';
 import jaGames from './i18n/ja-games.js';
 import jaPlay from './i18n/ja-play.js';
@@ -29,6 +34,7 @@ import jaMod from './i18n/ja-mod.js';
 import jaAnalysis from './i18n/ja-analysis.js';
 import jaControls from './i18n/ja-controls.js';
 import jaReview from './i18n/ja-review.js';
+import jaErrors from './i18n/ja-errors.js';
 import ru from './i18n/ru.js';
 import ruGames from './i18n/ru-games.js';
 import ruPlay from './i18n/ru-play.js';
@@ -38,6 +44,7 @@ import ruMod from './i18n/ru-mod.js';
 import ruAnalysis from './i18n/ru-analysis.js';
 import ruControls from './i18n/ru-controls.js';
 import ruReview from './i18n/ru-review.js';
+import ruErrors from './i18n/ru-errors.js';
 import zh from './i18n/zh.js';
 import zhGames from './i18n/zh-games.js';
 import zhPlay from './i18n/zh-play.js';
@@ -47,6 +54,7 @@ import zhMod from './i18n/zh-mod.js';
 import zhAnalysis from './i18n/zh-analysis.js';
 import zhControls from './i18n/zh-controls.js';
 import zhReview from './i18n/zh-review.js';
+import zhErrors from './i18n/zh-errors.js';
 import ko from './i18n/ko.js';
 import koGames from './i18n/ko-games.js';
 import koPlay from './i18n/ko-play.js';
@@ -56,13 +64,14 @@ import koMod from './i18n/ko-mod.js';
 import koAnalysis from './i18n/ko-analysis.js';
 import koControls from './i18n/ko-controls.js';
 import koReview from './i18n/ko-review.js';
+import koErrors from './i18n/ko-errors.js';
 
 export const LANGUAGES = {
-  en: { ...en, ...enGames, ...enPlay, ...enAccount, ...enLearn, ...enMod, ...enAnalysis, ...enControls, ...enReview },
-  ja: { ...ja, ...jaGames, ...jaPlay, ...jaAccount, ...jaLearn, ...jaMod, ...jaAnalysis, ...jaControls, ...jaReview },
-  ru: { ...ru, ...ruGames, ...ruPlay, ...ruAccount, ...ruLearn, ...ruMod, ...ruAnalysis, ...ruControls, ...ruReview },
-  zh: { ...zh, ...zhGames, ...zhPlay, ...zhAccount, ...zhLearn, ...zhMod, ...zhAnalysis, ...zhControls, ...zhReview },
-  ko: { ...ko, ...koGames, ...koPlay, ...koAccount, ...koLearn, ...koMod, ...koAnalysis, ...koControls, ...koReview },
+  en: { ...en, ...enGames, ...enPlay, ...enAccount, ...enLearn, ...enMod, ...enAnalysis, ...enControls, ...enReview, ...enErrors },
+  ja: { ...ja, ...jaGames, ...jaPlay, ...jaAccount, ...jaLearn, ...jaMod, ...jaAnalysis, ...jaControls, ...jaReview, ...jaErrors },
+  ru: { ...ru, ...ruGames, ...ruPlay, ...ruAccount, ...ruLearn, ...ruMod, ...ruAnalysis, ...ruControls, ...ruReview, ...ruErrors },
+  zh: { ...zh, ...zhGames, ...zhPlay, ...zhAccount, ...zhLearn, ...zhMod, ...zhAnalysis, ...zhControls, ...zhReview, ...zhErrors },
+  ko: { ...ko, ...koGames, ...koPlay, ...koAccount, ...koLearn, ...koMod, ...koAnalysis, ...koControls, ...koReview, ...koErrors },
 };
 /** Each language named in itself, for the header's switch. */
 export const LANGUAGE_NAMES = { en: 'English', ja: '日本語', ru: 'Русский', zh: '中文', ko: '한국어' };
@@ -114,7 +123,47 @@ export function onLangChange(fn) {
  * key shows itself, so a forgotten translation is visible, never blank. */
 export function t(key, params = {}) {
   const text = pluralForm(LANGUAGES[current][key] ?? LANGUAGES.en[key] ?? key, params.n);
-  return text.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
+  return text.replace(PLACEHOLDER, (m, name, particle) => {
+    if (!(name in params)) return m;
+    const value = String(params[name]);
+    return particle ? value + koreanParticle(value, particle) : value;
+  });
+}
+
+/** A placeholder, and the Korean particle written after it in both its forms
+ * (`{who}이(가)`, `{a}와(과)`, `{email}(으)로`…), if any. */
+const PLACEHOLDER = /\{(\w+)\}(이\(가\)|가\(이\)|은\(는\)|는\(은\)|을\(를\)|를\(을\)|과\(와\)|와\(과\)|\(으\)로)?/g;
+/** Each written pair: [the form after a final consonant (batchim), the form after a vowel]. */
+const PARTICLES = {
+  '이(가)': ['이', '가'], '가(이)': ['이', '가'], '은(는)': ['은', '는'], '는(은)': ['은', '는'],
+  '을(를)': ['을', '를'], '를(을)': ['을', '를'], '과(와)': ['과', '와'], '와(과)': ['과', '와'], '(으)로': ['으로', '로'],
+};
+/** How a digit is read in Korean ends: with a consonant (true), ㄹ ('l') or a vowel (false). */
+const DIGIT_ENDS = ['ㅇ', 'l', false, true, false, false, true, 'l', 'l', false];
+
+/** How `word` ends when read in Korean: 'l' (ㄹ), true (another final consonant), false
+ * (a vowel) or null (not known: a name in kanji, say). Latin letters by a rule of thumb:
+ * -l reads ㄹ, -m, -n and -ng a final consonant, the rest a vowel (Anna, Mark: 마크). */
+export function koreanEnding(word) {
+  const last = [...String(word).trim()].at(-1) ?? '';
+  const code = last.codePointAt(0) ?? 0;
+  if (code >= 0xac00 && code <= 0xd7a3) {
+    const final = (code - 0xac00) % 28;
+    return final === 0 ? false : final === 8 ? 'l' : true;
+  }
+  if (/[0-9]/.test(last)) return DIGIT_ENDS[Number(last)] === 'ㅇ' ? true : DIGIT_ENDS[Number(last)];
+  if (/[A-Za-z]/.test(last)) return /l$/i.test(last) ? 'l' : /[mn]/i.test(last) ? true : false;
+  return null;
+}
+
+/** The particle of the written pair `pair` that follows `word` (the pair as written when
+ * the ending is not known). */
+function koreanParticle(word, pair) {
+  const [consonant, vowel] = PARTICLES[pair];
+  const ending = koreanEnding(word);
+  if (ending === null) return pair;
+  if (pair === '(으)로') return ending === true ? consonant : vowel;
+  return ending ? consonant : vowel;
 }
 
 const pluralRules = new Map();
@@ -127,4 +176,27 @@ export function pluralForm(message, n, code = current) {
   if (typeof count !== 'number' || !Number.isFinite(count)) return message.other;
   if (!pluralRules.has(code)) pluralRules.set(code, new Intl.PluralRules(LANGUAGE_TAGS[code]));
   return message[pluralRules.get(code).select(count)] ?? message.other;
+}
+
+/** The words of a refusal of the server, in the reader's language: `code` is an
+ * `ErrorCode` of the WebSocket (`kind` 'ws'), an `ApiCode` of the HTTP API ('api') or the
+ * code of a WebSocket close frame ('close'), docs/protocol.md. The server's own
+ * `message` (English) is never shown: an unknown code (a newer server) reads as the
+ * generic "Something went wrong". */
+export function serverError(code, kind = 'api') {
+  const key = `error.${kind}.${code}`;
+  return code && key in LANGUAGES.en ? t(key) : t('room.error.generic');
+}
+
+/** The Error of an HTTP refusal (`res`, its JSON `body`): `message` the words of its code
+ * in the reader's language (`serverError`), `code` (null without one), `status`, and
+ * `serverMessage`, the server's own English (for the console, and the tutorial that reads
+ * the rules' reason for a move refused). */
+export function httpError(res, body) {
+  const code = typeof body?.error?.code === 'string' ? body.error.code : null;
+  const err = new Error(serverError(code, 'api'));
+  err.code = code;
+  err.status = res.status;
+  err.serverMessage = typeof body?.error?.message === 'string' ? body.error.message : null;
+  return err;
 }

@@ -218,7 +218,7 @@ export function showLearn(app) {
       }
     } catch (e) {
       st.feedback = e.code === 'illegal_action'
-        ? { kind: 'wrong', text: `${t('learn.refused', { action })} ${whyRefused(e.message, pieceName(piece ?? { kind: 'P' }))}` }
+        ? { kind: 'wrong', text: `${t('learn.refused', { action })} ${whyRefused(e.serverMessage ?? e.message, pieceName(piece ?? { kind: 'P' }))}` }
         : { kind: 'wrong', text: t('learn.serverError', { reason: e.message }) };
       announce(st.feedback.text);
     } finally {

@@ -7,6 +7,7 @@
 // there would be.
 import { TOKENS_EVENT, allSeatTokens, saveToken, savedToken } from './protocol.js';
 import { allTickets } from './pairing.js';
+import { httpError } from './i18n.js';
 
 const REFRESH_MS = 60000;
 /** The most tokens one request names (the server's limit). */
@@ -55,10 +56,7 @@ export function loadMyGames() {
       });
       const body = await res.json().catch(() => null);
       if (!res.ok || !Array.isArray(body?.games)) {
-        const err = new Error(body?.error?.message ?? `${res.status} ${res.statusText}`);
-        err.status = res.status;
-        err.code = body?.error?.code;
-        throw err;
+        throw httpError(res, body);
       }
       keepTokens(body.games);
       const date = Date.parse(res.headers.get('date') ?? '');

@@ -10,7 +10,7 @@
 // the lobby and by /games, which learns of their tables.
 import { TOKENS_EVENT, saveToken, tokensChanged } from './protocol.js';
 import { getPref } from './prefs.js';
-import { t } from './i18n.js';
+import { serverError, t } from './i18n.js';
 
 /** The ticket waiting in a pool: `{ ticket, pool: { name, rated, clock }, since (ms),
  * bots (seconds or null), notice? }` — `notice` `{ seat, reason, who }` when it came back
@@ -214,7 +214,7 @@ async function call(path, options = {}) {
   try { body = text ? JSON.parse(text) : null; } catch { body = null; }
   if (!res.ok) {
     const retry = Number(res.headers.get('retry-after'));
-    throw new PairingError(body?.error?.message ?? `${res.status} ${res.statusText}`, {
+    throw new PairingError(serverError(body?.error?.code ?? null), {
       code: body?.error?.code ?? null, status: res.status, retryAfter: Number.isFinite(retry) && retry > 0 ? retry : null,
     });
   }

@@ -87,7 +87,7 @@ export function showAccount(app) {
       app.replaceChildren(h('div', { class: 'account-page' },
         h('section', { class: 'panel' },
           h('h1', {}, t('account.loggedInAs', { name: me.name })),
-          h('p', {}, t('account.ratingLine', { rating: ratingText(me), games: me.games })),
+          h('p', {}, t('account.ratingLine', { rating: ratingText(me), n: me.games })),
           h('p', {}, h('a', { href: profileLink(me.name), 'data-testid': 'my-profile' }, t('account.profileLink')),
             ' · ', h('a', { href: '/leaderboard' }, t('nav.leaderboard'))),
           h('button', { type: 'button', 'data-testid': 'logout', onclick: () => logout() }, t('account.logout'))),

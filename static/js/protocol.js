@@ -1,6 +1,8 @@
 // The room WebSocket (docs/protocol.md, 'WebSocket'): join/resume/watch, seq tracking,
 // reconnects.
 
+import { httpError, t } from './i18n.js';
+
 const TOKEN_PREFIX = 'sannin.token.';
 const TOKEN_KEY = (roomId) => `${TOKEN_PREFIX}${roomId}`;
 /** Said on `window` whenever the seat tokens or pairing tickets this browser holds
@@ -88,6 +90,7 @@ export class RoomConnection {
     ws.addEventListener('open', () => {
       opened = true;
       this.attempt = 0;
+      this.closeReason = null;
       this.status('open');
       this.hello();
       for (const msg of this.queue.splice(0)) this.send(msg);
@@ -96,11 +99,15 @@ export class RoomConnection {
     ws.addEventListener('close', (e) => {
       if (this.ws !== ws) return;
       this.ws = null;
+      // The server's reason is a code (docs/protocol.md §3.5), said in the reader's
+      // language while the page is offline (a failed try to reconnect keeps it); none
+      // once a socket opens again.
+      if (typeof e.reason === 'string' && e.reason) this.closeReason = e.reason;
       // 4000: another connection resumed this seat (docs/protocol.md §3.5). Reconnecting
       // would take it back and start a tug of war between two tabs, so stop here.
       if (e.code === 4000) this.closed = true;
       // A table of quick pairing given up before its game got going: the room is gone.
-      if (e.code === 1000 && e.reason === 'table given up') {
+      if (e.code === 1000 && (e.reason === 'table_given_up' || e.reason === 'table given up')) {
         this.closed = true;
         this.h.onGivenUp?.();
       }
@@ -138,7 +145,7 @@ export class RoomConnection {
   }
 
   status(phase, delayMs = 0) {
-    this.h.onStatus?.({ phase, attempt: this.attempt, delayMs });
+    this.h.onStatus?.({ phase, attempt: this.attempt, delayMs, reason: this.closeReason ?? null });
   }
 
   close() {
@@ -222,20 +229,24 @@ export class RoomConnection {
   }
 }
 
+/** A JSON request to the server's API; a refusal throws `httpError` (its words in the
+ * reader's language). */
 export async function api(path, options = {}) {
-  const res = await fetch(path, {
-    ...options,
-    headers: { 'content-type': 'application/json', ...(options.headers ?? {}) },
-  });
+  let res;
+  try {
+    res = await fetch(path, {
+      ...options,
+      headers: { 'content-type': 'application/json', ...(options.headers ?? {}) },
+    });
+  } catch (e) {
+    if (e.name === 'AbortError') throw e;
+    throw Object.assign(new Error(t('lobby.connectionLost')), { code: 'network', status: 0 });
+  }
   const text = await res.text();
   let body = null;
   try { body = text ? JSON.parse(text) : null; } catch { body = text; }
   if (!res.ok) {
-    const message = body?.error?.message ?? `${res.status} ${res.statusText}`;
-    const err = new Error(message);
-    err.code = body?.error?.code;
-    err.status = res.status;
-    throw err;
+    throw httpError(res, body);
   }
   return body;
 }

@@ -17,11 +17,12 @@ import { RoomConnection, api, savedToken } from './protocol.js';
 import { isBot, playerName } from './players.js';
 import { describeClock, isCorrespondence } from './clocks.js';
 import { canNotify, onNotifyChange, setKind, showTurn, turnOn, wants } from './notify.js';
-import { takeClaim } from './mine.js';
+import { refreshMyGames, takeClaim } from './mine.js';
 import { ChatPanel } from './chat.js';
 import { JOIN_INTENT_KEY, getPref, onPrefChange, setPref, shortId, storedName, storeName } from './prefs.js';
-import { t, onLangChange } from './i18n.js';
+import { LANGUAGES, serverError, t, onLangChange } from './i18n.js';
 import { account, forgetRatings, onRatings, ratingOf } from './account.js';
+import { followRatingChanges } from './room/ratings.js';
 import {
   applyEvent, applyState, createModel, goTo, plyCount, runningElapsed, setHistory, shown, shownPly, step,
 } from './room/model.js';
@@ -377,7 +378,18 @@ class RoomView {
     const wasStatus = this.state?.status;
     applyState(this.model, s);
     if (s.rated && s.status === 'finished' && wasStatus && wasStatus !== 'finished') this.refreshRatings(s);
-    if (this.model.posError) this.showError({ message: t('room.error.position', { why: this.model.posError }) });
+    if (s.rated && s.status === 'finished' && !this.stopRatingChanges) {
+      // The result card shows how each player's rating moved.
+      const accounts = Object.fromEntries(SEATS.map((seat) => [seat, s.seats?.[seat]?.account]).filter(([, a]) => a));
+      this.stopRatingChanges = followRatingChanges(this.roomId, accounts, (changes) => {
+        this.ratingChanges = changes;
+        // The game is rated now: the cards ask for the ratings after it.
+        forgetRatings(Object.values(accounts));
+        this.render();
+      });
+      this.offs.push(this.stopRatingChanges);
+    }
+    if (this.model.posError) this.showError({ text: t('room.error.position', { why: this.model.posError }) });
     if (typeof s.now_ms === 'number') this.skew = s.now_ms - Date.now();
     this.legal = indexLegal(this.myTurn ? s.legal : []);
     this.pendingAction = false;
@@ -394,6 +406,14 @@ class RoomView {
     this.board.setView(this.viewSeat);
     const turnCame = this.myTurn && !this.wasMyTurn;
     if (turnCame && this.premove) input.firePremove(this);
+    // The header's My games badge counts the games where it is the reader's turn: asked
+    // again when the turn comes or goes here, or the game ends.
+    const turnKey = this.you ? `${this.myTurn}|${s.status}` : null;
+    if (this.turnKey !== undefined && turnKey !== this.turnKey) {
+      clearTimeout(this.myGamesTimer);
+      this.myGamesTimer = setTimeout(refreshMyGames, 300);
+    }
+    this.turnKey = turnKey;
     this.notifyTurn(turnCame);
     if (this.model.historyStale) this.loadHistory();
     this.render();
@@ -487,16 +507,18 @@ class RoomView {
       this.retryButton.textContent = t('room.offline.retry');
     }
     if (phase === 'reconnecting') {
-      this.offlineText.textContent = `${attempt ? t('room.offline.lost_in', { s: Math.ceil(delayMs / 1000), n: attempt }) : t('room.offline.lost')}${this.you ? ` ${t('room.offline.seat_waits')}` : ''}`;
+      const why = st.reason && `error.close.${st.reason}` in LANGUAGES.en ? `${serverError(st.reason, 'close')} ` : '';
+      this.offlineText.textContent = `${why}${attempt ? t('room.offline.lost_in', { s: Math.ceil(delayMs / 1000), n: attempt }) : t('room.offline.lost')}${this.you ? ` ${t('room.offline.seat_waits')}` : ''}`;
       this.pendingAction = false;
     }
   }
 
   showError(msg) {
     if (msg.code === 'replaced') this.replaced = true;
-    const text = msg.code === 'login_required' ? t('room.error.login_required')
-      : msg.code === 'bad_name' ? t('player.badName') : msg.message;
-    this.notices.showError(text || msg.code || t('room.error.generic'), msg.code ?? '');
+    // A server's refusal in the words of its code (the server's `message` is English);
+    // the page's own notices (`text`) as they are.
+    const text = msg.text ?? serverError(msg.code, 'ws');
+    this.notices.showError(text, msg.code ?? '');
     this.pendingAction = false;
     this.render();
   }

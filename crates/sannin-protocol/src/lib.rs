@@ -40,7 +40,7 @@ pub use http::{
 };
 pub use sannin_rules::{Event as RulesEvent, Outcome};
 pub use seat::{Seat, SeatMove, UnknownSeat};
-pub use server::{Channel, ChatMessage, ErrorCode, ServerMsg};
+pub use server::{Channel, ChatMessage, CloseReason, ErrorCode, ServerMsg, DEFAULT_SPECTATOR_NAME};
 pub use state::{
     AllianceState, ClockKind, ClockSettings, Clocks, Follower, PlayerClock, RematchState,
     RoomStatus, SeatInfo, Seats, State, TakebackState,

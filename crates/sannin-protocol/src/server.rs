@@ -238,6 +238,65 @@ impl fmt::Display for ErrorCode {
     }
 }
 
+/// The reason a server's close frame carries (§3.5): a code, never prose, so a client
+/// says it in its reader's language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CloseReason {
+    /// 4000: another connection resumed this seat.
+    Replaced,
+    /// 1000: a table of quick pairing given up before its game got going.
+    TableGivenUp,
+    /// 1012: the server is restarting.
+    ShuttingDown,
+    /// 1013: the room could not be reached (an `error` said why): try again later.
+    Unavailable,
+    /// 1008: the connection read its messages too slowly; it may resume.
+    TooSlow,
+    /// 1008: a flood of messages over the rate limit.
+    RateLimited,
+    /// 1008: the account logged out, or its password changed.
+    SessionEnded,
+    /// 1008: a connection that sent none of `join`, `resume` or `watch` in time.
+    NoHello,
+    /// 1002, 1007, 1009: a frame the WebSocket codec refuses.
+    BadMessage,
+}
+
+impl CloseReason {
+    /// Every reason.
+    pub const ALL: [CloseReason; 9] = [
+        CloseReason::Replaced,
+        CloseReason::TableGivenUp,
+        CloseReason::ShuttingDown,
+        CloseReason::Unavailable,
+        CloseReason::TooSlow,
+        CloseReason::RateLimited,
+        CloseReason::SessionEnded,
+        CloseReason::NoHello,
+        CloseReason::BadMessage,
+    ];
+
+    /// The reason as the close frame writes it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            CloseReason::Replaced => "replaced",
+            CloseReason::TableGivenUp => "table_given_up",
+            CloseReason::ShuttingDown => "shutting_down",
+            CloseReason::Unavailable => "unavailable",
+            CloseReason::TooSlow => "too_slow",
+            CloseReason::RateLimited => "rate_limited",
+            CloseReason::SessionEnded => "session_ended",
+            CloseReason::NoHello => "no_hello",
+            CloseReason::BadMessage => "bad_message",
+        }
+    }
+}
+
+/// The chat name of a spectator that gave none with `watch` (§13). A client shows it
+/// in its reader's language (a line of the spectators' channel without an account that
+/// bears this name).
+pub const DEFAULT_SPECTATOR_NAME: &str = "Spectator";
+
 /// Which chat a message belongs to (§13).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::EnumIter)]
 #[serde(rename_all = "snake_case")]

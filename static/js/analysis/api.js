@@ -5,14 +5,14 @@
 // `retryAfter` (seconds, from `Retry-After`) and, for a record, the `ply` and `token`
 // that failed.
 
+import { httpError } from '../i18n.js';
+
 async function call(url, init) {
   const res = await fetch(url, init);
   let body = null;
   try { body = await res.json(); } catch { body = null; }
   if (!res.ok) {
-    const err = new Error(body?.error?.message ?? `${res.status} ${res.statusText}`);
-    err.code = body?.error?.code ?? null;
-    err.status = res.status;
+    const err = httpError(res, body);
     err.retryAfter = Number(res.headers.get('retry-after')) || null;
     err.ply = body?.ply ?? null;
     err.token = body?.token ?? null;

@@ -2,7 +2,8 @@
 // waits however long it takes — the page may be closed, the table shows up in My games
 // (and in a notification) — so it neither locks the card nor needs a long poll. While
 // the lobby is open its tickets are asked after now and then (and when the tab comes
-// back), and a table found is announced with a link to it.
+// back, and at once when the live lobby says the count of such a pool changed), and a
+// table found is announced with a link to it.
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
 import { storeName } from '../prefs.js';
@@ -16,7 +17,7 @@ import { roomLink } from './enter.js';
 const POLL_MS = 30000;
 
 /** The state of the correspondence waits; `draw` is the card's. */
-const c = { busy: new Set(), message: null, draw: () => {}, started: false, timer: null };
+const c = { busy: new Set(), message: null, draw: () => {}, started: false, timer: null, soon: null, counts: new Map() };
 
 /** Whether the reader waits in the correspondence pool `pool`. */
 export function waitsIn(pool) {
@@ -37,6 +38,23 @@ export function startCorrespondence(draw) {
   document.addEventListener('visibilitychange', () => { if (!document.hidden) check(); });
   c.timer = setInterval(() => { if (!document.hidden) check(); }, POLL_MS);
   check();
+}
+
+/** The live lobby's pools (lobby/live.js): a pool the reader waits in whose count
+ * changed may have made a table of its tickets — asked after at once, not at the next
+ * round of `POLL_MS`. */
+export function poolsChanged(pools) {
+  let changed = false;
+  for (const p of pools ?? []) {
+    const key = poolKey(p);
+    if (!waitsIn(p) || typeof p.waiting !== 'number') continue;
+    if (c.counts.has(key) && c.counts.get(key) !== p.waiting) changed = true;
+    c.counts.set(key, p.waiting);
+  }
+  if (changed && c.started) {
+    clearTimeout(c.soon);
+    c.soon = setTimeout(check, 200);
+  }
 }
 
 /** Asks the server where each waiting ticket stands. */

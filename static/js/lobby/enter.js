@@ -3,7 +3,7 @@
 // (games with friends); the room of a link someone pasted.
 import { saveToken } from '../protocol.js';
 import { JOIN_INTENT_KEY, storeName } from '../prefs.js';
-import { t } from '../i18n.js';
+import { serverError, t } from '../i18n.js';
 
 /** The page of room `id`, the link players share. */
 export function roomLink(id) {
@@ -41,7 +41,7 @@ export function takeSeat(roomId, { seat = null, name = '', ready = false }) {
         && (msg.status === 'playing' || msg.seats?.[seated]?.ready)) {
         finish();
       } else if (msg.type === 'error') {
-        const err = new Error(msg.code === 'bad_name' ? t('player.badName') : msg.message ?? msg.code);
+        const err = new Error(serverError(msg.code, 'ws'));
         err.code = msg.code;
         finish(err);
       }

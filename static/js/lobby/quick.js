@@ -18,7 +18,7 @@ import {
   sentences, waitText, waitingTicket,
 } from '../pairing.js';
 import {
-  busyIn, correspondenceMessage, correspondenceWaits, joinCorrespondence, poolName, startCorrespondence, waitsIn,
+  busyIn, correspondenceMessage, correspondenceWaits, joinCorrespondence, poolName, poolsChanged, startCorrespondence, waitsIn,
 } from './corr-wait.js';
 import { clockText, seatLabel } from './messages.js';
 import { roomLink } from './enter.js';
@@ -76,6 +76,7 @@ function start(lobby) {
   if (notice) q.message = { text: notice, kind: 'notice' };
   lobby.onRender((feed) => {
     if (Array.isArray(feed.pools) && feed.pools.length) q.pools = feed.pools;
+    poolsChanged(q.pools);
     const mine = q.w && q.pools.find((p) => poolKey(p) === poolKey(q.w.pool));
     if (q.mode === 'waiting' && typeof mine?.waiting === 'number') q.count = mine.waiting;
     draw();

@@ -4,6 +4,7 @@
 // (for their boards), and finished games a page at a time. No DOM here: lists.js draws
 // them.
 import { api } from '../protocol.js';
+import { httpError } from '../i18n.js';
 
 const FINISHED_PER_PAGE = 8;
 
@@ -34,7 +35,7 @@ export async function loadDetails(feed) {
 async function loadFinished(feed) {
   const fin = feed.fin;
   const res = await fetch(fin.serverPaged ? fin.urls[feed.page] ?? fin.urls[0] : fin.urls[0]);
-  if (!res.ok) throw new Error(`${res.status} ${res.statusText}`);
+  if (!res.ok) throw httpError(res, await res.json().catch(() => null));
   const list = (await res.json()) ?? [];
   const link = /<([^>]+)>\s*;\s*rel="?next"?/.exec(res.headers.get('link') ?? '');
   fin.rooms = list.filter((r) => r.status === 'finished');

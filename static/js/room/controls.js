@@ -10,6 +10,7 @@ import { plyCount, shownPly } from './model.js';
 import { reviewHref } from './record.js';
 import { parseAction } from '../position.js';
 import { abortParts, takebackParts } from './takeback.js';
+import { changeText } from './ratings.js';
 
 /** An action in words for the move confirmation: "bishop 2g takes on 10k, promoting
  * (B2gx10k+)" — a newcomer does not read the notation yet. */
@@ -166,12 +167,28 @@ export function renderResult(r) {
   r.result.hidden = false;
   const ctx = r.ctx();
   const ranking = outcome.ranking ?? [];
-  r.result.replaceChildren(
+  // `replaceChildren` writes a null as the text "null": the parts left out are dropped.
+  r.result.replaceChildren(...[
     h('strong', {}, resultLine(outcome, ctx)),
     h('span', { class: 'reason' }, t('room.result.reason', { reason: reasonText(outcome.reason) })),
-    ranking.length ? h('ol', { class: 'ranking' }, ranking.map((p) => h('li', {}, who(p, ctx, { capital: true })))) : null,
+    ranking.length ? h('ol', { class: 'ranking' }, ranking.map((p) => h('li', {}, who(p, ctx, { capital: true }), ratingChange(r, p)))) : null,
+    !ranking.length && r.ratingChanges ? h('ul', { class: 'ranking' }, SEATS.filter((seat) => r.ratingChanges[seat])
+      .map((seat) => h('li', {}, who(seat, ctx, { capital: true }), ratingChange(r, seat)))) : null,
     h('div', { class: 'rematch', 'data-testid': 'rematch-box' }, rematchParts(r)),
-    r.recordLink('result-record'));
+    r.recordLink('result-record')].filter(Boolean));
+}
+
+/** A rated game's change of the rating of the player at `seat` (`First` or `first`), once
+ * known: "1520 → 1536 (+16)". */
+function ratingChange(r, seat) {
+  const key = String(seat).toLowerCase();
+  const change = r.ratingChanges?.[key];
+  if (!change) return null;
+  const d = change.after - change.before;
+  return [' ', h('span', {
+    class: `rating-change${d > 0 ? ' up' : d < 0 ? ' down' : ''}`, 'data-testid': `rating-change-${key}`,
+    title: t('room.result.ratingChange'),
+  }, changeText(change))];
 }
 
 function rematchParts(r) {

@@ -30,7 +30,7 @@ export class MoveTable {
       this.table.tHead?.remove();
       this.table.prepend(h('thead', {}, h('tr', {}, h('th', { scope: 'col', class: 'round' }, '#'),
         ...SEATS.map((seat, i) => h('th', { scope: 'col', class: `seat-${seat}` },
-          h('span', { class: 'swatch' }), seatLabel(seat), names[i] ? h('small', {}, names[i]) : null)))));
+          h('span', { class: 'swatch' }), seatLabel(seat), names[i] ? h('small', { title: names[i] }, names[i]) : null)))));
     }
     if (this.lang !== lang()) {
       this.lang = lang();

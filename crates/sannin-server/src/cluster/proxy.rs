@@ -208,7 +208,10 @@ async fn run(
     );
     for out in conns.values() {
         let _ = out.tx.try_send(Outbound::Text(bye.clone()));
-        let _ = out.tx.try_send(Outbound::Close(1012, "server restart"));
+        let _ = out.tx.try_send(Outbound::Close(
+            1012,
+            sannin_protocol::CloseReason::ShuttingDown.as_str(),
+        ));
     }
     let _ = frames.unsubscribe().await;
     debug!("proxy stopped");
@@ -300,7 +303,10 @@ fn deliver(conns: &mut HashMap<u64, ConnHandle>, conn: u64, out: Out) {
             ok
         }
         Out::Drop => {
-            let _ = c.tx.try_send(Outbound::Close(1012, "server restart"));
+            let _ = c.tx.try_send(Outbound::Close(
+                1012,
+                sannin_protocol::CloseReason::ShuttingDown.as_str(),
+            ));
             conns.remove(&conn);
             true
         }
@@ -312,19 +318,14 @@ fn deliver(conns: &mut HashMap<u64, ConnHandle>, conn: u64, out: Out) {
     }
 }
 
+/// The owner's close reason, one of the codes of `CloseReason` (anything else, from a
+/// node of another version, reads as `unavailable`).
 fn static_reason(reason: &str) -> &'static str {
-    const KNOWN: [&str; 6] = [
-        "table given up",
-        "server restart",
-        "room full",
-        "too many messages",
-        "say join, resume or watch",
-        "try again later",
-    ];
-    KNOWN
+    sannin_protocol::CloseReason::ALL
         .into_iter()
+        .map(sannin_protocol::CloseReason::as_str)
         .find(|k| *k == reason)
-        .unwrap_or("closed by the room")
+        .unwrap_or(sannin_protocol::CloseReason::Unavailable.as_str())
 }
 
 /// Probes the owner every second; tells the proxy once it stops answering.

@@ -82,7 +82,10 @@ impl Room {
         });
         self.fanout.flush();
         for out in self.fanout.handles() {
-            let _ = out.tx.try_send(Outbound::Close(1000, "table given up"));
+            let _ = out.tx.try_send(Outbound::Close(
+                1000,
+                sannin_protocol::CloseReason::TableGivenUp.as_str(),
+            ));
         }
         if self.status != RoomStatus::Finished {
             self.deps.host.room_closed();

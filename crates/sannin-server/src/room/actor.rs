@@ -125,11 +125,14 @@ impl Room {
         self.fanout.flush();
         let bye = self.text(&ServerMsg::error(
             ErrorCode::ShuttingDown,
-            "the server is shutting down; resume when it is back",
+            "The server is shutting down; resume when it is back.",
         ));
         for out in self.fanout.handles() {
             let _ = out.tx.try_send(Outbound::Text(bye.clone()));
-            let _ = out.tx.try_send(Outbound::Close(1012, "server restart"));
+            let _ = out.tx.try_send(Outbound::Close(
+                1012,
+                sannin_protocol::CloseReason::ShuttingDown.as_str(),
+            ));
         }
         debug!("room stopped");
     }

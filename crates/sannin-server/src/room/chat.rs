@@ -385,7 +385,9 @@ impl Room {
             ),
             None if watching => (
                 Channel::Spectators,
-                c.name.clone().unwrap_or_else(|| "Spectator".into()),
+                c.name
+                    .clone()
+                    .unwrap_or_else(|| sannin_protocol::DEFAULT_SPECTATOR_NAME.into()),
             ),
             None => {
                 return self.send_error(

@@ -121,12 +121,18 @@ fn greeted(out: ConnHandle, cfg: &RoomConfig, now: Moment) -> Conn {
     c
 }
 
-/// Queues a `room_full` error and a close frame (1013, "try again later") for a
+/// Queues a `room_full` error and a close frame (1013, `unavailable`) for a
 /// connection the room will not keep.
 pub(super) fn refuse(out: &ConnHandle, message: &str) {
     let text = Text::from(ServerMsg::error(ErrorCode::RoomFull, message).to_text());
     let queued = out.tx.try_send(Outbound::Text(text)).is_ok()
-        && out.tx.try_send(Outbound::Close(1013, "room full")).is_ok();
+        && out
+            .tx
+            .try_send(Outbound::Close(
+                1013,
+                sannin_protocol::CloseReason::Unavailable.as_str(),
+            ))
+            .is_ok();
     if !queued {
         out.kill.cancel();
     }

@@ -530,7 +530,10 @@ impl Room {
             "another connection resumed your seat; closing this one",
         );
         if let Some(c) = self.fanout.remove(old) {
-            let _ = c.out.tx.try_send(Outbound::Close(4000, "replaced"));
+            let _ = c.out.tx.try_send(Outbound::Close(
+                4000,
+                sannin_protocol::CloseReason::Replaced.as_str(),
+            ));
         }
         info!(
             room = %self.id,

@@ -36,3 +36,4 @@ mod push;
 mod recovery;
 mod restart_state;
 mod review;
+mod translations;

@@ -245,7 +245,7 @@ async fn run(mut sink: Sink, stream: Incoming, conn: u64, up: Start) {
         let text = ServerMsg::error(code, msg).to_text();
         let mut frames = writer::Frames::default();
         frames.text(text.as_bytes());
-        frames.close(1013, "try again later");
+        frames.close(1013, sannin_protocol::CloseReason::Unavailable.as_str());
         let _ = frames.write(&mut sink).await;
         return;
     }
@@ -311,7 +311,7 @@ async fn run(mut sink: Sink, stream: Incoming, conn: u64, up: Start) {
             debug!("its session ended: closing");
             if let Some(tx) = replies.upgrade() {
                 let _ = tx.try_send(reader::session_ended_frame());
-                let _ = tx.try_send(Outbound::Close(1008, "the session ended"));
+                let _ = tx.try_send(Outbound::Close(1008, sannin_protocol::CloseReason::SessionEnded.as_str()));
             }
             Box::pin(room.disconnect(conn)).await;
             let _ = tokio::time::timeout(std::time::Duration::from_secs(2), &mut writer).await;

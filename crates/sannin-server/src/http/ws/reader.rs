@@ -51,9 +51,9 @@ fn round_trip(stamp: u64, now_ms: u64) -> Option<u64> {
 fn close_for(e: &tungstenite::Error) -> Option<(u16, &'static str)> {
     use tungstenite::Error;
     match e {
-        Error::Capacity(_) => Some((1009, "message too big")),
-        Error::Utf8(_) => Some((1007, "text message is not valid UTF-8")),
-        Error::Protocol(_) => Some((1002, "protocol error")),
+        Error::Capacity(_) => Some((1009, sannin_protocol::CloseReason::BadMessage.as_str())),
+        Error::Utf8(_) => Some((1007, sannin_protocol::CloseReason::BadMessage.as_str())),
+        Error::Protocol(_) => Some((1002, sannin_protocol::CloseReason::BadMessage.as_str())),
         _ => None,
     }
 }
@@ -137,7 +137,7 @@ impl Reader {
                             ErrorCode::BadMessage,
                             "this connection sent none of join, resume or watch: closing it",
                         ));
-                        self.reply(Outbound::Close(1008, "say join, resume or watch"));
+                        self.reply(Outbound::Close(1008, sannin_protocol::CloseReason::NoHello.as_str()));
                         break;
                     }
                     if heard + self.idle <= now {
@@ -180,7 +180,10 @@ impl Reader {
             .is_some_and(|t| t.is_cancelled())
         {
             self.reply(session_ended_frame());
-            self.reply(Outbound::Close(1008, "the session ended"));
+            self.reply(Outbound::Close(
+                1008,
+                sannin_protocol::CloseReason::SessionEnded.as_str(),
+            ));
             return Next::Stop;
         }
         if matches!(frame, Message::Text(_) | Message::Binary(_)) {
@@ -243,7 +246,10 @@ impl Reader {
                 ErrorCode::RateLimited,
                 "far too many messages: closing this connection",
             ));
-            self.reply(Outbound::Close(1008, "too many messages"));
+            self.reply(Outbound::Close(
+                1008,
+                sannin_protocol::CloseReason::RateLimited.as_str(),
+            ));
             return Next::Stop;
         }
         // Control frames have nobody to answer to: they are just dropped.

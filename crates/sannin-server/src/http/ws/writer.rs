@@ -210,7 +210,7 @@ impl Writer {
         if kill.is_cancelled() {
             // Dropped for being too slow: one polite try at a close frame.
             let mut bye = Frames::default();
-            bye.close(1008, "too slow: resume to get a fresh state");
+            bye.close(1008, sannin_protocol::CloseReason::TooSlow.as_str());
             let _ =
                 tokio::time::timeout(Duration::from_millis(100), bye.write(&mut self.sink)).await;
             return;
