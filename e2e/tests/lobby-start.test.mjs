@@ -46,9 +46,9 @@ async function inFirstScreen(page, testid) {
 const BUTTONS = ['start-play-now', 'start-computer', 'start-friends'];
 
 for (const [size, options] of [['desktop', DESKTOP], ['phone', PHONE]]) {
-  test(`the three ways into a game are in the first screen on a ${size}, in English and Japanese`, async () => {
+  test(`the three ways into a game are in the first screen on a ${size}, in every language`, async () => {
     const p = await person(`${size}`, options);
-    for (const lang of ['en', 'ja']) {
+    for (const lang of ['en', 'ru', 'zh', 'ko', 'ja']) {
       await p.page.addInitScript((l) => localStorage.setItem('sannin.lang', l), lang);
       await lobby(p);
       await p.page.waitForFunction(() => !document.querySelector('[data-testid="start-play-now"]').disabled);
@@ -95,6 +95,13 @@ test('alone in the queue, the waiting panel offers the computer and a room for f
   assert.match(await p.page.getByTestId('waiting-offer').textContent(), /Nobody else is waiting yet/);
   assert.ok(await inFirstScreen(p.page, 'offer-computer'), 'the offer is in view');
   await p.page.screenshot({ path: `${SHOTS}lobby-waiting-offer-en.png` });
+  // The offer in the other languages, the page switched while it waits.
+  for (const lang of ['ja', 'ru', 'zh', 'ko', 'en']) {
+    await p.page.getByTestId('lang').selectOption(lang);
+    await p.page.waitForFunction((l) => document.documentElement.lang.startsWith(l), lang);
+    assert.doesNotMatch(await p.page.getByTestId('waiting-offer').textContent(), lang === 'en' ? /^$/ : /Nobody else/);
+    if (lang !== 'en') await p.page.screenshot({ path: `${SHOTS}lobby-waiting-offer-${lang}.png` });
+  }
   assert.equal(await waitingIn('10+5'), 1);
   await p.page.getByTestId('offer-friends').click();
   await p.page.waitForURL(/\/rooms\/[^/]+$/);
