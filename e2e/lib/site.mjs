@@ -34,7 +34,8 @@ export async function visitor(browser, label, { viewport = DESKTOP, lang = 'en',
  */
 export async function englishLeft(page, except = [], code = 'ja') {
   return page.evaluate(async ([exceptions, lang]) => {
-    const { LANGUAGES: { en, [lang]: ja } } = await import('/js/i18n.js');
+    const { messagesOf } = await import('/js/i18n.js');
+    const [en, ja] = await Promise.all([messagesOf('en'), messagesOf(lang)]);
     let text = document.body.innerText;
     for (const el of document.querySelectorAll('[placeholder], [title], [aria-label]')) {
       if (el.closest('[hidden]') || el.getClientRects().length === 0) continue;

@@ -491,7 +491,7 @@ test('check: a red glow on the king that wins over the other highlights; "You ar
   await page.getByTestId('board').screenshot({ path: `${SHOTS}mock-check.png` });
   // The same check after the next move is not told again; the log has it once. (Moves
   // are read out for those who asked: "Announce moves" in the preferences.)
-  await page.evaluate(() => import('/js/prefs.js').then((m) => m.setPref('announceMoves', true)));
+  await page.evaluate(() => import(document.querySelector('script[type=module]').src.replace(/main\.js$/, 'prefs.js')).then((m) => m.setPref('announceMoves', true)));
   ev({ type: 'action', player: 'middle', action: 'P10k-10j' });
   ev({ type: 'check', player: 'Middle', by: ['First'] });
   // Both taken in: the move announced, and the king glowing again (the move cleared the

@@ -99,11 +99,11 @@ test('counts take the plural form of the language', async () => {
     const { t, setLang } = await import('/js/i18n.js');
     const out = {};
     for (const code of ['ru', 'en', 'zh', 'ko']) {
-      setLang(code);
+      await setLang(code);
       out[code] = [1, 2, 5, 21, 22, 111].map((n) => t(n === 1 ? 'lobby.ply' : 'lobby.plies', { n }));
       out[`${code}-days`] = [1, 3, 5, 21].map((n) => t(n === 1 ? 'dur.day' : 'dur.days', { n }));
     }
-    setLang('ru');
+    await setLang('ru');
     return out;
   });
   assert.deepEqual(said.ru, ['1 ход', '2 хода', '5 ходов', '21 ход', '22 хода', '111 ходов']);

@@ -405,11 +405,11 @@ test('preferences: piece style, theme and switches are kept in the browser and a
   await page.getByTestId('piece-diagrams').waitFor();
   const root = await page.evaluate(() => ({ ...document.documentElement.dataset }));
   assert.deepEqual(root, { theme: 'dark', pieceStyle: 'international', coords: 'off', targets: 'on', moveInput: 'both', typedMoves: 'on', boardSize: 'm' });
-  const prefs = await page.evaluate(async () => (await import('/js/prefs.js')).allPrefs());
+  const prefs = await page.evaluate(async () => (await import(document.querySelector('script[type=module]').src.replace(/main\.js$/, 'prefs.js'))).allPrefs());
   assert.deepEqual(prefs, { pieceStyle: 'international', theme: 'dark', sound: true, legalTargets: true, confirmMoves: true, coordinates: false, announceMoves: true, moveInput: 'both', typedMoves: true, boardSize: 'm' });
   // Bad values are refused, not stored.
   const err = await page.evaluate(async () => {
-    try { (await import('/js/prefs.js')).setPref('theme', 'neon'); return null; } catch (e) { return e.message; }
+    try { (await import(document.querySelector('script[type=module]').src.replace(/main\.js$/, 'prefs.js'))).setPref('theme', 'neon'); return null; } catch (e) { return e.message; }
   });
   assert.match(err, /bad value for theme/);
   await v.context.close();
