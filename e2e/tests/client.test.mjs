@@ -8,6 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import { launch } from '../lib/browser.mjs';
 import { cell, mockServer, openMockRoom, ORIGIN, sends, START } from '../lib/mock.mjs';
 import { until } from '../lib/people.mjs';
+import { chooseLang } from '../lib/site.mjs';
 
 const SHOTS = new URL('../screenshots/', import.meta.url).pathname;
 let browser;
@@ -229,7 +230,7 @@ test('events: alliance notice, check on the king, result; names are text', async
     await page.screenshot({ path: `${SHOTS}mock-alliance-${tag}.png` });
   }
   // In Japanese, on a phone: the whole notice is read, still above the board.
-  await page.getByTestId('lang').selectOption('ja');
+  await chooseLang(page, 'ja');
   assert.equal(await page.locator('.notice-line.shown').count(), 0, 'the notice in English went');
   ev({ type: 'alliance_formed', allies: ['First', 'Last'], cause: 'discovered' });
   await page.locator('[data-testid="notice-line"][data-kind="alliance"]').waitFor();
@@ -238,7 +239,7 @@ test('events: alliance notice, check on the king, result; names are text', async
   assert.ok((await page.locator('.notice-line .notice').boundingBox()).y + (await page.locator('.notice-line .notice').boundingBox()).height
     <= (await page.locator('svg.board').boundingBox()).y, 'above the board');
   await page.screenshot({ path: `${SHOTS}mock-alliance-phone-ja.png` });
-  await page.getByTestId('lang').selectOption('en');
+  await chooseLang(page, 'en');
   await page.setViewportSize({ width: 1200, height: 900 });
   // Name with markup shows as text, runs nothing.
   assert.match(await page.getByTestId('seat-middle').textContent(), /<img src=x/);

@@ -12,6 +12,7 @@ import { launchNoCjk } from '../lib/nocjk.mjs';
 import { fontChars, lacking, measure, peopleChars } from '../lib/glyphs.mjs';
 import { serverAndBrowser } from '../lib/setup.mjs';
 import { DESKTOP, PHONE, englishLeft, shot, until, visitor } from '../lib/site.mjs';
+import { chooseLang } from '../lib/site.mjs';
 
 const SHOTS = process.env.LOCALE_SHOTS ?? '/tmp/locale-shots/';
 // Every language makes a room of bots and one against the computer from one address.
@@ -145,7 +146,7 @@ for (const code of NEW) {
     const { page } = v;
     await page.goto(`${live.server.url}/`);
     await page.getByTestId('play-computer').waitFor();
-    await page.getByTestId('lang').selectOption(code);
+    await chooseLang(page, code);
     await page.getByTestId('play-computer').filter({ hasText: loc['lobby.computerButton'] }).waitFor();
     assert.equal(await page.evaluate(() => document.documentElement.lang), TAGS[code]);
     await until('rooms listed', () => page.getByTestId('rooms-playing').count());

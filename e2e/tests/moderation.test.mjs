@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { serverAndBrowser } from '../lib/setup.mjs';
 import { personIn, joinRoom, until } from '../lib/people.mjs';
 import { axe } from '../lib/site.mjs';
+import { chooseLang } from '../lib/site.mjs';
 
 const SHOTS = (process.env.MOD_SHOTS ?? '/tmp/shots-mod/').replace(/\/?$/, '/');
 const live = serverAndBrowser({ shots: SHOTS });
@@ -72,7 +73,7 @@ const chatLine = (p, text) => p.page.getByTestId('chat-players').locator('li', {
 
 /** Switches the page's language with the header's switch. */
 async function setLang(p, code) {
-  await p.page.getByTestId('lang').selectOption(code);
+  await chooseLang(p.page, code);
 }
 
 async function shoot(p, name, { full = false } = {}) {

@@ -1,5 +1,5 @@
 //! The browser client's files (`--static-dir`): its pages, its files under a versioned
-//! path, and the page of an unknown address (docs/protocol.md, "The client's files").
+//! path, and the page of an unknown address (docs/protocol.md §2.3).
 //!
 //! The tree is hashed (SHA-256 of every file's path and bytes); its files are served
 //! under `/v/<hash>/…` with `Cache-Control: immutable`, so that a browser that has one

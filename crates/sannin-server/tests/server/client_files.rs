@@ -1,4 +1,4 @@
-//! The browser client's files over HTTP (docs/protocol.md, "The client's files"):
+//! The browser client's files over HTTP (docs/protocol.md §2.3):
 //! compressed for the browsers that take it, kept for good under the versioned path,
 //! the pages `no-cache` and preloading their modules and the reader's language, and
 //! the 404 page for an unknown address while `/api/` 404s stay JSON.
