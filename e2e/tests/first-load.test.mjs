@@ -74,6 +74,7 @@ test('the room\'s title names the players and says whose move it is, in the read
   // "(1) " before it: the reader's move in one game (mine.js).
   await until('Ann\'s title', async () => /^(\(1\) )?Ann vs Bob vs Cid · your move$/.test(await ann.page.title()))
     .catch(async (e) => { throw new Error(`${e.message}: "${await ann.page.title()}"`); });
+  await shot(ann.page, { path: `${SHOTS}first-load-room-en-desktop.png` });
   const bob = await player(id, tokens.middle, { label: 'bob', lang: 'ja', viewport: PHONE });
   await bob.page.goto(`${live.server.url}/rooms/${id}`);
   await boardShown(bob.page);
