@@ -1,19 +1,26 @@
 // What a first and a second visit of a page cost, and what they show (docs/performance.md,
 // "First load"): the room's tab title names the players and whose move it is, a second
 // visit asks nothing that the cache could answer, a page loads only its reader's
-// language, and an unknown address gets the site's 404 page with the way home.
+// language, and an unknown address gets the site's 404 page with the way home; and the
+// optional build (scripts/build-static.mjs, what the Docker image serves) works alike.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { serverAndBrowser } from '../lib/setup.mjs';
+import { REPO, startServer } from '../lib/sannin.mjs';
 import { DESKTOP, PHONE, SHOTS, shot, until, visitor } from '../lib/site.mjs';
 
 const live = serverAndBrowser({ shots: SHOTS });
 
 /** A room with Ann, Bob and Cid seated and ready (the game on, Ann to move), seated
  * from a page of the site's own origin: `{ id, tokens: { first, middle, last } }`. */
-async function startedRoom() {
+async function startedRoom(url = live.server.url) {
   const v = await visitor(live.browser, 'host');
-  await v.page.goto(`${live.server.url}/healthz`);
+  await v.page.goto(`${url}/healthz`);
   const room = await v.page.evaluate(async () => {
     const res = await fetch('/api/rooms', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     const { id } = await res.json();
@@ -152,5 +159,40 @@ test('an unknown address gets the site\'s 404 page, with the way home', async ()
       assert.deepEqual(v.io.errors, []);
       await v.context.close();
     }
+  }
+});
+
+const ESBUILD = join(REPO, 'scripts', 'build', 'node_modules', 'esbuild');
+
+test('the optional build shows the same room page from a few bundled files, and the same 404 page', {
+  skip: !existsSync(ESBUILD) && 'esbuild is not installed: (cd scripts/build && npm ci)',
+}, async () => {
+  const out = await mkdtemp(join(tmpdir(), 'sannin-built-'));
+  const built = spawnSync(process.execPath, [join(REPO, 'scripts', 'build-static.mjs'), '--out', out], { encoding: 'utf8' });
+  assert.equal(built.status, 0, built.stderr);
+  const server = await startServer({ staticDir: out });
+  try {
+    const { id, tokens } = await startedRoom(server.url);
+    const v = await player(id, tokens.first, { label: 'built', lang: 'ja', viewport: PHONE });
+    const requests = await recordRequests(v.page);
+    await v.page.goto(`${server.url}/rooms/${id}`);
+    await boardShown(v.page);
+    await until('the title', async () => /^(\(1\) )?Ann 対 Bob 対 Cid · あなたの手番$/.test(await v.page.title()));
+    await v.page.waitForLoadState('networkidle');
+    const files = requests().filter((r) => r.path.startsWith('/v/'));
+    const modules = files.filter((r) => r.path.endsWith('.js'));
+    assert.ok(modules.length > 3 && modules.length < 30, `bundled: ${modules.map((r) => r.path).join(' ')}`);
+    assert.deepEqual(modules.filter((r) => /\/i18n\/|\/lang\/(?!ja)/.test(r.path)).map((r) => r.path), [], 'one language, bundled');
+    assert.equal(files.filter((r) => r.path.endsWith('.css')).length, 2, 'one stylesheet, and the people\'s fonts\' one');
+    // The page's modules sent as the build compressed them.
+    const res = await fetch(`${server.url}${modules[0].path}`, { headers: { 'accept-encoding': 'br' } });
+    assert.equal(res.headers.get('content-encoding'), 'br');
+    await v.page.goto(`${server.url}/no/such/page`);
+    await v.page.getByTestId('missing').waitFor();
+    assert.deepEqual(v.io.errors, []);
+    await v.context.close();
+  } finally {
+    await server.stop();
+    await rm(out, { recursive: true, force: true });
   }
 });
