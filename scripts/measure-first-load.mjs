@@ -6,14 +6,16 @@
 //
 // It starts `sannin serve` on a free port with a fresh SQLite database, opens a room,
 // seats Ann, Bob and Cid (all ready: the game starts, Ann to move) and opens the room
-// page as Ann, cold (a new browser context: empty cache) and warm (the same context
-// again), once per network profile. Each line: the time from navigation to the first
-// frame with the board's cells and pieces, the requests that went to the network, the
-// bytes they transferred, and (warm) the requests that went out for a file that could
-// have come from the cache.
+// page as Ann: cold (a new browser context: empty cache), warm (a new tab of the same
+// context) and later (once more: the modules' compiled code is cached too), once per
+// network profile. Each line: the time from navigation to the first frame with the
+// board's cells and pieces, the requests that went to the network, the bytes they
+// transferred, and (warm, later) the requests that went out for a file that could
+// have come from the cache. `--verbose` lists each visit's requests and socket frames
+// with their times.
 //
 //   node scripts/measure-first-load.mjs [--static-dir DIR] [--bin target/debug/sannin]
-//        [--runs 3] [--profiles slow,fast3g] [--lang en]
+//        [--runs 3] [--profiles slow,fast3g] [--lang en] [--verbose]
 //
 // `--static-dir`: the client to serve (default: the checkout's static/; the optimised
 // build of scripts/build-static.mjs is target/static). Needs e2e/node_modules
@@ -116,6 +118,12 @@ async function visit(page, cdp, roomUrl) {
   cdp.on('Network.responseReceived', onResponse);
   cdp.on('Network.requestServedFromCache', onCache);
   cdp.on('Network.loadingFinished', onDone);
+  const sockets = [];
+  const onWs = (name) => (e) => sockets.push([name, e.timestamp]);
+  if (opts.verbose) {
+    cdp.on('Network.webSocketHandshakeResponseReceived', onWs('socket open'));
+    cdp.on('Network.webSocketFrameReceived', onWs('socket frame'));
+  }
   await page.goto(roomUrl, { waitUntil: 'commit' });
   const ms = await page.waitForFunction(
     () => document.querySelectorAll('[data-cell]').length > 0 && document.querySelector('[data-cell] .piece') && performance.now(),
@@ -134,6 +142,8 @@ async function visit(page, cdp, roomUrl) {
     for (const r of [...all].sort((a, b) => a.sent - b.sent)) {
       console.log(`  ${at(r.sent)} ${r.done ? at(r.done) : '     -'} ms ${String(r.bytes).padStart(7)} B ${r.cached ? 'cache' : String(r.status).padStart(5)} ${new URL(r.url).pathname}`);
     }
+    for (const [name, t] of sockets.slice(0, 4)) console.log(`  ${at(t)} ms ${name}`);
+    console.log(`  board at ${Math.round(shown)} ms after navigation start`);
   }
   const network = all.filter((r) => !r.cached);
   const api = (r) => new URL(r.url).pathname.startsWith('/api/');
@@ -163,6 +173,7 @@ try {
     if (!profile) throw new Error(`no profile ${name} (${Object.keys(PROFILES).join(', ')})`);
     const cold = [];
     const warm = [];
+    const later = [];
     for (let run = 0; run < Number(opts.runs); run += 1) {
       const room = await startedRoom(browser, server.url);
       const locale = { en: 'en-GB', ja: 'ja-JP', ru: 'ru-RU', zh: 'zh-CN', ko: 'ko-KR' }[opts.lang] ?? opts.lang;
@@ -183,14 +194,23 @@ try {
       await cdp2.send('Emulation.setCPUThrottlingRate', { rate: 4 });
       await page.close();
       warm.push(await visit(again, cdp2, roomUrl));
+      // And once more: the browser has then kept the modules' compiled code too (V8's
+      // code cache is made on a script's second run), as on any later visit.
+      const third = await context.newPage();
+      const cdp3 = await context.newCDPSession(third);
+      await cdp3.send('Network.enable');
+      await cdp3.send('Network.emulateNetworkConditions', { offline: false, ...profile });
+      await cdp3.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+      await again.close();
+      later.push(await visit(third, cdp3, roomUrl));
       await context.close();
       await room.page.close();
     }
-    for (const [label, runs] of [['cold', cold], ['warm', warm]]) {
+    for (const [label, runs] of [['cold', cold], ['warm', warm], ['later', later]]) {
       const last = runs.at(-1);
       console.log(`${name.padEnd(6)} ${label}: ${median(runs.map((r) => r.ms))} ms to the board (runs: ${runs.map((r) => r.ms).join(', ')}), `
         + `${last.requests} requests, ${last.network} to the network, ${median(runs.map((r) => r.kb))} kB transferred`
-        + (label === 'warm' ? `, ${last.cacheable.length} that could have been cached${last.cacheable.length ? `: ${last.cacheable.slice(0, 8).join(' ')}` : ''}` : ''));
+        + (label !== 'cold' ? `, ${last.cacheable.length} that could have been cached${last.cacheable.length ? `: ${last.cacheable.slice(0, 8).join(' ')}` : ''}` : ''));
     }
   }
 } finally {
