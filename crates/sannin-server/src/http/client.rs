@@ -104,6 +104,12 @@ impl Client {
         seen.tree.clone()
     }
 
+    /// The tree as last looked at (a file's request does not look again).
+    fn known(&self) -> Arc<Tree> {
+        let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        seen.tree.clone()
+    }
+
     /// A page of the client: `index.html`, whose `module` (`js/room.js`) is preloaded
     /// with the entry and the reader's language.
     pub fn page(&self, headers: &HeaderMap, module: Option<&str>, status: StatusCode) -> Response {
@@ -174,7 +180,7 @@ impl Client {
                 Err(_) => return self.page(&headers, Some(MISSING), StatusCode::NOT_FOUND),
             }
         }
-        let res = match self
+        let mut res = match self
             .files
             .clone()
             .oneshot(Request::from_parts(parts, body))
@@ -186,10 +192,9 @@ impl Client {
         if res.status() == StatusCode::NOT_FOUND {
             return self.page(&headers, Some(MISSING), StatusCode::NOT_FOUND);
         }
-        let mut res = res;
         // A file of this version never changes under its path; one of an older version
         // (a page loaded before the files changed) is today's file, asked again next time.
-        let current = versioned.is_some_and(|v| v == self.tree().hash);
+        let current = versioned.is_some_and(|v| v == self.known().hash);
         let cache = if current && res.status().is_success() {
             IMMUTABLE
         } else {

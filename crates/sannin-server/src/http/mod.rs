@@ -60,8 +60,8 @@ pub(crate) use extract::ClientAddr;
 
 /// The Content Security Policy of every response: everything from the site itself, no
 /// inline script or style, no framing. `connect-src 'self'` covers the site's own
-/// `ws:`/`wss:` (CSP Level 3); `data:` images are
-/// those drawn by the client, `blob:` media the sounds it has fetched.
+/// `ws:`/`wss:` (CSP Level 3); `data:` images are those drawn by the client, `blob:`
+/// media the sounds it has fetched (`room/sound.js`).
 const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; \
 img-src 'self' data:; font-src 'self'; media-src 'self' blob:; connect-src 'self'; \
 object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
@@ -146,7 +146,6 @@ fn compressible() -> impl Predicate {
     DefaultPredicate::new()
         .and(NotForContentType::const_new("font/"))
         .and(NotForContentType::const_new("audio/"))
-        .and(NotForContentType::const_new("application/wasm"))
         .and(
             |status: StatusCode, _, _: &HeaderMap, _: &axum::http::Extensions| {
                 status != StatusCode::SWITCHING_PROTOCOLS
