@@ -29,6 +29,17 @@ RUN --mount=type=cache,target=/usr/local/cargo/registry,sharing=locked \
     cargo build --release -p sannin --locked \
     && install -D -m 0755 target/release/sannin /out/sannin
 
+# ---- client: the browser client bundled, minified and precompressed -----------------
+# scripts/build-static.mjs (docs/performance.md, "First load"): a page asks for a few
+# files instead of ninety. The server serves static/ as it is too; the image serves this.
+FROM node:22-bookworm-slim AS client
+WORKDIR /src
+COPY scripts/build/package.json scripts/build/package-lock.json ./scripts/build/
+RUN cd scripts/build && npm ci --no-audit --no-fund
+COPY scripts/build-static.mjs ./scripts/
+COPY static ./static
+RUN node scripts/build-static.mjs --out /out/static
+
 # ---- runtime ------------------------------------------------------------------------
 FROM debian:bookworm-slim AS runtime
 RUN apt-get update \
@@ -41,10 +52,11 @@ RUN apt-get update \
     && chown sannin:sannin /data
 
 COPY --from=build /out/sannin /usr/local/bin/sannin
-COPY static /usr/share/sannin/static
+COPY --from=client /out/static /usr/share/sannin/static
 
-# Listen on all interfaces of the container; the browser client from the fixed path;
-# the SQLite database in the /data volume (a postgres:// DATABASE_URL replaces it).
+# Listen on all interfaces of the container; the browser client (built above) from the
+# fixed path; the SQLite database in the /data volume (a postgres:// DATABASE_URL
+# replaces it).
 ENV SANNIN_ADDR=0.0.0.0:8080 \
     SANNIN_STATIC_DIR=/usr/share/sannin/static \
     DATABASE_URL=sqlite:///data/sannin.db \

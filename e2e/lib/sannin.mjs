@@ -31,17 +31,18 @@ export function buildServer() {
   return join(REPO, 'target', 'debug', 'sannin');
 }
 
-/** Starts `sannin serve`; resolves once /healthz answers. Returns { url, databaseUrl,
+/** Starts `sannin serve` (serving `staticDir`, the checkout's static/ unless told);
+ * resolves once /healthz answers. Returns { url, databaseUrl,
  * bin, stop, restart, log }; `restart` stops the process and starts it again on the same
  * port and database; `databaseUrl` and `bin` let a test run `sannin admin` on the same
  * database. `args`: more options of `sannin serve` (`['--waiting-grace-seconds', '1']`). */
-export async function startServer({ graceSeconds, args: more = [] } = {}) {
+export async function startServer({ graceSeconds, staticDir = join(REPO, 'static'), args: more = [] } = {}) {
   const bin = buildServer();
   const dir = await mkdtemp(join(tmpdir(), 'sannin-e2e-'));
   const port = await freePort();
   const databaseUrl = `sqlite://${dir}/t.db`;
   const args = ['serve', '--addr', `127.0.0.1:${port}`, '--database-url', databaseUrl,
-    '--static-dir', join(REPO, 'static')];
+    '--static-dir', staticDir];
   if (graceSeconds !== undefined) args.push('--grace-seconds', String(graceSeconds));
   args.push(...more);
   const url = `http://127.0.0.1:${port}`;

@@ -25,6 +25,14 @@ export async function visitor(browser, label, { viewport = DESKTOP, lang = 'en',
   return v;
 }
 
+/** Chooses language `code` in the header's switch, and waits until the page shows it
+ * (the language's table loads when chosen: i18n.js). */
+export async function chooseLang(page, code) {
+  const tags = { en: 'en', ja: 'ja', ru: 'ru', zh: 'zh-Hans', ko: 'ko' };
+  await page.getByTestId('lang').selectOption(code);
+  await page.waitForFunction((tag) => document.documentElement.lang === tag, tags[code] ?? code);
+}
+
 /**
  * English texts still visible on a page shown in another language (`code`, Japanese
  * unless told): every message whose English and translated texts differ is looked for
@@ -34,7 +42,8 @@ export async function visitor(browser, label, { viewport = DESKTOP, lang = 'en',
  */
 export async function englishLeft(page, except = [], code = 'ja') {
   return page.evaluate(async ([exceptions, lang]) => {
-    const { LANGUAGES: { en, [lang]: ja } } = await import('/js/i18n.js');
+    const { messagesOf } = await import('/js/i18n.js');
+    const [en, ja] = await Promise.all([messagesOf('en'), messagesOf(lang)]);
     let text = document.body.innerText;
     for (const el of document.querySelectorAll('[placeholder], [title], [aria-label]')) {
       if (el.closest('[hidden]') || el.getClientRects().length === 0) continue;

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverAndBrowser } from '../lib/setup.mjs';
 import { SHOTS as DEFAULT_SHOTS, joinRoom, person as newPerson, personIn, playMove, resign, until } from '../lib/people.mjs';
+import { chooseLang } from '../lib/site.mjs';
 
 const SHOTS = process.env.SHOTS_DIR ? `${process.env.SHOTS_DIR.replace(/\/$/, '')}/` : DEFAULT_SHOTS;
 const live = serverAndBrowser({ shots: SHOTS });
@@ -80,11 +81,11 @@ test('register and log in through the page, play a rated game, see the new ratin
   assert.equal(await guest.page.getByTestId('rated-login').textContent(), 'Log in to play rated games');
   assert.equal(await guest.page.getByTestId('rated').textContent(), 'Rated');
   await shoot(guest, 'room-rated-guest');
-  await guest.page.getByTestId('lang').selectOption('ja');
+  await chooseLang(guest.page, 'ja');
   assert.equal(await guest.page.getByTestId('rated-login').textContent(), 'レーティング対局をするにはログイン');
   assert.equal(await guest.page.getByTestId('rated').textContent(), 'レーティング対局');
   await shoot(guest, 'room-rated-guest-ja');
-  await guest.page.getByTestId('lang').selectOption('en');
+  await chooseLang(guest.page, 'en');
   await guest.page.getByTestId('rated-login').click();
   await guest.page.getByTestId('login-form').waitFor();
   assert.equal(new URL(guest.page.url()).searchParams.get('next'), `/rooms/${roomId}`);
@@ -137,14 +138,14 @@ test('register and log in through the page, play a rated game, see the new ratin
   await shoot(last, 'leaderboard');
 
   // The same pages in Japanese.
-  await last.page.getByTestId('lang').selectOption('ja');
+  await chooseLang(last.page, 'ja');
   await shoot(last, 'leaderboard-ja');
   await last.page.goto(`${live.server.url}/players/chiyo`);
   await last.page.getByTestId('profile-rating').waitFor();
   await shoot(last, 'profile-ja');
   await last.page.goto(`${live.server.url}/account`);
   await shoot(last, 'account-ja');
-  await guest.page.getByTestId('lang').selectOption('ja');
+  await chooseLang(guest.page, 'ja');
   await guest.page.goto(`${live.server.url}/account`);
   await shoot(guest, 'login-ja');
 

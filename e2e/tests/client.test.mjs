@@ -8,6 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import { launch } from '../lib/browser.mjs';
 import { cell, mockServer, openMockRoom, ORIGIN, sends, START } from '../lib/mock.mjs';
 import { until } from '../lib/people.mjs';
+import { chooseLang } from '../lib/site.mjs';
 
 const SHOTS = new URL('../screenshots/', import.meta.url).pathname;
 let browser;
@@ -229,7 +230,7 @@ test('events: alliance notice, check on the king, result; names are text', async
     await page.screenshot({ path: `${SHOTS}mock-alliance-${tag}.png` });
   }
   // In Japanese, on a phone: the whole notice is read, still above the board.
-  await page.getByTestId('lang').selectOption('ja');
+  await chooseLang(page, 'ja');
   assert.equal(await page.locator('.notice-line.shown').count(), 0, 'the notice in English went');
   ev({ type: 'alliance_formed', allies: ['First', 'Last'], cause: 'discovered' });
   await page.locator('[data-testid="notice-line"][data-kind="alliance"]').waitFor();
@@ -238,7 +239,7 @@ test('events: alliance notice, check on the king, result; names are text', async
   assert.ok((await page.locator('.notice-line .notice').boundingBox()).y + (await page.locator('.notice-line .notice').boundingBox()).height
     <= (await page.locator('svg.board').boundingBox()).y, 'above the board');
   await page.screenshot({ path: `${SHOTS}mock-alliance-phone-ja.png` });
-  await page.getByTestId('lang').selectOption('en');
+  await chooseLang(page, 'en');
   await page.setViewportSize({ width: 1200, height: 900 });
   // Name with markup shows as text, runs nothing.
   assert.match(await page.getByTestId('seat-middle').textContent(), /<img src=x/);
@@ -492,7 +493,7 @@ test('check: a red glow on the king that wins over the other highlights; "You ar
   await page.getByTestId('board').screenshot({ path: `${SHOTS}mock-check.png` });
   // The same check after the next move is not told again; the log has it once. (Moves
   // are read out for those who asked: "Announce moves" in the preferences.)
-  await page.evaluate(() => import('/js/prefs.js').then((m) => m.setPref('announceMoves', true)));
+  await page.evaluate(() => import(document.querySelector('script[type=module]').src.replace(/main\.js$/, 'prefs.js')).then((m) => m.setPref('announceMoves', true)));
   ev({ type: 'action', player: 'middle', action: 'P10k-10j' });
   ev({ type: 'check', player: 'Middle', by: ['First'] });
   // Both taken in: the move announced, and the king glowing again (the move cleared the

@@ -15,6 +15,7 @@ import { webcrypto } from 'node:crypto';
 import { serverAndBrowser } from '../lib/setup.mjs';
 import { SHOTS, joinRoom, personIn, playMove, until } from '../lib/people.mjs';
 import { englishLeft } from '../lib/site.mjs';
+import { chooseLang } from '../lib/site.mjs';
 
 // My games is asked on every page load: no limit here, where every context shares one
 // address.
@@ -100,10 +101,10 @@ test('a correspondence game made in the lobby: days and hours on the game page; 
   assert.equal(await bob.page.getByTestId('clock-middle').textContent(), '1d');
   assert.match(await bob.page.getByTestId('clock-info').textContent(), /1 day per move/);
   // In Japanese too.
-  await cid.page.getByTestId('lang').selectOption('ja');
+  await chooseLang(cid.page, 'ja');
   await cid.page.getByTestId('turn').filter({ hasText: /^Ann.*の手番です。残り(23時間59分|1日)。$/ }).waitFor();
   assert.match(await cid.page.getByTestId('clock-info').textContent(), /1手1日/);
-  await cid.page.getByTestId('lang').selectOption('en');
+  await chooseLang(cid.page, 'en');
 
   // Cid closes its page; the two others move on theirs.
   await cid.page.close();
@@ -455,9 +456,9 @@ test('turned on where the browser can subscribe: the subscription is posted with
   await until('posted again', () => posts.length >= 2 && !posts.at(-1).kinds.includes('draw_offered'));
   await until('the same id', async () => (await stored(p.page, 'sannin.push')).sent && (await stored(p.page, 'sannin.push')).id === subId);
   // Japanese: posted again in Japanese.
-  await p.page.getByTestId('lang').selectOption('ja');
+  await chooseLang(p.page, 'ja');
   await until('posted in Japanese', () => posts.at(-1).lang === 'ja', 10000);
-  await p.page.getByTestId('lang').selectOption('en');
+  await chooseLang(p.page, 'en');
   // Off: the subscription deleted.
   const deleted = p.page.waitForResponse((r) => r.url().endsWith(`/api/push/subscriptions/${encodeURIComponent(subId)}`) && r.request().method() === 'DELETE');
   // (The panel may still be open from the language switch.)

@@ -135,7 +135,7 @@ test('touch: a move dragged by a finger on a phone; with "click only" a drag mov
   assert.deepEqual(p.io.errors, []);
 
   // "Click only": the same kind of drag lifts nothing; tapping then works.
-  await page.evaluate(async () => (await import('/js/prefs.js')).setPref('moveInput', 'click'));
+  await page.evaluate(async () => (await import(document.querySelector('script[type=module]').src.replace(/main\.js$/, 'prefs.js'))).setPref('moveInput', 'click'));
   legal = await firstToMove(p, 3);
   const next = plainMove(legal);
   await page.waitForSelector(`[data-cell="${next[1]}"].source`);

@@ -19,6 +19,7 @@ import { mockServer, openMockRoom, ORIGIN, START } from '../lib/mock.mjs';
 import { personIn, playMove, resign, until } from '../lib/people.mjs';
 import { startServer } from '../lib/sannin.mjs';
 import { axe } from '../lib/site.mjs';
+import { chooseLang } from '../lib/site.mjs';
 
 const SHOTS = (process.env.FAIRPLAY_SHOTS ?? '/tmp/shots/').replace(/\/?$/, '/');
 const DESKTOP = { width: 1366, height: 768 };
@@ -435,7 +436,7 @@ test('scripted analysis board: a position of a game in play is refused the engin
   await said.waitFor();
   assert.equal(await said.textContent(), 'This position is on the board of a game in play: the engine opens for it when that game ends.');
   assert.equal(await page.getByTestId('analyse-error').count(), 0, 'not called a failure');
-  await page.getByTestId('lang').selectOption('ja');
+  await chooseLang(page, 'ja');
   await page.getByTestId('analyse').click();
   await page.getByTestId('analyse-live-game').filter({ hasText: 'その対局が終わるとエンジンで検討できます' }).waitFor();
   await shoot(page, 'fairplay-analysis-live-game-ja-desktop');
@@ -484,7 +485,7 @@ async function sitReady(p, id, name, seat) {
 }
 
 async function setLang(p, code) {
-  await p.page.getByTestId('lang').selectOption(code);
+  await chooseLang(p.page, code);
 }
 
 async function say(p, text) {

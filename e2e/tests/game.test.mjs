@@ -121,7 +121,7 @@ test('three players and a spectator play a game by clicking', async () => {
   assert.deepEqual(shown, expected);
   await first.page.keyboard.press('Escape');
   // Those who asked for it ("Announce moves" in the preferences) hear every move.
-  for (const q of [middle, watcher]) await q.page.evaluate(() => import('/js/prefs.js').then((m) => m.setPref('announceMoves', true)));
+  for (const q of [middle, watcher]) await q.page.evaluate(() => import(document.querySelector('script[type=module]').src.replace(/main\.js$/, 'prefs.js')).then((m) => m.setPref('announceMoves', true)));
   await play(first, 'B2gx10k+');
   assert.deepEqual(first.io.sent[sentBefore], { type: 'act', action: 'B2gx10k+' }, 'illegal clicks send nothing');
   await allSee(everyone, 1, 'B2gx10k+');

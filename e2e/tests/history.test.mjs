@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { serverAndBrowser } from '../lib/setup.mjs';
 import { joinRoom, personIn, playMove, resign, until } from '../lib/people.mjs';
 import { BROWSER_LOCALES, DESKTOP, PHONE, axe, englishLeft, shot } from '../lib/site.mjs';
+import { chooseLang } from '../lib/site.mjs';
 
 const SHOTS = process.env.HISTORY_SHOTS ?? '/tmp/shots-history/';
 // Every context shares one address: My games is asked on every page load, and the
@@ -122,12 +123,12 @@ test('a guest\'s finished game in My games: its result for each player, the play
 
   // In Japanese, nothing of the list is left in English.
   await ann.page.goto(`${live.server.url}/games`);
-  await ann.page.getByTestId('lang').selectOption('ja');
+  await chooseLang(ann.page, 'ja');
   const item = ann.page.getByTestId(`history-${id}`);
   await until('the list in Japanese', async () => (await item.getByTestId('history-result').textContent()) === '負け');
   const left = await englishLeft(ann.page, names);
   assert.deepEqual(left.messages, []);
-  await ann.page.getByTestId('lang').selectOption('en');
+  await chooseLang(ann.page, 'en');
   for (const p of [newcomer, ...people]) await p.context.close();
 });
 
@@ -202,14 +203,14 @@ test('a player\'s profile lists its finished games, casual ones too, newest firs
 /** The profile, desktop and phone, in English, Japanese and Russian. */
 async function shootProfile(p) {
   for (const lang of ['en', 'ja', 'ru']) {
-    await p.page.getByTestId('lang').selectOption(lang);
+    await chooseLang(p.page, lang);
     await p.page.getByTestId('profile-finished').locator('.history-item').first().waitFor();
     for (const [tag, viewport] of [['desktop', DESKTOP], ['phone', PHONE]]) {
       await p.page.setViewportSize(viewport);
       await shot(p.page, { path: `${SHOTS}profile-${lang}-${tag}.png`, fullPage: true });
     }
   }
-  await p.page.getByTestId('lang').selectOption('en');
+  await chooseLang(p.page, 'en');
   await p.page.setViewportSize({ width: 1200, height: 950 });
 }
 
@@ -236,7 +237,7 @@ async function shootGames() {
     for (const [tag, viewport] of [['desktop', DESKTOP], ['phone', PHONE]]) {
       await guest.page.setViewportSize(viewport);
       await guest.page.goto(`${live.server.url}/games`);
-      await guest.page.getByTestId('lang').selectOption(lang);
+      await chooseLang(guest.page, lang);
       await guest.page.getByTestId('games-finished').waitFor();
       await shot(guest.page, { path: `${SHOTS}games-${lang}-${tag}.png`, fullPage: true });
     }

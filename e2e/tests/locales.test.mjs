@@ -12,6 +12,7 @@ import { launchNoCjk } from '../lib/nocjk.mjs';
 import { fontChars, lacking, measure, peopleChars } from '../lib/glyphs.mjs';
 import { serverAndBrowser } from '../lib/setup.mjs';
 import { DESKTOP, PHONE, englishLeft, shot, until, visitor } from '../lib/site.mjs';
+import { chooseLang } from '../lib/site.mjs';
 
 const SHOTS = process.env.LOCALE_SHOTS ?? '/tmp/locale-shots/';
 // Every language makes a room of bots and one against the computer from one address.
@@ -104,11 +105,11 @@ test('counts take the plural form of the language', async () => {
     const { t, setLang } = await import('/js/i18n.js');
     const out = {};
     for (const code of ['ru', 'en', 'zh', 'ko']) {
-      setLang(code);
+      await setLang(code);
       out[code] = [1, 2, 5, 21, 22, 111].map((n) => t(n === 1 ? 'lobby.ply' : 'lobby.plies', { n }));
       out[`${code}-days`] = [1, 3, 5, 21].map((n) => t(n === 1 ? 'dur.day' : 'dur.days', { n }));
     }
-    setLang('ru');
+    await setLang('ru');
     return out;
   });
   assert.deepEqual(said.ru, ['1 ход', '2 хода', '5 ходов', '21 ход', '22 хода', '111 ходов']);
@@ -150,7 +151,7 @@ for (const code of NEW) {
     const { page } = v;
     await page.goto(`${live.server.url}/`);
     await page.getByTestId('play-computer').waitFor();
-    await page.getByTestId('lang').selectOption(code);
+    await chooseLang(page, code);
     await page.getByTestId('play-computer').filter({ hasText: loc['lobby.computerButton'] }).waitFor();
     assert.equal(await page.evaluate(() => document.documentElement.lang), TAGS[code]);
     await until('rooms listed', () => page.getByTestId('rooms-playing').count());

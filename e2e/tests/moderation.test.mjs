@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { serverAndBrowser } from '../lib/setup.mjs';
 import { personIn, joinRoom, until } from '../lib/people.mjs';
 import { axe } from '../lib/site.mjs';
+import { chooseLang } from '../lib/site.mjs';
 
 const SHOTS = (process.env.MOD_SHOTS ?? '/tmp/shots-mod/').replace(/\/?$/, '/');
 const live = serverAndBrowser({ shots: SHOTS });
@@ -72,7 +73,7 @@ const chatLine = (p, text) => p.page.getByTestId('chat-players').locator('li', {
 
 /** Switches the page's language with the header's switch. */
 async function setLang(p, code) {
-  await p.page.getByTestId('lang').selectOption(code);
+  await chooseLang(p.page, code);
 }
 
 async function shoot(p, name, { full = false } = {}) {
@@ -267,7 +268,7 @@ test('a moderator bans an account from the player section; its player is told so
   await eve.page.goto(`${live.server.url}/`);
   await eve.page.getByTestId('create-room').click();
   assert.ok(message, 'the server says why too');
-  const words = await eve.page.evaluate(async () => (await import('/js/i18n.js')).LANGUAGES.en['error.api.banned']);
+  const words = await eve.page.evaluate(async () => (await (await import('/js/i18n.js')).messagesOf('en'))['error.api.banned']);
   await until('the lobby tells eve', async () => (await eve.page.getByTestId('error').textContent()).includes(words));
   // Nor take a seat in another room.
   const second = await newRoom();

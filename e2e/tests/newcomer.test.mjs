@@ -22,7 +22,7 @@ const PASSWORD = (name) => `${name}-secret-pass`;
 
 /** The messages of the client in `code`, read in the page. */
 function messages(page, code) {
-  return page.evaluate(async (c) => (await import('/js/i18n.js')).LANGUAGES[c], code);
+  return page.evaluate(async (c) => (await import('/js/i18n.js')).messagesOf(c), code);
 }
 
 async function newRoom(body = {}, p = null, server = live.server) {

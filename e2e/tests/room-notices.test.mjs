@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverAndBrowser } from '../lib/setup.mjs';
 import { SHOTS as DEFAULT_SHOTS, joinRoom, person as newPerson, playMove, resign, until } from '../lib/people.mjs';
+import { chooseLang } from '../lib/site.mjs';
 
 const SHOTS = process.env.SHOTS_DIR ? `${process.env.SHOTS_DIR.replace(/\/$/, '')}/` : DEFAULT_SHOTS;
 // Bots answer quickly, but not so quickly that two of them end a game in a blink.
@@ -118,12 +119,12 @@ test('a player out while the others play on: New game, or Keep watching; desktop
     assert.deepEqual(await notCut(p.page, '.out-offer *'), [], tag);
     await offer.scrollIntoViewIfNeeded();
     await p.page.screenshot({ path: `${SHOTS}notices-out-${tag}.png` });
-    await p.page.getByTestId('lang').selectOption('ja');
+    await chooseLang(p.page, 'ja');
     await until('in Japanese', async () => (await offer.textContent()).includes('この対局から脱落しました。'));
     assert.match(await offer.textContent(), /新しい対局.*観戦を続ける/);
     assert.deepEqual(await notCut(p.page, '.out-offer *'), [], `${tag} ja`);
     await p.page.screenshot({ path: `${SHOTS}notices-out-${tag}-ja.png` });
-    await p.page.getByTestId('lang').selectOption('en');
+    await chooseLang(p.page, 'en');
   }
   // A spectator of the same game is offered nothing.
   const fan = await person('fan', DESKTOP);

@@ -11,6 +11,7 @@ import { serverAndBrowser } from '../lib/setup.mjs';
 import { mockServer, ORIGIN, STATIC } from '../lib/mock.mjs';
 import { DESKTOP, PHONE, SHOTS, englishLeft, shot, until, visitor } from '../lib/site.mjs';
 import { playMove } from '../lib/people.mjs';
+import { chooseLang } from '../lib/site.mjs';
 
 const live = serverAndBrowser({ shots: SHOTS, launchBrowser: launchNoCjk });
 
@@ -26,7 +27,7 @@ test('the server serves the client at /rules and /analysis', async () => {
   for (const path of ['/rules', '/analysis']) {
     const res = await fetch(`${live.server.url}${path}`);
     assert.equal(res.status, 200, `GET ${path} must serve index.html (as /rooms/{id} does)`);
-    assert.match(await res.text(), /<script type="module" src="\/js\/main.js">/);
+    assert.match(await res.text(), /<script type="module" src="\/v\/[0-9a-f]{16}\/js\/main.js">/);
   }
 });
 
@@ -50,7 +51,7 @@ test('pieces show their kanji from the bundled outlines; Japanese text from the 
   assert.ok(pathLength > 100, 'a real outline, not a placeholder');
   await shot(page, { path: `${SHOTS}lobby-en-desktop.png`, fullPage: true });
 
-  await page.getByTestId('lang').selectOption('ja');
+  await chooseLang(page, 'ja');
   await page.getByRole('heading', { level: 1 }).filter({ hasText: '三人将棋' }).waitFor();
   await until('the Japanese web font', () => page.evaluate(async () => {
     await document.fonts.ready;
@@ -191,14 +192,14 @@ test('the language switch changes every visible string of the lobby, both ways',
     return texts.map((text) => text.replace(/\b\d+ waiting\b/g, '# waiting'));
   };
   const before = await fixedText();
-  await page.getByTestId('lang').selectOption('ja');
+  await chooseLang(page, 'ja');
   await page.getByTestId('play-computer').filter({ hasText: 'コンピューター' }).waitFor();
   const left = await englishLeft(page, [...await playerNames(page), 'English']);
   assert.deepEqual(left.messages, []);
   // Remembered: a reload stays Japanese; switching back restores the English page.
   await page.reload();
   await page.getByTestId('play-computer').filter({ hasText: 'コンピューター' }).waitFor();
-  await page.getByTestId('lang').selectOption('en');
+  await chooseLang(page, 'en');
   await page.getByTestId('play-computer').filter({ hasText: 'Play the computer' }).waitFor();
   assert.deepEqual(await fixedText(), before);
   await v.context.close();
@@ -265,7 +266,7 @@ test('lobby lists: rooms named by players, moves, alliance and mini-boards, winn
   assert.match(await finished.locator('li').last().textContent(), /Winner: Ann0 \(First\)/);
   assert.ok(await page.getByTestId('finished-next').isDisabled());
   await shot(page, { path: `${SHOTS}lobby-lists-en.png`, fullPage: true });
-  await page.getByTestId('lang').selectOption('ja');
+  await chooseLang(page, 'ja');
   await page.locator('[data-room="p1"]').filter({ hasText: '同盟：中手と後手' }).waitFor();
   await shot(page, { path: `${SHOTS}lobby-lists-ja.png`, fullPage: true });
   await page.setViewportSize(PHONE);
@@ -405,11 +406,11 @@ test('preferences: piece style, theme and switches are kept in the browser and a
   await page.getByTestId('piece-diagrams').waitFor();
   const root = await page.evaluate(() => ({ ...document.documentElement.dataset }));
   assert.deepEqual(root, { theme: 'dark', pieceStyle: 'international', coords: 'off', targets: 'on', moveInput: 'both', typedMoves: 'on', boardSize: 'm' });
-  const prefs = await page.evaluate(async () => (await import('/js/prefs.js')).allPrefs());
+  const prefs = await page.evaluate(async () => (await import(document.querySelector('script[type=module]').src.replace(/main\.js$/, 'prefs.js'))).allPrefs());
   assert.deepEqual(prefs, { pieceStyle: 'international', theme: 'dark', sound: true, legalTargets: true, confirmMoves: true, coordinates: false, announceMoves: true, moveInput: 'both', typedMoves: true, boardSize: 'm' });
   // Bad values are refused, not stored.
   const err = await page.evaluate(async () => {
-    try { (await import('/js/prefs.js')).setPref('theme', 'neon'); return null; } catch (e) { return e.message; }
+    try { (await import(document.querySelector('script[type=module]').src.replace(/main\.js$/, 'prefs.js'))).setPref('theme', 'neon'); return null; } catch (e) { return e.message; }
   });
   assert.match(err, /bad value for theme/);
   await v.context.close();

@@ -205,7 +205,7 @@ def main():
             f"/* {n:02d}: {tier}, {names[face]}, {len(part)} characters, {size // 1024} KB */\n"
             f"@font-face {{\n"
             f"  font-family: \"{FAMILY}\";\n"
-            f"  src: url(\"/fonts/people/{name}\") format(\"woff2\");\n"
+            f"  src: url(\"{name}\") format(\"woff2\");\n"
             f"  unicode-range: {ranges(sorted(ord(c) for c in part))};\n"
             f"  font-display: swap;\n"
             f"}}"

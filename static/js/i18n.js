@@ -7,72 +7,35 @@
 // `i18n/<code>-mod.js`, the analysis board's play, variations and evaluation bar in
 // `i18n/<code>-analysis.js`, the game's controls (abort, takeback, giving time) and /tv in
 // `i18n/<code>-controls.js`, and the computer review of a game in `i18n/<code>-review.js`.
-// `t(key, params)` looks a key up in the reader's language, falling back to English;
-// `{name}` placeholders are filled from `params`. A message that depends on a count may
+// `t(key, params)` looks a key up in the reader's language (every table has every key
+// of the English one: tests/locales.test.mjs); `{name}` placeholders are filled from
+// `params`. A message that depends on a count may
 // be an object of plural forms (`{ one, few, many, other }`, the categories of
 // `Intl.PluralRules` for the language: English one/other, Russian one/few/many/other,
 // Japanese, Chinese and Korean a plain string), chosen by `params.n`. A Korean particle
 // written in both its forms after a placeholder (`{who}이(가)`) is chosen by the last
 // syllable of what fills it (`koreanEnding`). The language is the one
-// chosen in the header, else the browser's, else English.
-import en from './i18n/en.js';
-import enGames from './i18n/en-games.js';
-import enPlay from './i18n/en-play.js';
-import enAccount from './i18n/en-account.js';
-import enLearn from './i18n/en-learn.js';
-import enMod from './i18n/en-mod.js';
-import enAnalysis from './i18n/en-analysis.js';
-import enControls from './i18n/en-controls.js';
-import enReview from './i18n/en-review.js';
-import enErrors from './i18n/en-errors.js';
-import ja from './i18n/ja.js';
-import jaGames from './i18n/ja-games.js';
-import jaPlay from './i18n/ja-play.js';
-import jaAccount from './i18n/ja-account.js';
-import jaLearn from './i18n/ja-learn.js';
-import jaMod from './i18n/ja-mod.js';
-import jaAnalysis from './i18n/ja-analysis.js';
-import jaControls from './i18n/ja-controls.js';
-import jaReview from './i18n/ja-review.js';
-import jaErrors from './i18n/ja-errors.js';
-import ru from './i18n/ru.js';
-import ruGames from './i18n/ru-games.js';
-import ruPlay from './i18n/ru-play.js';
-import ruAccount from './i18n/ru-account.js';
-import ruLearn from './i18n/ru-learn.js';
-import ruMod from './i18n/ru-mod.js';
-import ruAnalysis from './i18n/ru-analysis.js';
-import ruControls from './i18n/ru-controls.js';
-import ruReview from './i18n/ru-review.js';
-import ruErrors from './i18n/ru-errors.js';
-import zh from './i18n/zh.js';
-import zhGames from './i18n/zh-games.js';
-import zhPlay from './i18n/zh-play.js';
-import zhAccount from './i18n/zh-account.js';
-import zhLearn from './i18n/zh-learn.js';
-import zhMod from './i18n/zh-mod.js';
-import zhAnalysis from './i18n/zh-analysis.js';
-import zhControls from './i18n/zh-controls.js';
-import zhReview from './i18n/zh-review.js';
-import zhErrors from './i18n/zh-errors.js';
-import ko from './i18n/ko.js';
-import koGames from './i18n/ko-games.js';
-import koPlay from './i18n/ko-play.js';
-import koAccount from './i18n/ko-account.js';
-import koLearn from './i18n/ko-learn.js';
-import koMod from './i18n/ko-mod.js';
-import koAnalysis from './i18n/ko-analysis.js';
-import koControls from './i18n/ko-controls.js';
-import koReview from './i18n/ko-review.js';
-import koErrors from './i18n/ko-errors.js';
+// chosen in the header, else the browser's, else English. Only the reader's language is
+// loaded (`lang/<code>.js`, one module of all its tables; the server preloads it from
+// the `sannin.lang` cookie set here, else `Accept-Language`); another is loaded when
+// chosen.
 
-export const LANGUAGES = {
-  en: { ...en, ...enGames, ...enPlay, ...enAccount, ...enLearn, ...enMod, ...enAnalysis, ...enControls, ...enReview, ...enErrors },
-  ja: { ...ja, ...jaGames, ...jaPlay, ...jaAccount, ...jaLearn, ...jaMod, ...jaAnalysis, ...jaControls, ...jaReview, ...jaErrors },
-  ru: { ...ru, ...ruGames, ...ruPlay, ...ruAccount, ...ruLearn, ...ruMod, ...ruAnalysis, ...ruControls, ...ruReview, ...ruErrors },
-  zh: { ...zh, ...zhGames, ...zhPlay, ...zhAccount, ...zhLearn, ...zhMod, ...zhAnalysis, ...zhControls, ...zhReview, ...zhErrors },
-  ko: { ...ko, ...koGames, ...koPlay, ...koAccount, ...koLearn, ...koMod, ...koAnalysis, ...koControls, ...koReview, ...koErrors },
+/** How each language's whole table is loaded. */
+const TABLES = {
+  en: () => import('./lang/en.js'),
+  ja: () => import('./lang/ja.js'),
+  ru: () => import('./lang/ru.js'),
+  zh: () => import('./lang/zh.js'),
+  ko: () => import('./lang/ko.js'),
 };
+/** The codes of the languages, in the header's order. */
+export const LANGUAGE_CODES = Object.keys(TABLES);
+
+/** The whole table of language `code` (loaded once). */
+export async function messagesOf(code) {
+  return (await TABLES[code]()).default;
+}
+
 /** Each language named in itself, for the header's switch. */
 export const LANGUAGE_NAMES = { en: 'English', ja: '日本語', ru: 'Русский', zh: '中文', ko: '한국어' };
 /** The full language tag of each code: `<html lang>`, dates and plural rules. */
@@ -85,14 +48,25 @@ const listeners = new Set();
 function initialLang() {
   try {
     const saved = localStorage.getItem(LANG_KEY);
-    if (saved && saved in LANGUAGES) return saved;
+    if (saved && saved in TABLES) return saved;
   } catch { /* storage blocked: use the browser's language */ }
   const wanted = (navigator.languages ?? [navigator.language ?? 'en']).map((l) => String(l).toLowerCase().split(/[-_]/)[0]);
-  return wanted.find((l) => l in LANGUAGES) ?? 'en';
+  return wanted.find((l) => l in TABLES) ?? 'en';
+}
+
+/** Tells the server the reader's language, for the next page it sends (its preload). */
+function rememberForServer(code) {
+  try {
+    if (!document.cookie.split('; ').includes(`${LANG_KEY}=${code}`)) {
+      document.cookie = `${LANG_KEY}=${code}; path=/; max-age=31536000; samesite=lax`;
+    }
+  } catch { /* cookies blocked: the server goes by Accept-Language */ }
 }
 
 let current = initialLang();
+let messages = await messagesOf(current);
 document.documentElement.lang = LANGUAGE_TAGS[current];
+rememberForServer(current);
 
 /** The reader's language code (`en`, `ja`, `ru`, `zh`, `ko`). */
 export function lang() {
@@ -104,11 +78,15 @@ export function dateLocale() {
   return DATE_LOCALES[current];
 }
 
-/** Switches language, remembers it and tells every subscriber (views re-render). */
-export function setLang(code) {
-  if (!(code in LANGUAGES) || code === current) return;
+/** Switches language (once its table has loaded), remembers it and tells every
+ * subscriber (views re-render). */
+export async function setLang(code) {
+  if (!(code in TABLES) || code === current) return;
+  const table = await messagesOf(code);
   current = code;
+  messages = table;
   try { localStorage.setItem(LANG_KEY, code); } catch { /* not remembered */ }
+  rememberForServer(code);
   document.documentElement.lang = LANGUAGE_TAGS[code];
   for (const fn of listeners) fn(code);
 }
@@ -122,7 +100,7 @@ export function onLangChange(fn) {
 /** The message `key` in the current language with `{param}`s filled in. A missing
  * key shows itself, so a forgotten translation is visible, never blank. */
 export function t(key, params = {}) {
-  const text = pluralForm(LANGUAGES[current][key] ?? LANGUAGES.en[key] ?? key, params.n);
+  const text = pluralForm(messages[key] ?? key, params.n);
   return text.replace(PLACEHOLDER, (m, name, particle) => {
     if (!(name in params)) return m;
     const value = String(params[name]);
@@ -184,8 +162,12 @@ export function pluralForm(message, n, code = current) {
  * `message` (English) is never shown: an unknown code (a newer server) reads as the
  * generic "Something went wrong". */
 export function serverError(code, kind = 'api') {
-  const key = `error.${kind}.${code}`;
-  return code && key in LANGUAGES.en ? t(key) : t('room.error.generic');
+  return hasServerWords(code, kind) ? t(`error.${kind}.${code}`) : t('room.error.generic');
+}
+
+/** Whether the page has words for the server's `code` of `kind` (serverError). */
+export function hasServerWords(code, kind = 'api') {
+  return Boolean(code) && `error.${kind}.${code}` in messages;
 }
 
 /** The Error of an HTTP refusal (`res`, its JSON `body`): `message` the words of its code

@@ -1,9 +1,11 @@
 // Entry point: "/" is the lobby, "/learn" the tutorial, "/rules" the rules, "/analysis" the analysis board,
 // "/rooms/{id}" a room (the link players share), "/games" the reader's games, "/tv" the
-// best game being played, watched;
+// best game being played, watched; any other address the page of an unknown one
+// (missing.js, answered 404 by the server);
 // "/account", "/players/{name}" and "/leaderboard" the pages of accounts, "/mod" the
 // moderators'. The header is the same on every page.
 import { mountHeader, pageOf } from './site.js';
+import { addStylesheet } from './files.js';
 
 const app = document.getElementById('app');
 const page = pageOf(location.pathname);
@@ -31,9 +33,14 @@ if (page === 'room') {
   (await import('./tv.js')).showTv(app);
 } else if (page === 'player') {
   (await import('./players-pages.js')).showProfile(app, segmentOf(location.pathname, 'players'));
+} else if (page === 'missing') {
+  (await import('./missing.js')).showMissing(app);
 } else {
   (await import('./lobby.js')).showLobby(app);
 }
+// The fonts of people's own text (names, chat in CJK scripts): their stylesheet alone
+// is 40 kB, so it comes once the page is there, not before its first drawing.
+addStylesheet('fonts/people/people.css');
 
 function hasWaitingTicket() {
   try { return Boolean(localStorage.getItem('sannin.pairing')); } catch { return false; }

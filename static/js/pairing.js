@@ -11,6 +11,7 @@
 import { TOKENS_EVENT, saveToken, tokensChanged } from './protocol.js';
 import { getPref } from './prefs.js';
 import { serverError, t } from './i18n.js';
+import { clientFile } from './files.js';
 
 /** The ticket waiting in a pool: `{ ticket, pool: { name, rated, clock }, since (ms),
  * bots (seconds or null), notice? }` — `notice` `{ seat, reason, who }` when it came back
@@ -347,7 +348,7 @@ function sleep(ms) {
 export function playSound(name) {
   try {
     if (getPref('sound') === false) return;
-    const a = new Audio(`/sounds/${name}.wav`);
+    const a = new Audio(clientFile(`sounds/${name}.wav`));
     a.volume = 0.6;
     a.play()?.catch(() => { /* autoplay blocked */ });
   } catch { /* no audio */ }

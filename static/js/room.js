@@ -20,7 +20,7 @@ import { canNotify, onNotifyChange, setKind, showTurn, turnOn, wants } from './n
 import { refreshMyGames, takeClaim } from './mine.js';
 import { ChatPanel } from './chat.js';
 import { JOIN_INTENT_KEY, getPref, onPrefChange, setPref, shortId, storedName, storeName } from './prefs.js';
-import { LANGUAGES, serverError, t, onLangChange } from './i18n.js';
+import { hasServerWords, serverError, t, onLangChange } from './i18n.js';
 import { account, forgetRatings, onRatings, ratingOf } from './account.js';
 import { followRatingChanges } from './room/ratings.js';
 import {
@@ -70,6 +70,7 @@ class RoomView {
     this.keepWatching = keepsWatching(roomId); // a player out said "Keep watching"
     this.confirming = null; // an action waiting for "Play it" (confirmMoves preference)
     this.wasMyTurn = false;
+    this.heardState = false; // a state came since the page opened
     this.viewSeat = null;
     this.viewChosen = false;
     this.clocks = null; // `clocks` of the last state or action event
@@ -93,8 +94,23 @@ class RoomView {
     for (const off of this.offs.splice(0)) off();
   }
 
+  /** The tab's title: who plays and what is happening ("Ann vs Bob vs Cid · your
+   * move"), "Sannin — room 5700af31" before anyone sits. */
   docTitle() {
-    return this.opts.docTitle?.() ?? t('room.doc_title', { id: shortId(this.roomId) });
+    if (this.opts.docTitle) return this.opts.docTitle();
+    const s = this.state;
+    const seats = s?.seats ?? {};
+    const names = SEATS.filter((seat) => seats[seat]).map((seat) => playerName(seats[seat], seat) ?? seatLabel(seat));
+    if (!names.length) return t('room.doc_title', { id: shortId(this.roomId) });
+    let what;
+    if (s.status === 'waiting') what = t('room.doc.waiting');
+    else if (s.status !== 'playing') what = t('room.doc.over');
+    else if (this.myTurn) what = t('room.doc.your_move');
+    else {
+      const mover = seats[s.to_move];
+      what = t('room.doc.to_move', { name: mover ? (playerName(mover, s.to_move) ?? seatLabel(s.to_move)) : seatLabel(s.to_move) });
+    }
+    return `${names.join(t('room.doc.vs'))} · ${what}`;
   }
 
   get state() { return this.model.state; }
@@ -113,7 +129,9 @@ class RoomView {
   async start() {
     this.title = this.docTitle();
     document.title = this.title;
-    if (await this.isGone() || this.aborted) return; // gone, or left meanwhile (stop())
+    // Whether the room is there is asked beside the socket, not before it: one round
+    // trip fewer before the board (a room that is gone closes the socket again).
+    const gone = this.isGone();
     const intent = this.opts.watchOnly ? null : this.takeJoinIntent();
     // A game of the reader's account opened from My games on a device without its
     // token: the account takes its seat back (the server gives it a new token).
@@ -132,9 +150,10 @@ class RoomView {
       watchOnly: this.opts.watchOnly,
     });
     this.conn.connect();
-    this.offs.push(onRatings(() => this.renderSeats()));
     if (intent && !savedToken(this.roomId)) this.conn.send({ type: 'join', seat: intent.seat ?? null, name: intent.name });
     else if (claim && !savedToken(this.roomId)) this.conn.send({ type: 'join', seat: claim, name: '' });
+    if (await gone || this.aborted) { this.conn?.close(); return; } // gone, or left meanwhile (stop())
+    this.offs.push(onRatings(() => this.renderSeats()));
     this.timers.push(setInterval(() => this.tickCountdowns(), 1000), setInterval(() => this.tickClocks(), 100));
   }
 
@@ -280,7 +299,7 @@ class RoomView {
   /** The words that do not depend on the state (again after a language change). */
   relabel() {
     this.title = this.docTitle();
-    if (!this.wasMyTurn) document.title = this.title;
+    document.title = this.title;
     this.soundLabel.textContent = t('room.sound');
     this.notifyLabel.textContent = t('room.notify');
     this.headTitle.textContent = this.roomName();
@@ -507,7 +526,7 @@ class RoomView {
       this.retryButton.textContent = t('room.offline.retry');
     }
     if (phase === 'reconnecting') {
-      const why = st.reason && `error.close.${st.reason}` in LANGUAGES.en ? `${serverError(st.reason, 'close')} ` : '';
+      const why = hasServerWords(st.reason, 'close') ? `${serverError(st.reason, 'close')} ` : '';
       this.offlineText.textContent = `${why}${attempt ? t('room.offline.lost_in', { s: Math.ceil(delayMs / 1000), n: attempt }) : t('room.offline.lost')}${this.you ? ` ${t('room.offline.seat_waits')}` : ''}`;
       this.pendingAction = false;
     }
@@ -529,17 +548,19 @@ class RoomView {
 
   /** The turn coming to the reader: a sound, the tab's title, a notification if hidden. */
   notifyTurn(turnCame) {
+    this.title = this.docTitle();
+    document.title = this.title;
     if (turnCame) {
-      document.title = `● ${t('room.turn.yours')} — ${this.title}`;
-      this.sounds.play([this.model.checks.has(this.you) ? 'check' : 'turn']);
+      // Not for the page's first state: the reader has just opened it (and a browser
+      // plays nothing before the reader's first click anyway).
+      if (this.heardState) this.sounds.play([this.model.checks.has(this.you) ? 'check' : 'turn']);
       showTurn({
         title: t('room.notify.title'), body: t('room.notify.body', { room: shortId(this.roomId) }),
         url: location.pathname, tag: this.roomId,
       });
-    } else if (!this.myTurn) {
-      document.title = this.title;
     }
     this.wasMyTurn = this.myTurn;
+    this.heardState = true;
   }
 
   tickCountdowns() {

@@ -3,7 +3,7 @@
 // the preferences dialog; and a polite live region for announcements. The tab's title
 // starts with "(2) " while it is the reader's move in two games.
 import { h, iconSvg } from './dom.js';
-import { LANGUAGES, LANGUAGE_NAMES, LANGUAGE_TAGS, lang, onLangChange, setLang, t } from './i18n.js';
+import { LANGUAGE_CODES, LANGUAGE_NAMES, LANGUAGE_TAGS, lang, onLangChange, setLang, t } from './i18n.js';
 import { PREF_CHOICES, allPrefs, onPrefChange, setPref } from './prefs.js';
 import { KANJI_PATHS } from '../pieces/kanji.js';
 import { account, currentAccount, onAccountChange, profileLink } from './account.js';
@@ -25,7 +25,8 @@ export function pageOf(pathname) {
   if (/^\/players\//.test(pathname)) return 'player';
   if (/^\/mod\/?$/.test(pathname)) return 'mod';
   if (/^\/tv\/?$/.test(pathname)) return 'tv';
-  return 'lobby';
+  if (/^\/(index\.html)?$/.test(pathname)) return 'lobby';
+  return 'missing';
 }
 
 let announcer = null;
@@ -138,7 +139,7 @@ export function mountHeader(page) {
     const select = h('select', {
       'data-testid': 'lang', 'aria-label': t('site.language'),
       onchange: (e) => setLang(e.target.value),
-    }, Object.keys(LANGUAGES).map((code) => h('option', { value: code, selected: code === lang(), lang: LANGUAGE_TAGS[code] }, LANGUAGE_NAMES[code] ?? code)));
+    }, LANGUAGE_CODES.map((code) => h('option', { value: code, selected: code === lang(), lang: LANGUAGE_TAGS[code] }, LANGUAGE_NAMES[code] ?? code)));
     const me = account();
     const who = me
       ? h('a', { href: profileLink(me.name), class: 'account-link', 'data-testid': 'account-name' }, me.name)

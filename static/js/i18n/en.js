@@ -716,4 +716,9 @@ export default {
   'quick.corrClose': 'You can close this page: the game will appear in My games and we can notify you.',
   'quick.corrFound': 'A table was found in the {pool} pool: your game has begun.',
   'quick.corrGone': 'Your place in the {pool} pool is gone: pick it again.',
+  // The page of an address the site does not have (missing.js).
+  'missing.pageTitle': 'Page not found · Sannin',
+  'missing.title': 'This page does not exist',
+  'missing.text': 'There is nothing at {path}: the link may be mistyped, or the page gone.',
+  'missing.home': 'Go to the home page',
 };

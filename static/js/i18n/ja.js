@@ -715,4 +715,9 @@ export default {
   'quick.corrClose': 'このページを閉じてもかまいません。対局が始まるとマイ対局に表示され、通知を受け取ることもできます。',
   'quick.corrFound': '1手{pool}の対局相手が見つかり、対局が始まりました。',
   'quick.corrGone': '1手{pool}の待ち行列での順番が失われました。もう一度選んでください。',
+  // The page of an address the site does not have (missing.js).
+  'missing.pageTitle': 'ページが見つかりません · 三人将棋',
+  'missing.title': 'このページはありません',
+  'missing.text': '{path} には何もありません。リンクが間違っているか、ページがなくなったようです。',
+  'missing.home': 'トップページへ',
 };

@@ -715,4 +715,9 @@ export default {
   'quick.corrClose': '이 페이지를 닫아도 됩니다. 대국은 내 대국에 나타나고, 알림을 받을 수도 있습니다.',
   'quick.corrFound': '{pool} 풀에서 판을 찾았습니다. 대국이 시작되었습니다.',
   'quick.corrGone': '{pool} 풀의 내 자리가 사라졌습니다. 다시 고르세요.',
+  // The page of an address the site does not have (missing.js).
+  'missing.pageTitle': '페이지를 찾을 수 없음 · 삼인 쇼기',
+  'missing.title': '없는 페이지입니다',
+  'missing.text': '{path}에는 아무것도 없습니다. 링크가 잘못되었거나 페이지가 없어진 것 같습니다.',
+  'missing.home': '첫 페이지로',
 };

@@ -717,4 +717,9 @@ export default {
   'quick.corrClose': 'Эту страницу можно закрыть: партия появится в «Моих партиях», и мы можем вас уведомить.',
   'quick.corrFound': 'В пуле «{pool}» найден стол: ваша партия началась.',
   'quick.corrGone': 'Ваше место в пуле «{pool}» пропало: выберите его снова.',
+  // The page of an address the site does not have (missing.js).
+  'missing.pageTitle': 'Страница не найдена · Саннин',
+  'missing.title': 'Такой страницы нет',
+  'missing.text': 'По адресу {path} ничего нет: возможно, в ссылке опечатка или страницу убрали.',
+  'missing.home': 'На главную',
 };

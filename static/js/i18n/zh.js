@@ -715,4 +715,9 @@ export default {
   'quick.corrClose': '你可以关闭此页：对局会出现在“我的对局”中，我们也可以通知你。',
   'quick.corrFound': '在 {pool} 池中找到了对局桌：你的对局已开始。',
   'quick.corrGone': '你在 {pool} 池中的位置已失效：请重新选择。',
+  // The page of an address the site does not have (missing.js).
+  'missing.pageTitle': '页面不存在 · 三人将棋',
+  'missing.title': '此页面不存在',
+  'missing.text': '{path} 没有任何内容：链接可能有误，或页面已不存在。',
+  'missing.home': '返回首页',
 };

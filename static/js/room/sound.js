@@ -3,8 +3,10 @@
 // notify.js's.
 import { getPref } from '../prefs.js';
 import { SOUND_ORDER } from './model.js';
+import { clientFile } from '../files.js';
 
-const FILES = Object.fromEntries(SOUND_ORDER.map((name) => [name, `/sounds/${name}.wav`]));
+// Relative to the client's files (under the page's /v/<hash>/: cached for good).
+const FILES = Object.fromEntries(SOUND_ORDER.map((name) => [name, clientFile(`sounds/${name}.wav`)]));
 
 export class Sounds {
   constructor() {
@@ -37,15 +39,29 @@ export class Sounds {
     if (this.played.length > 50) this.played.shift();
     document.documentElement.dataset.lastSound = name;
     if (!this.on) return;
-    try {
-      let a = this.audio.get(name);
-      if (!a) {
-        a = new Audio(FILES[name]);
-        a.volume = 0.6;
-        this.audio.set(name, a);
-      }
+    this.load(name).then((a) => {
+      if (!a) return;
       a.currentTime = 0;
       a.play()?.catch(() => { /* autoplay blocked until the reader interacts */ });
-    } catch { /* no audio */ }
+    });
+  }
+
+  /** The sound `name`, fetched the first time it plays, by `fetch`: the file then comes
+   * from the HTTP cache on the next visit (an `<audio>`'s range requests would go to
+   * the network again). */
+  load(name) {
+    if (!this.audio.has(name)) {
+      const a = fetch(FILES[name])
+        .then((res) => (res.ok ? res.blob() : null))
+        .then((blob) => {
+          if (!blob) return null;
+          const audio = new Audio(URL.createObjectURL(blob));
+          audio.volume = 0.6;
+          return audio;
+        })
+        .catch(() => null); // no audio
+      this.audio.set(name, a);
+    }
+    return this.audio.get(name);
   }
 }

@@ -16,6 +16,7 @@
 //! | `extract.rs`  | what handlers read from a request: the client's address, a JSON body |
 //! | `error.rs`    | every feature's error as an HTTP answer: status, code, message   |
 //! | `session.rs`  | the cookies of accounts: session, known device, `Secure`         |
+//! | `client.rs`   | the browser client's files: pages, versioned files, the 404 page |
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,7 +27,8 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, delete, get, post};
 use axum::Router;
-use tower_http::services::{ServeDir, ServeFile};
+use tower_http::compression::predicate::{NotForContentType, Predicate};
+use tower_http::compression::{CompressionLayer, DefaultPredicate};
 use tower_http::set_header::SetResponseHeaderLayer;
 
 use crate::app::Shared;
@@ -37,6 +39,7 @@ use crate::token::hash_token;
 
 mod accounts;
 mod analyse;
+pub mod client;
 mod error;
 pub use analyse::analysis_json;
 pub use error::ApiError;
@@ -57,15 +60,26 @@ pub(crate) use extract::ClientAddr;
 
 /// The Content Security Policy of every response: everything from the site itself, no
 /// inline script or style, no framing. `connect-src 'self'` covers the site's own
-/// `ws:`/`wss:` (CSP Level 3); `data:` images are the empty favicon of `index.html`.
+/// `ws:`/`wss:` (CSP Level 3); `data:` images are those drawn by the client, `blob:`
+/// media the sounds it has fetched (`room/sound.js`).
 const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; \
-img-src 'self' data:; font-src 'self'; media-src 'self'; connect-src 'self'; \
+img-src 'self' data:; font-src 'self'; media-src 'self' blob:; connect-src 'self'; \
 object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /// The whole application.
 pub fn router(shared: Arc<Shared>) -> Router {
-    let static_dir = shared.config.static_dir.clone();
-    let index = ServeFile::new(static_dir.join("index.html"));
+    let client = Arc::new(client::Client::new(&shared.config.static_dir));
+    // Each page of the client is `index.html` with its own module preloaded.
+    let page = |module: &'static str| {
+        let client = client.clone();
+        get(
+            move |headers: HeaderMap| async move { client.page(&headers, Some(module), StatusCode::OK) },
+        )
+    };
+    let files = {
+        let client = client.clone();
+        move |req: Request| client.clone().serve(req)
+    };
     let header = |name: HeaderName, value: &'static str| {
         SetResponseHeaderLayer::overriding(name, HeaderValue::from_static(value))
     };
@@ -100,27 +114,43 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .merge(moderation::routes())
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/metrics", get(metrics))
-        .route_service("/rooms/{id}", index.clone())
-        .route_service("/rules", index.clone())
-        .route_service("/learn", index.clone())
-        .route_service("/players/{name}", index.clone())
-        .route_service("/leaderboard", index.clone())
-        .route_service("/account", index.clone())
-        .route_service("/account/verify", index.clone())
-        .route_service("/account/reset", index.clone())
-        .route_service("/games", index.clone())
-        .route_service("/mod", index.clone())
-        .route_service("/tv", index.clone())
-        .route_service("/analysis", index)
+        .route("/", page("js/lobby.js"))
+        .route("/rooms/{id}", page("js/room.js"))
+        .route("/rules", page("js/rules.js"))
+        .route("/learn", page("js/learn.js"))
+        .route("/players/{name}", page("js/players-pages.js"))
+        .route("/leaderboard", page("js/players-pages.js"))
+        .route("/account", page("js/players-pages.js"))
+        .route("/account/verify", page("js/players-pages.js"))
+        .route("/account/reset", page("js/players-pages.js"))
+        .route("/games", page("js/games.js"))
+        .route("/mod", page("js/mod.js"))
+        .route("/tv", page("js/tv.js"))
+        .route("/analysis", page("js/analysis.js"))
         .route("/api/{*rest}", any(api_not_found))
-        .fallback_service(ServeDir::new(static_dir))
+        .fallback(files)
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(middleware::from_fn_with_state(shared.clone(), guard))
+        .layer(CompressionLayer::new().compress_when(compressible()))
         .layer(header(header::CONTENT_SECURITY_POLICY, CSP))
         .layer(header(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .layer(header(header::X_FRAME_OPTIONS, "DENY"))
         .layer(header(header::REFERRER_POLICY, "same-origin"))
         .with_state(shared)
+}
+
+/// The answers worth compressing (brotli or gzip, as the browser accepts): not the
+/// already compressed (images but SVG, fonts, sounds), not a stream of server-sent
+/// events (each event must go out when it happens), not a WebSocket's `101`.
+fn compressible() -> impl Predicate {
+    DefaultPredicate::new()
+        .and(NotForContentType::const_new("font/"))
+        .and(NotForContentType::const_new("audio/"))
+        .and(
+            |status: StatusCode, _, _: &HeaderMap, _: &axum::http::Extensions| {
+                status != StatusCode::SWITCHING_PROTOCOLS
+            },
+        )
 }
 
 /// Checks every request before its handler, and every `/api/` answer after it:

@@ -10,6 +10,7 @@ mod common;
 mod analyse;
 mod architecture;
 mod bots;
+mod client_files;
 mod commit_failures;
 mod correspondence;
 mod courtesies;

@@ -459,11 +459,18 @@ fn dockerfile_builds_and_runs_the_sannin_binary() {
         "crates/sannin builds no `sannin` binary: {bins:?}"
     );
 
-    // The runtime stage copies exactly one file out of a build stage: the binary.
+    // The runtime stage copies exactly one file out of the stage that runs cargo: the
+    // binary (the browser client comes from a stage of its own).
     let from_build: Vec<_> = df
         .copies(runtime)
         .into_iter()
-        .filter(|(from, _, _)| from.is_some())
+        .filter(|(from, _, _)| {
+            from.as_deref().is_some_and(|f| {
+                df.all(df.stage_index(f), "RUN")
+                    .iter()
+                    .any(|r| r.contains("cargo build"))
+            })
+        })
         .collect();
     assert_eq!(from_build.len(), 1, "runtime COPY --from: {from_build:?}");
     let (from, srcs, dest) = &from_build[0];
@@ -620,32 +627,66 @@ fn dockerfile_environment_ports_static_and_data() {
     );
     check_healthcheck(&df, port);
 
-    // The browser client is copied from the repository to where SANNIN_STATIC_DIR says.
+    // The browser client is built from the repository's static/ (scripts/build-static.mjs:
+    // bundled, minified, precompressed) in a stage of its own, and copied from there to
+    // where SANNIN_STATIC_DIR says; nothing else comes into the runtime from the context.
     let static_dir = env
         .get("SANNIN_STATIC_DIR")
         .expect("Dockerfile: ENV SANNIN_STATIC_DIR");
-    let static_copies: Vec<_> = df
+    let from_context: Vec<_> = df
         .copies(runtime)
         .into_iter()
         .filter(|(from, _, _)| from.is_none())
         .collect();
+    assert_eq!(from_context, vec![], "runtime COPY from the context");
+    let client_copies: Vec<_> = df
+        .copies(runtime)
+        .into_iter()
+        .filter(|(_, _, dest)| norm(dest) == norm(static_dir))
+        .collect();
     assert_eq!(
-        static_copies.len(),
+        client_copies.len(),
         1,
-        "runtime COPY from the context: {static_copies:?}"
+        "runtime COPY to SANNIN_STATIC_DIR={static_dir}: {client_copies:?}"
     );
-    let (_, srcs, dest) = &static_copies[0];
+    let (from, srcs, _) = &client_copies[0];
+    let client = df.stage_index(from.as_deref().expect("the client from a build stage"));
     assert_eq!(srcs.len(), 1);
-    let src = norm(&srcs[0]);
+    let sources: BTreeSet<String> = df
+        .copies(client)
+        .iter()
+        .filter(|(from, _, _)| from.is_none())
+        .flat_map(|(_, s, _)| s.iter().map(|s| norm(s)))
+        .collect();
     assert!(
-        root().join(&src).join("index.html").is_file(),
-        "the image copies {src}/, which holds no index.html in the repository"
+        sources.contains("static") && root().join("static/index.html").is_file(),
+        "the client stage does not COPY static/ (with its index.html): {sources:?}"
     );
-    assert_eq!(src, "static", "the browser client lives in static/");
+    for needed in [
+        "scripts/build-static.mjs",
+        "scripts/build/package-lock.json",
+    ] {
+        assert!(
+            sources.contains(needed) && root().join(needed).is_file(),
+            "the client stage does not COPY {needed}: {sources:?}"
+        );
+    }
+    let runs = df.all(client, "RUN").join("\n");
+    let build = runs
+        .lines()
+        .find(|r| r.contains("build-static.mjs"))
+        .expect("the client stage runs scripts/build-static.mjs");
+    let words = shell_words(build);
+    let out = words
+        .iter()
+        .position(|w| w == "--out")
+        .and_then(|i| words.get(i + 1))
+        .expect("build-static.mjs --out DIR");
     assert_eq!(
-        norm(dest),
-        norm(static_dir),
-        "static/ is copied to {dest} but SANNIN_STATIC_DIR={static_dir}"
+        norm(out),
+        norm(&srcs[0]),
+        "the client is built to {out} but the runtime copies {}",
+        srcs[0]
     );
 
     // The default database is a SQLite file in the /data volume, which the user owns.
