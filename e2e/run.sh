@@ -32,6 +32,11 @@ fi
 if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ]; then
   npm ci --no-audit --no-fund
 fi
+# The optional build of the client (esbuild, scripts/build), so that the test of the
+# bundled form runs too.
+if [ ! -d ../scripts/build/node_modules/esbuild ]; then
+  (cd ../scripts/build && npm ci --no-audit --no-fund)
+fi
 
 # The server the tests start is the `sannin` binary `cargo test --workspace` builds for
 # its own tests (target/debug/sannin): after the Rust tests this build does nothing.
