@@ -130,14 +130,14 @@ test('counts take the plural form of the language; Korean particles follow the n
     const { t, setLang } = await import('/js/i18n.js');
     const out = {};
     for (const code of ['en', 'ru', 'ja']) {
-      setLang(code);
+      await setLang(code);
       out[code] = [1, 2, 5, 21].map((n) => t('profile.games', { n }));
       out[`${code}-line`] = t('account.ratingLine', { rating: 1500, n: 1 });
     }
-    setLang('ko');
+    await setLang('ko');
     out.ko = ['김민준', '철수', 'Paul', 'Anna', 'Kim', '3'].map((who) => t('room.note.back', { who }));
     out.koWith = t('mod.pairs.keptApart', { a: '철수', b: '김민준' });
-    setLang('en');
+    await setLang('en');
     return out;
   });
   assert.deepEqual(said.en, ['1 rated game', '2 rated games', '5 rated games', '21 rated games']);
