@@ -83,11 +83,7 @@ impl Room {
             return;
         }
         info!(room = %self.id, from = from.lower(), to = to.lower(), "the bots ally");
-        self.proposal = Some((from, to));
-        self.broadcast(Event::AllianceProposed {
-            from: Seat::from(from),
-            to: Seat::from(to),
-        });
+        self.announce_proposal(from, to);
         if !self.agree_alliance(from, to).await {
             self.clear_proposal();
         }

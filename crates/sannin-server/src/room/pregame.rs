@@ -219,20 +219,20 @@ impl Room {
                 format!("nobody sits in the {} seat", to.lower()),
             );
         }
-        self.propose_between(from, to);
+        self.announce_proposal(from, to);
+        // A bot asked answers by its search (`bot_alliances.rs`).
+        if let Some(level) = self.bot_of(to) {
+            self.ask_bot(from, to, level);
+        }
     }
 
-    /// `from` proposes an alliance to `to`; a bot asked answers by its search
-    /// (`bot_alliances.rs`).
-    pub(super) fn propose_between(&mut self, from: Player, to: Player) {
+    /// `from` proposes an alliance to `to`: the proposal stands, everyone is told.
+    pub(super) fn announce_proposal(&mut self, from: Player, to: Player) {
         self.proposal = Some((from, to));
         self.broadcast(Event::AllianceProposed {
             from: Seat::from(from),
             to: Seat::from(to),
         });
-        if let Some(level) = self.bot_of(to) {
-            self.ask_bot(from, to, level);
-        }
     }
 
     pub(super) fn alliance_possible(&self) -> Result<(), &'static str> {
